@@ -1,0 +1,21 @@
+//! receipt-review: triage a web-form intake's receipts database.
+//!
+//! Layers, each standing on the ones before it:
+//! - [`storage`]: SQLite access and the schema (the database contract);
+//! - [`intake`]: the idempotent intake protocol, the one definition of what the database holds;
+//! - [`triage`]: pure analysis over receipts (duplicates, conflicts, stuck, bots, damage);
+//! - [`review`]: decisions, the append-only review log, guarded writes, export;
+//! - [`report`]: the triage summary for people and scripts;
+//! - [`tui`]: the terminal interface (state, `update`, view);
+//! - [`cli`]: the command line.
+
+pub mod cli;
+pub mod demo;
+pub mod intake;
+pub mod report;
+pub mod review;
+pub mod sanitize;
+pub mod storage;
+pub mod time;
+pub mod triage;
+pub mod tui;
