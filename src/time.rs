@@ -44,10 +44,10 @@ fn from_unix_number(n: i64) -> Millis {
 /// Parses a time given as text (any of the accepted forms).
 pub fn parse_text(text: &str) -> Result<Millis, String> {
     let t = text.trim();
-    if !t.is_empty() && t.len() <= 19 && is_integer(t) {
-        if let Ok(n) = t.parse::<i64>() {
-            return Ok(from_unix_number(n));
-        }
+    if is_integer(t)
+        && let Ok(n) = t.parse::<i64>()
+    {
+        return Ok(from_unix_number(n));
     }
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Ok(dt.timestamp_millis());
