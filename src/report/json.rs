@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{ItemReview, ReportInput};
+use crate::snapshot::{ItemReview, Snapshot};
 use crate::time::format_rfc3339;
 use crate::triage::model::{Attempt, DamageReason, GapClass, Member, Millis, ReceiptId};
 
@@ -99,23 +99,23 @@ impl From<ItemReview> for ReviewOut {
 /// The report as pretty-printed JSON. Text from the database is written with
 /// terminal-unsafe characters escaped (`\u202e`), which any JSON reader decodes
 /// back to the original.
-pub fn render(input: &ReportInput) -> String {
-    let t = input.triage;
+pub fn render(input: &Snapshot) -> String {
+    let t = &input.triage;
     let report = Report {
-        now: format_rfc3339(input.now_ms()),
+        now: format_rfc3339(input.settings.now_ms),
         settings: SettingsOut {
             window_s: input.settings.window_ms as f64 / 1000.0,
             stuck_after_s: input.settings.stuck_after_ms as f64 / 1000.0,
             ignore_fields: &input.settings.ignore_fields,
         },
         counts: Counts {
-            receipts: input.receipts,
+            receipts: super::receipt_count(input),
             duplicate_groups: t.duplicates.len(),
             conflicts: t.conflicts.len(),
             stuck: t.stuck.len(),
             suspected_bots: t.suspected_bots.len(),
             damaged: t.damaged.len(),
-            replays: input.replays,
+            replays: input.replay_total,
         },
         duplicates: t
             .duplicates
@@ -233,16 +233,15 @@ mod tests {
             ItemReview {
                 resolved: true,
                 decision: Some("duplicate".into()),
-                new_copy_since_decision: false,
+                ..ItemReview::default()
             },
         );
-        let input = ReportInput {
-            database: "x.db",
-            settings: &settings,
-            receipts: 100,
-            replays: 7,
-            triage: &triage,
-            reviews: &reviews,
+        let input = Snapshot {
+            settings,
+            replay_total: 7,
+            triage,
+            reviews,
+            ..Snapshot::default()
         };
         let text = render(&input);
         // Terminal-unsafe text is escaped in the bytes but decodes to the original.
@@ -251,7 +250,7 @@ mod tests {
         assert_eq!(v["now"], "2026-11-29T10:15:30.123Z");
         assert_eq!(v["settings"]["window_s"].as_f64(), Some(600.0));
         assert_eq!(v["settings"]["stuck_after_s"].as_f64(), Some(300.0));
-        assert_eq!(v["counts"]["receipts"].as_u64(), Some(100));
+        assert_eq!(v["counts"]["receipts"].as_u64(), Some(1)); // the damaged row
         assert_eq!(v["counts"]["replays"].as_u64(), Some(7));
         assert_eq!(v["counts"]["duplicate_groups"].as_u64(), Some(1));
         let d = &v["duplicates"][0];

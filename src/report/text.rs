@@ -2,23 +2,23 @@
 
 use std::fmt::Write as _;
 
-use super::ReportInput;
 use crate::sanitize::inline;
+use crate::snapshot::Snapshot;
 use crate::time::{format_rfc3339, human_duration};
 use crate::triage::model::{GapClass, MatchKind};
 
 /// How many of the largest groups (and of each other list) are shown.
 const SHOWN: usize = 10;
 
-pub fn render(input: &ReportInput) -> String {
-    let t = input.triage;
+pub fn render(input: &Snapshot) -> String {
+    let t = &input.triage;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} — {} receipts, as of {} (window {}, stuck after {})",
-        inline(input.database, 80),
-        input.receipts,
-        format_rfc3339(input.now_ms()),
+        inline(&input.database.display().to_string(), 80),
+        super::receipt_count(input),
+        format_rfc3339(input.settings.now_ms),
         human_duration(input.settings.window_ms),
         human_duration(input.settings.stuck_after_ms),
     );
@@ -64,7 +64,7 @@ pub fn render(input: &ReportInput) -> String {
     let _ = writeln!(
         out,
         "Replays         {:>6} retries absorbed by their key",
-        input.replays
+        input.replay_total
     );
 
     if !t.duplicates.is_empty() {
@@ -149,7 +149,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::report::ReportInput;
+    use crate::snapshot::Snapshot;
     use crate::triage::model::*;
 
     #[test]
@@ -179,15 +179,11 @@ mod tests {
             }],
             ..Triage::default()
         };
-        let settings = Settings::new(0);
-        let reviews = HashMap::new();
-        let text = render(&ReportInput {
-            database: "db\u{1b}[2J",
-            settings: &settings,
-            receipts: 2,
-            replays: 0,
-            triage: &triage,
-            reviews: &reviews,
+        let text = render(&Snapshot {
+            database: "db\u{1b}[2J".into(),
+            triage,
+            reviews: HashMap::new(),
+            ..Snapshot::default()
         });
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{202e}'),
