@@ -159,7 +159,7 @@ pub fn parse_duration_ms(text: &str) -> Result<Millis, String> {
         }
     };
     let ms = value * scale;
-    if !ms.is_finite() || ms < 0.0 || ms > 366.0 * 86_400_000.0 {
+    if !ms.is_finite() || !(0.0..=366.0 * 86_400_000.0).contains(&ms) {
         return Err(format!("duration out of range: {text:?}"));
     }
     Ok(ms.round() as Millis)
