@@ -1,0 +1,3 @@
+//! The TUI's state and its pure `update`.
+
+pub mod msg;
