@@ -129,10 +129,10 @@ fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|n| Value::from(n)),
+        any::<i64>().prop_map(Value::from),
         any::<f64>()
             .prop_filter("finite", |x| x.is_finite())
-            .prop_map(|x| Value::from(x)),
+            .prop_map(Value::from),
         "\\PC{0,12}".prop_map(Value::String),
         "[\\x00-\\x7f]{0,6}".prop_map(Value::String),
     ];
