@@ -14,12 +14,13 @@
 //!    `path_case_separates_operations`
 //! 5. conflict classified as replay   -> `classify_tells_the_three_apart`,
 //!    `changed_body_is_a_conflict_and_runs_nothing`
-//! 6. remember stores without copying -> `remember_keeps_its_own_copy` (in Rust the store would
-//!    have to keep a borrow of the caller's value; the test then no longer compiles, since it
-//!    changes the value after lending it)
+//! 6. remember stores without copying -> `remember_keeps_its_own_copy`. In Rust the store would
+//!    have to keep a borrow of the caller's value (`Record<'a> { response: &'a Value }`); tried:
+//!    the borrow checker rejects it (E0597/E0505 in `execute`, which returns the value it would
+//!    lend), and this test, which changes the value after lending it, no longer compiles.
 //! 7. replay returns without copying  -> `replay_hands_out_copies`,
-//!    `execute_response_changes_do_not_reach_later_replays` (a `&Value` into the store cannot
-//!    be changed: the tests no longer compile)
+//!    `execute_response_changes_do_not_reach_later_replays`. Tried as `fn replay(&Record) -> &Value`:
+//!    these tests no longer compile (a shared borrow cannot be compared as or changed like a copy).
 //! 8. action run for replays too      -> `same_key_same_body_replays_without_running`
 
 use std::cell::Cell;
