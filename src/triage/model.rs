@@ -240,7 +240,9 @@ impl DuplicateGroup {
 
     /// True when every member is an exact copy.
     pub fn is_exact(&self) -> bool {
-        self.members.iter().all(|m| m.match_kind == MatchKind::Exact)
+        self.members
+            .iter()
+            .all(|m| m.match_kind == MatchKind::Exact)
     }
 }
 
