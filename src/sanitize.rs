@@ -106,8 +106,14 @@ mod tests {
     #[test]
     fn bidi_and_zero_width_become_visible() {
         assert_eq!(clean("abc\u{202e}fed"), "abc\\u{202e}fed");
-        assert_eq!(clean("a\u{2066}b\u{200b}c\u{feff}"), "a\\u{2066}b\\u{200b}c\\u{feff}");
-        assert_eq!(clean("\u{061c}\u{200e}\u{200f}"), "\\u{061c}\\u{200e}\\u{200f}");
+        assert_eq!(
+            clean("a\u{2066}b\u{200b}c\u{feff}"),
+            "a\\u{2066}b\\u{200b}c\\u{feff}"
+        );
+        assert_eq!(
+            clean("\u{061c}\u{200e}\u{200f}"),
+            "\\u{061c}\\u{200e}\\u{200f}"
+        );
     }
 
     #[test]

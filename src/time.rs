@@ -62,7 +62,10 @@ pub fn parse_text(text: &str) -> Result<Millis, String> {
             return Ok(naive.and_utc().timestamp_millis());
         }
     }
-    Err(format!("unrecognised time {:?}", crate::sanitize::inline(t, 40)))
+    Err(format!(
+        "unrecognised time {:?}",
+        crate::sanitize::inline(t, 40)
+    ))
 }
 
 fn is_integer(t: &str) -> bool {
@@ -125,7 +128,10 @@ mod tests {
     fn unix_seconds_and_millis() {
         assert_eq!(parse_time(&TimeValue::Integer(1_795_947_330)), Ok(T - 123));
         assert_eq!(parse_time(&TimeValue::Integer(T)), Ok(T));
-        assert_eq!(parse_time(&TimeValue::Text("1795947330".into())), Ok(T - 123));
+        assert_eq!(
+            parse_time(&TimeValue::Text("1795947330".into())),
+            Ok(T - 123)
+        );
         assert_eq!(parse_time(&TimeValue::Real(1_795_947_330.123)), Ok(T));
     }
 
