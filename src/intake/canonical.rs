@@ -1,0 +1,411 @@
+//! Canonical JSON text and its SHA-256 digest.
+//!
+//! The output is byte-identical to Python's
+//! `json.dumps(json.loads(text), sort_keys=True, separators=(',', ':'), ensure_ascii=False, allow_nan=False)`
+//! for every JSON object:
+//!
+//! - object keys sorted by code point (UTF-8 byte order is code point order), nested objects too;
+//!   arrays keep their order; a duplicate key keeps its last value;
+//! - a number token without `.`, `e` or `E` is an integer of any size, printed exactly (`-0` is `0`);
+//! - any other number is parsed as the nearest `f64` and printed as Python's `repr` does: the
+//!   shortest digits that round-trip, in fixed notation when `1e-4 <= |x| < 1e16`, otherwise in
+//!   scientific notation with a signed, at least two-digit exponent (`1e+16`, `1e-05`);
+//! - strings are escaped as Python escapes them with `ensure_ascii=False`.
+//!
+//! NaN and Infinity literals, floats that overflow to infinity, a top level that is not an object,
+//! lone surrogates and broken JSON are a [`CanonicalError`].
+//!
+//! One documented difference: `serde_json` refuses nesting deeper than 128 levels
+//! ([`CanonicalError::TooDeep`]); Python accepts up to its recursion limit (about 1000).
+
+use serde_json::{Map, Number, Value};
+use sha2::{Digest, Sha256};
+
+/// Why a value has no canonical text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CanonicalError {
+    /// The text is not JSON.
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The text is JSON, but its top-level value is not an object.
+    #[error("not a JSON object: the top-level value is {found}")]
+    NotAnObject { found: &'static str },
+    /// `NaN`, `Infinity`, or a number that overflows a 64-bit float (`1e400`).
+    #[error("number {text} is not finite; JSON allows finite numbers only")]
+    NonFinite { text: String },
+    /// A `\uD800`-`\uDFFF` escape without its pair: not a Unicode scalar value.
+    #[error("lone UTF-16 surrogate escape in a string at line {line}, column {column}")]
+    LoneSurrogate { line: usize, column: usize },
+    /// Deeper nesting than the parser accepts.
+    #[error("JSON nested too deeply (more than 128 levels)")]
+    TooDeep,
+    /// A number whose text is not a JSON number (only possible for a hand-built value).
+    #[error("invalid number {text:?}")]
+    BadNumber { text: String },
+}
+
+/// The canonical text of a JSON object.
+pub fn canonical(obj: &Map<String, Value>) -> Result<String, CanonicalError> {
+    let mut out = String::with_capacity(256);
+    write_object(&mut out, obj)?;
+    Ok(out)
+}
+
+/// Parses `json` (which must be one JSON object) and returns its canonical text.
+pub fn canonical_text(json: &str) -> Result<String, CanonicalError> {
+    let obj = parse_object(json)?;
+    canonical(&obj)
+}
+
+/// Parses `json` into an object, with the errors of this module.
+pub fn parse_object(json: &str) -> Result<Map<String, Value>, CanonicalError> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(CanonicalError::NotAnObject {
+            found: kind_of(&other),
+        }),
+        Err(e) => Err(classify_parse_error(json, &e)),
+    }
+}
+
+/// SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits.
+pub fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// SHA-256 hex of the canonical text of `obj`.
+pub fn fingerprint(obj: &Map<String, Value>) -> Result<String, CanonicalError> {
+    Ok(sha256_hex(&canonical(obj)?))
+}
+
+/// SHA-256 hex of the canonical text of the JSON object in `json`.
+pub fn digest_of_text(json: &str) -> Result<String, CanonicalError> {
+    Ok(sha256_hex(&canonical_text(json)?))
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn classify_parse_error(json: &str, e: &serde_json::Error) -> CanonicalError {
+    let message = e.to_string();
+    let (line, column) = (e.line(), e.column());
+    // serde_json says "unexpected end of hex escape" for a leading surrogate without its pair.
+    if message.contains("surrogate") || message.contains("end of hex escape") {
+        return CanonicalError::LoneSurrogate { line, column };
+    }
+    if message.contains("recursion limit") {
+        return CanonicalError::TooDeep;
+    }
+    if message.contains("number out of range") {
+        return CanonicalError::NonFinite {
+            text: number_near(json, line, column),
+        };
+    }
+    if e.is_syntax()
+        && let Some(token) = non_finite_literal(json)
+    {
+        return CanonicalError::NonFinite { text: token };
+    }
+    // serde_json appends " at line L column C"; keep only the problem.
+    let bare = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    CanonicalError::Syntax {
+        line,
+        column,
+        message: bare,
+    }
+}
+
+/// The number token that ends at (line, column), for an error message.
+fn number_near(json: &str, line: usize, column: usize) -> String {
+    let Some(text) = json.lines().nth(line.saturating_sub(1)) else {
+        return "?".to_string();
+    };
+    let end = column.min(text.len());
+    let start = text[..end]
+        .rfind(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+        .map_or(0, |i| i + 1);
+    let token = &text[start..end];
+    if token.is_empty() {
+        "?".to_string()
+    } else {
+        token.to_string()
+    }
+}
+
+/// `NaN`, `Infinity` or `-Infinity` used as a value outside any string, if any.
+fn non_finite_literal(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'N' if json[i..].starts_with("NaN") => return Some("NaN".into()),
+            b'I' if json[i..].starts_with("Infinity") => {
+                let neg = i > 0 && bytes[i - 1] == b'-';
+                return Some(if neg { "-Infinity" } else { "Infinity" }.into());
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn write_value(out: &mut String, value: &Value) -> Result<(), CanonicalError> {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => write_number(out, n)?,
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item)?;
+            }
+            out.push(']');
+        }
+        Value::Object(map) => write_object(out, map)?,
+    }
+    Ok(())
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), CanonicalError> {
+    // Sorted explicitly: the map's own order depends on serde_json's features.
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out.push('{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, key);
+        out.push(':');
+        write_value(out, value)?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+/// Escapes as Python's `json` does with `ensure_ascii=False`.
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escaped: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escaped.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(escaped);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+fn write_number(out: &mut String, n: &Number) -> Result<(), CanonicalError> {
+    let text = n.as_str();
+    if text.contains(['.', 'e', 'E']) {
+        let x: f64 = text.parse().map_err(|_| CanonicalError::BadNumber {
+            text: text.to_string(),
+        })?;
+        if !x.is_finite() {
+            return Err(CanonicalError::NonFinite {
+                text: text.to_string(),
+            });
+        }
+        write_float(out, x);
+    } else {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(CanonicalError::BadNumber {
+                text: text.to_string(),
+            });
+        }
+        // Python's int(): no sign for zero, no leading zeros.
+        let trimmed = digits.trim_start_matches('0');
+        if trimmed.is_empty() {
+            out.push('0');
+        } else {
+            if text.starts_with('-') {
+                out.push('-');
+            }
+            out.push_str(trimmed);
+        }
+    }
+    Ok(())
+}
+
+/// Python's `repr(float)` for a finite `x`.
+pub fn python_float_repr(x: f64) -> String {
+    let mut out = String::new();
+    write_float(&mut out, x);
+    out
+}
+
+fn write_float(out: &mut String, x: f64) {
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: "1.2345e16", "5e-324", "0e0".
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci
+        .split_once('e')
+        .expect("LowerExp always has an exponent");
+    let exp: i32 = exp.parse().expect("LowerExp exponent is an integer");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let n = digits.len() as i32;
+    // The value is 0.DIGITS * 10^decpt.
+    let decpt = exp + 1;
+    if (-3..=16).contains(&decpt) {
+        if decpt <= 0 {
+            out.push_str("0.");
+            for _ in 0..-decpt {
+                out.push('0');
+            }
+            out.push_str(&digits);
+        } else if decpt < n {
+            out.push_str(&digits[..decpt as usize]);
+            out.push('.');
+            out.push_str(&digits[decpt as usize..]);
+        } else {
+            out.push_str(&digits);
+            for _ in 0..decpt - n {
+                out.push('0');
+            }
+            out.push_str(".0");
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if n > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.abs()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_python_repr() {
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1.0"),
+            (100.0, "100.0"),
+            (1e16, "1e+16"),
+            (1e-5, "1e-05"),
+            (1e-4, "0.0001"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (1.2345678901234568e16, "1.2345678901234568e+16"),
+            (9999999999999998.0, "9999999999999998.0"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (123.456, "123.456"),
+            (1.5e-7, "1.5e-07"),
+            (1e100, "1e+100"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(python_float_repr(*x), *want, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn integers_are_exact() {
+        assert_eq!(
+            canonical_text(r#"{"a":-0,"b":123456789012345678901234567890,"c":-7}"#).unwrap(),
+            r#"{"a":0,"b":123456789012345678901234567890,"c":-7}"#
+        );
+    }
+
+    #[test]
+    fn keys_sorted_duplicates_last_wins() {
+        assert_eq!(
+            canonical_text(r#"{"b":1,"a":{"z":[3,1,2],"y":null},"b":2}"#).unwrap(),
+            r#"{"a":{"y":null,"z":[3,1,2]},"b":2}"#
+        );
+    }
+
+    #[test]
+    fn strings_escape_like_python() {
+        assert_eq!(
+            canonical_text(r#"{"s":"a\"b\\c\n\r\t\b\f\u0001\u001f\u007f é 日本 😀"}"#).unwrap(),
+            "{\"s\":\"a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f\u{7f} é 日本 😀\"}"
+        );
+    }
+
+    #[test]
+    fn errors_are_typed() {
+        assert!(matches!(
+            canonical_text("[1]"),
+            Err(CanonicalError::NotAnObject { .. })
+        ));
+        assert!(matches!(
+            canonical_text(r#"{"a":NaN}"#),
+            Err(CanonicalError::NonFinite { .. })
+        ));
+        assert!(matches!(
+            canonical_text(r#"{"a":1e400}"#),
+            Err(CanonicalError::NonFinite { .. })
+        ));
+        assert!(matches!(
+            canonical_text(r#"{"a":"\ud800"}"#),
+            Err(CanonicalError::LoneSurrogate { .. })
+        ));
+        assert!(matches!(
+            canonical_text(r#"{"a":"\udc00x"}"#),
+            Err(CanonicalError::LoneSurrogate { .. })
+        ));
+        assert!(matches!(
+            canonical_text(r#"{"a":"\ud800\u0041"}"#),
+            Err(CanonicalError::LoneSurrogate { .. })
+        ));
+        assert!(matches!(
+            canonical_text(r#"{"a":"#),
+            Err(CanonicalError::Syntax { .. })
+        ));
+    }
+}
