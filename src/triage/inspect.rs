@@ -1,11 +1,10 @@
 //! Checking one stored row: either the compact facts of a good receipt, or
 //! the first reason it is damaged (payload, time, digest, state, in that order).
 
-use serde_json::Value;
-
 use super::digest::payload_digest;
 use super::model::{DamageReason, Damaged, RawReceipt, Receipt, ReceiptState, Settings};
 use super::visitor::{IgnoreList, fingerprint};
+use crate::intake::canonical::{self, CanonicalError};
 use crate::sanitize;
 use crate::time::parse_time;
 
@@ -31,14 +30,15 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
             format!("payload is not text: {what}"),
         )
     })?;
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| damaged(DamageReason::Payload, format!("payload is not JSON: {e}")))?;
-    let Value::Object(payload) = value else {
-        return Err(damaged(
-            DamageReason::Payload,
-            format!("payload is {}, not a JSON object", kind_of(&value)),
-        ));
-    };
+    let payload = canonical::parse_object(text).map_err(|e| {
+        let detail = match e {
+            CanonicalError::NotAnObject { found } => {
+                format!("payload is {found}, not a JSON object")
+            }
+            other => format!("payload is not valid JSON: {other}"),
+        };
+        damaged(DamageReason::Payload, detail)
+    })?;
     let computed = payload_digest(&payload).map_err(|e| {
         damaged(
             DamageReason::Payload,
@@ -81,17 +81,6 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
         visitor: visitor.fields,
         honeypot_filled: visitor.honeypot_filled,
     })
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The first characters of a digest, enough to tell two apart.
@@ -160,6 +149,19 @@ mod tests {
         let d = inspect(&r, &Settings::new(0)).unwrap_err();
         assert_eq!(d.reason, DamageReason::Digest);
         assert!(d.detail.contains("000000000000…"), "{}", d.detail);
+    }
+
+    #[test]
+    fn digest_is_of_the_canonical_text() {
+        let r = raw(r#"{ "b" : 1.50, "a" : "é\u00e9", "n": 1E2 }"#);
+        let expected = canonical::sha256_hex(r#"{"a":"éé","b":1.5,"n":100.0}"#);
+        assert_eq!(inspect(&r, &Settings::new(0)).unwrap().digest, expected);
+        let mut stored = r.clone();
+        stored.digest = Some(expected.clone());
+        assert!(inspect(&stored, &Settings::new(0)).is_ok());
+        let d = inspect(&raw(r#"{"x": 1e400}"#), &Settings::new(0)).unwrap_err();
+        assert_eq!(d.reason, DamageReason::Payload);
+        assert!(d.detail.contains("not finite"), "{}", d.detail);
     }
 
     #[test]
