@@ -73,15 +73,21 @@ impl Database {
         options: OpenOptions,
     ) -> Result<Database, StorageError> {
         let path = path.as_ref();
+        let timeout = options.busy_timeout;
         match file::inspect(path)? {
             FileKind::Empty => {
                 return Err(StorageError::Empty {
                     path: super::error::show_path(path),
                 });
             }
+            // Any SQLite connection to a WAL database creates its -wal and -shm
+            // files. When they are absent (no intake running), the file is first
+            // checked without them, so that a damaged file leaves nothing behind.
+            FileKind::Sqlite { wal: true } if !wal_files_present(path) => {
+                check_without_side_files(path, timeout)?;
+            }
             FileKind::Sqlite { .. } => {}
         }
-        let timeout = options.busy_timeout;
         let (conn, reason) = match options.access {
             Access::ReadOnly => (connect_checked(path, true, timeout)?, None),
             Access::PreferWrite => open_prefer_write(path, timeout)?,
@@ -202,6 +208,54 @@ fn connect_checked(
     Ok(conn)
 }
 
+fn wal_files_present(path: &Path) -> bool {
+    ["-wal", "-shm"].iter().all(|suffix| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        Path::new(&name).exists()
+    })
+}
+
+/// Reads the schema through an `immutable` read-only connection: no locks, no
+/// -wal or -shm files. Used only as a check before the real connection.
+fn check_without_side_files(path: &Path, timeout: Duration) -> Result<(), StorageError> {
+    let sqlite = |e| StorageError::from_sqlite(path, "opening", timeout, e);
+    let absolute =
+        std::fs::canonicalize(path).map_err(|e| StorageError::from_io(path, "opening", &e))?;
+    let uri = format!("file://{}?mode=ro&immutable=1", uri_path(&absolute));
+    let conn = Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sqlite)?;
+    conn.query_row("SELECT count(*) FROM main.sqlite_master", [], |row| {
+        row.get::<_, i64>(0)
+    })
+    .map_err(sqlite)?;
+    Ok(())
+}
+
+/// An absolute path for a `file:` URI: every byte but `[A-Za-z0-9/._~-]`
+/// percent-encoded, so that `?`, `#` and `%` in names stay part of the name.
+fn uri_path(path: &Path) -> String {
+    use std::fmt::Write as _;
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
+    let mut out = String::new();
+    for &b in &bytes {
+        if b.is_ascii_alphanumeric() || b"/._~-".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
 /// A writable connection when the file, its folder and SQLite agree;
 /// otherwise a read-only one and the reason.
 fn open_prefer_write(
@@ -249,4 +303,15 @@ fn open_prefer_write(
         ));
     }
     Ok((conn, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_paths_keep_odd_names_literal() {
+        assert_eq!(uri_path(Path::new("/tmp/a b?c#d%e.db")), "/tmp/a%20b%3Fc%23d%25e.db");
+        assert_eq!(uri_path(Path::new("/x/é.db")), "/x/%C3%A9.db");
+    }
 }
