@@ -104,7 +104,10 @@ fn an_empty_file_is_not_a_receipts_database() {
         let err = open(&path, access).unwrap_err();
         assert!(matches!(err, StorageError::Empty { .. }), "{err:?}");
         let text = one_line(&err, &path);
-        assert!(text.ends_with("is empty: not a receipts database"), "{text}");
+        assert!(
+            text.ends_with("is empty: not a receipts database"),
+            "{text}"
+        );
         assert_eq!(snapshot(dir.path()).len(), 1);
         assert_eq!(fs::metadata(&path).unwrap().len(), 0);
     }
@@ -137,7 +140,10 @@ fn a_truncated_database_is_reported_damaged() {
         for access in BOTH {
             let result = open(&path, access).and_then(|db| storage::load(&db).map(|_| ()));
             let err = result.expect_err(journal);
-            assert!(matches!(err, StorageError::Corrupt { .. }), "{journal}: {err:?}");
+            assert!(
+                matches!(err, StorageError::Corrupt { .. }),
+                "{journal}: {err:?}"
+            );
             let text = one_line(&err, &path);
             assert!(text.contains("malformed"), "{text}");
             assert_eq!(err.exit_code(), 2);
@@ -296,9 +302,7 @@ fn read_only_open_of_a_wal_database_leaves_the_file_byte_identical() {
     let path = receipts_db(dir.path(), "live.db", 50);
     // A live intake: more receipts sit in the WAL, not yet checkpointed.
     let intake = Connection::open(&path).unwrap();
-    intake
-        .pragma_update(None, "wal_autocheckpoint", 0)
-        .unwrap();
+    intake.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
     intake
         .execute(
             "INSERT INTO receipts (scope, request_key, digest, payload, created_at) \
@@ -319,10 +323,11 @@ fn read_only_open_of_a_wal_database_leaves_the_file_byte_identical() {
         assert_eq!(loaded.receipts.len(), 51);
         // Writes are refused on a read-only connection.
         assert!(db.conn().execute_batch("CREATE TABLE x (a)").is_err());
-        assert!(db
-            .conn()
-            .execute("UPDATE receipts SET state = 'failed' WHERE id = 1", [])
-            .is_err());
+        assert!(
+            db.conn()
+                .execute("UPDATE receipts SET state = 'failed' WHERE id = 1", [])
+                .is_err()
+        );
     }
     assert_eq!(fs::read(&path).unwrap(), main_before);
     assert_eq!(fs::read(&wal_path).unwrap(), wal_before);
@@ -398,7 +403,11 @@ fn prefer_write_on_a_view_falls_back_to_read_only() {
         assert!(db.source().is_view());
         let reason = db.read_only_reason().unwrap();
         assert!(reason.contains("receipts is a view"), "{reason}");
-        assert!(db.conn().execute_batch("CREATE TABLE review_log (a)").is_err());
+        assert!(
+            db.conn()
+                .execute_batch("CREATE TABLE review_log (a)")
+                .is_err()
+        );
         assert_eq!(storage::load(&db).unwrap().receipts.len(), 1);
         // The second connection is read-only too.
         let second = db.connect().unwrap();
@@ -455,7 +464,11 @@ fn prefer_write_when_the_os_refuses_writing() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o464)).unwrap();
     let db = open(&path, Access::PreferWrite).unwrap();
     assert!(db.is_read_only());
-    assert!(db.read_only_reason().unwrap().starts_with("the file is read-only"));
+    assert!(
+        db.read_only_reason()
+            .unwrap()
+            .starts_with("the file is read-only")
+    );
 }
 
 #[test]
@@ -470,7 +483,10 @@ fn an_unreadable_file_is_permission_denied() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     let err = open(&path, Access::ReadOnly).unwrap_err();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
-    assert!(matches!(err, StorageError::PermissionDenied { .. }), "{err:?}");
+    assert!(
+        matches!(err, StorageError::PermissionDenied { .. }),
+        "{err:?}"
+    );
     assert!(one_line(&err, &path).contains("permission denied"));
 }
 

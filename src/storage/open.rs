@@ -84,7 +84,7 @@ impl Database {
             // files. When they are absent (no intake running), the file is first
             // checked without them, so that a damaged file leaves nothing behind.
             FileKind::Sqlite { wal: true } if !wal_files_present(path) => {
-                check_without_side_files(path, timeout)?;
+                immutable_connection(path, timeout)?;
             }
             FileKind::Sqlite { .. } => {}
         }
@@ -216,9 +216,25 @@ fn wal_files_present(path: &Path) -> bool {
     })
 }
 
-/// Reads the schema through an `immutable` read-only connection: no locks, no
-/// -wal or -shm files. Used only as a check before the real connection.
-fn check_without_side_files(path: &Path, timeout: Duration) -> Result<(), StorageError> {
+/// A read-only connection for a quick look that changes nothing on disk: for a
+/// WAL database without its -wal and -shm files (no intake running), an
+/// `immutable` one (no locks, no side files); otherwise an ordinary one. The
+/// schema has been read once.
+pub(super) fn look_only_connection(
+    path: &Path,
+    kind: FileKind,
+    timeout: Duration,
+) -> Result<Connection, StorageError> {
+    match kind {
+        FileKind::Sqlite { wal: true } if !wal_files_present(path) => {
+            immutable_connection(path, timeout)
+        }
+        _ => connect_checked(path, true, timeout),
+    }
+}
+
+/// Only for short checks: an immutable connection does not see concurrent writes.
+fn immutable_connection(path: &Path, timeout: Duration) -> Result<Connection, StorageError> {
     let sqlite = |e| StorageError::from_sqlite(path, "opening", timeout, e);
     let absolute =
         std::fs::canonicalize(path).map_err(|e| StorageError::from_io(path, "opening", &e))?;
@@ -234,7 +250,7 @@ fn check_without_side_files(path: &Path, timeout: Duration) -> Result<(), Storag
         row.get::<_, i64>(0)
     })
     .map_err(sqlite)?;
-    Ok(())
+    Ok(conn)
 }
 
 /// An absolute path for a `file:` URI: every byte but `[A-Za-z0-9/._~-]`
@@ -311,7 +327,10 @@ mod tests {
 
     #[test]
     fn uri_paths_keep_odd_names_literal() {
-        assert_eq!(uri_path(Path::new("/tmp/a b?c#d%e.db")), "/tmp/a%20b%3Fc%23d%25e.db");
+        assert_eq!(
+            uri_path(Path::new("/tmp/a b?c#d%e.db")),
+            "/tmp/a%20b%3Fc%23d%25e.db"
+        );
         assert_eq!(uri_path(Path::new("/x/é.db")), "/x/%C3%A9.db");
     }
 }

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use super::error::{StorageError, show_path};
 use super::file::{self, FileKind};
-use super::open::DEFAULT_BUSY_TIMEOUT;
+use super::open::{DEFAULT_BUSY_TIMEOUT, look_only_connection};
 
 /// `assets/schema.sql`: the single source of truth of the schema.
 pub const SCHEMA_SQL: &str = include_str!("../../assets/schema.sql");
@@ -25,15 +25,9 @@ pub fn init(path: &Path) -> Result<(), StorageError> {
     };
     let created = match file::inspect(path) {
         Ok(FileKind::Empty) => false,
-        Ok(FileKind::Sqlite { .. }) => {
+        Ok(kind @ FileKind::Sqlite { .. }) => {
             let n = {
-                let conn = Connection::open_with_flags(
-                    path,
-                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-                .map_err(|e| sqlite(path, e))?;
-                conn.busy_timeout(DEFAULT_BUSY_TIMEOUT)
-                    .map_err(|e| sqlite(path, e))?;
+                let conn = look_only_connection(path, kind, DEFAULT_BUSY_TIMEOUT)?;
                 schema_entries(&conn).map_err(|e| sqlite(path, e))?
             };
             if n > 0 {
