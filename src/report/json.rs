@@ -20,8 +20,8 @@ struct Report<'a> {
 
 #[derive(Serialize)]
 struct SettingsOut<'a> {
-    window_s: f64,
-    stuck_after_s: f64,
+    window_s: serde_json::Number,
+    stuck_after_s: serde_json::Number,
     ignore_fields: &'a [String],
 }
 
@@ -96,6 +96,15 @@ impl From<ItemReview> for ReviewOut {
     }
 }
 
+/// Whole seconds as an integer (`600`), anything else as a decimal (`1.5`).
+fn seconds(ms: Millis) -> serde_json::Number {
+    if ms % 1000 == 0 {
+        (ms / 1000).into()
+    } else {
+        serde_json::Number::from_f64(ms as f64 / 1000.0).unwrap_or_else(|| 0.into())
+    }
+}
+
 /// The report as pretty-printed JSON. Text from the database is written with
 /// terminal-unsafe characters escaped (`\u202e`), which any JSON reader decodes
 /// back to the original.
@@ -104,8 +113,8 @@ pub fn render(input: &Snapshot) -> String {
     let report = Report {
         now: format_rfc3339(input.settings.now_ms),
         settings: SettingsOut {
-            window_s: input.settings.window_ms as f64 / 1000.0,
-            stuck_after_s: input.settings.stuck_after_ms as f64 / 1000.0,
+            window_s: seconds(input.settings.window_ms),
+            stuck_after_s: seconds(input.settings.stuck_after_ms),
             ignore_fields: &input.settings.ignore_fields,
         },
         counts: Counts {
@@ -248,8 +257,8 @@ mod tests {
         assert!(text.contains(r"k\u202e1"), "{text}");
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["now"], "2026-11-29T10:15:30.123Z");
-        assert_eq!(v["settings"]["window_s"].as_f64(), Some(600.0));
-        assert_eq!(v["settings"]["stuck_after_s"].as_f64(), Some(300.0));
+        assert_eq!(v["settings"]["window_s"].as_i64(), Some(600));
+        assert_eq!(v["settings"]["stuck_after_s"].as_i64(), Some(300));
         assert_eq!(v["counts"]["receipts"].as_u64(), Some(1)); // the damaged row
         assert_eq!(v["counts"]["replays"].as_u64(), Some(7));
         assert_eq!(v["counts"]["duplicate_groups"].as_u64(), Some(1));

@@ -131,7 +131,9 @@ pub enum DecideError {
     },
     #[error("receipt {receipt_id} does not exist; nothing recorded")]
     ReceiptNotFound { receipt_id: ReceiptId },
-    #[error("receipts is a view in this database, so receipt states cannot be changed; nothing recorded")]
+    #[error(
+        "receipts is a view in this database, so receipt states cannot be changed; nothing recorded"
+    )]
     ReceiptsIsView,
     #[error("the database is busy (another program is writing); nothing recorded, try again")]
     Busy,
@@ -559,7 +561,9 @@ fn append_reopening(
         } => {
             let now = now_state.as_deref().unwrap_or("gone");
             kept_note = match note {
-                Some(n) => format!("state kept: receipt {receipt_id} changed since (now {now}); {n}"),
+                Some(n) => {
+                    format!("state kept: receipt {receipt_id} changed since (now {now}); {n}")
+                }
                 None => format!("state kept: receipt {receipt_id} changed since (now {now})"),
             };
             Some(kept_note.as_str())

@@ -183,8 +183,8 @@ pub fn export_to_file(
     path: &Path,
 ) -> Result<usize, ExportError> {
     let name = path.file_name().ok_or_else(|| ExportError::NotAFile {
-            path: path.to_path_buf(),
-        })?;
+        path: path.to_path_buf(),
+    })?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
