@@ -198,8 +198,11 @@ fn a_decision_of_the_wrong_kind_is_refused_naming_the_allowed_ones() {
     let mut conn = open(&path);
     add_receipt(&conn, 12, "in_flight");
 
-    let err = review::decide(&mut conn, &request("dup:12", Decision::Completed, "alice", &[12]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Completed, "alice", &[12]),
+    )
+    .unwrap_err();
     match &err {
         DecideError::Invalid(DecisionError::NotAllowed { kind, decision }) => {
             assert_eq!((*kind, *decision), (Kind::Duplicate, Decision::Completed));
@@ -212,8 +215,11 @@ fn a_decision_of_the_wrong_kind_is_refused_naming_the_allowed_ones() {
         "{err}"
     );
 
-    let err = review::decide(&mut conn, &request("stuck:12", Decision::Reopened, "alice", &[]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("stuck:12", Decision::Reopened, "alice", &[]),
+    )
+    .unwrap_err();
     assert!(
         matches!(err, DecideError::Invalid(DecisionError::NotAllowed { .. })),
         "{err:?}"
@@ -223,19 +229,28 @@ fn a_decision_of_the_wrong_kind_is_refused_naming_the_allowed_ones() {
     req.kind = Kind::Duplicate;
     let err = review::decide(&mut conn, &req).unwrap_err();
     assert!(
-        matches!(err, DecideError::Invalid(DecisionError::KindMismatch { .. })),
+        matches!(
+            err,
+            DecideError::Invalid(DecisionError::KindMismatch { .. })
+        ),
         "{err:?}"
     );
 
-    let err = review::decide(&mut conn, &request("dup:12", Decision::Spam, "alice", &[13, 14]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Spam, "alice", &[13, 14]),
+    )
+    .unwrap_err();
     assert!(
-        matches!(err, DecideError::Invalid(DecisionError::ItemNotCovered { .. })),
+        matches!(
+            err,
+            DecideError::Invalid(DecisionError::ItemNotCovered { .. })
+        ),
         "{err:?}"
     );
 
-    let err = review::decide(&mut conn, &request("dup:12", Decision::Spam, "  ", &[12]))
-        .unwrap_err();
+    let err =
+        review::decide(&mut conn, &request("dup:12", Decision::Spam, "  ", &[12])).unwrap_err();
     assert!(
         matches!(err, DecideError::Invalid(DecisionError::NoOperator)),
         "{err:?}"
@@ -254,12 +269,18 @@ fn a_stale_view_cannot_overwrite_another_operators_decision() {
     add_receipt(&alice, 12, "completed");
     add_receipt(&alice, 13, "completed");
 
-    let first = review::decide(&mut alice, &request("dup:12", Decision::Duplicate, "alice", &[12, 13]))
-        .unwrap()
-        .entry;
+    let first = review::decide(
+        &mut alice,
+        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
+    )
+    .unwrap()
+    .entry;
     // Bob looked before Alice decided: he saw no decision.
-    let err = review::decide(&mut bob, &request("dup:12", Decision::Distinct, "bob", &[12, 13]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut bob,
+        &request("dup:12", Decision::Distinct, "bob", &[12, 13]),
+    )
+    .unwrap_err();
     match &err {
         DecideError::AlreadyDecided {
             id,
@@ -297,7 +318,10 @@ fn a_stale_view_cannot_overwrite_another_operators_decision() {
     let statuses = review::load_statuses(&alice).unwrap();
     assert_eq!(statuses["dup:12"].entries, 2);
     assert_eq!(statuses["dup:12"].latest, second);
-    assert_eq!(review::history(&alice, "dup:12").unwrap(), vec![first, second]);
+    assert_eq!(
+        review::history(&alice, "dup:12").unwrap(),
+        vec![first, second]
+    );
 }
 
 #[test]
@@ -314,7 +338,10 @@ fn stuck_failed_changes_the_receipt_and_the_log_together() {
     assert_eq!(change.to.as_str(), "failed");
 
     let now = format_rfc3339(T0);
-    assert_eq!(state_of(&conn, 77), ("failed".to_string(), Some(now.clone())));
+    assert_eq!(
+        state_of(&conn, 77),
+        ("failed".to_string(), Some(now.clone()))
+    );
     let e = &review::read_log(&conn).unwrap()[0];
     assert_eq!(e.decision, Decision::Failed);
     assert_eq!(e.receipt_ids, vec![77]);
@@ -335,10 +362,16 @@ fn when_the_log_row_cannot_be_written_the_state_change_is_rolled_back() {
          BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
     )
     .unwrap();
-    let err = review::decide(&mut conn, &request("stuck:77", Decision::Completed, "alice", &[]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Completed, "alice", &[]),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("disk on fire"), "{err}");
-    assert_eq!(state_of(&conn, 77), ("in_flight".to_string(), Some(CREATED.into())));
+    assert_eq!(
+        state_of(&conn, 77),
+        ("in_flight".to_string(), Some(CREATED.into()))
+    );
     conn.execute_batch("DROP TRIGGER temp.fail_log").unwrap();
     assert_eq!(log_rows(&conn), 0);
 }
@@ -348,8 +381,11 @@ fn a_receipt_no_longer_in_flight_is_refused_and_nothing_is_logged() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "completed");
-    let err = review::decide(&mut conn, &request("stuck:77", Decision::Failed, "alice", &[]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Failed, "alice", &[]),
+    )
+    .unwrap_err();
     match &err {
         DecideError::NotInFlight {
             receipt_id,
@@ -362,8 +398,11 @@ fn a_receipt_no_longer_in_flight_is_refused_and_nothing_is_logged() {
     assert_eq!(log_rows(&conn), 0);
     assert!(!has_log_table(&conn));
 
-    let err = review::decide(&mut conn, &request("stuck:78", Decision::Failed, "alice", &[]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("stuck:78", Decision::Failed, "alice", &[]),
+    )
+    .unwrap_err();
     assert!(
         matches!(err, DecideError::ReceiptNotFound { receipt_id: 78 }),
         "{err:?}"
@@ -382,7 +421,10 @@ fn still_pending_is_logged_and_changes_no_receipt() {
     )
     .unwrap();
     assert_eq!(recorded.state_change, None);
-    assert_eq!(state_of(&conn, 77), ("in_flight".to_string(), Some(CREATED.into())));
+    assert_eq!(
+        state_of(&conn, 77),
+        ("in_flight".to_string(), Some(CREATED.into()))
+    );
     assert_eq!(log_rows(&conn), 1);
 }
 
@@ -398,14 +440,25 @@ fn on_a_receipts_view_state_changes_are_refused_but_other_decisions_work() {
                                         status AS state FROM submissions;",
     )
     .unwrap();
-    let err = review::decide(&mut conn, &request("stuck:7", Decision::Completed, "alice", &[]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("stuck:7", Decision::Completed, "alice", &[]),
+    )
+    .unwrap_err();
     assert!(matches!(err, DecideError::ReceiptsIsView), "{err:?}");
     assert!(err.to_string().contains("view"), "{err}");
     assert!(!has_log_table(&conn));
 
-    review::decide(&mut conn, &request("stuck:7", Decision::StillPending, "alice", &[])).unwrap();
-    review::decide(&mut conn, &request("dup:7", Decision::Spam, "alice", &[7, 8])).unwrap();
+    review::decide(
+        &mut conn,
+        &request("stuck:7", Decision::StillPending, "alice", &[]),
+    )
+    .unwrap();
+    review::decide(
+        &mut conn,
+        &request("dup:7", Decision::Spam, "alice", &[7, 8]),
+    )
+    .unwrap();
     let status: String = conn
         .query_row("SELECT status FROM submissions", [], |r| r.get(0))
         .unwrap();
@@ -468,8 +521,11 @@ fn a_held_write_lock_is_a_typed_busy_error() {
 
     let mut conn = Connection::open(&path).unwrap();
     conn.busy_timeout(Duration::from_millis(50)).unwrap();
-    let err = review::decide(&mut conn, &request("stuck:77", Decision::Failed, "alice", &[]))
-        .unwrap_err();
+    let err = review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Failed, "alice", &[]),
+    )
+    .unwrap_err();
     assert!(matches!(err, DecideError::Busy), "{err:?}");
     assert!(err.to_string().contains("busy"), "{err}");
     holder.execute_batch("ROLLBACK").unwrap();
@@ -482,11 +538,16 @@ fn undo_appends_a_reopening_and_reverts_an_untouched_state() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    let decided = review::decide(&mut conn, &request("stuck:77", Decision::Failed, "alice", &[]))
-        .unwrap()
-        .entry;
+    let decided = review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Failed, "alice", &[]),
+    )
+    .unwrap()
+    .entry;
 
-    let undone = review::undo_last(&mut conn, "alice", T0 + 5_000).unwrap().unwrap();
+    let undone = review::undo_last(&mut conn, "alice", T0 + 5_000)
+        .unwrap()
+        .unwrap();
     assert_eq!(undone.reopened, decided);
     assert_eq!(
         undone.state,
@@ -515,12 +576,18 @@ fn undo_appends_a_reopening_and_reverts_an_untouched_state() {
     assert_eq!(statuses["stuck:77"].status(&[77]), Status::Pending);
 
     // Nothing further to undo; the log is unchanged.
-    assert_eq!(review::undo_last(&mut conn, "alice", T0 + 6_000).unwrap(), None);
+    assert_eq!(
+        review::undo_last(&mut conn, "alice", T0 + 6_000).unwrap(),
+        None
+    );
     assert_eq!(log_rows(&conn), 2);
 
     // Pending again, so anyone may decide it anew, and it can be changed again.
-    let again = review::decide(&mut conn, &request("stuck:77", Decision::Completed, "bob", &[]))
-        .unwrap();
+    let again = review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Completed, "bob", &[]),
+    )
+    .unwrap();
     assert_eq!(again.state_change.unwrap().from, "in_flight");
     assert_eq!(state_of(&conn, 77).0, "completed");
 }
@@ -531,8 +598,16 @@ fn undo_keeps_a_state_that_changed_since_the_decision() {
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
     add_receipt(&conn, 78, "in_flight");
-    review::decide(&mut conn, &request("stuck:77", Decision::Failed, "alice", &[])).unwrap();
-    review::decide(&mut conn, &request("stuck:78", Decision::Failed, "bob", &[])).unwrap();
+    review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Failed, "alice", &[]),
+    )
+    .unwrap();
+    review::decide(
+        &mut conn,
+        &request("stuck:78", Decision::Failed, "bob", &[]),
+    )
+    .unwrap();
 
     // The intake retried 77 after the key was released and completed it.
     conn.execute(
@@ -547,7 +622,9 @@ fn undo_keeps_a_state_that_changed_since_the_decision() {
     )
     .unwrap();
 
-    let undone = review::undo_last(&mut conn, "alice", T0 + 1).unwrap().unwrap();
+    let undone = review::undo_last(&mut conn, "alice", T0 + 1)
+        .unwrap()
+        .unwrap();
     assert_eq!(
         undone.state,
         StateRevert::Kept {
@@ -566,7 +643,9 @@ fn undo_keeps_a_state_that_changed_since_the_decision() {
     );
     assert_eq!(state_of(&conn, 77).0, "completed");
 
-    let undone = review::undo_last(&mut conn, "bob", T0 + 2).unwrap().unwrap();
+    let undone = review::undo_last(&mut conn, "bob", T0 + 2)
+        .unwrap()
+        .unwrap();
     assert!(
         matches!(undone.state, StateRevert::Kept { receipt_id: 78, ref now_state } if now_state.as_deref() == Some("failed")),
         "{:?}",
@@ -583,14 +662,23 @@ fn undo_keeps_a_state_that_changed_since_the_decision() {
 fn undo_takes_the_operators_own_latest_decision() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
-    let a1 = review::decide(&mut conn, &request("dup:12", Decision::Duplicate, "alice", &[12, 13]))
-        .unwrap()
-        .entry;
-    let a2 = review::decide(&mut conn, &request("conflict:40", Decision::FollowUp, "alice", &[]))
-        .unwrap()
-        .entry;
-    review::decide(&mut conn, &request("conflict:41", Decision::OriginalStands, "bob", &[]))
-        .unwrap();
+    let a1 = review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
+    )
+    .unwrap()
+    .entry;
+    let a2 = review::decide(
+        &mut conn,
+        &request("conflict:40", Decision::FollowUp, "alice", &[]),
+    )
+    .unwrap()
+    .entry;
+    review::decide(
+        &mut conn,
+        &request("conflict:41", Decision::OriginalStands, "bob", &[]),
+    )
+    .unwrap();
 
     assert_eq!(review::undo_last(&mut conn, "carol", T0).unwrap(), None);
     let u = review::undo_last(&mut conn, "alice", T0).unwrap().unwrap();
@@ -612,16 +700,21 @@ fn undo_of_a_decision_someone_else_overtook_writes_nothing() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    let first = review::decide(&mut conn, &request("stuck:77", Decision::StillPending, "alice", &[]))
-        .unwrap()
-        .entry;
+    let first = review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::StillPending, "alice", &[]),
+    )
+    .unwrap()
+    .entry;
     let mut req = request("stuck:77", Decision::Completed, "bob", &[]);
     req.expected_last = Some(first.id);
     review::decide(&mut conn, &req).unwrap();
 
     let err = review::undo_last(&mut conn, "alice", T0).unwrap_err();
     match &err {
-        DecideError::Superseded { operator, decision, .. } => {
+        DecideError::Superseded {
+            operator, decision, ..
+        } => {
             assert_eq!((operator.as_str(), *decision), ("bob", Decision::Completed));
         }
         other => panic!("{other:?}"),
@@ -635,16 +728,22 @@ fn undo_of_a_decision_someone_else_overtook_writes_nothing() {
 fn reopen_names_an_item_and_respects_what_the_operator_saw() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
-    assert_eq!(review::reopen(&mut conn, "dup:12", "bob", T0).unwrap(), None);
+    assert_eq!(
+        review::reopen(&mut conn, "dup:12", "bob", T0).unwrap(),
+        None
+    );
     assert!(!has_log_table(&conn));
     assert!(matches!(
         review::reopen(&mut conn, "nonsense", "bob", T0),
         Err(DecideError::Invalid(DecisionError::BadItem { .. }))
     ));
 
-    let first = review::decide(&mut conn, &request("dup:12", Decision::Spam, "alice", &[12, 13]))
-        .unwrap()
-        .entry;
+    let first = review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Spam, "alice", &[12, 13]),
+    )
+    .unwrap()
+    .entry;
     let mut req = request("dup:12", Decision::Distinct, "alice", &[12, 13]);
     req.expected_last = Some(first.id);
     let second = review::decide(&mut conn, &req).unwrap().entry;
@@ -674,11 +773,18 @@ fn reopen_names_an_item_and_respects_what_the_operator_saw() {
     assert_eq!(undone.entry.receipt_ids, vec![12, 13]);
 
     // Already pending: nothing more to reopen.
-    assert_eq!(review::reopen(&mut conn, "dup:12", "bob", T0).unwrap(), None);
+    assert_eq!(
+        review::reopen(&mut conn, "dup:12", "bob", T0).unwrap(),
+        None
+    );
     assert_eq!(log_rows(&conn), 3);
 
     // After a reopening, a decision goes through whatever the operator saw.
-    review::decide(&mut conn, &request("dup:12", Decision::Duplicate, "carol", &[12, 13])).unwrap();
+    review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Duplicate, "carol", &[12, 13]),
+    )
+    .unwrap();
     assert_eq!(log_rows(&conn), 4);
 }
 
@@ -686,7 +792,11 @@ fn reopen_names_an_item_and_respects_what_the_operator_saw() {
 fn a_resolved_group_that_gains_a_copy_is_pending_again() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
-    review::decide(&mut conn, &request("dup:12", Decision::Duplicate, "alice", &[12, 13])).unwrap();
+    review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
+    )
+    .unwrap();
     let statuses = review::load_statuses(&conn).unwrap();
     assert_eq!(
         review::status_in(&statuses, "dup:12", &[12, 13]).as_str(),
@@ -705,7 +815,10 @@ fn a_resolved_group_that_gains_a_copy_is_pending_again() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(review::status_in(&statuses, "dup:50", &[50, 51]), Status::Pending);
+    assert_eq!(
+        review::status_in(&statuses, "dup:50", &[50, 51]),
+        Status::Pending
+    );
 
     // Deciding again over the grown group resolves it.
     let mut req = request("dup:12", Decision::Duplicate, "alice", &[12, 13, 19]);
@@ -740,7 +853,11 @@ fn the_database_stays_in_wal_mode() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    review::decide(&mut conn, &request("stuck:77", Decision::Failed, "alice", &[])).unwrap();
+    review::decide(
+        &mut conn,
+        &request("stuck:77", Decision::Failed, "alice", &[]),
+    )
+    .unwrap();
     review::undo_last(&mut conn, "alice", T0).unwrap();
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))

@@ -131,7 +131,9 @@ pub enum DecideError {
     },
     #[error("receipt {receipt_id} does not exist; nothing recorded")]
     ReceiptNotFound { receipt_id: ReceiptId },
-    #[error("receipts is a view in this database, so receipt states cannot be changed; nothing recorded")]
+    #[error(
+        "receipts is a view in this database, so receipt states cannot be changed; nothing recorded"
+    )]
     ReceiptsIsView,
     #[error("the database is busy (another program is writing); nothing recorded, try again")]
     Busy,
@@ -210,10 +212,11 @@ pub fn decide(conn: &mut Connection, req: &DecisionRequest) -> Result<Recorded, 
     let operator = req.operator.trim();
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     ensure_review_log(&tx)?;
-    if let Some(latest) = latest_entry_unchecked(&tx, &req.item)? {
-        if Some(latest.id) != req.expected_last && !latest.is_reopening() {
-            return Err(already_decided(latest));
-        }
+    if let Some(latest) = latest_entry_unchecked(&tx, &req.item)?
+        && Some(latest.id) != req.expected_last
+        && !latest.is_reopening()
+    {
+        return Err(already_decided(latest));
     }
     let now_text = time::format_rfc3339(req.now_ms);
     let state_change = match req.decision.target_state() {
@@ -327,16 +330,14 @@ pub fn reopen_with(
     let Some(latest) = latest_entry_unchecked(&tx, &req.item)? else {
         return Ok(None);
     };
-    if let Some(expected) = req.expected_last {
-        if expected != latest.id {
-            if latest.is_reopening() {
-                return Ok(None);
-            }
-            return Err(already_decided(latest));
-        }
-    }
     if latest.is_reopening() {
+        // Already pending: nothing to reopen, whatever the operator saw.
         return Ok(None);
+    }
+    if let Some(expected) = req.expected_last
+        && expected != latest.id
+    {
+        return Err(already_decided(latest));
     }
     let undone = append_reopening(
         &tx,
@@ -559,7 +560,9 @@ fn append_reopening(
         } => {
             let now = now_state.as_deref().unwrap_or("gone");
             kept_note = match note {
-                Some(n) => format!("state kept: receipt {receipt_id} changed since (now {now}); {n}"),
+                Some(n) => {
+                    format!("state kept: receipt {receipt_id} changed since (now {now}); {n}")
+                }
                 None => format!("state kept: receipt {receipt_id} changed since (now {now})"),
             };
             Some(kept_note.as_str())

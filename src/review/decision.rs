@@ -345,7 +345,16 @@ mod tests {
         assert_eq!(parse_item("conflict:40"), Ok((Kind::Conflict, 40)));
         assert_eq!(parse_item("stuck:77"), Ok((Kind::Stuck, 77)));
         assert_eq!(item_id(Kind::Stuck, 77), "stuck:77");
-        for bad in ["", "dup", "dup:", "dup:x", "dup:+1", "stuck: 7", "dupe:1", "duplicate:1"] {
+        for bad in [
+            "",
+            "dup",
+            "dup:",
+            "dup:x",
+            "dup:+1",
+            "stuck: 7",
+            "dupe:1",
+            "duplicate:1",
+        ] {
             assert!(parse_item(bad).is_err(), "{bad}");
         }
     }

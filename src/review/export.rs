@@ -183,16 +183,20 @@ pub fn export_to_file(
     path: &Path,
 ) -> Result<usize, ExportError> {
     let name = path.file_name().ok_or_else(|| ExportError::NotAFile {
-            path: path.to_path_buf(),
-        })?;
+        path: path.to_path_buf(),
+    })?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     let (mut file, mut temp) = create_temp(dir, name)?;
-    let n = export(conn, format, &mut file)?;
-    file.sync_all()?;
+    let written = export(conn, format, &mut file).and_then(|n| {
+        file.sync_all()?;
+        Ok(n)
+    });
+    // Closed before it is renamed or removed (Windows will not do either to an open file).
     drop(file);
+    let n = written?;
     fs::rename(&temp.path, path).map_err(|source| ExportError::Write {
         path: path.to_path_buf(),
         source,
