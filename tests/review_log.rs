@@ -725,6 +725,79 @@ fn undo_of_a_decision_someone_else_overtook_writes_nothing() {
 }
 
 #[test]
+fn undo_never_reaches_past_an_overtaken_decision_to_an_older_one() {
+    let (_dir, path) = new_db();
+    let mut conn = open(&path);
+    let older = review::decide(
+        &mut conn,
+        &request("conflict:40", Decision::FollowUp, "alice", &[]),
+    )
+    .unwrap()
+    .entry;
+    let mine = review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
+    )
+    .unwrap()
+    .entry;
+    let mut req = request("dup:12", Decision::Distinct, "bob", &[12, 13]);
+    req.expected_last = Some(mine.id);
+    let bobs = review::decide(&mut conn, &req).unwrap().entry;
+
+    // Alice's last decision was overtaken: her undo does not fall through to conflict:40.
+    for _ in 0..2 {
+        let err = review::undo_last(&mut conn, "alice", T0).unwrap_err();
+        assert!(
+            matches!(err, DecideError::Superseded { id, .. } if id == bobs.id),
+            "{err:?}"
+        );
+    }
+    assert_eq!(log_rows(&conn), 3);
+
+    // Bob undoes his; the item is pending, reopened by Bob, and still not Alice's to undo.
+    review::undo_last(&mut conn, "bob", T0).unwrap().unwrap();
+    let err = review::undo_last(&mut conn, "alice", T0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot undo: dup:12 was reopened by bob at 2026-11-29T10:15:30.123Z"
+    );
+    // She can still reopen the older one by name.
+    let u = review::reopen(&mut conn, "conflict:40", "alice", T0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(u.reopened, older);
+}
+
+#[test]
+fn undo_goes_back_through_an_operators_own_revisions() {
+    let (_dir, path) = new_db();
+    let mut conn = open(&path);
+    let older = review::decide(
+        &mut conn,
+        &request("conflict:40", Decision::FollowUp, "alice", &[]),
+    )
+    .unwrap()
+    .entry;
+    let first = review::decide(
+        &mut conn,
+        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
+    )
+    .unwrap()
+    .entry;
+    let mut req = request("dup:12", Decision::Spam, "alice", &[12, 13]);
+    req.expected_last = Some(first.id);
+    let second = review::decide(&mut conn, &req).unwrap().entry;
+
+    let u = review::undo_last(&mut conn, "alice", T0).unwrap().unwrap();
+    assert_eq!(u.reopened, second);
+    // Her first decision on dup:12 was replaced by her own second one: next comes conflict:40.
+    let u = review::undo_last(&mut conn, "alice", T0).unwrap().unwrap();
+    assert_eq!(u.reopened, older);
+    assert_eq!(review::undo_last(&mut conn, "alice", T0).unwrap(), None);
+    assert_eq!(log_rows(&conn), 5);
+}
+
+#[test]
 fn reopen_names_an_item_and_respects_what_the_operator_saw() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);

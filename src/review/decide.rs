@@ -97,6 +97,15 @@ fn shown(text: &str) -> String {
     sanitize::inline(text, 60)
 }
 
+fn overtaken(item: &str, operator: &str, decided_at: &str, decision: Decision) -> String {
+    let (item, operator, at) = (shown(item), shown(operator), shown(decided_at));
+    if decision.is_reopening() {
+        format!("{item} was reopened by {operator} at {at}")
+    } else {
+        format!("{item} was decided again by {operator} at {at} ({decision})")
+    }
+}
+
 /// Why a decision, undo or reopen wrote nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum DecideError {
@@ -113,10 +122,7 @@ pub enum DecideError {
         decision: Decision,
     },
     /// Undo: the operator's last decision has been overtaken by a later entry.
-    #[error(
-        "cannot undo: {} was decided again by {} at {} ({decision})",
-        shown(.item), shown(.operator), shown(.decided_at)
-    )]
+    #[error("cannot undo: {}", overtaken(.item, .operator, .decided_at, *.decision))]
     Superseded {
         id: i64,
         item: String,
@@ -212,10 +218,11 @@ pub fn decide(conn: &mut Connection, req: &DecisionRequest) -> Result<Recorded, 
     let operator = req.operator.trim();
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     ensure_review_log(&tx)?;
-    if let Some(latest) = latest_entry_unchecked(&tx, &req.item)? {
-        if Some(latest.id) != req.expected_last && !latest.is_reopening() {
-            return Err(already_decided(latest));
-        }
+    if let Some(latest) = latest_entry_unchecked(&tx, &req.item)?
+        && Some(latest.id) != req.expected_last
+        && !latest.is_reopening()
+    {
+        return Err(already_decided(latest));
     }
     let now_text = time::format_rfc3339(req.now_ms);
     let state_change = match req.decision.target_state() {
@@ -248,12 +255,16 @@ pub fn decide(conn: &mut Connection, req: &DecisionRequest) -> Result<Recorded, 
     })
 }
 
-/// Undoes `operator`'s latest decision that is not already reopened: appends a
-/// `reopened` row for it and, if it changed a receipt's state, puts the receipt
-/// back `in_flight` unless someone changed the receipt since (then the state is
-/// kept and [`StateRevert::Kept`] says so). `Ok(None)` when there is nothing to
-/// undo. When that decision has been overtaken by a later entry for its item,
-/// nothing is written ([`DecideError::Superseded`]).
+/// Undoes `operator`'s latest decision still in force (the latest entry for
+/// its item): appends a `reopened` row for it and, if it changed a receipt's
+/// state, puts the receipt back `in_flight` unless someone changed the receipt
+/// since (then the state is kept and [`StateRevert::Kept`] says so).
+/// `Ok(None)` when there is nothing to undo.
+///
+/// When the operator's most recent decision has since been overtaken by
+/// another operator's entry for the same item, nothing is written
+/// ([`DecideError::Superseded`]): undo never reaches past it to an older
+/// decision the operator did not mean ([`reopen`] names an item explicitly).
 pub fn undo_last(
     conn: &mut Connection,
     operator: &str,
@@ -269,17 +280,31 @@ pub fn undo_last(
         .query_row(
             "SELECT d.id FROM review_log d \
              WHERE d.operator = ?1 AND d.decision <> 'reopened' \
-               AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
+               AND d.id = (SELECT max(x.id) FROM review_log x WHERE x.item = d.item) \
              ORDER BY d.id DESC LIMIT 1",
             [operator],
             |row| row.get(0),
         )
         .optional()?;
-    let Some(target) = target.map(|id| entry_by_id(&tx, id)).transpose()?.flatten() else {
-        return Ok(None);
-    };
-    let latest = latest_entry_unchecked(&tx, &target.item)?;
-    if let Some(latest) = latest.filter(|l| l.id != target.id) {
+    // A later decision of this operator that is no longer in force and was
+    // not reopened has been overtaken; by whom?
+    let overtaken: Option<i64> = tx
+        .query_row(
+            "SELECT d.id FROM review_log d \
+             WHERE d.operator = ?1 AND d.decision <> 'reopened' AND d.id > ?2 \
+               AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
+             ORDER BY d.id DESC LIMIT 1",
+            params![operator, target.unwrap_or(i64::MIN)],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if let Some(overtaken) = overtaken
+        .map(|id| entry_by_id(&tx, id))
+        .transpose()?
+        .flatten()
+        && let Some(latest) = latest_entry_unchecked(&tx, &overtaken.item)?
+        && latest.operator != operator
+    {
         return Err(DecideError::Superseded {
             id: latest.id,
             item: latest.item,
@@ -288,6 +313,9 @@ pub fn undo_last(
             decision: latest.decision,
         });
     }
+    let Some(target) = target.map(|id| entry_by_id(&tx, id)).transpose()?.flatten() else {
+        return Ok(None);
+    };
     let undone = append_reopening(&tx, target, operator, None, now_ms)?;
     tx.commit()?;
     Ok(Some(undone))
@@ -329,16 +357,14 @@ pub fn reopen_with(
     let Some(latest) = latest_entry_unchecked(&tx, &req.item)? else {
         return Ok(None);
     };
-    if let Some(expected) = req.expected_last {
-        if expected != latest.id {
-            if latest.is_reopening() {
-                return Ok(None);
-            }
-            return Err(already_decided(latest));
-        }
-    }
     if latest.is_reopening() {
+        // Already pending: nothing to reopen, whatever the operator saw.
         return Ok(None);
+    }
+    if let Some(expected) = req.expected_last
+        && expected != latest.id
+    {
+        return Err(already_decided(latest));
     }
     let undone = append_reopening(
         &tx,

@@ -190,9 +190,13 @@ pub fn export_to_file(
         _ => Path::new("."),
     };
     let (mut file, mut temp) = create_temp(dir, name)?;
-    let n = export(conn, format, &mut file)?;
-    file.sync_all()?;
+    let written = export(conn, format, &mut file).and_then(|n| {
+        file.sync_all()?;
+        Ok(n)
+    });
+    // Closed before it is renamed or removed (Windows will not do either to an open file).
     drop(file);
+    let n = written?;
     fs::rename(&temp.path, path).map_err(|source| ExportError::Write {
         path: path.to_path_buf(),
         source,
