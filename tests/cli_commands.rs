@@ -1,21 +1,13 @@
 //! The command line end to end: the real binary on real database files.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-use receipt_review::intake::canonical::{canonical_text, sha256_hex};
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use common::{NOW, bin, fixture, run};
 use rusqlite::Connection;
 use serde_json::Value;
-
-const NOW: &str = "2026-11-29T12:00:00Z";
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_receipt-review"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("run receipt-review")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
@@ -23,84 +15,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    db: PathBuf,
-}
-
-impl Fixture {
-    fn path(&self) -> &str {
-        self.db.to_str().unwrap()
-    }
-}
-
-fn insert(conn: &Connection, id: i64, key: &str, payload: &str, at: &str, state: &str) {
-    let canon = canonical_text(payload).unwrap();
-    conn.execute(
-        "INSERT INTO receipts(id, scope, request_key, digest, payload, state, created_at)
-         VALUES (?1, 'corp/contact', ?2, ?3, ?4, ?5, ?6)",
-        rusqlite::params![id, key, sha256_hex(&canon), canon, state, at],
-    )
-    .unwrap();
-}
-
-/// Two copies 2.3 s apart, a follow-up hours later, a stuck receipt, a damaged
-/// row and a key conflict.
-fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("receipts.db");
-    let o = run(&["init", db.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let conn = Connection::open(&db).unwrap();
-    let body = r#""name":"Aiko Tanaka","email":"aiko@example.jp","message":"お見積りをお願いします。来月からの導入を検討しています。""#;
-    insert(
-        &conn,
-        1,
-        "k1",
-        &format!(r#"{{{body},"event_id":"e1"}}"#),
-        "2026-11-29T10:00:00.000Z",
-        "completed",
-    );
-    insert(
-        &conn,
-        2,
-        "k2",
-        &format!(r#"{{{body},"event_id":"e2"}}"#),
-        "2026-11-29T10:00:02.300Z",
-        "completed",
-    );
-    insert(
-        &conn,
-        3,
-        "k3",
-        &format!(r#"{{{body},"event_id":"e3"}}"#),
-        "2026-11-29T14:00:00.000Z",
-        "completed",
-    );
-    insert(
-        &conn,
-        4,
-        "k4",
-        r#"{"name":"Bob","message":"please call me back"}"#,
-        "2026-11-29 10:05:00",
-        "in_flight",
-    );
-    conn.execute(
-        "INSERT INTO receipts(id, scope, request_key, digest, payload, created_at)
-         VALUES (5, 'corp/contact', 'k5', 'x', 'not json', '2026-11-29T10:00:00Z')",
-        [],
-    )
-    .unwrap();
-    conn.execute(
-        "INSERT INTO key_conflicts(receipt_id, digest, payload, received_at)
-         VALUES (1, 'ab', '{\"name\":\"changed\"}', '2026-11-29T10:01:00Z')",
-        [],
-    )
-    .unwrap();
-    drop(conn);
-    Fixture { _dir: dir, db }
 }
 
 fn report_json(db: &str) -> Value {
