@@ -20,13 +20,3 @@ pub mod storage;
 pub mod time;
 pub mod triage;
 pub mod tui;
-pub mod demo_pending {
-    pub struct DemoOptions {
-        pub receipts: usize,
-        pub seed: u64,
-        pub now_ms: i64,
-    }
-    pub fn generate(_: &std::path::Path, _: &DemoOptions) -> anyhow::Result<String> {
-        anyhow::bail!("pending")
-    }
-}

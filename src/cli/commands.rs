@@ -166,13 +166,22 @@ pub fn init(db: &Path) -> anyhow::Result<i32> {
 }
 
 pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyhow::Result<i32> {
-    let options = crate::demo_pending::DemoOptions {
+    let options = crate::demo::DemoOptions {
         receipts,
         seed,
         now_ms: now.unwrap_or_else(crate::time::now_ms),
     };
-    let summary = crate::demo_pending::generate(out, &options)?;
-    eprintln!("{summary}");
+    let summary = crate::demo::generate(out, &options)?;
+    eprintln!(
+        "planted {} duplicate groups, {} follow-ups hours later, {} conflicts, {} stuck, {} bot receipts, {} damaged rows among {} receipts",
+        summary.groups.len(),
+        summary.follow_ups.len(),
+        summary.conflicts.len(),
+        summary.stuck.len(),
+        summary.bots.len(),
+        summary.damaged.len(),
+        summary.receipts
+    );
     eprintln!(
         "wrote {}; try: receipt-review report {}",
         out.display(),

@@ -55,11 +55,11 @@ fn write_demo() -> anyhow::Result<PathBuf> {
         .context("cannot create a temporary folder for the demo")?
         .keep();
     let path = dir.join("demo.db");
-    let options = crate::demo_pending::DemoOptions {
+    let options = crate::demo::DemoOptions {
         receipts: DEMO_RECEIPTS,
         seed: 1,
         now_ms: crate::time::now_ms(),
     };
-    crate::demo_pending::generate(&path, &options)?;
+    crate::demo::generate(&path, &options)?;
     Ok(path)
 }
