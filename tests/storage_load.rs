@@ -369,3 +369,26 @@ fn schema_notes_on_a_view() {
     let notes = storage::schema_notes(&db);
     assert!(notes[0].contains("receipts is a view"), "{notes:?}");
 }
+
+#[test]
+fn load_inside_a_callers_transaction_uses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = receipts_db(dir.path(), "tx.db", 2);
+    let mut db = open(&path, Access::PreferWrite).unwrap();
+    let tx = db
+        .conn_mut()
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    tx.execute("UPDATE receipts SET state = 'failed' WHERE id = 2", [])
+        .unwrap();
+    drop(tx); // rolled back
+    assert!(db.conn().is_autocommit());
+    db.conn().execute_batch("BEGIN").unwrap();
+    assert_eq!(storage::load(&db).unwrap().receipts.len(), 2);
+    assert!(
+        !db.conn().is_autocommit(),
+        "the caller's transaction is left alone"
+    );
+    db.conn().execute_batch("COMMIT").unwrap();
+    assert_eq!(storage::load(&db).unwrap().receipts[1].state, "completed");
+}

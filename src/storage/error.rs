@@ -144,7 +144,7 @@ fn one_line(text: &str) -> String {
 
 fn human_timeout(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")

@@ -67,16 +67,12 @@ pub fn inspect(path: &Path) -> Result<FileKind, StorageError> {
 /// Why the file or its folder cannot be written, judged from permissions alone
 /// (a file marked read-only is respected even by a user who could override it).
 pub fn read_only_reason(path: &Path) -> Option<String> {
-    if let Ok(meta) = fs::metadata(path) {
-        if meta.permissions().readonly() {
-            return Some("the file is read-only".into());
-        }
+    if fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        return Some("the file is read-only".into());
     }
     let folder = folder_of(path);
-    if let Ok(meta) = fs::metadata(&folder) {
-        if meta.permissions().readonly() {
-            return Some("the folder is read-only".into());
-        }
+    if fs::metadata(&folder).is_ok_and(|m| m.permissions().readonly()) {
+        return Some("the folder is read-only".into());
     }
     None
 }

@@ -30,10 +30,16 @@ pub struct Loaded {
 /// Reads all receipts, key conflicts and replay counts.
 pub fn load(db: &Database) -> Result<Loaded, StorageError> {
     let source = db.source();
-    let tx = db
-        .conn()
-        .unchecked_transaction()
-        .map_err(|e| db.error("starting a read", e))?;
+    // Inside a caller's transaction its snapshot is used; otherwise one of our own.
+    let tx = if db.conn().is_autocommit() {
+        Some(
+            db.conn()
+                .unchecked_transaction()
+                .map_err(|e| db.error("starting a read", e))?,
+        )
+    } else {
+        None
+    };
     let receipts = load_receipts(db, source)?;
     let conflicts = if source.key_conflicts.is_usable() {
         load_conflicts(db)?
@@ -45,7 +51,9 @@ pub fn load(db: &Database) -> Result<Loaded, StorageError> {
     } else {
         (HashMap::new(), 0)
     };
-    tx.commit().map_err(|e| db.error("ending a read", e))?;
+    if let Some(tx) = tx {
+        tx.commit().map_err(|e| db.error("ending a read", e))?;
+    }
     Ok(Loaded {
         receipts,
         conflicts,
