@@ -49,8 +49,10 @@ pub struct LogLine {
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
     pub database: PathBuf,
-    /// Why decisions are off, when they are (read-only file, a view, `--read-only`).
+    /// Why decisions are off, when they are (read-only file or folder, `--read-only`).
     pub read_only: Option<String>,
+    /// Why decisions may not change `receipts.state` (read-only, or `receipts` is a view).
+    pub state_changes_off: Option<String>,
     pub settings: Settings,
     /// Receipts that passed inspection, ordered by id.
     pub receipts: Vec<Receipt>,
@@ -142,6 +144,7 @@ pub fn read(
             .read_only_reason()
             .map(str::to_string)
             .or_else(|| db.is_read_only().then(|| "opened read-only".to_string())),
+        state_changes_off: db.state_changes_off(),
         settings,
         receipts: analysis.receipts,
         replays: loaded.replays,

@@ -92,13 +92,10 @@ impl Database {
             Access::ReadOnly => (connect_checked(path, true, timeout)?, None),
             Access::PreferWrite => open_prefer_write(path, timeout)?,
         };
-        let mut read_only = options.access == Access::ReadOnly || reason.is_some();
-        let mut read_only_reason = reason;
+        let read_only = options.access == Access::ReadOnly || reason.is_some();
+        let read_only_reason = reason;
+        // A view stays writable: decisions go to review_log, only state changes are off.
         let source = Source::detect(&conn, path, timeout)?;
-        if source.is_view() && !read_only {
-            read_only = true;
-            read_only_reason = Some("receipts is a view: state changes are disabled".into());
-        }
         if read_only {
             conn.pragma_update(None, "query_only", true)
                 .map_err(|e| StorageError::from_sqlite(path, "opening", timeout, e))?;
@@ -136,13 +133,27 @@ impl Database {
     }
 
     /// Why a [`Access::PreferWrite`] open fell back to read-only, for a banner:
-    /// "the file is read-only", "the folder is read-only", "receipts is a view: …".
+    /// "the file is read-only", "the folder is read-only".
     /// `None` when writable or when read-only was asked for.
     pub fn read_only_reason(&self) -> Option<&str> {
         self.read_only_reason.as_deref()
     }
 
     /// The shape of `receipts`, `key_conflicts` and `replays` as found at open.
+    /// Why decisions may not change `receipts.state`, when they may not: a
+    /// read-only database, or `receipts` is a view over a legacy table.
+    pub fn state_changes_off(&self) -> Option<String> {
+        if let Some(reason) = self.read_only_reason() {
+            return Some(reason.to_string());
+        }
+        if self.read_only {
+            return Some("opened read-only".into());
+        }
+        self.source
+            .is_view()
+            .then(|| "receipts is a view: state changes are disabled".to_string())
+    }
+
     pub fn source(&self) -> &Source {
         &self.source
     }
