@@ -2,3 +2,4 @@
 //! and the runtime that does the I/O.
 
 pub mod app;
+pub mod canvas;
