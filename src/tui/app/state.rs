@@ -151,7 +151,7 @@ pub struct Confirm {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Overlay {
     Help { scroll: usize },
-    Confirm(Confirm),
+    Confirm(Box<Confirm>),
     Export { choice: ExportFormat },
 }
 

@@ -390,7 +390,7 @@ fn quit(app: &mut App, effects: &mut Vec<Effect>) {
         return;
     }
     let n = app.notes.len();
-    app.overlay = Some(Overlay::Confirm(Confirm {
+    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
         title: "Quit?".into(),
         lines: vec![format!(
             "{n} note{} typed for a decision that was never made will be lost.",
@@ -400,7 +400,7 @@ fn quit(app: &mut App, effects: &mut Vec<Effect>) {
         no_label: "No, stay".into(),
         yes_focused: false,
         action: ConfirmAction::Quit,
-    }));
+    })));
 }
 
 fn plural(n: usize) -> &'static str {
@@ -593,14 +593,14 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         if let Some(note) = &request.note {
             lines.push(format!("Note: {}", inline(note, 200)));
         }
-        app.overlay = Some(Overlay::Confirm(Confirm {
+        app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
             title: format!("Mark {item} as {}?", decision.as_str()),
             lines,
             yes_label: format!("Yes, mark {}", decision.as_str()),
             no_label: "No".into(),
             yes_focused: false,
             action: ConfirmAction::Decide(request),
-        }));
+        })));
         return;
     }
     send(app, vec![request], effects);
@@ -675,7 +675,7 @@ fn bulk(app: &mut App) {
     if !app.filter.is_empty() {
         view.push_str(&format!(", filter \"{}\"", inline(&app.filter, 40)));
     }
-    app.overlay = Some(Overlay::Confirm(Confirm {
+    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
         title: format!("Resolve {n} pending exact group{} as duplicate?", plural(n)),
         lines: vec![
             format!("{n} group{} ({receipts} receipts) shown with {view}.", plural(n)),
@@ -686,7 +686,7 @@ fn bulk(app: &mut App) {
         no_label: "No".into(),
         yes_focused: false,
         action: ConfirmAction::DecideMany(requests),
-    }));
+    })));
 }
 
 fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
