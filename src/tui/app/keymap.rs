@@ -192,6 +192,7 @@ const fn b(
 
 /// The keymap, in the order the footer shows hints and the help lists keys.
 /// The first binding that applies wins.
+#[rustfmt::skip]
 pub const KEYMAP: &[Binding] = &[
     b(&[ctrl('c')], Scope::Always, Command::ForceQuit, "", "quit at once"),
     // Text input: everything not bound here is typed.
@@ -378,10 +379,7 @@ mod tests {
             let mut seen: Vec<Key> = Vec::new();
             for binding in KEYMAP.iter().filter(|b| mode.allows(b.scope)) {
                 for key in binding.keys {
-                    assert!(
-                        !seen.contains(key),
-                        "{key:?} bound twice in {mode:?}"
-                    );
+                    assert!(!seen.contains(key), "{key:?} bound twice in {mode:?}");
                     seen.push(*key);
                 }
             }

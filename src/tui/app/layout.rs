@@ -38,8 +38,16 @@ fn rows(area: Rect, y: u16, height: u16) -> Rect {
 pub fn areas(area: Rect, read_only: bool, focus: Focus) -> Areas {
     let header = rows(area, area.y, 2.min(area.height));
     let banner_h = u16::from(read_only);
-    let banner = rows(area, header.bottom(), banner_h.min(area.height - header.height));
-    let tabs = rows(area, banner.bottom(), 1.min(area.bottom() - banner.bottom()));
+    let banner = rows(
+        area,
+        header.bottom(),
+        banner_h.min(area.height - header.height),
+    );
+    let tabs = rows(
+        area,
+        banner.bottom(),
+        1.min(area.bottom() - banner.bottom()),
+    );
     let footer_h = 2.min(area.bottom() - tabs.bottom());
     let status = rows(area, area.bottom() - footer_h, footer_h.min(1));
     let hints = rows(area, status.bottom(), footer_h - status.height);
@@ -95,7 +103,12 @@ mod tests {
 
     #[test]
     fn areas_tile_the_screen() {
-        for (w, h, ro) in [(80, 24, false), (160, 48, true), (60, 16, true), (3, 2, true)] {
+        for (w, h, ro) in [
+            (80, 24, false),
+            (160, 48, true),
+            (60, 16, true),
+            (3, 2, true),
+        ] {
             let area = Rect::new(0, 0, w, h);
             for focus in [Focus::List, Focus::Detail] {
                 let a = areas(area, ro, focus);

@@ -14,7 +14,10 @@ use crate::triage::model::ReceiptId;
 #[derive(Debug)]
 pub enum Msg {
     Key(KeyEvent),
-    Resize { width: u16, height: u16 },
+    Resize {
+        width: u16,
+        height: u16,
+    },
     /// Progress of the background analysis (`total` when known).
     Progress {
         stage: &'static str,

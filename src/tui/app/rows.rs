@@ -3,7 +3,7 @@
 use unicode_normalization::UnicodeNormalization;
 
 use crate::snapshot::Snapshot;
-use crate::triage::model::{AttemptSource, Attempt, Conflict, GapClass, Receipt, ReceiptId};
+use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, ReceiptId};
 
 use super::msg::PayloadRef;
 use super::state::{ClassFilter, Tab};
@@ -57,11 +57,7 @@ fn contains(hay: &str, query: &str) -> bool {
 
 fn receipt_matches(r: &Receipt, query: &str) -> bool {
     r.request_key.as_deref().is_some_and(|k| contains(k, query))
-        || r
-            .visitor
-            .0
-            .iter()
-            .any(|(_, value)| value.contains(query))
+        || r.visitor.0.iter().any(|(_, value)| value.contains(query))
 }
 
 fn id_matches(id: ReceiptId, query: &str) -> bool {

@@ -1,7 +1,7 @@
 //! `update`: one message in, the state changed, effects out. No I/O.
 
-use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::event::KeyCode;
+use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sanitize::inline;
 use crate::snapshot::Snapshot;
@@ -181,9 +181,7 @@ fn refilter(app: &mut App, tab: Tab) {
         .get(index)
         .and_then(|&row| app.row_id(tab, row));
     recompute_rows(app, tab);
-    let selected = id
-        .and_then(|id| find_row(app, tab, &id))
-        .unwrap_or(index);
+    let selected = id.and_then(|id| find_row(app, tab, &id)).unwrap_or(index);
     select(app, tab, selected);
 }
 
@@ -524,7 +522,8 @@ fn decisions_off(app: &App) -> Option<String> {
     if app.snapshot.is_none() {
         return Some("still reading the database".into());
     }
-    app.read_only().map(|why| format!("read-only: {}", inline(why, 200)))
+    app.read_only()
+        .map(|why| format!("read-only: {}", inline(why, 200)))
 }
 
 fn note(app: &mut App) {
@@ -584,7 +583,9 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
             decision.as_str()
         )];
         if decision == Decision::Failed {
-            lines.push("Failed releases its key: the visitor's retry will be accepted as new.".into());
+            lines.push(
+                "Failed releases its key: the visitor's retry will be accepted as new.".into(),
+            );
         }
         lines.push(
             "Time alone never makes a receipt failed: answer yes only after checking the outcome."
@@ -603,27 +604,30 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         })));
         return;
     }
-    send(app, vec![request], effects);
+    send(app, vec![request], false, effects);
 }
 
-/// Hands decisions to the runtime, and moves on to the next pending row.
-fn send(app: &mut App, requests: Vec<DecisionRequest>, effects: &mut Vec<Effect>) {
+/// Hands decisions to the runtime (the bulk action as one `DecideMany`, even
+/// of one), and moves on to the next pending row.
+fn send(app: &mut App, requests: Vec<DecisionRequest>, bulk: bool, effects: &mut Vec<Effect>) {
     for r in &requests {
         app.notes.remove(&r.item);
         app.awaiting.insert(r.item.clone(), r.note.clone());
     }
-    match requests.as_slice() {
-        [one] => info(app, format!("recording {} as {}…", one.item, one.decision)),
-        many => info(
-            app,
-            format!("recording {} decisions as duplicate…", many.len()),
-        ),
-    }
     advance_to_pending(app);
-    effects.push(match requests.len() {
-        1 => Effect::Decide(requests.into_iter().next().expect("one request")),
-        _ => Effect::DecideMany(requests),
-    });
+    if bulk {
+        let n = requests.len();
+        info(
+            app,
+            format!("recording {n} decision{} as duplicate…", plural(n)),
+        );
+        effects.push(Effect::DecideMany(requests));
+    } else {
+        for r in requests {
+            info(app, format!("recording {} as {}…", r.item, r.decision));
+            effects.push(Effect::Decide(r));
+        }
+    }
 }
 
 /// After a decision: the next pending row below, else above; else stay.
@@ -678,7 +682,10 @@ fn bulk(app: &mut App) {
     app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
         title: format!("Resolve {n} pending exact group{} as duplicate?", plural(n)),
         lines: vec![
-            format!("{n} group{} ({receipts} receipts) shown with {view}.", plural(n)),
+            format!(
+                "{n} group{} ({receipts} receipts) shown with {view}.",
+                plural(n)
+            ),
             "Near groups (partial or edited copies) are left for you to read.".into(),
             "Each is recorded on its own; u undoes your decisions one at a time.".into(),
         ],
@@ -697,8 +704,8 @@ fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
         return info(app, "cancelled; nothing changed".into());
     }
     match confirm.action {
-        ConfirmAction::Decide(request) => send(app, vec![request], effects),
-        ConfirmAction::DecideMany(requests) => send(app, requests, effects),
+        ConfirmAction::Decide(request) => send(app, vec![request], false, effects),
+        ConfirmAction::DecideMany(requests) => send(app, requests, true, effects),
         ConfirmAction::Quit => effects.push(Effect::Quit),
     }
 }

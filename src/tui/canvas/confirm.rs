@@ -22,18 +22,15 @@ fn button(label: &str, focused: bool, theme: &Theme) -> Vec<Span<'static>> {
     }
 }
 
-fn popup(
-    frame: &mut Frame,
-    area: Rect,
-    title: &str,
-    body: Vec<Line<'static>>,
-    theme: &Theme,
-) {
+fn popup(frame: &mut Frame, area: Rect, title: &str, body: Vec<Line<'static>>, theme: &Theme) {
     let width = area.width.saturating_sub(4).min(76);
     let height = (body.len() as u16 + 2).min(area.height);
     let rect = centered(area, width, height);
     let block = Block::bordered()
-        .title(format!(" {} ", text::fit(title, usize::from(width.saturating_sub(4)))))
+        .title(format!(
+            " {} ",
+            text::safe(title, usize::from(width.saturating_sub(4)))
+        ))
         .border_style(theme.warn());
     frame.render_widget(Clear, rect);
     frame.render_widget(Paragraph::new(body).block(block), rect);
@@ -53,10 +50,6 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Th
     buttons.push(Span::raw("  "));
     buttons.extend(button(&confirm.yes_label, confirm.yes_focused, theme));
     body.push(Line::from(buttons));
-    body.push(Line::styled(
-        " y yes · n no · Tab switch · Enter answers the focused button · Esc cancels",
-        theme.dim(),
-    ));
     popup(frame, area, &confirm.title, body, theme);
 }
 
@@ -70,11 +63,6 @@ pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFormat, theme: 
         Line::raw(" Export the whole review log (every decision and undo) as:"),
         Line::raw(""),
         Line::from(buttons),
-        Line::raw(""),
-        Line::styled(
-            " c CSV · j JSONL · Tab switch · Enter exports · Esc cancels",
-            theme.dim(),
-        ),
     ];
     popup(frame, area, "Export the review log", body, theme);
 }

@@ -33,10 +33,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let room = w.saturating_sub(text::width(&prompt) + 1);
         let shown = tail(&typed, room);
         let x = area.x + (text::width(&prompt) + text::width(&shown)) as u16;
-        let line = Line::from(vec![
-            Span::styled(prompt, theme.key()),
-            Span::raw(shown),
-        ]);
+        let line = Line::from(vec![Span::styled(prompt, theme.key()), Span::raw(shown)]);
         frame.render_widget(Paragraph::new(line), area);
         frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
         return;
@@ -84,7 +81,7 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let read_only = app.read_only().is_some() && matches!(mode, Mode::Main { .. });
     let mut lead: Vec<(String, Style)> = Vec::new();
     if read_only {
-        lead.push(("read-only: decisions off ".into(), theme.warn()));
+        lead.push(("read-only: decisions off  ".into(), theme.warn()));
     }
     let mut essential = Vec::new();
     let mut others = Vec::new();
@@ -94,6 +91,10 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .filter(|b| b.scope != keymap::Scope::Always)
     {
         if read_only && is_decision(binding.command) {
+            continue;
+        }
+        // Notes go with decisions: no hint where nothing is decided.
+        if binding.command == Command::Note && !app.tab.decides() {
             continue;
         }
         let pair = vec![
@@ -106,7 +107,8 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             others.push(pair);
         }
     }
-    let width_of = |pair: &Vec<(String, Style)>| pair.iter().map(|(t, _)| text::width(t)).sum::<usize>();
+    let width_of =
+        |pair: &Vec<(String, Style)>| pair.iter().map(|(t, _)| text::width(t)).sum::<usize>();
     let lead_w: usize = lead.iter().map(|(t, _)| text::width(t)).sum();
     let essential_w: usize = essential.iter().map(width_of).sum();
     let mut room = w.saturating_sub(lead_w + essential_w);

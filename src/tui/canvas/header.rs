@@ -4,8 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, fit_segments, text};
-use crate::time::format_rfc3339;
+use super::{Theme, short_time, text, whole_segments};
 use crate::tui::app::App;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -14,11 +13,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let w = usize::from(area.width);
     let c = &app.counts;
+    let mut first = Vec::new();
+    if w >= 100 {
+        first.push(("receipt-review  ".to_string(), theme.title()));
+    }
+    // The path always shows; a long one is cut with a marker.
     let path = text::safe(&snap.database.display().to_string(), (w / 2).max(12));
-    let mut first = vec![
-        ("receipt-review ".to_string(), theme.title()),
-        (path, theme.plain()),
-    ];
+    first.push((path, theme.plain()));
     match &snap.read_only {
         Some(_) => first.push(("  ■ READ-ONLY".into(), theme.warn())),
         None => first.push(("  ● live".into(), theme.success())),
@@ -27,26 +28,35 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         first.push(("  ⚠ stale: reload failed".into(), theme.warn()));
     }
     if let Some(p) = &app.progress {
-        first.push((format!("  ⟳ {} {}", text::safe(p.stage, 20), p.done), theme.dim()));
+        first.push((
+            format!("  ⟳ {} {}", text::safe(p.stage, 20), p.done),
+            theme.dim(),
+        ));
     }
     if let Some(op) = &app.operator {
         first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));
     }
     first.push((
-        format!("  as of {}", format_rfc3339(snap.settings.now_ms)),
+        format!("  as of {} UTC", short_time(snap.settings.now_ms)),
         theme.dim(),
     ));
 
     let resolved = c.items() - c.pending();
     let mut second = vec![
-        (format!("{} receipts", c.receipts), theme.plain()),
-        (format!(" │ pending {}", c.pending()), theme.pending()),
+        (format!("pending {}", c.pending()), theme.pending()),
         (format!(" · resolved {resolved}"), theme.resolved()),
         (
-            format!(
-                " │ groups: simultaneous {} · seconds {} · minutes {}",
-                c.by_class[0], c.by_class[1], c.by_class[2]
-            ),
+            if w >= 80 {
+                format!(
+                    " │ simultaneous {} · seconds {} · minutes {}",
+                    c.by_class[0], c.by_class[1], c.by_class[2]
+                )
+            } else {
+                format!(
+                    " │ simult. {} · sec. {} · min. {}",
+                    c.by_class[0], c.by_class[1], c.by_class[2]
+                )
+            },
             theme.plain(),
         ),
         (
@@ -55,12 +65,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ),
     ];
     if c.groups_new_copy > 0 {
-        second.push((format!(" │ new copies {}", c.groups_new_copy), theme.warn()));
+        second.push((format!(" │ new copy {}", c.groups_new_copy), theme.warn()));
     }
     if c.bots > 0 {
         second.push((format!(" │ suspected bots {}", c.bots), theme.plain()));
     }
-    let lines = vec![fit_segments(first, w), fit_segments(second, w)];
+    second.push((format!(" │ {} receipts", c.receipts), theme.dim()));
+    let lines = vec![whole_segments(first, w), whole_segments(second, w)];
     frame.render_widget(Paragraph::new(lines), area);
 }
 

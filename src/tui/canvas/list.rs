@@ -22,10 +22,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let tab = app.tab;
     let rows = app.rows(tab);
     let focused = app.focus == Focus::List;
-    let mut title = vec![(
-        format!(" {} ", tab.title()),
-        theme.pane_title(focused),
-    )];
+    let mut title = vec![(format!(" {} ", tab.title()), theme.pane_title(focused))];
     title.push((
         format!("· {} of {} ", rows.len(), total(snap, tab)),
         theme.dim(),
@@ -57,7 +54,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         } else {
             "Nothing matches the filter (Esc clears the text filter, t the class)."
         };
-        lines.push(Line::styled(format!("  {}", text::fit(why, w.saturating_sub(2))), theme.dim()));
+        lines.push(Line::styled(
+            format!("  {}", text::fit(why, w.saturating_sub(2))),
+            theme.dim(),
+        ));
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
@@ -71,10 +71,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         offset = selected + 1 - height;
     }
     let inner = w.saturating_sub(2);
+    // The item column is as wide as the longest id in sight (ids grow with the database).
+    let item_w = rows
+        .iter()
+        .skip(offset)
+        .take(height)
+        .filter_map(|&row| app.row_id(tab, row))
+        .map(|id| id.len())
+        .max()
+        .unwrap_or(8)
+        + 1;
     for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
         let is_selected = i == selected;
         let marker = if is_selected { "> " } else { "  " };
-        let (cells, row_style) = row_cells(app, snap, tab, row, inner, theme);
+        let (cells, row_style) = row_cells(app, snap, tab, row, inner, item_w, theme);
         let mut spans = vec![Span::raw(marker)];
         let mut used = 0;
         for (cell, style) in cells {
@@ -126,10 +136,11 @@ struct Cells {
 }
 
 impl Cells {
+    /// A column of `cells` cells, its last one a blank separator.
     fn push(&mut self, text: &str, cells: usize, style: Style) {
         let cells = cells.min(self.left);
-        if cells > 0 {
-            self.cells.push((text::pad(text, cells), style));
+        if cells > 1 {
+            self.cells.push((text::pad(text, cells - 1) + " ", style));
             self.left -= cells;
         }
     }
@@ -137,12 +148,19 @@ impl Cells {
     /// The last column takes what is left.
     fn rest(&mut self, text: &str, style: Style) {
         let cells = self.left;
-        self.push(text, cells, style);
+        if cells > 0 {
+            self.cells.push((text::pad(text, cells), style));
+            self.left = 0;
+        }
     }
 }
 
 fn note_flag(app: &App, item: &str) -> &'static str {
-    if app.notes.contains_key(item) { "✎" } else { " " }
+    if app.notes.contains_key(item) {
+        "✎"
+    } else {
+        " "
+    }
 }
 
 /// Cells of one row, fitted so that together they take at most `w` cells.
@@ -152,6 +170,7 @@ fn row_cells(
     tab: Tab,
     row: usize,
     w: usize,
+    item_w: usize,
     theme: &Theme,
 ) -> (Vec<(String, Style)>, Style) {
     let t = &snap.triage;
@@ -161,42 +180,50 @@ fn row_cells(
         left: w,
     };
     let mut row_style = plain;
-    let mut item_status = |c: &mut Cells, item: &str, item_w: usize| {
+    let mut item_status = |c: &mut Cells, item: &str| {
         let (word, style) = status(app, item, theme);
         if app.review(item).resolved {
             row_style = theme.dim();
         }
         c.push(word, 9, style);
-        c.push(&format!("{item}{}", note_flag(app, item)), item_w, plain);
+        c.push(
+            &format!("{item}{}", note_flag(app, item)),
+            item_w + 1,
+            plain,
+        );
     };
     match tab {
         Tab::Duplicates => {
             let g = &t.duplicates[row];
-            item_status(&mut c, &g.item(), 11);
+            item_status(&mut c, &g.item());
             c.push(g.class.as_str(), 13, plain);
-            c.push(&format!("{}×", g.members.len()), 4, plain);
+            c.push(&format!("{}×", g.members.len()), 5, plain);
             c.push(if g.is_exact() { "exact" } else { "near" }, 6, plain);
-            let scope_w = (c.left / 3).clamp(6, 18);
-            c.push(&text::safe(&g.scope, scope_w - 1), scope_w, plain);
+            let scope_w = (c.left / 3).clamp(9, 19);
+            c.push(&text::safe(&g.scope, scope_w), scope_w, plain);
             c.rest(&text::safe(&preview(snap, g.members[0].id), w), theme.dim());
         }
         Tab::Conflicts => {
             let k = &t.conflicts[row];
-            item_status(&mut c, &k.item(), 16);
+            item_status(&mut c, &k.item());
             let n = k.attempts.len();
             c.push(
                 &format!("{n} attempt{}", if n == 1 { "" } else { "s" }),
-                11,
+                12,
                 plain,
             );
-            let key_w = (c.left / 2).clamp(6, 26);
-            c.push(&format!("key {}", text::safe(&k.request_key, key_w)), key_w, plain);
+            let key_w = (c.left * 2 / 3).clamp(8, 30);
+            c.push(
+                &format!("key {}", text::safe(&k.request_key, key_w)),
+                key_w,
+                plain,
+            );
             c.rest(&text::safe(&k.scope, w), theme.dim());
         }
         Tab::Stuck => {
             let s = &t.stuck[row];
-            item_status(&mut c, &s.item(), 14);
-            c.push(&human_duration(s.age_ms), 12, plain);
+            item_status(&mut c, &s.item());
+            c.push(&human_duration(s.age_ms), 13, plain);
             let key = match s.request_key.as_deref() {
                 Some(k) => format!("key {}", text::safe(k, w)),
                 None => "no key".into(),
@@ -207,18 +234,25 @@ fn row_cells(
         }
         Tab::Damaged => {
             let d = &t.damaged[row];
-            c.push(&format!("#{}", d.receipt_id), 9, plain);
+            c.push(&format!("#{}", d.receipt_id), 10, plain);
             c.push(d.reason.as_str(), 9, theme.warn());
             c.rest(&text::safe(&d.detail, w), plain);
         }
         Tab::Log => {
             let l = &snap.log[row];
-            let when = l.decided_at_ms.map(short_time).unwrap_or_else(|| "?".into());
+            let when = l
+                .decided_at_ms
+                .map(short_time)
+                .unwrap_or_else(|| "?".into());
             c.push(&when, 17, theme.dim());
             c.push(&text::safe(&l.operator, 12), 13, plain);
-            c.push(&text::safe(&l.decision, 16), 16, theme.key());
-            c.push(&text::safe(&l.item, 16), 17, plain);
-            let note = l.note.as_deref().map(|n| text::safe(n, w)).unwrap_or_default();
+            c.push(&text::safe(&l.decision, 16), 17, theme.key());
+            c.push(&text::safe(&l.item, 18), 19, plain);
+            let note = l
+                .note
+                .as_deref()
+                .map(|n| text::safe(n, w))
+                .unwrap_or_default();
             c.rest(&note, theme.dim());
         }
     }

@@ -75,6 +75,22 @@ fn fit_segments(segments: Vec<(String, Style)>, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
+/// A line of the segments that fit whole, in order; the first that does not
+/// fit ends the line (nothing is shown half: a cut date or count would mislead).
+fn whole_segments(segments: Vec<(String, Style)>, width: usize) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (text, style) in segments {
+        let w = text::width(&text);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
 /// A rectangle of `width` × `height` centred in `area` (clamped to it).
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);

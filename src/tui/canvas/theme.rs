@@ -23,7 +23,9 @@ impl Theme {
 
     pub fn title(&self) -> Style {
         self.pick(
-            Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            Style::default()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
             Style::default().add_modifier(Modifier::BOLD),
         )
     }
@@ -37,7 +39,9 @@ impl Theme {
 
     pub fn key(&self) -> Style {
         self.pick(
-            Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            Style::default()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
             Style::default().add_modifier(Modifier::BOLD),
         )
     }

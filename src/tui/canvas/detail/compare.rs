@@ -122,7 +122,12 @@ pub fn legend(use_visitor: bool, theme: &Theme, width: usize) -> Line<'static> {
 }
 
 /// The comparison, as lines of at most `width` cells.
-pub fn compare(columns: &[Column], width: usize, use_visitor: bool, theme: &Theme) -> Vec<Line<'static>> {
+pub fn compare(
+    columns: &[Column],
+    width: usize,
+    use_visitor: bool,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if columns.iter().any(|c| matches!(c.fields, Fields::Loading)) {
         lines.push(Line::styled("  loading…", theme.dim()));
@@ -160,7 +165,15 @@ pub fn compare(columns: &[Column], width: usize, use_visitor: bool, theme: &Them
     // marker, space, field, then a space before each column.
     let value_w = width.saturating_sub(2 + field_w + n) / n;
     if value_w >= 10 {
-        table(columns, &names, field_w, value_w, use_visitor, theme, &mut lines);
+        table(
+            columns,
+            &names,
+            field_w,
+            value_w,
+            use_visitor,
+            theme,
+            &mut lines,
+        );
     } else {
         stacked(columns, &names, width, use_visitor, theme, &mut lines);
     }
@@ -206,12 +219,24 @@ fn table(
             })
             .collect();
         let height = cells.iter().map(Vec::len).max().unwrap_or(1);
-        let style = if differs { theme.differs() } else { theme.plain() };
+        let style = if differs {
+            theme.differs()
+        } else {
+            theme.plain()
+        };
         for row in 0..height {
-            let field = if row == 0 { clean(name).into_owned() } else { String::new() };
+            let field = if row == 0 {
+                clean(name).into_owned()
+            } else {
+                String::new()
+            };
             let mut spans = vec![
                 Span::styled(
-                    if row == 0 { mark.to_string() } else { " ".to_string() },
+                    if row == 0 {
+                        mark.to_string()
+                    } else {
+                        " ".to_string()
+                    },
                     marker_style(mark, theme),
                 ),
                 Span::raw(" "),
@@ -244,7 +269,10 @@ fn stacked(
         let mark = marker(columns, name, use_visitor);
         let field = clean(name).into_owned();
         if mark == " " {
-            let value = columns.iter().find_map(|c| value_of(c, name)).unwrap_or("—");
+            let value = columns
+                .iter()
+                .find_map(|c| value_of(c, name))
+                .unwrap_or("—");
             let head = format!("  {field}: ");
             let room = width.saturating_sub(text::width(&head));
             lines.push(Line::from(vec![
@@ -253,7 +281,11 @@ fn stacked(
             ]));
             continue;
         }
-        let style = if mark == DIFFERS { theme.differs() } else { theme.plain() };
+        let style = if mark == DIFFERS {
+            theme.differs()
+        } else {
+            theme.plain()
+        };
         lines.push(Line::from(vec![
             Span::styled(mark.to_string(), marker_style(mark, theme)),
             Span::raw(" "),
@@ -268,7 +300,10 @@ fn stacked(
             };
             for (i, part) in parts.into_iter().enumerate() {
                 let label = if i == 0 { c.label.as_str() } else { "" };
-                lines.push(Line::raw(format!("    {} {part}", text::pad(label, label_w))));
+                lines.push(Line::raw(format!(
+                    "    {} {part}",
+                    text::pad(label, label_w)
+                )));
             }
         }
     }

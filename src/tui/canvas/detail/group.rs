@@ -5,8 +5,8 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::compare::{self, Column};
 use super::super::{Theme, text};
+use super::compare::{self, Column};
 use crate::sanitize::clean;
 use crate::snapshot::Snapshot;
 use crate::time::{format_rfc3339, human_duration};
@@ -29,13 +29,27 @@ fn time_of_day(ms: Millis, first: Millis) -> String {
     }
 }
 
-pub fn lines(app: &App, snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn lines(
+    app: &App,
+    snap: &Snapshot,
+    index: usize,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let g = &snap.triage.duplicates[index];
     let item = g.item();
     let review = app.review(&item);
     let (word, word_style) = super::super::list::status(app, &item, theme);
-    let partial = g.members.iter().filter(|m| m.match_kind == MatchKind::Partial).count();
-    let edited = g.members.iter().filter(|m| m.match_kind == MatchKind::Edited).count();
+    let partial = g
+        .members
+        .iter()
+        .filter(|m| m.match_kind == MatchKind::Partial)
+        .count();
+    let edited = g
+        .members
+        .iter()
+        .filter(|m| m.match_kind == MatchKind::Edited)
+        .count();
     let kind = if g.is_exact() {
         "exact copies".to_string()
     } else {
@@ -118,19 +132,25 @@ fn copies(
     const REPLAYS: usize = 7;
     const MATCH: usize = 7;
     let fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
-    let key_w = w.saturating_sub(fixed).clamp(4, 40);
-    let header = [
+    // On a narrow pane the key goes on a line of its own under each copy.
+    let key_inline = w >= fixed + 12;
+    let key_w = if key_inline { (w - fixed).min(40) } else { 0 };
+    let mut header = vec![
         text::pad("", NUM),
         text::pad("receipt", ID),
         text::pad("time (UTC)", TIME),
         text::pad("gap", GAP),
         text::pad("gap class", CLASS),
-        text::pad("key", key_w),
+    ];
+    if key_inline {
+        header.push(text::pad("key", key_w));
+    }
+    header.extend([
         text::pad("state", STATE),
         text::pad("replays", REPLAYS),
         text::pad("match", MATCH),
-    ]
-    .join(" ");
+    ]);
+    let header = header.join(" ");
     let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
     let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     for (i, m) in g.members.iter().enumerate() {
@@ -158,16 +178,20 @@ fn copies(
         } else {
             theme.differs()
         };
-        let cells = [
+        let mut cells = vec![
             text::pad(&format!("{}.", i + 1), NUM),
             text::pad(&format!("#{}", m.id), ID),
             text::pad(&time, TIME),
             text::pad(&gap, GAP),
             text::pad(&class, CLASS),
-            text::pad(&key, key_w),
+        ];
+        if key_inline {
+            cells.push(text::pad(&key, key_w));
+        }
+        cells.extend([
             text::pad(state, STATE),
             text::pad_left(&replays, REPLAYS - 1) + " ",
-        ];
+        ]);
         let mut used = 0;
         let mut spans = Vec::new();
         for cell in cells {
@@ -180,6 +204,13 @@ fn copies(
             match_style,
         ));
         lines.push(clip(spans, w));
+        let indent = " ".repeat(NUM + 1 + ID + 1);
+        if !key_inline {
+            lines.push(Line::styled(
+                text::fit(&format!("{indent}key {key}"), w),
+                theme.dim(),
+            ));
+        }
         if m.match_kind != MatchKind::Exact {
             let fields: Vec<String> = m.fields.iter().map(|f| clean(f).into_owned()).collect();
             let why = match m.match_kind {
@@ -193,9 +224,9 @@ fn copies(
                 ),
                 MatchKind::Exact => String::new(),
             };
-            for part in text::wrap_at_most(&why, w.saturating_sub(NUM + 2), 2) {
+            for part in text::wrap_at_most(&why, w.saturating_sub(indent.len()), 2) {
                 lines.push(Line::from(vec![
-                    Span::raw(" ".repeat(NUM + 2)),
+                    Span::raw(indent.clone()),
                     Span::styled(part, theme.differs()),
                 ]));
             }

@@ -92,7 +92,10 @@ pub(crate) fn review_lines(
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let who = |r: &ItemReview| {
-        let mut s = format!("as {}", r.decision.as_deref().map(clean).unwrap_or("?".into()));
+        let mut s = format!(
+            "as {}",
+            r.decision.as_deref().map(clean).unwrap_or("?".into())
+        );
         if let Some(op) = &r.operator {
             s.push_str(&format!(" by {}", clean(op)));
         }

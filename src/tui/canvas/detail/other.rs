@@ -2,15 +2,15 @@
 
 use ratatui::text::{Line, Span};
 
-use super::compare::{self, Column};
 use super::super::{Theme, text};
+use super::compare::{self, Column};
 use crate::sanitize::clean;
 use crate::snapshot::Snapshot;
 use crate::time::{format_rfc3339, human_duration};
+use crate::triage::model::AttemptSource;
 use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 use crate::tui::app::rows::attempt_ref;
-use crate::triage::model::AttemptSource;
 
 fn heading(app: &App, item: &str, rest: String, w: usize, theme: &Theme) -> Line<'static> {
     let (word, style) = super::super::list::status(app, item, theme);
@@ -29,14 +29,24 @@ fn wrapped(lines: &mut Vec<Line<'static>>, text_: &str, w: usize, style: ratatui
     }
 }
 
-pub fn conflict(app: &App, snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn conflict(
+    app: &App,
+    snap: &Snapshot,
+    index: usize,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let c = &snap.triage.conflicts[index];
     let item = c.item();
     let review = app.review(&item);
     let mut lines = vec![heading(
         app,
         &item,
-        format!("  key {} · scope {}", clean(&c.request_key), clean(&c.scope)),
+        format!(
+            "  key {} · scope {}",
+            clean(&c.request_key),
+            clean(&c.scope)
+        ),
         w,
         theme,
     )];
@@ -69,7 +79,10 @@ pub fn conflict(app: &App, snap: &Snapshot, index: usize, w: usize, theme: &Them
         if let Some(at) = a.at_ms {
             line.push_str(&format!("  {}", format_rfc3339(at)));
             if let Some(first) = original_ms {
-                line.push_str(&format!("  +{} after the original", human_duration(at - first)));
+                line.push_str(&format!(
+                    "  +{} after the original",
+                    human_duration(at - first)
+                ));
             }
         }
         lines.push(Line::raw(text::fit(&line, w)));
@@ -93,12 +106,24 @@ pub fn conflict(app: &App, snap: &Snapshot, index: usize, w: usize, theme: &Them
     lines
 }
 
-pub fn stuck(app: &App, snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn stuck(
+    app: &App,
+    snap: &Snapshot,
+    index: usize,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let s = &snap.triage.stuck[index];
     let item = s.item();
     let review = app.review(&item);
     let r = snap.receipt(s.receipt_id);
-    let mut lines = vec![heading(app, &item, format!("  in flight for {}", human_duration(s.age_ms)), w, theme)];
+    let mut lines = vec![heading(
+        app,
+        &item,
+        format!("  in flight for {}", human_duration(s.age_ms)),
+        w,
+        theme,
+    )];
     let mut facts = vec![format!("receipt #{}", s.receipt_id)];
     if let Some(r) = r {
         facts.push(format!("since {}", format_rfc3339(r.created_ms)));
@@ -109,7 +134,12 @@ pub fn stuck(app: &App, snap: &Snapshot, index: usize, w: usize, theme: &Theme) 
     }
     facts.push(format!("replays {}", snap.replays_of(s.receipt_id)));
     wrapped(&mut lines, &facts.join(" · "), w, theme.plain());
-    wrapped(&mut lines, &format!("scope {}", clean(&s.scope)), w, theme.plain());
+    wrapped(
+        &mut lines,
+        &format!("scope {}", clean(&s.scope)),
+        w,
+        theme.plain(),
+    );
     let key = s
         .request_key
         .as_deref()
@@ -172,7 +202,12 @@ pub fn log_entry(snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<
         theme.plain(),
     );
     let ids: Vec<String> = l.receipt_ids.iter().map(|id| format!("#{id}")).collect();
-    wrapped(&mut lines, &format!("receipts {}", ids.join(", ")), w, theme.plain());
+    wrapped(
+        &mut lines,
+        &format!("receipts {}", ids.join(", ")),
+        w,
+        theme.plain(),
+    );
     if let Some(r) = l.reopens {
         wrapped(&mut lines, &format!("reopens entry #{r}"), w, theme.plain());
     }
