@@ -567,3 +567,21 @@ fn hostile_text_shows_as_visible_escapes() {
     let log = screen(&app, 160, 48);
     assert!(log.contains("eve\\x1b]8;;https://evil.example/"), "{log}");
 }
+
+#[test]
+fn the_help_scrolls_to_its_end_and_no_further() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    keys(&mut app, &fx, "?");
+    screen(&app, 80, 24);
+    let max = app.help_max_scroll.get();
+    assert!(max > 0 && max < 200, "{max}");
+    for _ in 0..max + 20 {
+        send(&mut app, &fx, key('j'));
+    }
+    let bottom = screen(&app, 80, 24);
+    assert!(bottom.contains("Esc/q/?"), "{bottom}");
+    // One step back up shows a different screen at once.
+    send(&mut app, &fx, key('k'));
+    assert_ne!(screen(&app, 80, 24), bottom);
+}

@@ -213,7 +213,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::Enter)], Scope::Export, Command::Accept, "export", "export in the focused format"),
     b(&[code(KeyCode::Esc), k('q')], Scope::Export, Command::Close, "cancel", "cancel"),
     // Help.
-    b(&[k('j'), code(KeyCode::Down)], Scope::Help, Command::Down, "", "scroll down"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::Help, Command::Down, "scroll", "scroll down"),
     b(&[k('k'), code(KeyCode::Up)], Scope::Help, Command::Up, "", "scroll up"),
     b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, Command::PageDown, "", "page down"),
     b(&[code(KeyCode::PageUp)], Scope::Help, Command::PageUp, "", "page up"),

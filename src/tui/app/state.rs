@@ -218,6 +218,8 @@ pub struct App {
     pub detail_scroll: usize,
     /// Set by the canvas: how far the detail pane can scroll at its last drawing.
     pub detail_max_scroll: Cell<usize>,
+    /// Set by the canvas: how far the help can scroll at its last drawing.
+    pub help_max_scroll: Cell<usize>,
     pub raw_view: bool,
     pub overlay: Option<Overlay>,
     pub input: Option<Input>,
@@ -252,6 +254,7 @@ impl App {
             pos: Default::default(),
             detail_scroll: 0,
             detail_max_scroll: Cell::new(usize::MAX),
+            help_max_scroll: Cell::new(usize::MAX),
             raw_view: false,
             overlay: None,
             input: None,

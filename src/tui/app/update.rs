@@ -164,6 +164,16 @@ fn on_loaded(app: &mut App, snapshot: Box<Snapshot>) {
     if app.selected().is_none() {
         app.focus = Focus::List;
     }
+    let now = app.selected().and_then(|_| {
+        let tab = app.tab;
+        let row = *app.rows(tab).get(app.pos(tab).selected)?;
+        app.row_id(tab, row)
+    });
+    if now != before[app.tab.index()].0 {
+        app.detail_scroll = 0;
+    }
+    // Anything asked for and not answered is asked again if still wanted.
+    app.requested.clear();
 }
 
 fn recompute_rows(app: &mut App, tab: Tab) {
@@ -417,10 +427,12 @@ fn go_tab(app: &mut App, tab: Tab) {
 fn move_by(app: &mut App, command: Command) {
     if let Some(Overlay::Help { scroll }) = &mut app.overlay {
         let page = usize::from(app.size.1.saturating_sub(6)).max(1);
+        let max = app.help_max_scroll.get();
+        *scroll = (*scroll).min(max);
         *scroll = match command {
-            Command::Down => scroll.saturating_add(1),
+            Command::Down => scroll.saturating_add(1).min(max),
             Command::Up => scroll.saturating_sub(1),
-            Command::PageDown => scroll.saturating_add(page),
+            Command::PageDown => scroll.saturating_add(page).min(max),
             Command::PageUp => scroll.saturating_sub(page),
             _ => *scroll,
         };

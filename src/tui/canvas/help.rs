@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{Theme, centered, text};
-use crate::tui::app::keymap;
+use crate::tui::app::{App, keymap};
 
 pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
@@ -33,7 +33,7 @@ pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &Theme) {
     let width = area.width.saturating_sub(4).min(96);
     let height = area.height.saturating_sub(2);
     let popup = centered(area, width, height);
@@ -43,7 +43,9 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, theme: &Theme) {
     let inner = block.inner(popup);
     let lines = help_lines(theme, usize::from(inner.width));
     let visible = usize::from(inner.height);
-    let scroll = scroll.min(lines.len().saturating_sub(visible));
+    let max_scroll = lines.len().saturating_sub(visible);
+    app.help_max_scroll.set(max_scroll);
+    let scroll = scroll.min(max_scroll);
     let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(shown).block(block), popup);

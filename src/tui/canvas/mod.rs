@@ -47,7 +47,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     detail::draw(frame, areas.detail, app, &theme);
     footer::draw(frame, areas.status, areas.hints, app, &theme);
     match &app.overlay {
-        Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, &theme),
+        Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
         Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
         Some(Overlay::Export { choice }) => confirm::draw_export(frame, area, choice, &theme),
         None => {}
