@@ -298,7 +298,12 @@ fn run(app: &mut App, command: Command, effects: &mut Vec<Effect>) {
         Command::ForceQuit => effects.push(Effect::Quit),
         Command::Quit => quit(app, effects),
         Command::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
-        Command::Close => app.overlay = None,
+        Command::Close => {
+            if matches!(app.overlay, Some(Overlay::Confirm(_))) {
+                info(app, "cancelled; nothing changed".into());
+            }
+            app.overlay = None;
+        }
         Command::Reload => {
             app.payloads.clear();
             app.requested.clear();
