@@ -2,9 +2,9 @@
 //! `collection` (the database worker) and the `runtime` that ties them together.
 
 pub mod app;
-// pub mod canvas;
+pub mod canvas;
 pub mod collection;
-// mod runtime;
+mod runtime;
 
 use std::path::PathBuf;
 
@@ -38,10 +38,7 @@ pub fn run(args: TuiArgs) -> anyhow::Result<i32> {
         operator,
         export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
     };
-    let code = {
-        let _ = config;
-        0
-    };
+    let code = runtime::run(config)?;
     if args.demo {
         eprintln!("the demo database stays at {}", path.display());
     }

@@ -18,8 +18,10 @@ use super::collection::{Request, Worker, WorkerConfig};
 /// How long to wait for a key before looking at the worker's messages again.
 const POLL: Duration = Duration::from_millis(40);
 
-pub fn run(config: WorkerConfig, title: String) -> anyhow::Result<i32> {
+pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
+    let operator = config.operator.clone();
+    let database = config.path.display().to_string();
     // Open the database first: a bad file is one line on stderr, not a broken screen.
     let worker = Worker::start(config, tx)?;
     worker.send(Request::Load);
@@ -35,8 +37,18 @@ pub fn run(config: WorkerConfig, title: String) -> anyhow::Result<i32> {
     }
 
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let mut app = App::new(title, no_color);
+    let mut app = App::new(no_color)
+        .with_operator(operator)
+        .with_database(database);
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
+    let size = terminal.size()?;
+    let _ = app::update(
+        &mut app,
+        Msg::Resize {
+            width: size.width,
+            height: size.height,
+        },
+    );
     let outcome = event_loop(&mut terminal, &mut app, &worker, &rx, &stop);
     ratatui::try_restore().context("cannot restore the terminal")?;
     drop(worker);

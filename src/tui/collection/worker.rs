@@ -169,8 +169,10 @@ impl State {
             return;
         };
         if self.data_version.is_some_and(|seen| seen != version) {
+            // The screen answers with a reload request; remember the version
+            // now so that one change is announced once.
+            self.data_version = Some(version);
             self.send(Msg::DatabaseChanged);
-            self.load();
         }
     }
 
