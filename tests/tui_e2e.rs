@@ -15,6 +15,10 @@ use rusqlite::Connection;
 
 const WAIT: Duration = Duration::from_secs(20);
 
+fn nz(n: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(n).expect("a terminal size is never zero")
+}
+
 struct Screen {
     parser: Arc<Mutex<vt100::Parser>>,
     raw: Arc<Mutex<Vec<u8>>>,
@@ -51,7 +55,7 @@ impl Screen {
             .lock()
             .unwrap()
             .screen_mut()
-            .set_size(rows, cols);
+            .set_size(nz(rows), nz(cols));
         self.master
             .resize(PtySize {
                 rows,
@@ -113,7 +117,7 @@ fn a_person_decides_undoes_resizes_and_quits() {
     let mut child = pty.slave.spawn_command(cmd).unwrap();
     drop(pty.slave);
 
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(30, 100, 0)));
+    let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(30), nz(100), 0)));
     let raw = Arc::new(Mutex::new(Vec::new()));
     let mut reader = pty.master.try_clone_reader().unwrap();
     {

@@ -72,9 +72,15 @@ fn event_loop(
             dirty = false;
         }
         let mut messages: Vec<Msg> = inbox.try_iter().collect();
-        if event::poll(if messages.is_empty() { POLL } else { Duration::ZERO })? {
+        if event::poll(if messages.is_empty() {
+            POLL
+        } else {
+            Duration::ZERO
+        })? {
             match event::read()? {
-                Event::Key(key) if key.kind != KeyEventKind::Release => messages.push(Msg::Key(key)),
+                Event::Key(key) if key.kind != KeyEventKind::Release => {
+                    messages.push(Msg::Key(key))
+                }
                 Event::Resize(width, height) => messages.push(Msg::Resize { width, height }),
                 _ => {}
             }
