@@ -1,6 +1,6 @@
 //! `update` is pure: these drive it with messages and look at the state and the effects.
 
-#[path = "tui_fixture.rs"]
+#[path = "tui_support/mod.rs"]
 mod fixture;
 
 use fixture::*;

@@ -1,7 +1,7 @@
 //! What the screen shows: TestBackend snapshots of a hand-built reading, the
 //! NO_COLOR selection, and the bytes sent to a terminal for hostile payloads.
 
-#[path = "tui_fixture.rs"]
+#[path = "tui_support/mod.rs"]
 mod fixture;
 
 use fixture::*;

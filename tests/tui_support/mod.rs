@@ -499,6 +499,7 @@ pub fn fixture() -> Fixture {
         snapshot: Snapshot {
             database: PathBuf::from("/srv/intake/receipts.db"),
             read_only: None,
+            state_changes_off: None,
             settings: Settings::new(NOW),
             receipts,
             replays,
