@@ -59,11 +59,12 @@ pub enum StorageError {
 }
 
 impl StorageError {
-    /// The process exit code for this error: 2 for unusable input, 1 for a
-    /// failure at run time (a busy database, an I/O error).
+    /// The process exit code for this error: 2 for unusable input (a database
+    /// locked by another process counts: the command cannot use it now), 1 for
+    /// a failure at run time (an I/O error).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Self::Busy { .. } | Self::Other { .. } => EXIT_FAILURE,
+            Self::Other { .. } => EXIT_FAILURE,
             _ => EXIT_UNUSABLE,
         }
     }
