@@ -273,7 +273,11 @@ fn a_locked_database_reports_busy_at_open_without_hanging() {
         assert!(text.contains("300 ms"), "{text}");
         assert!(waited >= Duration::from_millis(250), "{waited:?}");
         assert!(waited < Duration::from_secs(3), "{waited:?}");
-        assert_eq!(err.exit_code(), 2, "a locked database is unusable input now");
+        assert_eq!(
+            err.exit_code(),
+            2,
+            "a locked database is unusable input now"
+        );
     }
     stop.send(()).unwrap();
     handle.join().unwrap();

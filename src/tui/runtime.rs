@@ -18,6 +18,9 @@ use super::collection::{Request, Worker, WorkerConfig};
 /// How long to wait for a key before looking at the worker's messages again.
 const POLL: Duration = Duration::from_millis(40);
 
+/// How long the loop gets to finish by itself after a termination signal.
+const GRACE: Duration = Duration::from_millis(500);
+
 pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
     let operator = config.operator.clone();
@@ -27,14 +30,7 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     worker.send(Request::Load);
 
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-        signal_hook::consts::SIGINT,
-    ] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("cannot watch for termination signals")?;
-    }
+    let signals = watch_signals(Arc::clone(&stop))?;
 
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mut app = App::new(no_color)
@@ -51,8 +47,32 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     );
     let outcome = event_loop(&mut terminal, &mut app, &worker, &rx, &stop);
     ratatui::try_restore().context("cannot restore the terminal")?;
+    signals.close();
     drop(worker);
     outcome
+}
+
+/// SIGTERM, SIGHUP and SIGINT end the screen cleanly: the loop sees the flag
+/// and restores the terminal. If the loop cannot (a terminal that hung up can
+/// leave input polling stuck), the terminal is restored and the process exits
+/// from here.
+fn watch_signals(stop: Arc<AtomicBool>) -> anyhow::Result<signal_hook::iterator::Handle> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])
+        .context("cannot watch for termination signals")?;
+    let handle = signals.handle();
+    std::thread::Builder::new()
+        .name("receipt-review-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                stop.store(true, Ordering::SeqCst);
+                std::thread::sleep(GRACE);
+                let _ = ratatui::try_restore();
+                std::process::exit(128 + signal);
+            }
+        })
+        .context("cannot watch for termination signals")?;
+    Ok(handle)
 }
 
 fn event_loop(
@@ -64,7 +84,7 @@ fn event_loop(
 ) -> anyhow::Result<i32> {
     let mut dirty = true;
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::SeqCst) {
             return Ok(0);
         }
         if dirty {
