@@ -15,6 +15,7 @@ pub mod intake;
 pub mod report;
 pub mod review;
 pub mod sanitize;
+pub mod snapshot;
 pub mod storage;
 pub mod time;
 pub mod triage;

@@ -44,10 +44,10 @@ fn from_unix_number(n: i64) -> Millis {
 /// Parses a time given as text (any of the accepted forms).
 pub fn parse_text(text: &str) -> Result<Millis, String> {
     let t = text.trim();
-    if !t.is_empty() && t.len() <= 19 && is_integer(t) {
-        if let Ok(n) = t.parse::<i64>() {
-            return Ok(from_unix_number(n));
-        }
+    if is_integer(t)
+        && let Ok(n) = t.parse::<i64>()
+    {
+        return Ok(from_unix_number(n));
     }
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Ok(dt.timestamp_millis());
@@ -81,6 +81,15 @@ pub fn format_rfc3339(ms: Millis) -> String {
     }
 }
 
+/// `4 min 10 s`, or `10 min` when the smaller unit is zero.
+fn pair(big: u64, big_unit: &str, small: u64, small_unit: &str) -> String {
+    if small == 0 {
+        format!("{big} {big_unit}")
+    } else {
+        format!("{big} {big_unit} {small} {small_unit}")
+    }
+}
+
 /// The current time in unix milliseconds.
 pub fn now_ms() -> Millis {
     Utc::now().timestamp_millis()
@@ -95,11 +104,11 @@ pub fn human_duration(ms: Millis) -> String {
     } else if ms < 60_000 {
         format!("{:.1} s", ms as f64 / 1000.0)
     } else if ms < 3_600_000 {
-        format!("{} min {} s", ms / 60_000, (ms % 60_000) / 1000)
+        pair(ms / 60_000, "min", (ms % 60_000) / 1000, "s")
     } else if ms < 86_400_000 {
-        format!("{} h {} min", ms / 3_600_000, (ms % 3_600_000) / 60_000)
+        pair(ms / 3_600_000, "h", (ms % 3_600_000) / 60_000, "min")
     } else {
-        format!("{} d {} h", ms / 86_400_000, (ms % 86_400_000) / 3_600_000)
+        pair(ms / 86_400_000, "d", (ms % 86_400_000) / 3_600_000, "h")
     };
     format!("{sign}{text}")
 }
@@ -155,5 +164,6 @@ mod tests {
         assert_eq!(human_duration(2_300), "2.3 s");
         assert_eq!(human_duration(250_000), "4 min 10 s");
         assert_eq!(human_duration(11_100_000), "3 h 5 min");
+        assert_eq!(human_duration(600_000), "10 min");
     }
 }

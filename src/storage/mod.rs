@@ -1,1 +1,26 @@
-//! (in progress)
+//! SQLite access and the schema: the database contract of SPEC.md.
+//!
+//! - [`schema`]: the schema (`assets/schema.sql`) and [`init`];
+//! - [`open`]: [`Database::open`], read-only or writable when possible;
+//! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
+//! - [`load`]: reading receipts, key conflicts and replays for triage;
+//! - [`check`]: what `check` says about the schema;
+//! - [`error`]: [`StorageError`], one clear line per failure.
+//!
+//! Reading needs only `SELECT` on `receipts`; all SQL is parameterised, and the
+//! only identifiers ever put into SQL are the fixed names of the contract.
+
+pub mod check;
+pub mod error;
+pub mod file;
+pub mod load;
+pub mod open;
+pub mod schema;
+pub mod source;
+
+pub use check::{schema_notes, schema_problems};
+pub use error::StorageError;
+pub use load::{Loaded, load, load_payload};
+pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
+pub use schema::{SCHEMA_SQL, init};
+pub use source::{ReceiptColumns, Related, RelationKind, Source};

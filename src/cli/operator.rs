@@ -1,0 +1,19 @@
+//! Who is deciding: `--operator`, else the login name.
+
+use super::error::unusable;
+
+pub fn resolve(given: Option<String>) -> anyhow::Result<String> {
+    let name = given
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .unwrap_or_else(|| "unknown".to_string());
+    let name = name.trim().to_string();
+    if name.is_empty() || name.chars().count() > 64 || name.chars().any(crate::sanitize::is_unsafe)
+    {
+        return Err(unusable(format!(
+            "operator name must be 1-64 printable characters, got {:?}",
+            crate::sanitize::inline(&name, 40)
+        )));
+    }
+    Ok(name)
+}

@@ -1,0 +1,284 @@
+//! `report --json`: the format documented in the README, in a stable order.
+
+use serde::Serialize;
+
+use crate::snapshot::{ItemReview, Snapshot};
+use crate::time::format_rfc3339;
+use crate::triage::model::{Attempt, DamageReason, GapClass, Member, Millis, ReceiptId};
+
+#[derive(Serialize)]
+struct Report<'a> {
+    now: String,
+    settings: SettingsOut<'a>,
+    counts: Counts,
+    duplicates: Vec<DuplicateOut<'a>>,
+    conflicts: Vec<ConflictOut<'a>>,
+    stuck: Vec<StuckOut<'a>>,
+    suspected_bots: &'a [ReceiptId],
+    damaged: Vec<DamagedOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct SettingsOut<'a> {
+    window_s: serde_json::Number,
+    stuck_after_s: serde_json::Number,
+    ignore_fields: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Counts {
+    receipts: usize,
+    duplicate_groups: usize,
+    conflicts: usize,
+    stuck: usize,
+    suspected_bots: usize,
+    damaged: usize,
+    replays: u64,
+}
+
+#[derive(Serialize)]
+struct DuplicateOut<'a> {
+    item: String,
+    scope: &'a str,
+    class: GapClass,
+    exact: bool,
+    receipt_ids: Vec<ReceiptId>,
+    members: &'a [Member],
+    gaps_ms: &'a [Millis],
+    #[serde(flatten)]
+    review: ReviewOut,
+}
+
+#[derive(Serialize)]
+struct ConflictOut<'a> {
+    item: String,
+    receipt_id: ReceiptId,
+    scope: &'a str,
+    request_key: &'a str,
+    attempts: &'a [Attempt],
+    #[serde(flatten)]
+    review: ReviewOut,
+}
+
+#[derive(Serialize)]
+struct StuckOut<'a> {
+    item: String,
+    receipt_id: ReceiptId,
+    scope: &'a str,
+    request_key: Option<&'a str>,
+    age_s: i64,
+    #[serde(flatten)]
+    review: ReviewOut,
+}
+
+#[derive(Serialize)]
+struct DamagedOut<'a> {
+    receipt_id: ReceiptId,
+    reason: DamageReason,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct ReviewOut {
+    status: &'static str,
+    decision: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    new_copy_since_decision: bool,
+}
+
+impl From<ItemReview> for ReviewOut {
+    fn from(r: ItemReview) -> Self {
+        Self {
+            status: if r.resolved { "resolved" } else { "pending" },
+            decision: r.decision,
+            new_copy_since_decision: r.new_copy_since_decision,
+        }
+    }
+}
+
+/// Whole seconds as an integer (`600`), anything else as a decimal (`1.5`).
+fn seconds(ms: Millis) -> serde_json::Number {
+    if ms % 1000 == 0 {
+        (ms / 1000).into()
+    } else {
+        serde_json::Number::from_f64(ms as f64 / 1000.0).unwrap_or_else(|| 0.into())
+    }
+}
+
+/// The report as pretty-printed JSON. Text from the database is written with
+/// terminal-unsafe characters escaped (`\u202e`), which any JSON reader decodes
+/// back to the original.
+pub fn render(input: &Snapshot) -> String {
+    let t = &input.triage;
+    let report = Report {
+        now: format_rfc3339(input.settings.now_ms),
+        settings: SettingsOut {
+            window_s: seconds(input.settings.window_ms),
+            stuck_after_s: seconds(input.settings.stuck_after_ms),
+            ignore_fields: &input.settings.ignore_fields,
+        },
+        counts: Counts {
+            receipts: super::receipt_count(input),
+            duplicate_groups: t.duplicates.len(),
+            conflicts: t.conflicts.len(),
+            stuck: t.stuck.len(),
+            suspected_bots: t.suspected_bots.len(),
+            damaged: t.damaged.len(),
+            replays: input.replay_total,
+        },
+        duplicates: t
+            .duplicates
+            .iter()
+            .map(|g| DuplicateOut {
+                item: g.item(),
+                scope: &g.scope,
+                class: g.class,
+                exact: g.is_exact(),
+                receipt_ids: g.receipt_ids(),
+                members: &g.members,
+                gaps_ms: &g.gaps_ms,
+                review: input.review(&g.item()).into(),
+            })
+            .collect(),
+        conflicts: t
+            .conflicts
+            .iter()
+            .map(|c| ConflictOut {
+                item: c.item(),
+                receipt_id: c.receipt_id,
+                scope: &c.scope,
+                request_key: &c.request_key,
+                attempts: &c.attempts,
+                review: input.review(&c.item()).into(),
+            })
+            .collect(),
+        stuck: t
+            .stuck
+            .iter()
+            .map(|s| StuckOut {
+                item: s.item(),
+                receipt_id: s.receipt_id,
+                scope: &s.scope,
+                request_key: s.request_key.as_deref(),
+                age_s: s.age_ms / 1000,
+                review: input.review(&s.item()).into(),
+            })
+            .collect(),
+        suspected_bots: &t.suspected_bots,
+        damaged: t
+            .damaged
+            .iter()
+            .map(|d| DamagedOut {
+                receipt_id: d.receipt_id,
+                reason: d.reason,
+                detail: &d.detail,
+            })
+            .collect(),
+    };
+    let mut text = super::safe_json::to_string_pretty(&report);
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::triage::model::*;
+
+    fn sample() -> Triage {
+        Triage {
+            duplicates: vec![DuplicateGroup {
+                scope: "corp/contact".into(),
+                class: GapClass::Seconds,
+                members: vec![
+                    Member {
+                        id: 12,
+                        match_kind: MatchKind::Exact,
+                        fields: vec![],
+                    },
+                    Member {
+                        id: 13,
+                        match_kind: MatchKind::Partial,
+                        fields: vec!["phone".into()],
+                    },
+                ],
+                gaps_ms: vec![2300],
+            }],
+            conflicts: vec![Conflict {
+                receipt_id: 40,
+                scope: "s".into(),
+                request_key: "k\u{202e}1".into(),
+                attempts: vec![Attempt {
+                    source: AttemptSource::KeyConflicts,
+                    id: 3,
+                    at_ms: None,
+                    digest: "d".into(),
+                }],
+            }],
+            stuck: vec![Stuck {
+                receipt_id: 77,
+                scope: "s".into(),
+                request_key: None,
+                age_ms: 1_234_567,
+            }],
+            suspected_bots: vec![91, 92],
+            damaged: vec![Damaged {
+                receipt_id: 5,
+                reason: DamageReason::Payload,
+                detail: "not JSON".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn matches_the_documented_shape() {
+        let triage = sample();
+        let settings = Settings::new(1_795_947_330_123);
+        let mut reviews = HashMap::new();
+        reviews.insert(
+            "dup:12".to_string(),
+            ItemReview {
+                resolved: true,
+                decision: Some("duplicate".into()),
+                ..ItemReview::default()
+            },
+        );
+        let input = Snapshot {
+            settings,
+            replay_total: 7,
+            triage,
+            reviews,
+            ..Snapshot::default()
+        };
+        let text = render(&input);
+        // Terminal-unsafe text is escaped in the bytes but decodes to the original.
+        assert!(text.contains(r"k\u202e1"), "{text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["now"], "2026-11-29T10:15:30.123Z");
+        assert_eq!(v["settings"]["window_s"].as_i64(), Some(600));
+        assert_eq!(v["settings"]["stuck_after_s"].as_i64(), Some(300));
+        assert_eq!(v["counts"]["receipts"].as_u64(), Some(1)); // the damaged row
+        assert_eq!(v["counts"]["replays"].as_u64(), Some(7));
+        assert_eq!(v["counts"]["duplicate_groups"].as_u64(), Some(1));
+        let d = &v["duplicates"][0];
+        assert_eq!(d["item"], "dup:12");
+        assert_eq!(d["class"], "seconds");
+        assert_eq!(d["receipt_ids"], serde_json::json!([12, 13]));
+        assert_eq!(d["members"][1]["match"], "partial");
+        assert_eq!(d["gaps_ms"], serde_json::json!([2300]));
+        assert_eq!(d["status"], "resolved");
+        assert_eq!(d["decision"], "duplicate");
+        let c = &v["conflicts"][0];
+        assert_eq!(c["item"], "conflict:40");
+        assert_eq!(c["request_key"], "k\u{202e}1");
+        assert_eq!(c["attempts"][0]["source"], "key_conflicts");
+        assert_eq!(c["attempts"][0]["id"].as_i64(), Some(3));
+        assert_eq!(c["status"], "pending");
+        assert!(c["decision"].is_null());
+        assert_eq!(v["stuck"][0]["age_s"].as_i64(), Some(1234));
+        assert_eq!(v["suspected_bots"], serde_json::json!([91, 92]));
+        assert_eq!(v["damaged"][0]["reason"], "payload");
+    }
+}

@@ -1,0 +1,361 @@
+//! The vocabulary of review: what kind of item is decided, which decisions fit
+//! which kind, and the stable item ids (`dup:12`, `conflict:40`, `stuck:77`).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::sanitize;
+use crate::triage::model::{ReceiptId, ReceiptState};
+
+/// What an item is. Stored in `review_log.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A group of near-duplicate receipts (`dup:<earliest receipt id>`).
+    Duplicate,
+    /// The same key arrived with another body (`conflict:<original receipt id>`).
+    Conflict,
+    /// An `in_flight` receipt whose outcome is unknown (`stuck:<receipt id>`).
+    Stuck,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Self::Duplicate, Self::Conflict, Self::Stuck];
+
+    /// The stored name: `duplicate`, `conflict`, `stuck`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Duplicate => "duplicate",
+            Self::Conflict => "conflict",
+            Self::Stuck => "stuck",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// The prefix of its item ids: `dup`, `conflict`, `stuck`.
+    pub fn item_prefix(self) -> &'static str {
+        match self {
+            Self::Duplicate => "dup",
+            Self::Conflict => "conflict",
+            Self::Stuck => "stuck",
+        }
+    }
+
+    /// What people call it: `duplicate group`, `conflict`, `stuck receipt`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Duplicate => "duplicate group",
+            Self::Conflict => "conflict",
+            Self::Stuck => "stuck receipt",
+        }
+    }
+
+    /// The decisions an operator may take on an item of this kind (an undo,
+    /// `reopened`, is not among them: it is appended by undo and reopen).
+    pub fn decisions(self) -> &'static [Decision] {
+        match self {
+            Self::Duplicate => &[
+                Decision::Duplicate,
+                Decision::Correction,
+                Decision::Distinct,
+                Decision::Spam,
+            ],
+            Self::Conflict => &[Decision::OriginalStands, Decision::FollowUp],
+            Self::Stuck => &[
+                Decision::Completed,
+                Decision::Failed,
+                Decision::StillPending,
+            ],
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// A decision, as stored in `review_log.decision`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Duplicate group: the copies are one submission; the earliest is the one to answer.
+    Duplicate,
+    /// Duplicate group: a later copy corrects the earlier one and supersedes it.
+    Correction,
+    /// Duplicate group: the copies are genuinely different messages.
+    Distinct,
+    /// Duplicate group: junk.
+    Spam,
+    /// Conflict: the original body stands; nothing to do.
+    OriginalStands,
+    /// Conflict: the changed body needs a follow-up with the sender.
+    FollowUp,
+    /// Stuck receipt: checked, the work was done (`receipts.state` becomes `completed`).
+    Completed,
+    /// Stuck receipt: checked, the work was not done (`failed`, which releases the key).
+    Failed,
+    /// Stuck receipt: checked, still undetermined; the receipt is left alone.
+    StillPending,
+    /// An undo: the entry named by `reopens` no longer stands; the item is pending.
+    Reopened,
+}
+
+impl Decision {
+    pub const ALL: [Decision; 10] = [
+        Self::Duplicate,
+        Self::Correction,
+        Self::Distinct,
+        Self::Spam,
+        Self::OriginalStands,
+        Self::FollowUp,
+        Self::Completed,
+        Self::Failed,
+        Self::StillPending,
+        Self::Reopened,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Duplicate => "duplicate",
+            Self::Correction => "correction",
+            Self::Distinct => "distinct",
+            Self::Spam => "spam",
+            Self::OriginalStands => "original_stands",
+            Self::FollowUp => "follow_up",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::StillPending => "still_pending",
+            Self::Reopened => "reopened",
+        }
+    }
+
+    /// Exactly the stored names; nothing else.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.as_str() == text)
+    }
+
+    /// Parses what an operator typed for an item of `kind`: the stored name,
+    /// case-insensitive, `-` accepted for `_`. `reopened` is refused (use undo
+    /// or reopen), as is any decision of another kind.
+    pub fn parse_for(kind: Kind, text: &str) -> Result<Self, DecisionError> {
+        let normal = text.trim().to_ascii_lowercase().replace('-', "_");
+        match Self::parse(&normal) {
+            Some(decision) => decision.check_for(kind).map(|()| decision),
+            None => Err(DecisionError::Unknown {
+                text: text.to_string(),
+                kind,
+            }),
+        }
+    }
+
+    /// The kind of item this decision is for; `None` for `reopened` (any kind).
+    pub fn kind(self) -> Option<Kind> {
+        match self {
+            Self::Duplicate | Self::Correction | Self::Distinct | Self::Spam => {
+                Some(Kind::Duplicate)
+            }
+            Self::OriginalStands | Self::FollowUp => Some(Kind::Conflict),
+            Self::Completed | Self::Failed | Self::StillPending => Some(Kind::Stuck),
+            Self::Reopened => None,
+        }
+    }
+
+    /// Ok when an operator may take this decision on an item of `kind`.
+    pub fn check_for(self, kind: Kind) -> Result<(), DecisionError> {
+        if self.kind() == Some(kind) {
+            Ok(())
+        } else {
+            Err(DecisionError::NotAllowed {
+                kind,
+                decision: self,
+            })
+        }
+    }
+
+    pub fn is_reopening(self) -> bool {
+        self == Self::Reopened
+    }
+
+    /// The `receipts.state` this decision writes (stuck `completed` / `failed`).
+    pub fn target_state(self) -> Option<ReceiptState> {
+        match self {
+            Self::Completed => Some(ReceiptState::Completed),
+            Self::Failed => Some(ReceiptState::Failed),
+            _ => None,
+        }
+    }
+
+    /// One line for people choosing a decision.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Duplicate => "same submission: answer the earliest copy only",
+            Self::Correction => "a later copy corrects the earlier one and supersedes it",
+            Self::Distinct => "different messages: answer each",
+            Self::Spam => "junk: answer none",
+            Self::OriginalStands => "the original stands; the change needs nothing",
+            Self::FollowUp => "the change needs a follow-up with the sender",
+            Self::Completed => "checked: the work was done (state becomes completed)",
+            Self::Failed => "checked: the work was not done (state becomes failed, key released)",
+            Self::StillPending => "checked: still unknown; leave the receipt in flight",
+            Self::Reopened => "undo: the earlier decision no longer stands",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The item id of a receipt-named item: `dup:12`, `conflict:40`, `stuck:77`.
+pub fn item_id(kind: Kind, receipt_id: ReceiptId) -> String {
+    format!("{}:{receipt_id}", kind.item_prefix())
+}
+
+/// Splits an item id into its kind and the receipt id it names.
+pub fn parse_item(item: &str) -> Result<(Kind, ReceiptId), DecisionError> {
+    let bad = || DecisionError::BadItem {
+        item: item.to_string(),
+    };
+    let (prefix, id) = item.split_once(':').ok_or_else(bad)?;
+    let kind = Kind::ALL
+        .into_iter()
+        .find(|k| k.item_prefix() == prefix)
+        .ok_or_else(bad)?;
+    let digits = id.strip_prefix('-').unwrap_or(id);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let id = id.parse::<ReceiptId>().map_err(|_| bad())?;
+    Ok((kind, id))
+}
+
+fn allowed(kind: &Kind) -> String {
+    kind.decisions()
+        .iter()
+        .map(|d| d.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn shown(text: &str) -> String {
+    sanitize::inline(text, 60)
+}
+
+/// A request that does not make sense, whatever the database holds.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecisionError {
+    #[error("unknown decision \"{}\" for a {kind}; choose one of: {}", shown(.text), allowed(.kind))]
+    Unknown { text: String, kind: Kind },
+    #[error("\"{decision}\" is not a decision for a {kind}; choose one of: {}", allowed(.kind))]
+    NotAllowed { kind: Kind, decision: Decision },
+    #[error("\"{}\" is not an item id: expected dup:<id>, conflict:<id> or stuck:<id>", shown(.item))]
+    BadItem { item: String },
+    #[error("item {} is not a {kind}", shown(.item))]
+    KindMismatch { item: String, kind: Kind },
+    #[error("the receipt ids of {} must include receipt {receipt_id}", shown(.item))]
+    ItemNotCovered { item: String, receipt_id: ReceiptId },
+    #[error("an operator name is required")]
+    NoOperator,
+}
+
+impl DecisionError {
+    /// The decisions allowed where this error names a kind.
+    pub fn allowed(&self) -> &'static [Decision] {
+        match self {
+            Self::Unknown { kind, .. }
+            | Self::NotAllowed { kind, .. }
+            | Self::KindMismatch { kind, .. } => kind.decisions(),
+            _ => &[],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for d in Decision::ALL {
+            assert_eq!(Decision::parse(d.as_str()), Some(d));
+        }
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(Decision::parse("Duplicate"), None);
+    }
+
+    #[test]
+    fn every_operator_decision_has_one_kind() {
+        for k in Kind::ALL {
+            for d in k.decisions() {
+                assert_eq!(d.kind(), Some(k));
+                assert!(d.check_for(k).is_ok());
+            }
+        }
+        let all: usize = Kind::ALL.iter().map(|k| k.decisions().len()).sum();
+        assert_eq!(all, Decision::ALL.len() - 1);
+    }
+
+    #[test]
+    fn wrong_kind_names_the_allowed_ones() {
+        let err = Decision::parse_for(Kind::Duplicate, "completed").unwrap_err();
+        assert_eq!(
+            err,
+            DecisionError::NotAllowed {
+                kind: Kind::Duplicate,
+                decision: Decision::Completed
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "\"completed\" is not a decision for a duplicate group; \
+             choose one of: duplicate, correction, distinct, spam"
+        );
+        assert_eq!(err.allowed(), Kind::Duplicate.decisions());
+        let err = Decision::parse_for(Kind::Stuck, "maybe\x1b[2J").unwrap_err();
+        assert!(err.to_string().contains("completed, failed, still_pending"));
+        assert!(!err.to_string().contains('\x1b'));
+        assert!(Decision::parse_for(Kind::Stuck, "reopened").is_err());
+    }
+
+    #[test]
+    fn operators_may_type_loosely() {
+        assert_eq!(
+            Decision::parse_for(Kind::Conflict, " Follow-Up "),
+            Ok(Decision::FollowUp)
+        );
+        assert_eq!(
+            Decision::parse_for(Kind::Stuck, "still-pending"),
+            Ok(Decision::StillPending)
+        );
+    }
+
+    #[test]
+    fn item_ids() {
+        assert_eq!(parse_item("dup:12"), Ok((Kind::Duplicate, 12)));
+        assert_eq!(parse_item("conflict:40"), Ok((Kind::Conflict, 40)));
+        assert_eq!(parse_item("stuck:77"), Ok((Kind::Stuck, 77)));
+        assert_eq!(item_id(Kind::Stuck, 77), "stuck:77");
+        for bad in [
+            "",
+            "dup",
+            "dup:",
+            "dup:x",
+            "dup:+1",
+            "stuck: 7",
+            "dupe:1",
+            "duplicate:1",
+        ] {
+            assert!(parse_item(bad).is_err(), "{bad}");
+        }
+    }
+}

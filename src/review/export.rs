@@ -1,0 +1,228 @@
+//! The review log as a file: CSV for spreadsheets, JSONL for programs.
+//!
+//! Both have one record per log row, in append order, with the columns
+//! `id, item, kind, decision, operator, decided_at, receipt_ids, note, reopens,
+//! state_before, state_after, updated_at_before, updated_at_after`; an undo is a
+//! row whose decision is `reopened`.
+//!
+//! - CSV (RFC 4180, CRLF, header row) is safe to open in a spreadsheet: a cell
+//!   that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
+//!   leading `'`, so it is never run as a formula. `receipt_ids` is written
+//!   `12;13`.
+//! - JSONL is faithful: the exact stored strings, `receipt_ids` as an array of
+//!   integers, `null` for absent values.
+
+use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rusqlite::Connection;
+
+use super::error::ReviewError;
+use super::log::{LogEntry, for_each_entry};
+use super::schema::COLUMNS;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportFormat {
+    Csv,
+    Jsonl,
+}
+
+impl ExportFormat {
+    /// `csv` or `jsonl` (case-insensitive; `json` and `ndjson` mean JSONL).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "csv" => Some(Self::Csv),
+            "jsonl" | "json" | "ndjson" => Some(Self::Jsonl),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Csv => "csv",
+            Self::Jsonl => "jsonl",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Log(#[from] ReviewError),
+    /// The folder of the output file cannot be written (or does not exist).
+    #[error("cannot write into folder {}: {source}", .dir.display())]
+    Folder { dir: PathBuf, source: io::Error },
+    #[error("{} is not a file name", .path.display())]
+    NotAFile { path: PathBuf },
+    #[error("cannot write {}: {source}", .path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("write failed: {0}")]
+    Io(#[from] io::Error),
+    #[error("CSV write failed: {0}")]
+    Csv(#[from] csv::Error),
+    #[error("JSON write failed: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Characters that make a spreadsheet treat a cell as a formula (or that
+/// spreadsheets strip before looking for one).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// The cell as written to CSV: a leading `'` when it would start like a formula.
+pub fn safe_cell(text: &str) -> Cow<'_, str> {
+    if text.starts_with(FORMULA_STARTS) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn csv_record(entry: &LogEntry) -> [String; COLUMNS.len()] {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    [
+        entry.id.to_string(),
+        entry.item.clone(),
+        entry.kind.as_str().to_string(),
+        entry.decision.as_str().to_string(),
+        entry.operator.clone(),
+        entry.decided_at.clone(),
+        entry
+            .receipt_ids
+            .iter()
+            .map(|id| id.to_string())
+            .collect::<Vec<_>>()
+            .join(";"),
+        opt(&entry.note),
+        entry.reopens.map(|id| id.to_string()).unwrap_or_default(),
+        opt(&entry.state_before),
+        opt(&entry.state_after),
+        opt(&entry.updated_at_before),
+        opt(&entry.updated_at_after),
+    ]
+}
+
+/// Writes the whole log to `out`; returns the number of log rows written.
+/// With no `review_log` in the database: a CSV header alone, or nothing.
+pub fn export(
+    conn: &Connection,
+    format: ExportFormat,
+    out: &mut dyn Write,
+) -> Result<usize, ExportError> {
+    let mut out = BufWriter::new(out);
+    let n = match format {
+        ExportFormat::Csv => {
+            let mut csv = csv::WriterBuilder::new()
+                .terminator(csv::Terminator::CRLF)
+                .from_writer(&mut out);
+            csv.write_record(COLUMNS)?;
+            let n = for_each_entry(conn, |entry| {
+                let record = csv_record(&entry);
+                csv.write_record(record.iter().map(|cell| safe_cell(cell).into_owned()))
+                    .map_err(ExportError::from)
+            })?;
+            csv.flush()?;
+            n
+        }
+        ExportFormat::Jsonl => for_each_entry(conn, |entry| {
+            serde_json::to_writer(&mut out, &entry)?;
+            out.write_all(b"\n")?;
+            Ok::<(), ExportError>(())
+        })?,
+    };
+    out.flush()?;
+    Ok(n)
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Removes the temporary file unless it was moved into place.
+struct TempFile {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn create_temp(dir: &Path, name: &OsStr) -> Result<(File, TempFile), ExportError> {
+    let pid = std::process::id();
+    loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let mut temp_name = OsString::from(".");
+        temp_name.push(name);
+        temp_name.push(format!(".{pid}.{n}.tmp"));
+        let path = dir.join(temp_name);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => return Ok((file, TempFile { path, armed: true })),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => {
+                return Err(ExportError::Folder {
+                    dir: dir.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+}
+
+/// Writes the export to `path` whole or not at all: into a temporary file in
+/// the same folder, synced, then renamed over `path`. On any error the
+/// temporary file is removed and `path` is left as it was.
+pub fn export_to_file(
+    conn: &Connection,
+    format: ExportFormat,
+    path: &Path,
+) -> Result<usize, ExportError> {
+    let name = path.file_name().ok_or_else(|| ExportError::NotAFile {
+        path: path.to_path_buf(),
+    })?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let (mut file, mut temp) = create_temp(dir, name)?;
+    let written = export(conn, format, &mut file).and_then(|n| {
+        file.sync_all()?;
+        Ok(n)
+    });
+    // Closed before it is renamed or removed (Windows will not do either to an open file).
+    drop(file);
+    let n = written?;
+    fs::rename(&temp.path, path).map_err(|source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    temp.armed = false;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_starts_are_neutralised() {
+        for hostile in ["=1+1", "+1", "-2", "@x", "\tx", "\rx"] {
+            assert_eq!(safe_cell(hostile), format!("'{hostile}"));
+        }
+        for fine in ["", "12;13", "note", "'=already quoted", " =x", "日本語"] {
+            assert_eq!(safe_cell(fine), fine);
+        }
+    }
+
+    #[test]
+    fn formats_parse() {
+        assert_eq!(ExportFormat::parse("CSV"), Some(ExportFormat::Csv));
+        assert_eq!(ExportFormat::parse("jsonl"), Some(ExportFormat::Jsonl));
+        assert_eq!(ExportFormat::parse("xml"), None);
+    }
+}

@@ -1,0 +1,364 @@
+//! Reading receipts, key conflicts and replay counts, faithfully and fast.
+//!
+//! Everything is read in one short read transaction (one consistent snapshot,
+//! and nothing held afterwards, so the intake's WAL can checkpoint). Each value
+//! is handed over as stored: a time may be TEXT, INTEGER or REAL; a payload that
+//! is not text is kept as an `Err` with a description, never dropped.
+
+use std::collections::HashMap;
+
+use rusqlite::types::ValueRef;
+
+use super::error::StorageError;
+use super::open::Database;
+use super::source::{ReceiptColumns, Source};
+use crate::triage::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
+
+/// Everything triage needs from the database.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Loaded {
+    /// Ascending by id.
+    pub receipts: Vec<RawReceipt>,
+    /// Ascending by id; empty when there is no usable `key_conflicts`.
+    pub conflicts: Vec<RawConflict>,
+    /// Replays absorbed per receipt; empty when there is no usable `replays`.
+    pub replays: HashMap<ReceiptId, u32>,
+    /// All replay rows, including any whose receipt id is not an integer.
+    pub replay_total: u64,
+}
+
+/// Reads all receipts, key conflicts and replay counts.
+pub fn load(db: &Database) -> Result<Loaded, StorageError> {
+    let source = db.source();
+    // Inside a caller's transaction its snapshot is used; otherwise one of our own.
+    let tx = if db.conn().is_autocommit() {
+        Some(
+            db.conn()
+                .unchecked_transaction()
+                .map_err(|e| db.error("starting a read", e))?,
+        )
+    } else {
+        None
+    };
+    let receipts = load_receipts(db, source)?;
+    let conflicts = if source.key_conflicts.is_usable() {
+        load_conflicts(db)?
+    } else {
+        Vec::new()
+    };
+    let (replays, replay_total) = if source.replays.is_usable() {
+        load_replays(db)?
+    } else {
+        (HashMap::new(), 0)
+    };
+    if let Some(tx) = tx {
+        tx.commit().map_err(|e| db.error("ending a read", e))?;
+    }
+    Ok(Loaded {
+        receipts,
+        conflicts,
+        replays,
+        replay_total,
+    })
+}
+
+/// The stored payload of one receipt, for a detail view. `None` when there is
+/// no such receipt. A payload that is not text is shown as well as it can be:
+/// NULL as empty, a non-UTF-8 BLOB with replacement characters, a number as digits.
+pub fn load_payload(db: &Database, id: ReceiptId) -> Result<Option<String>, StorageError> {
+    let mut stmt = db
+        .conn()
+        .prepare_cached("SELECT \"payload\" FROM main.\"receipts\" WHERE \"id\" = ?1 LIMIT 1")
+        .map_err(|e| db.error("reading a payload", e))?;
+    let mut rows = stmt
+        .query([id])
+        .map_err(|e| db.error("reading a payload", e))?;
+    match rows.next().map_err(|e| db.error("reading a payload", e))? {
+        Some(row) => {
+            let value = row
+                .get_ref(0)
+                .map_err(|e| db.error("reading a payload", e))?;
+            Ok(Some(text_or(value, String::new())))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Positions of the optional columns in the SELECT (the required ones are 0, 1, 2).
+struct Plan {
+    sql: String,
+    scope: Option<usize>,
+    request_key: Option<usize>,
+    digest: Option<usize>,
+    state: Option<usize>,
+    updated_at: Option<usize>,
+}
+
+impl Plan {
+    /// The SELECT for the columns present. Column names come only from the fixed
+    /// set of known names, never from the database or the user.
+    fn new(columns: &ReceiptColumns) -> Plan {
+        let mut names: Vec<&'static str> = vec!["id", "payload", "created_at"];
+        let mut slot = |present: bool, name: &'static str| {
+            present.then(|| {
+                names.push(name);
+                names.len() - 1
+            })
+        };
+        let scope = slot(columns.scope, "scope");
+        let request_key = slot(columns.request_key, "request_key");
+        let digest = slot(columns.digest, "digest");
+        let state = slot(columns.state, "state");
+        let updated_at = slot(columns.updated_at, "updated_at");
+        let list: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        Plan {
+            sql: format!("SELECT {} FROM main.\"receipts\"", list.join(", ")),
+            scope,
+            request_key,
+            digest,
+            state,
+            updated_at,
+        }
+    }
+}
+
+fn load_receipts(db: &Database, source: &Source) -> Result<Vec<RawReceipt>, StorageError> {
+    let err = |e| db.error("reading receipts", e);
+    let plan = Plan::new(&source.columns);
+    let mut stmt = db.conn().prepare(&plan.sql).map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(err)? {
+        let get = |i: usize| row.get_ref(i).map_err(err);
+        let id = integer_id(get(0)?).ok_or_else(|| bad_id(db, "receipts", get(0)))?;
+        let scope = match plan.scope {
+            Some(i) => text_or(get(i)?, String::new()),
+            None => String::new(),
+        };
+        let request_key = match plan.request_key {
+            Some(i) => optional_text(get(i)?),
+            None => None,
+        };
+        let digest = match plan.digest {
+            Some(i) => optional_text(get(i)?),
+            None => None,
+        };
+        let state = match plan.state {
+            // A NULL state is kept visible as "" (an unknown state), not defaulted.
+            Some(i) => text_or(get(i)?, String::new()),
+            None => "completed".to_string(),
+        };
+        let updated_at = match plan.updated_at {
+            Some(i) => time_value(get(i)?),
+            None => TimeValue::Null,
+        };
+        out.push(RawReceipt {
+            id,
+            scope,
+            request_key,
+            digest,
+            payload: payload(get(1)?),
+            state,
+            created_at: time_value(get(2)?),
+            updated_at,
+        });
+    }
+    if !out.is_sorted_by_key(|r| r.id) {
+        out.sort_by_key(|r| r.id);
+    }
+    Ok(out)
+}
+
+fn load_conflicts(db: &Database) -> Result<Vec<RawConflict>, StorageError> {
+    let err = |e| db.error("reading key_conflicts", e);
+    let mut stmt = db
+        .conn()
+        .prepare(
+            "SELECT \"id\", \"receipt_id\", \"digest\", \"payload\", \"received_at\" \
+             FROM main.\"key_conflicts\"",
+        )
+        .map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(err)? {
+        let get = |i: usize| row.get_ref(i).map_err(err);
+        out.push(RawConflict {
+            id: integer_id(get(0)?).ok_or_else(|| bad_id(db, "key_conflicts", get(0)))?,
+            receipt_id: integer_id(get(1)?)
+                .ok_or_else(|| bad_id(db, "key_conflicts.receipt_id", get(1)))?,
+            digest: text_or(get(2)?, String::new()),
+            payload: text_or(get(3)?, String::new()),
+            received_at: time_value(get(4)?),
+        });
+    }
+    if !out.is_sorted_by_key(|c| c.id) {
+        out.sort_by_key(|c| c.id);
+    }
+    Ok(out)
+}
+
+fn load_replays(db: &Database) -> Result<(HashMap<ReceiptId, u32>, u64), StorageError> {
+    let err = |e| db.error("reading replays", e);
+    let mut stmt = db
+        .conn()
+        .prepare("SELECT \"receipt_id\", count(*) FROM main.\"replays\" GROUP BY 1")
+        .map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
+    let mut per_receipt = HashMap::new();
+    let mut total: u64 = 0;
+    while let Some(row) = rows.next().map_err(err)? {
+        let n: i64 = row.get(1).map_err(err)?;
+        let n = u64::try_from(n).unwrap_or(0);
+        total = total.saturating_add(n);
+        if let Some(id) = integer_id(row.get_ref(0).map_err(err)?) {
+            let count = per_receipt.entry(id).or_insert(0u32);
+            *count = count.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+        }
+    }
+    Ok((per_receipt, total))
+}
+
+/// An id as an integer: INTEGER, an integral REAL, or integer digits as text.
+fn integer_id(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Integer(n) => Some(n),
+        ValueRef::Real(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(x as i64),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn bad_id(db: &Database, what: &str, value: Result<ValueRef<'_>, StorageError>) -> StorageError {
+    let shown = match value {
+        Ok(v) => describe(v),
+        Err(e) => return e,
+    };
+    StorageError::BadReceipts {
+        path: super::error::show_path(db.path()),
+        detail: format!("a row of {what} has id {shown}, not an integer"),
+    }
+}
+
+/// A short, terminal-safe description of a value that is not what was expected.
+fn describe(value: ValueRef<'_>) -> String {
+    match value {
+        ValueRef::Null => "NULL".into(),
+        ValueRef::Integer(n) => n.to_string(),
+        ValueRef::Real(x) => x.to_string(),
+        ValueRef::Text(t) => format!(
+            "{:?}",
+            crate::sanitize::inline(&String::from_utf8_lossy(t), 40)
+        ),
+        ValueRef::Blob(b) => format!("a BLOB of {} bytes", b.len()),
+    }
+}
+
+/// A text-like column: text as is (lossy if not UTF-8), a number as digits,
+/// NULL as `null`.
+fn text_or(value: ValueRef<'_>, null: String) -> String {
+    match value {
+        ValueRef::Null => null,
+        ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(t).into_owned(),
+        },
+        ValueRef::Integer(n) => n.to_string(),
+        ValueRef::Real(x) => x.to_string(),
+    }
+}
+
+fn optional_text(value: ValueRef<'_>) -> Option<String> {
+    match value {
+        ValueRef::Null => None,
+        other => Some(text_or(other, String::new())),
+    }
+}
+
+/// The payload as text, or why it is not text.
+fn payload(value: ValueRef<'_>) -> Result<String, String> {
+    match value {
+        ValueRef::Text(t) => std::str::from_utf8(t).map(str::to_owned).map_err(|_| {
+            format!(
+                "payload is text that is not valid UTF-8 ({} bytes)",
+                t.len()
+            )
+        }),
+        ValueRef::Blob(b) => std::str::from_utf8(b)
+            .map(str::to_owned)
+            .map_err(|_| format!("payload is a BLOB of {} bytes that is not UTF-8", b.len())),
+        ValueRef::Null => Err("payload is NULL".into()),
+        ValueRef::Integer(n) => Err(format!("payload is a number ({n}), not text")),
+        ValueRef::Real(x) => Err(format!("payload is a number ({x}), not text")),
+    }
+}
+
+/// A time column as stored. A BLOB that is UTF-8 counts as text, as for payloads.
+fn time_value(value: ValueRef<'_>) -> TimeValue {
+    match value {
+        ValueRef::Null => TimeValue::Null,
+        ValueRef::Integer(n) => TimeValue::Integer(n),
+        ValueRef::Real(x) => TimeValue::Real(x),
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(s) => TimeValue::Text(s.to_owned()),
+            Err(_) => TimeValue::Other(format!("text that is not valid UTF-8 ({} bytes)", t.len())),
+        },
+        ValueRef::Blob(b) => match std::str::from_utf8(b) {
+            Ok(s) => TimeValue::Text(s.to_owned()),
+            Err(_) => TimeValue::Other(format!("a BLOB of {} bytes", b.len())),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_selects_only_present_columns() {
+        let plan = Plan::new(&ReceiptColumns::default());
+        assert_eq!(
+            plan.sql,
+            "SELECT \"id\", \"payload\", \"created_at\" FROM main.\"receipts\""
+        );
+        assert_eq!(plan.scope, None);
+        let plan = Plan::new(&ReceiptColumns {
+            scope: true,
+            state: true,
+            ..Default::default()
+        });
+        assert!(plan.sql.contains("\"created_at\", \"scope\", \"state\""));
+        assert_eq!((plan.scope, plan.state), (Some(3), Some(4)));
+    }
+
+    #[test]
+    fn values_are_mapped_faithfully() {
+        assert_eq!(payload(ValueRef::Text(b"{}")), Ok("{}".into()));
+        assert_eq!(
+            payload(ValueRef::Blob(b"{\"a\":1}")),
+            Ok("{\"a\":1}".into())
+        );
+        assert!(
+            payload(ValueRef::Blob(&[0xff, 0xfe]))
+                .unwrap_err()
+                .contains("BLOB of 2")
+        );
+        assert_eq!(payload(ValueRef::Null), Err("payload is NULL".into()));
+        assert!(payload(ValueRef::Integer(7)).is_err());
+        assert_eq!(time_value(ValueRef::Integer(5)), TimeValue::Integer(5));
+        assert_eq!(time_value(ValueRef::Real(1.5)), TimeValue::Real(1.5));
+        assert_eq!(
+            time_value(ValueRef::Text(b"x")),
+            TimeValue::Text("x".into())
+        );
+        assert!(matches!(
+            time_value(ValueRef::Blob(&[0xff])),
+            TimeValue::Other(_)
+        ));
+        assert_eq!(text_or(ValueRef::Null, "d".into()), "d");
+        assert_eq!(text_or(ValueRef::Integer(42), String::new()), "42");
+        assert_eq!(optional_text(ValueRef::Null), None);
+        assert_eq!(integer_id(ValueRef::Text(b"12")), Some(12));
+        assert_eq!(integer_id(ValueRef::Real(3.0)), Some(3));
+        assert_eq!(integer_id(ValueRef::Null), None);
+    }
+}

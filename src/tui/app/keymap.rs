@@ -1,0 +1,422 @@
+//! The one keymap: dispatch, the footer hints and the `?` help are all read
+//! from [`KEYMAP`], so what the screen says a key does is what it does.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::decision::Decision;
+use super::state::Tab;
+
+/// A key as the table names it. Shift is not compared (an upper-case letter
+/// arrives as itself, often with SHIFT set); Ctrl is; Alt never matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+}
+
+const fn k(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        ctrl: false,
+    }
+}
+
+const fn code(code: KeyCode) -> Key {
+    Key { code, ctrl: false }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        ctrl: true,
+    }
+}
+
+impl Key {
+    pub fn matches(&self, event: &KeyEvent) -> bool {
+        if event.modifiers.contains(KeyModifiers::ALT) {
+            return false;
+        }
+        if event.modifiers.contains(KeyModifiers::CONTROL) != self.ctrl {
+            return false;
+        }
+        match (self.code, event.code) {
+            // Some terminals send Shift+Tab as Tab with SHIFT.
+            (KeyCode::BackTab, KeyCode::Tab) => event.modifiers.contains(KeyModifiers::SHIFT),
+            (KeyCode::Tab, KeyCode::Tab) => !event.modifiers.contains(KeyModifiers::SHIFT),
+            (a, b) => a == b,
+        }
+    }
+
+    /// How the footer and the help write the key.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "S-Tab".into(),
+            KeyCode::Backspace => "Bksp".into(),
+            other => format!("{other:?}"),
+        };
+        if self.ctrl {
+            format!("Ctrl-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+/// Where a binding applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Everywhere, overlays and text input included.
+    Always,
+    /// Whenever no overlay or text input is open.
+    Global,
+    /// On these tabs, no overlay open (list or detail focus).
+    Tabs(&'static [Tab]),
+    /// The list has the focus.
+    List,
+    /// The detail pane has the focus.
+    Detail,
+    /// The help overlay.
+    Help,
+    /// A yes/no confirmation.
+    Confirm,
+    /// The export format choice.
+    Export,
+    /// Typing a filter or a note: keys not bound here are text.
+    Input,
+}
+
+impl Scope {
+    fn help_title(&self) -> &'static str {
+        match self {
+            Scope::Always => "Everywhere",
+            Scope::Global => "Anywhere on the main screen",
+            Scope::Tabs([Tab::Duplicates]) => "Duplicates tab",
+            Scope::Tabs([Tab::Conflicts]) => "Conflicts tab",
+            Scope::Tabs([Tab::Stuck]) => "Stuck tab",
+            Scope::Tabs(_) => "Some tabs",
+            Scope::List => "In the list",
+            Scope::Detail => "In the detail pane (after Enter)",
+            Scope::Help => "This help",
+            Scope::Confirm => "Confirmation dialogs",
+            Scope::Export => "Export dialog",
+            Scope::Input => "Typing a filter or a note",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Quit,
+    ForceQuit,
+    Help,
+    Reload,
+    Export,
+    Undo,
+    Note,
+    RawToggle,
+    Filter,
+    NextTab,
+    PrevTab,
+    GoTab(Tab),
+    Up,
+    Down,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    EnterDetail,
+    Back,
+    CycleClass,
+    Decide(Decision),
+    BulkDuplicate,
+    // Overlays.
+    Close,
+    Yes,
+    No,
+    ToggleChoice,
+    Accept,
+    ChooseCsv,
+    ChooseJsonl,
+    // Text input.
+    InputSubmit,
+    InputCancel,
+    InputBackspace,
+    InputClear,
+}
+
+/// One row of the keymap.
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    pub keys: &'static [Key],
+    pub scope: Scope,
+    pub command: Command,
+    /// A word or two for the footer; empty for bindings the footer leaves to `?`.
+    pub hint: &'static str,
+    /// One line for the `?` help.
+    pub help: &'static str,
+}
+
+const DUP: &[Tab] = &[Tab::Duplicates];
+const CONFLICTS: &[Tab] = &[Tab::Conflicts];
+const STUCK: &[Tab] = &[Tab::Stuck];
+
+const fn b(
+    keys: &'static [Key],
+    scope: Scope,
+    command: Command,
+    hint: &'static str,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        keys,
+        scope,
+        command,
+        hint,
+        help,
+    }
+}
+
+/// The keymap, in the order the footer shows hints and the help lists keys.
+/// The first binding that applies wins.
+#[rustfmt::skip]
+pub const KEYMAP: &[Binding] = &[
+    b(&[ctrl('c')], Scope::Always, Command::ForceQuit, "", "quit at once"),
+    // Text input: everything not bound here is typed.
+    b(&[code(KeyCode::Enter)], Scope::Input, Command::InputSubmit, "keep", "keep what you typed"),
+    b(&[code(KeyCode::Esc)], Scope::Input, Command::InputCancel, "cancel", "cancel (a filter is cleared, a note left as it was)"),
+    b(&[code(KeyCode::Backspace)], Scope::Input, Command::InputBackspace, "", "delete the last character"),
+    b(&[ctrl('u')], Scope::Input, Command::InputClear, "", "clear the line"),
+    // Confirmations: the safe answer has the focus.
+    b(&[k('y')], Scope::Confirm, Command::Yes, "yes", "yes, do it"),
+    b(&[k('n')], Scope::Confirm, Command::No, "no", "no, leave it"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Confirm, Command::ToggleChoice, "switch", "move between the answers"),
+    b(&[code(KeyCode::Enter)], Scope::Confirm, Command::Accept, "answer", "give the focused answer (No unless you moved)"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, Command::Close, "cancel", "cancel"),
+    // Export.
+    b(&[k('c')], Scope::Export, Command::ChooseCsv, "CSV", "export as CSV (safe to open in a spreadsheet)"),
+    b(&[k('j')], Scope::Export, Command::ChooseJsonl, "JSONL", "export as JSON lines"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Export, Command::ToggleChoice, "switch", "move between the formats"),
+    b(&[code(KeyCode::Enter)], Scope::Export, Command::Accept, "export", "export in the focused format"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Export, Command::Close, "cancel", "cancel"),
+    // Help.
+    b(&[k('j'), code(KeyCode::Down)], Scope::Help, Command::Down, "scroll", "scroll down"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::Help, Command::Up, "", "scroll up"),
+    b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, Command::PageDown, "", "page down"),
+    b(&[code(KeyCode::PageUp)], Scope::Help, Command::PageUp, "", "page up"),
+    b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, Command::Close, "close", "close the help"),
+    // Decisions on the selection.
+    b(&[k('d')], Scope::Tabs(DUP), Command::Decide(Decision::Duplicate), "duplicate", "duplicate: keep the earliest copy as the one to answer"),
+    b(&[k('c')], Scope::Tabs(DUP), Command::Decide(Decision::Correction), "correction", "correction: a later copy supersedes the earlier"),
+    b(&[k('x')], Scope::Tabs(DUP), Command::Decide(Decision::Distinct), "distinct", "distinct: genuinely separate messages, answer each"),
+    b(&[k('s')], Scope::Tabs(DUP), Command::Decide(Decision::Spam), "spam", "spam"),
+    b(&[k('D')], Scope::Tabs(DUP), Command::BulkDuplicate, "all exact", "resolve every pending exact group shown as duplicate (asks first)"),
+    b(&[k('t')], Scope::Tabs(DUP), Command::CycleClass, "class", "show all / simultaneous / seconds / minutes groups"),
+    b(&[k('o')], Scope::Tabs(CONFLICTS), Command::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
+    b(&[k('f')], Scope::Tabs(CONFLICTS), Command::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
+    b(&[k('C')], Scope::Tabs(STUCK), Command::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
+    b(&[k('F')], Scope::Tabs(STUCK), Command::Decide(Decision::Failed), "failed", "failed: you checked it was not done; frees the key for a retry (asks first)"),
+    b(&[k('p')], Scope::Tabs(STUCK), Command::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
+    // Moving around.
+    b(&[k('j'), code(KeyCode::Down)], Scope::List, Command::Down, "", "next row"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::List, Command::Up, "", "previous row"),
+    b(&[k('g'), code(KeyCode::Home)], Scope::List, Command::Top, "", "first row"),
+    b(&[k('G'), code(KeyCode::End)], Scope::List, Command::Bottom, "", "last row"),
+    b(&[code(KeyCode::PageDown)], Scope::List, Command::PageDown, "", "page down"),
+    b(&[code(KeyCode::PageUp)], Scope::List, Command::PageUp, "", "page up"),
+    b(&[code(KeyCode::Enter), k('l')], Scope::List, Command::EnterDetail, "detail", "into the detail pane"),
+    b(&[code(KeyCode::Esc)], Scope::List, Command::Back, "", "clear the text filter"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::Detail, Command::Down, "", "scroll down"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::Detail, Command::Up, "", "scroll up"),
+    b(&[k('g'), code(KeyCode::Home)], Scope::Detail, Command::Top, "", "scroll to the top"),
+    b(&[k('G'), code(KeyCode::End)], Scope::Detail, Command::Bottom, "", "scroll to the end"),
+    b(&[code(KeyCode::PageDown)], Scope::Detail, Command::PageDown, "", "page down"),
+    b(&[code(KeyCode::PageUp)], Scope::Detail, Command::PageUp, "", "page up"),
+    b(&[code(KeyCode::Esc), k('h')], Scope::Detail, Command::Back, "back", "back to the list"),
+    b(&[code(KeyCode::Tab)], Scope::Global, Command::NextTab, "", "next tab"),
+    b(&[code(KeyCode::BackTab)], Scope::Global, Command::PrevTab, "", "previous tab"),
+    b(&[k('1')], Scope::Global, Command::GoTab(Tab::Duplicates), "", "Duplicates tab"),
+    b(&[k('2')], Scope::Global, Command::GoTab(Tab::Conflicts), "", "Conflicts tab"),
+    b(&[k('3')], Scope::Global, Command::GoTab(Tab::Stuck), "", "Stuck tab"),
+    b(&[k('4')], Scope::Global, Command::GoTab(Tab::Damaged), "", "Damaged tab"),
+    b(&[k('5')], Scope::Global, Command::GoTab(Tab::Log), "", "Log tab"),
+    b(&[k('/')], Scope::Global, Command::Filter, "filter", "filter by text: scope, key, item id or field value"),
+    b(&[k('n')], Scope::Global, Command::Note, "note", "attach a note to your next decision on the selection"),
+    b(&[k('u')], Scope::Global, Command::Undo, "undo", "undo your last decision (a reopening is appended)"),
+    b(&[k('v')], Scope::Global, Command::RawToggle, "raw", "show or hide the raw payloads"),
+    b(&[k('e')], Scope::Global, Command::Export, "export", "export the review log (CSV or JSONL)"),
+    b(&[k('r')], Scope::Global, Command::Reload, "", "read the database again"),
+    b(&[k('?')], Scope::Global, Command::Help, "help", "this help"),
+    b(&[k('q')], Scope::Global, Command::Quit, "quit", "quit"),
+];
+
+/// What the keyboard is talking to right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Input,
+    Help,
+    Confirm,
+    Export,
+    Main { tab: Tab, detail: bool },
+}
+
+impl Mode {
+    pub fn allows(&self, scope: Scope) -> bool {
+        match (self, scope) {
+            (_, Scope::Always) => true,
+            (Mode::Input, s) => s == Scope::Input,
+            (Mode::Help, s) => s == Scope::Help,
+            (Mode::Confirm, s) => s == Scope::Confirm,
+            (Mode::Export, s) => s == Scope::Export,
+            (Mode::Main { .. }, Scope::Global) => true,
+            (Mode::Main { tab, .. }, Scope::Tabs(tabs)) => tabs.contains(tab),
+            (Mode::Main { detail, .. }, Scope::List) => !detail,
+            (Mode::Main { detail, .. }, Scope::Detail) => *detail,
+            (Mode::Main { .. }, _) => false,
+        }
+    }
+}
+
+/// The command a key press means in this mode, if any.
+pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<Command> {
+    if event.kind == KeyEventKind::Release {
+        return None;
+    }
+    KEYMAP
+        .iter()
+        .find(|b| mode.allows(b.scope) && b.keys.iter().any(|key| key.matches(event)))
+        .map(|b| b.command)
+}
+
+/// The footer hints for this mode, in table order: (keys, hint).
+pub fn hints(mode: Mode) -> Vec<(String, &'static str)> {
+    KEYMAP
+        .iter()
+        .filter(|b| !b.hint.is_empty() && mode.allows(b.scope) && b.scope != Scope::Always)
+        .map(|b| (keys_label(b.keys), b.hint))
+        .collect()
+}
+
+/// `j/↓`, `Esc/q`.
+pub fn keys_label(keys: &[Key]) -> String {
+    keys.iter().map(Key::label).collect::<Vec<_>>().join("/")
+}
+
+/// The `?` help: sections of (keys, help text), generated from the table.
+pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
+    let order = [
+        Scope::Tabs(DUP),
+        Scope::Tabs(CONFLICTS),
+        Scope::Tabs(STUCK),
+        Scope::List,
+        Scope::Detail,
+        Scope::Global,
+        Scope::Always,
+        Scope::Input,
+        Scope::Confirm,
+        Scope::Export,
+        Scope::Help,
+    ];
+    order
+        .iter()
+        .map(|scope| {
+            let rows = KEYMAP
+                .iter()
+                .filter(|b| b.scope == *scope)
+                .map(|b| (keys_label(b.keys), b.help))
+                .collect();
+            (scope.help_title(), rows)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn press(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_in_one_mode() {
+        let modes = [
+            Mode::Input,
+            Mode::Help,
+            Mode::Confirm,
+            Mode::Export,
+            Mode::Main {
+                tab: Tab::Duplicates,
+                detail: false,
+            },
+            Mode::Main {
+                tab: Tab::Conflicts,
+                detail: true,
+            },
+            Mode::Main {
+                tab: Tab::Stuck,
+                detail: false,
+            },
+            Mode::Main {
+                tab: Tab::Log,
+                detail: true,
+            },
+        ];
+        for mode in modes {
+            let mut seen: Vec<Key> = Vec::new();
+            for binding in KEYMAP.iter().filter(|b| mode.allows(b.scope)) {
+                for key in binding.keys {
+                    assert!(!seen.contains(key), "{key:?} bound twice in {mode:?}");
+                    seen.push(*key);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shift_letters_and_backtab() {
+        let main = Mode::Main {
+            tab: Tab::Stuck,
+            detail: false,
+        };
+        assert_eq!(
+            lookup(main, &press(KeyCode::Char('C'), KeyModifiers::SHIFT)),
+            Some(Command::Decide(Decision::Completed))
+        );
+        assert_eq!(
+            lookup(main, &press(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            Some(Command::PrevTab)
+        );
+        assert_eq!(
+            lookup(main, &press(KeyCode::Tab, KeyModifiers::SHIFT)),
+            Some(Command::PrevTab)
+        );
+        assert_eq!(
+            lookup(main, &press(KeyCode::Char('d'), KeyModifiers::ALT)),
+            None
+        );
+        assert_eq!(
+            lookup(main, &press(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Command::ForceQuit)
+        );
+    }
+
+    #[test]
+    fn every_binding_is_in_the_help() {
+        let listed: usize = help_sections().iter().map(|(_, rows)| rows.len()).sum();
+        assert_eq!(listed, KEYMAP.len());
+    }
+}

@@ -1,0 +1,83 @@
+//! What flows into `update` (messages) and out of it (effects).
+//!
+//! `update` never does I/O: it turns a message into a new state plus effects,
+//! and the runtime carries the effects out (database reads and writes, export,
+//! quitting) and feeds their results back in as messages.
+
+use std::path::PathBuf;
+
+use crossterm::event::KeyEvent;
+
+use crate::snapshot::Snapshot;
+use crate::triage::model::ReceiptId;
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Resize {
+        width: u16,
+        height: u16,
+    },
+    /// Progress of the background analysis (`total` when known).
+    Progress {
+        stage: &'static str,
+        done: u64,
+        total: Option<u64>,
+    },
+    /// A fresh reading of the database (first load, reload, or after a change).
+    Loaded(Box<Snapshot>),
+    /// The database could not be read; the message is one line, already safe to show.
+    LoadFailed(String),
+    /// Payload texts asked for with [`Effect::LoadPayloads`].
+    Payloads(Vec<(PayloadRef, Result<String, String>)>),
+    /// The outcome of [`Effect::Decide`] or [`Effect::Undo`]: a one-line message
+    /// for the status bar; `Err` when nothing was recorded (e.g. someone else
+    /// decided first — the runtime reloads after either).
+    Recorded(Result<String, String>),
+    /// The outcome of [`Effect::Export`]: the file written, or why not.
+    Exported(Result<PathBuf, String>),
+    /// The database changed on disk (`PRAGMA data_version` moved).
+    DatabaseChanged,
+    Tick,
+}
+
+/// A payload the detail pane can show on demand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PayloadRef {
+    Receipt(ReceiptId),
+    /// A `key_conflicts` row (a refused attempt).
+    KeyConflict(i64),
+}
+
+/// A decision as the operator made it; the runtime records it through the
+/// same code path as `receipt-review resolve`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecisionRequest {
+    /// `dup:12`, `conflict:40`, `stuck:77`.
+    pub item: String,
+    pub decision: String,
+    pub receipt_ids: Vec<ReceiptId>,
+    pub note: Option<String>,
+    /// The latest review_log id for the item that the screen showed.
+    pub expected_last: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    Csv,
+    Jsonl,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+    /// Read the database again (keeps the selection by item id).
+    Reload,
+    LoadPayloads(Vec<PayloadRef>),
+    Decide(DecisionRequest),
+    /// Several decisions confirmed at once (the bulk action), each guarded on its own.
+    DecideMany(Vec<DecisionRequest>),
+    /// Undo this operator's last decision (a reopening is appended).
+    Undo,
+    Export(ExportFormat),
+}

@@ -1,0 +1,219 @@
+//! Which rows each tab shows (class and text filters), and the counts the header shows.
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::snapshot::Snapshot;
+use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, ReceiptId};
+
+use super::msg::PayloadRef;
+use super::state::{ClassFilter, Tab};
+
+/// The receipts a conflict decision covers: the original, and any legacy
+/// duplicate receipts that hold an attempt.
+pub fn conflict_receipt_ids(c: &Conflict) -> Vec<ReceiptId> {
+    std::iter::once(c.receipt_id)
+        .chain(
+            c.attempts
+                .iter()
+                .filter(|a| a.source == AttemptSource::Receipts)
+                .map(|a| a.id),
+        )
+        .collect()
+}
+
+pub fn attempt_ref(a: &Attempt) -> PayloadRef {
+    match a.source {
+        AttemptSource::KeyConflicts => PayloadRef::KeyConflict(a.id),
+        AttemptSource::Receipts => PayloadRef::Receipt(a.id),
+    }
+}
+
+pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
+    let t = &snap.triage;
+    Some(match tab {
+        Tab::Duplicates => t.duplicates.get(index)?.item(),
+        Tab::Conflicts => t.conflicts.get(index)?.item(),
+        Tab::Stuck => t.stuck.get(index)?.item(),
+        Tab::Damaged => format!("damaged:{}", t.damaged.get(index)?.receipt_id),
+        Tab::Log => format!("log:{}", snap.log.get(index)?.id),
+    })
+}
+
+/// The filter text as it is compared: NFKC, case-folded, white space folded,
+/// the way the triage engine normalises visitor field values.
+pub fn normalize_query(text: &str) -> String {
+    let folded = caseless::default_case_fold_str(&text.nfkc().collect::<String>());
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// True when `hay`, compared case-insensitively, contains the normalised query.
+fn contains(hay: &str, query: &str) -> bool {
+    if hay.is_ascii() && query.is_ascii() {
+        let (h, q) = (hay.as_bytes(), query.as_bytes());
+        return q.len() <= h.len() && h.windows(q.len()).any(|w| w.eq_ignore_ascii_case(q));
+    }
+    normalize_query(hay).contains(query)
+}
+
+fn receipt_matches(r: &Receipt, query: &str) -> bool {
+    r.request_key.as_deref().is_some_and(|k| contains(k, query))
+        || r.visitor.0.iter().any(|(_, value)| value.contains(query))
+}
+
+fn id_matches(id: ReceiptId, query: &str) -> bool {
+    query.bytes().all(|b| b.is_ascii_digit()) && id.to_string() == query
+}
+
+/// The rows a tab shows, in its order: indices into the snapshot's lists
+/// (for the log, newest first).
+pub fn compute(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> Vec<usize> {
+    let query = normalize_query(filter);
+    let q = query.as_str();
+    let any = q.is_empty();
+    let t = &snap.triage;
+    let receipt = |id: ReceiptId| snap.receipt(id);
+    match tab {
+        Tab::Duplicates => t
+            .duplicates
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| class.admits(g.class))
+            .filter(|(_, g)| {
+                any || contains(&g.item(), q)
+                    || contains(&g.scope, q)
+                    || g.members.iter().any(|m| {
+                        id_matches(m.id, q) || receipt(m.id).is_some_and(|r| receipt_matches(r, q))
+                    })
+            })
+            .map(|(i, _)| i)
+            .collect(),
+        Tab::Conflicts => t
+            .conflicts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                any || contains(&c.item(), q)
+                    || contains(&c.scope, q)
+                    || contains(&c.request_key, q)
+                    || id_matches(c.receipt_id, q)
+                    || receipt(c.receipt_id).is_some_and(|r| receipt_matches(r, q))
+            })
+            .map(|(i, _)| i)
+            .collect(),
+        Tab::Stuck => t
+            .stuck
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                any || contains(&s.item(), q)
+                    || contains(&s.scope, q)
+                    || s.request_key.as_deref().is_some_and(|k| contains(k, q))
+                    || id_matches(s.receipt_id, q)
+                    || receipt(s.receipt_id).is_some_and(|r| receipt_matches(r, q))
+            })
+            .map(|(i, _)| i)
+            .collect(),
+        Tab::Damaged => t
+            .damaged
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| {
+                any || id_matches(d.receipt_id, q)
+                    || contains(&format!("damaged:{}", d.receipt_id), q)
+                    || contains(d.reason.as_str(), q)
+                    || contains(&d.detail, q)
+            })
+            .map(|(i, _)| i)
+            .collect(),
+        Tab::Log => (0..snap.log.len())
+            .rev()
+            .filter(|&i| {
+                let l = &snap.log[i];
+                any || contains(&l.item, q)
+                    || contains(&l.decision, q)
+                    || contains(&l.operator, q)
+                    || l.note.as_deref().is_some_and(|n| contains(n, q))
+                    || l.receipt_ids.iter().any(|&id| id_matches(id, q))
+            })
+            .collect(),
+    }
+}
+
+/// Totals for the header and the tab bar, over the whole reading (filters aside).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub receipts: usize,
+    pub groups: usize,
+    pub groups_pending: usize,
+    pub groups_new_copy: usize,
+    /// Per class: simultaneous, seconds, minutes.
+    pub by_class: [usize; 3],
+    pub exact: usize,
+    pub conflicts: usize,
+    pub conflicts_pending: usize,
+    pub stuck: usize,
+    pub stuck_pending: usize,
+    pub damaged: usize,
+    pub log: usize,
+    pub bots: usize,
+}
+
+impl Counts {
+    pub fn of(snap: &Snapshot) -> Self {
+        let t = &snap.triage;
+        let pending = |item: String| !snap.reviews.get(&item).is_some_and(|r| r.resolved);
+        let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
+        let mut counts = Counts {
+            receipts: snap.receipts.len() + t.damaged.len(),
+            groups: t.duplicates.len(),
+            conflicts: t.conflicts.len(),
+            stuck: t.stuck.len(),
+            damaged: t.damaged.len(),
+            log: snap.log.len(),
+            bots: t.suspected_bots.len(),
+            ..Counts::default()
+        };
+        for g in &t.duplicates {
+            counts.by_class[class_index(g.class)] += 1;
+            if g.is_exact() {
+                counts.exact += 1;
+            }
+            let item = g.item();
+            if snap
+                .reviews
+                .get(&item)
+                .is_some_and(|r| r.new_copy_since_decision)
+            {
+                counts.groups_new_copy += 1;
+            }
+            if pending(item) {
+                counts.groups_pending += 1;
+            }
+        }
+        counts.conflicts_pending = t.conflicts.iter().filter(|c| pending(c.item())).count();
+        counts.stuck_pending = t.stuck.iter().filter(|s| pending(s.item())).count();
+        counts
+    }
+
+    pub fn pending(&self) -> usize {
+        self.groups_pending + self.conflicts_pending + self.stuck_pending
+    }
+
+    pub fn items(&self) -> usize {
+        self.groups + self.conflicts + self.stuck
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_fold_case_width_and_space() {
+        assert_eq!(normalize_query("  Taro   YAMADA "), "taro yamada");
+        assert_eq!(normalize_query("ＡＢＣ"), "abc");
+        assert!(contains("Form-Contact", "contact"));
+        assert!(contains("お問い合わせ", "問い"));
+        assert!(!contains("abc", "abcd"));
+    }
+}

@@ -1,0 +1,388 @@
+//! The screen's state. Plain data: [`super::update`] changes it, the canvas reads it.
+
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use crate::snapshot::{ItemReview, Snapshot};
+use crate::triage::model::{GapClass, ReceiptId};
+
+use super::keymap::Mode;
+use super::msg::{DecisionRequest, ExportFormat, PayloadRef};
+use super::rows::{self, Counts};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tab {
+    Duplicates,
+    Conflicts,
+    Stuck,
+    Damaged,
+    Log,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 5] = [
+        Tab::Duplicates,
+        Tab::Conflicts,
+        Tab::Stuck,
+        Tab::Damaged,
+        Tab::Log,
+    ];
+
+    pub fn index(self) -> usize {
+        match self {
+            Tab::Duplicates => 0,
+            Tab::Conflicts => 1,
+            Tab::Stuck => 2,
+            Tab::Damaged => 3,
+            Tab::Log => 4,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Duplicates => "Duplicates",
+            Tab::Conflicts => "Conflicts",
+            Tab::Stuck => "Stuck",
+            Tab::Damaged => "Damaged",
+            Tab::Log => "Log",
+        }
+    }
+
+    pub fn next(self) -> Tab {
+        Tab::ALL[(self.index() + 1) % Tab::ALL.len()]
+    }
+
+    pub fn prev(self) -> Tab {
+        Tab::ALL[(self.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]
+    }
+
+    /// True for the tabs whose items take decisions.
+    pub fn decides(self) -> bool {
+        matches!(self, Tab::Duplicates | Tab::Conflicts | Tab::Stuck)
+    }
+}
+
+/// Which duplicate groups the Duplicates tab shows, by time-gap class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClassFilter {
+    #[default]
+    All,
+    Only(GapClass),
+}
+
+impl ClassFilter {
+    pub fn next(self) -> Self {
+        match self {
+            ClassFilter::All => ClassFilter::Only(GapClass::Simultaneous),
+            ClassFilter::Only(GapClass::Simultaneous) => ClassFilter::Only(GapClass::Seconds),
+            ClassFilter::Only(GapClass::Seconds) => ClassFilter::Only(GapClass::Minutes),
+            ClassFilter::Only(GapClass::Minutes) => ClassFilter::All,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ClassFilter::All => "all",
+            ClassFilter::Only(class) => class.as_str(),
+        }
+    }
+
+    pub fn admits(self, class: GapClass) -> bool {
+        match self {
+            ClassFilter::All => true,
+            ClassFilter::Only(only) => only == class,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Focus {
+    #[default]
+    List,
+    Detail,
+}
+
+/// Selection and scroll of one tab's list (indices into the visible rows).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListPos {
+    pub selected: usize,
+    pub offset: usize,
+}
+
+/// A line of text being typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// The text filter; it applies as you type. Enter keeps it, Esc clears it.
+    Filter { text: String },
+    /// A note for the next decision on `item`.
+    Note { item: String, text: String },
+}
+
+impl Input {
+    pub fn text(&self) -> &str {
+        match self {
+            Input::Filter { text } | Input::Note { text, .. } => text,
+        }
+    }
+}
+
+/// What a confirmation does when answered yes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfirmAction {
+    Decide(DecisionRequest),
+    DecideMany(Vec<DecisionRequest>),
+    /// Quit although notes typed for decisions were never sent.
+    Quit,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confirm {
+    pub title: String,
+    /// Already safe to show (built from sanitised text).
+    pub lines: Vec<String>,
+    pub yes_label: String,
+    pub no_label: String,
+    /// The focus starts on No, the safe answer.
+    pub yes_focused: bool,
+    pub action: ConfirmAction,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    Help { scroll: usize },
+    Confirm(Box<Confirm>),
+    Export { choice: ExportFormat },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusKind {
+    Info,
+    Success,
+    Error,
+}
+
+/// The one-line message under the panes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub kind: StatusKind,
+}
+
+/// Progress of the background analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub stage: &'static str,
+    pub done: u64,
+    pub total: Option<u64>,
+}
+
+/// What is selected, resolved against the snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selected {
+    Group(usize),
+    Conflict(usize),
+    Stuck(usize),
+    Damaged(usize),
+    Log(usize),
+}
+
+/// The whole state of the review screen.
+#[derive(Debug)]
+pub struct App {
+    /// `NO_COLOR`: the selection stays visible by reverse video and a marker.
+    pub no_color: bool,
+    /// Who decisions are recorded as (shown in the header), when the runtime says.
+    pub operator: Option<String>,
+    /// The database being opened, shown while the first reading is under way.
+    pub database: Option<PathBuf>,
+    pub snapshot: Option<Box<Snapshot>>,
+    /// Totals of the current reading, for the header and the tab bar.
+    pub counts: Counts,
+    /// The first reading failed: why (already safe to show).
+    pub load_error: Option<String>,
+    /// The last reload failed: what is shown is an older reading.
+    pub stale: bool,
+    pub progress: Option<Progress>,
+    /// Ticks seen, for the progress spinner.
+    pub ticks: u64,
+    pub size: (u16, u16),
+    pub tab: Tab,
+    pub class_filter: ClassFilter,
+    /// The text filter (applies to every tab).
+    pub filter: String,
+    pub focus: Focus,
+    /// Visible rows per tab: indices into the snapshot's lists (Log: newest first).
+    pub rows: [Vec<usize>; 5],
+    pub pos: [ListPos; 5],
+    pub detail_scroll: usize,
+    /// Set by the canvas: how far the detail pane can scroll at its last drawing.
+    pub detail_max_scroll: Cell<usize>,
+    /// Set by the canvas: how far the help can scroll at its last drawing.
+    pub help_max_scroll: Cell<usize>,
+    pub raw_view: bool,
+    pub overlay: Option<Overlay>,
+    pub input: Option<Input>,
+    pub status: Option<Status>,
+    /// Notes typed for the next decision on an item.
+    pub notes: HashMap<String, String>,
+    /// Decisions sent and not yet answered by `Recorded`, with the note each took.
+    pub awaiting: HashMap<String, Option<String>>,
+    pub payloads: HashMap<PayloadRef, Result<String, String>>,
+    /// Payloads asked for and not arrived yet.
+    pub requested: HashSet<PayloadRef>,
+}
+
+impl App {
+    pub fn new(no_color: bool) -> Self {
+        App {
+            no_color,
+            operator: None,
+            database: None,
+            snapshot: None,
+            counts: Counts::default(),
+            load_error: None,
+            stale: false,
+            progress: None,
+            ticks: 0,
+            size: (80, 24),
+            tab: Tab::Duplicates,
+            class_filter: ClassFilter::All,
+            filter: String::new(),
+            focus: Focus::List,
+            rows: Default::default(),
+            pos: Default::default(),
+            detail_scroll: 0,
+            detail_max_scroll: Cell::new(usize::MAX),
+            help_max_scroll: Cell::new(usize::MAX),
+            raw_view: false,
+            overlay: None,
+            input: None,
+            status: None,
+            notes: HashMap::new(),
+            awaiting: HashMap::new(),
+            payloads: HashMap::new(),
+            requested: HashSet::new(),
+        }
+    }
+
+    /// Who decisions are recorded as; shown in the header.
+    pub fn with_operator(mut self, operator: impl Into<String>) -> Self {
+        self.operator = Some(operator.into());
+        self
+    }
+
+    /// The database being opened, shown before the first reading arrives.
+    pub fn with_database(mut self, database: impl Into<PathBuf>) -> Self {
+        self.database = Some(database.into());
+        self
+    }
+
+    pub fn mode(&self) -> Mode {
+        if self.input.is_some() {
+            return Mode::Input;
+        }
+        match &self.overlay {
+            Some(Overlay::Help { .. }) => Mode::Help,
+            Some(Overlay::Confirm(_)) => Mode::Confirm,
+            Some(Overlay::Export { .. }) => Mode::Export,
+            None => Mode::Main {
+                tab: self.tab,
+                detail: self.focus == Focus::Detail,
+            },
+        }
+    }
+
+    pub fn read_only(&self) -> Option<&str> {
+        self.snapshot.as_ref()?.read_only.as_deref()
+    }
+
+    pub fn rows(&self, tab: Tab) -> &[usize] {
+        &self.rows[tab.index()]
+    }
+
+    pub fn pos(&self, tab: Tab) -> &ListPos {
+        &self.pos[tab.index()]
+    }
+
+    /// The selected row of the current tab, resolved.
+    pub fn selected(&self) -> Option<Selected> {
+        self.selected_in(self.tab)
+    }
+
+    pub fn selected_in(&self, tab: Tab) -> Option<Selected> {
+        let index = *self.rows(tab).get(self.pos(tab).selected)?;
+        Some(match tab {
+            Tab::Duplicates => Selected::Group(index),
+            Tab::Conflicts => Selected::Conflict(index),
+            Tab::Stuck => Selected::Stuck(index),
+            Tab::Damaged => Selected::Damaged(index),
+            Tab::Log => Selected::Log(index),
+        })
+    }
+
+    /// The stable id of a row: the item id for decision items, `damaged:<id>`
+    /// and `log:<id>` for the others.
+    pub fn row_id(&self, tab: Tab, index: usize) -> Option<String> {
+        let snap = self.snapshot.as_ref()?;
+        rows::row_id(snap, tab, index)
+    }
+
+    /// The selected decision item (`dup:12`) with the receipts it covers.
+    pub fn selected_item(&self) -> Option<(String, Vec<ReceiptId>)> {
+        let snap = self.snapshot.as_ref()?;
+        let t = &snap.triage;
+        match self.selected()? {
+            Selected::Group(i) => {
+                let g = &t.duplicates[i];
+                Some((g.item(), g.receipt_ids()))
+            }
+            Selected::Conflict(i) => {
+                let c = &t.conflicts[i];
+                Some((c.item(), rows::conflict_receipt_ids(c)))
+            }
+            Selected::Stuck(i) => {
+                let s = &t.stuck[i];
+                Some((s.item(), vec![s.receipt_id]))
+            }
+            Selected::Damaged(_) | Selected::Log(_) => None,
+        }
+    }
+
+    pub fn review(&self, item: &str) -> ItemReview {
+        self.snapshot
+            .as_ref()
+            .map(|s| s.review(item))
+            .unwrap_or_default()
+    }
+
+    /// Payloads the detail pane wants for the current selection.
+    pub fn wanted_payloads(&self) -> Vec<PayloadRef> {
+        let Some(snap) = self.snapshot.as_ref() else {
+            return Vec::new();
+        };
+        let t = &snap.triage;
+        match self.selected() {
+            Some(Selected::Group(i)) => t.duplicates[i]
+                .members
+                .iter()
+                .map(|m| PayloadRef::Receipt(m.id))
+                .collect(),
+            Some(Selected::Conflict(i)) => {
+                let c = &t.conflicts[i];
+                std::iter::once(PayloadRef::Receipt(c.receipt_id))
+                    .chain(c.attempts.iter().map(rows::attempt_ref))
+                    .collect()
+            }
+            Some(Selected::Stuck(i)) => vec![PayloadRef::Receipt(t.stuck[i].receipt_id)],
+            Some(Selected::Damaged(i)) if self.raw_view => {
+                vec![PayloadRef::Receipt(t.damaged[i].receipt_id)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn payload(&self, r: PayloadRef) -> Option<&Result<String, String>> {
+        self.payloads.get(&r)
+    }
+}

@@ -1,0 +1,746 @@
+//! `update`: one message in, the state changed, effects out. No I/O.
+
+use crossterm::event::KeyCode;
+use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::sanitize::inline;
+use crate::snapshot::Snapshot;
+use crate::time::format_rfc3339;
+
+use super::decision::Decision;
+use super::keymap::{self, Command, Mode};
+use super::layout;
+use super::msg::{DecisionRequest, Effect, ExportFormat, Msg};
+use super::rows::{self, Counts};
+use super::state::{
+    App, Confirm, ConfirmAction, Focus, Input, Overlay, Progress, Status, StatusKind, Tab,
+};
+
+/// How long a typed filter or note may grow.
+const MAX_INPUT: usize = 500;
+/// Payload texts kept before the cache is trimmed to what is on screen.
+const PAYLOAD_CACHE: usize = 512;
+
+/// Applies one message to the state and returns what the runtime should do.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    match msg {
+        Msg::Key(key) => on_key(app, key, &mut effects),
+        Msg::Resize { width, height } => {
+            app.size = (width, height);
+            for tab in Tab::ALL {
+                scroll_into_view(app, tab);
+            }
+        }
+        Msg::Progress { stage, done, total } => {
+            app.progress = Some(Progress { stage, done, total });
+        }
+        Msg::Loaded(snapshot) => on_loaded(app, snapshot),
+        Msg::LoadFailed(why) => {
+            app.progress = None;
+            if app.snapshot.is_some() {
+                app.stale = true;
+                error(
+                    app,
+                    format!(
+                        "could not read the database again: {}; showing the previous reading (r retries)",
+                        inline(&why, 200)
+                    ),
+                );
+            } else {
+                app.load_error = Some(inline(&why, 500));
+            }
+        }
+        Msg::Payloads(list) => {
+            for (r, text) in list {
+                app.requested.remove(&r);
+                app.payloads.insert(r, text);
+            }
+        }
+        Msg::Recorded(Ok(message)) => {
+            app.awaiting.clear();
+            success(app, inline(&message, 300));
+        }
+        Msg::Recorded(Err(message)) => {
+            // Nothing was recorded: give the notes back to their items.
+            for (item, note) in std::mem::take(&mut app.awaiting) {
+                if let Some(note) = note {
+                    app.notes.entry(item).or_insert(note);
+                }
+            }
+            error(app, inline(&message, 300));
+        }
+        Msg::Exported(Ok(path)) => {
+            success(
+                app,
+                format!(
+                    "review log exported to {}",
+                    inline(&path.display().to_string(), 200)
+                ),
+            );
+        }
+        Msg::Exported(Err(why)) => error(app, format!("export failed: {}", inline(&why, 200))),
+        Msg::DatabaseChanged => {
+            if app.snapshot.is_some() {
+                info(app, "the database changed; reading it again…".into());
+            }
+            effects.push(Effect::Reload);
+        }
+        Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
+    }
+    request_payloads(app, &mut effects);
+    effects
+}
+
+fn info(app: &mut App, text: String) {
+    app.status = Some(Status {
+        text,
+        kind: StatusKind::Info,
+    });
+}
+
+fn success(app: &mut App, text: String) {
+    app.status = Some(Status {
+        text,
+        kind: StatusKind::Success,
+    });
+}
+
+fn error(app: &mut App, text: String) {
+    app.status = Some(Status {
+        text,
+        kind: StatusKind::Error,
+    });
+}
+
+/// Asks for the payloads the selection shows that are neither here nor on their way.
+fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
+    let wanted = app.wanted_payloads();
+    let missing: Vec<_> = wanted
+        .iter()
+        .copied()
+        .filter(|r| !app.payloads.contains_key(r) && !app.requested.contains(r))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    if app.payloads.len() > PAYLOAD_CACHE {
+        app.payloads.retain(|r, _| wanted.contains(r));
+    }
+    app.requested.extend(missing.iter().copied());
+    effects.push(Effect::LoadPayloads(missing));
+}
+
+fn on_loaded(app: &mut App, snapshot: Box<Snapshot>) {
+    let first = app.snapshot.is_none();
+    let before: Vec<(Option<String>, usize)> = Tab::ALL
+        .iter()
+        .map(|&tab| {
+            let index = app.pos(tab).selected;
+            let id = app
+                .rows(tab)
+                .get(index)
+                .and_then(|&row| app.row_id(tab, row));
+            (id, index)
+        })
+        .collect();
+    app.counts = Counts::of(&snapshot);
+    app.snapshot = Some(snapshot);
+    app.progress = None;
+    app.load_error = None;
+    app.stale = false;
+    for tab in Tab::ALL {
+        recompute_rows(app, tab);
+        let (id, index) = &before[tab.index()];
+        let selected = if first {
+            first_pending(app, tab).unwrap_or(0)
+        } else {
+            id.as_ref()
+                .and_then(|id| find_row(app, tab, id))
+                .unwrap_or(*index)
+        };
+        select(app, tab, selected);
+    }
+    if app.selected().is_none() {
+        app.focus = Focus::List;
+    }
+    let now = app.selected().and_then(|_| {
+        let tab = app.tab;
+        let row = *app.rows(tab).get(app.pos(tab).selected)?;
+        app.row_id(tab, row)
+    });
+    if now != before[app.tab.index()].0 {
+        app.detail_scroll = 0;
+    }
+    // Anything asked for and not answered is asked again if still wanted.
+    app.requested.clear();
+}
+
+fn recompute_rows(app: &mut App, tab: Tab) {
+    if let Some(snap) = app.snapshot.as_ref() {
+        app.rows[tab.index()] = rows::compute(snap, tab, app.class_filter, &app.filter);
+    }
+}
+
+/// Recomputes one tab's rows after a filter change, keeping the selection by
+/// id when it is still shown, else the nearest row.
+fn refilter(app: &mut App, tab: Tab) {
+    let index = app.pos(tab).selected;
+    let id = app
+        .rows(tab)
+        .get(index)
+        .and_then(|&row| app.row_id(tab, row));
+    recompute_rows(app, tab);
+    let selected = id.and_then(|id| find_row(app, tab, &id)).unwrap_or(index);
+    select(app, tab, selected);
+}
+
+fn refilter_all(app: &mut App) {
+    for tab in Tab::ALL {
+        refilter(app, tab);
+    }
+}
+
+fn find_row(app: &App, tab: Tab, id: &str) -> Option<usize> {
+    app.rows(tab)
+        .iter()
+        .position(|&row| app.row_id(tab, row).as_deref() == Some(id))
+}
+
+fn is_pending_row(app: &App, tab: Tab, row: usize) -> bool {
+    tab.decides()
+        && app
+            .row_id(tab, row)
+            .is_some_and(|item| !app.review(&item).resolved && !app.awaiting.contains_key(&item))
+}
+
+fn first_pending(app: &App, tab: Tab) -> Option<usize> {
+    app.rows(tab)
+        .iter()
+        .position(|&row| is_pending_row(app, tab, row))
+}
+
+/// Selects a row (clamped) and scrolls it into view.
+fn select(app: &mut App, tab: Tab, index: usize) {
+    let len = app.rows(tab).len();
+    let before = app.pos(tab).selected;
+    app.pos[tab.index()].selected = index.min(len.saturating_sub(1));
+    if tab == app.tab && app.pos(tab).selected != before {
+        app.detail_scroll = 0;
+    }
+    scroll_into_view(app, tab);
+}
+
+fn list_rows(app: &App) -> usize {
+    layout::list_rows(app.size, app.read_only().is_some(), app.focus)
+}
+
+fn scroll_into_view(app: &mut App, tab: Tab) {
+    let height = list_rows(app);
+    let len = app.rows(tab).len();
+    let pos = &mut app.pos[tab.index()];
+    if pos.selected < pos.offset {
+        pos.offset = pos.selected;
+    } else if pos.selected >= pos.offset + height {
+        pos.offset = pos.selected + 1 - height;
+    }
+    // No empty space below the last row when the list could fill the pane.
+    pos.offset = pos.offset.min(len.saturating_sub(height));
+}
+
+fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
+    if key.kind == KeyEventKind::Release {
+        return;
+    }
+    let mode = app.mode();
+    match keymap::lookup(mode, &key) {
+        Some(command) => run(app, command, effects),
+        None => {
+            if mode == Mode::Input
+                && let KeyCode::Char(c) = key.code
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
+                type_char(app, c);
+            }
+        }
+    }
+}
+
+fn type_char(app: &mut App, c: char) {
+    let Some(input) = app.input.as_mut() else {
+        return;
+    };
+    let text = match input {
+        Input::Filter { text } | Input::Note { text, .. } => text,
+    };
+    if text.chars().count() >= MAX_INPUT || c.is_control() {
+        return;
+    }
+    text.push(c);
+    sync_filter(app);
+}
+
+/// While the filter is being typed it applies at once.
+fn sync_filter(app: &mut App) {
+    if let Some(Input::Filter { text }) = &app.input {
+        if *text == app.filter {
+            return;
+        }
+        app.filter = text.clone();
+        refilter_all(app);
+    }
+}
+
+fn run(app: &mut App, command: Command, effects: &mut Vec<Effect>) {
+    match command {
+        Command::ForceQuit => effects.push(Effect::Quit),
+        Command::Quit => quit(app, effects),
+        Command::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
+        Command::Close => {
+            if matches!(app.overlay, Some(Overlay::Confirm(_))) {
+                info(app, "cancelled; nothing changed".into());
+            }
+            app.overlay = None;
+        }
+        Command::Reload => {
+            app.payloads.clear();
+            app.requested.clear();
+            info(app, "reading the database again…".into());
+            effects.push(Effect::Reload);
+        }
+        Command::Export => {
+            app.overlay = Some(Overlay::Export {
+                choice: ExportFormat::Csv,
+            })
+        }
+        Command::ChooseCsv => export(app, ExportFormat::Csv, effects),
+        Command::ChooseJsonl => export(app, ExportFormat::Jsonl, effects),
+        Command::Undo => undo(app, effects),
+        Command::Note => note(app),
+        Command::RawToggle => {
+            app.raw_view = !app.raw_view;
+            app.detail_scroll = 0;
+        }
+        Command::Filter => {
+            app.input = Some(Input::Filter {
+                text: app.filter.clone(),
+            })
+        }
+        Command::NextTab => go_tab(app, app.tab.next()),
+        Command::PrevTab => go_tab(app, app.tab.prev()),
+        Command::GoTab(tab) => go_tab(app, tab),
+        Command::Up | Command::Down | Command::Top | Command::Bottom => move_by(app, command),
+        Command::PageUp | Command::PageDown => move_by(app, command),
+        Command::EnterDetail => {
+            if app.selected().is_some() {
+                app.focus = Focus::Detail;
+                app.detail_scroll = 0;
+                scroll_into_view(app, app.tab);
+            }
+        }
+        Command::Back => back(app),
+        Command::CycleClass => {
+            app.class_filter = app.class_filter.next();
+            refilter(app, Tab::Duplicates);
+            info(
+                app,
+                format!("showing {} duplicate groups", app.class_filter.label()),
+            );
+        }
+        Command::Decide(decision) => decide(app, decision, effects),
+        Command::BulkDuplicate => bulk(app),
+        Command::Yes => answer(app, true, effects),
+        Command::No => answer(app, false, effects),
+        Command::Accept => match &app.overlay {
+            Some(Overlay::Confirm(c)) => {
+                let yes = c.yes_focused;
+                answer(app, yes, effects)
+            }
+            Some(Overlay::Export { choice }) => {
+                let choice = choice.clone();
+                export(app, choice, effects)
+            }
+            _ => {}
+        },
+        Command::ToggleChoice => match &mut app.overlay {
+            Some(Overlay::Confirm(c)) => c.yes_focused = !c.yes_focused,
+            Some(Overlay::Export { choice }) => {
+                *choice = match choice {
+                    ExportFormat::Csv => ExportFormat::Jsonl,
+                    ExportFormat::Jsonl => ExportFormat::Csv,
+                }
+            }
+            _ => {}
+        },
+        Command::InputSubmit => submit_input(app),
+        Command::InputCancel => cancel_input(app),
+        Command::InputBackspace => {
+            if let Some(input) = app.input.as_mut() {
+                match input {
+                    Input::Filter { text } | Input::Note { text, .. } => {
+                        text.pop();
+                    }
+                }
+                sync_filter(app);
+            }
+        }
+        Command::InputClear => {
+            if let Some(input) = app.input.as_mut() {
+                match input {
+                    Input::Filter { text } | Input::Note { text, .. } => text.clear(),
+                }
+                sync_filter(app);
+            }
+        }
+    }
+}
+
+fn quit(app: &mut App, effects: &mut Vec<Effect>) {
+    if app.notes.is_empty() {
+        effects.push(Effect::Quit);
+        return;
+    }
+    let n = app.notes.len();
+    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
+        title: "Quit?".into(),
+        lines: vec![format!(
+            "{n} note{} typed for a decision that was never made will be lost.",
+            plural(n)
+        )],
+        yes_label: "Yes, quit".into(),
+        no_label: "No, stay".into(),
+        yes_focused: false,
+        action: ConfirmAction::Quit,
+    })));
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn go_tab(app: &mut App, tab: Tab) {
+    if tab != app.tab {
+        app.tab = tab;
+        app.focus = Focus::List;
+        app.detail_scroll = 0;
+        scroll_into_view(app, tab);
+    }
+}
+
+fn move_by(app: &mut App, command: Command) {
+    if let Some(Overlay::Help { scroll }) = &mut app.overlay {
+        let page = usize::from(app.size.1.saturating_sub(6)).max(1);
+        let max = app.help_max_scroll.get();
+        *scroll = (*scroll).min(max);
+        *scroll = match command {
+            Command::Down => scroll.saturating_add(1).min(max),
+            Command::Up => scroll.saturating_sub(1),
+            Command::PageDown => scroll.saturating_add(page).min(max),
+            Command::PageUp => scroll.saturating_sub(page),
+            _ => *scroll,
+        };
+        return;
+    }
+    if app.focus == Focus::Detail {
+        let page = layout::detail_rows(app.size, app.read_only().is_some(), app.focus);
+        let max = app.detail_max_scroll.get();
+        let s = app.detail_scroll.min(max);
+        app.detail_scroll = match command {
+            Command::Down => s.saturating_add(1).min(max),
+            Command::Up => s.saturating_sub(1),
+            Command::Top => 0,
+            Command::Bottom => max,
+            Command::PageDown => s.saturating_add(page.saturating_sub(1).max(1)).min(max),
+            Command::PageUp => s.saturating_sub(page.saturating_sub(1).max(1)),
+            _ => s,
+        };
+        return;
+    }
+    let tab = app.tab;
+    let len = app.rows(tab).len();
+    if len == 0 {
+        return;
+    }
+    let page = list_rows(app);
+    let current = app.pos(tab).selected;
+    let next = match command {
+        Command::Down => current.saturating_add(1),
+        Command::Up => current.saturating_sub(1),
+        Command::Top => 0,
+        Command::Bottom => len - 1,
+        Command::PageDown => current.saturating_add(page),
+        Command::PageUp => current.saturating_sub(page),
+        _ => current,
+    };
+    select(app, tab, next);
+}
+
+fn back(app: &mut App) {
+    if app.focus == Focus::Detail {
+        app.focus = Focus::List;
+        scroll_into_view(app, app.tab);
+    } else if !app.filter.is_empty() {
+        app.filter.clear();
+        refilter_all(app);
+        info(app, "filter cleared".into());
+    }
+}
+
+fn submit_input(app: &mut App) {
+    match app.input.take() {
+        Some(Input::Filter { text }) => {
+            app.filter = text;
+            refilter_all(app);
+            if !app.filter.is_empty() {
+                let shown = app.rows(app.tab).len();
+                info(
+                    app,
+                    format!(
+                        "filter \"{}\": {shown} row{} on this tab (Esc clears it)",
+                        inline(&app.filter, 40),
+                        plural(shown)
+                    ),
+                );
+            }
+        }
+        Some(Input::Note { item, text }) => {
+            let text = text.trim().to_string();
+            if text.is_empty() {
+                let had = app.notes.remove(&item).is_some();
+                if had {
+                    info(app, format!("note for {item} removed"));
+                }
+            } else {
+                app.notes.insert(item.clone(), text);
+                info(
+                    app,
+                    format!("note kept: it goes with your next decision on {item}"),
+                );
+            }
+        }
+        None => {}
+    }
+}
+
+fn cancel_input(app: &mut App) {
+    match app.input.take() {
+        Some(Input::Filter { .. }) => {
+            app.filter.clear();
+            refilter_all(app);
+        }
+        Some(Input::Note { .. }) | None => {}
+    }
+}
+
+/// Why decisions cannot be made right now, if they cannot.
+fn decisions_off(app: &App) -> Option<String> {
+    if app.snapshot.is_none() {
+        return Some("still reading the database".into());
+    }
+    app.read_only()
+        .map(|why| format!("read-only: {}", inline(why, 200)))
+}
+
+fn note(app: &mut App) {
+    if let Some(why) = decisions_off(app) {
+        return error(app, why);
+    }
+    let Some((item, _)) = app.selected_item() else {
+        return info(
+            app,
+            "notes go with a decision: select a duplicate group, a conflict or a stuck receipt"
+                .into(),
+        );
+    };
+    let text = app.notes.get(&item).cloned().unwrap_or_default();
+    app.input = Some(Input::Note { item, text });
+}
+
+fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
+    if let Some(why) = decisions_off(app) {
+        return error(app, why);
+    }
+    if decision.tab() != app.tab {
+        return;
+    }
+    let Some((item, receipt_ids)) = app.selected_item() else {
+        return info(app, "nothing selected".into());
+    };
+    if app.awaiting.contains_key(&item) {
+        return info(app, format!("{item}: a decision is already being recorded"));
+    }
+    let review = app.review(&item);
+    if review.resolved {
+        let mut text = format!(
+            "{item} is already resolved as {}",
+            review.decision.as_deref().unwrap_or("?")
+        );
+        if let Some(op) = &review.operator {
+            text.push_str(&format!(" by {}", inline(op, 40)));
+        }
+        if let Some(at) = review.decided_at_ms {
+            text.push_str(&format!(" at {}", format_rfc3339(at)));
+        }
+        text.push_str("; nothing changed (u undoes your own last decision)");
+        return info(app, text);
+    }
+    let request = DecisionRequest {
+        item: item.clone(),
+        decision: decision.as_str().to_string(),
+        receipt_ids,
+        note: app.notes.get(&item).cloned(),
+        expected_last: review.last_log_id,
+    };
+    if decision.changes_state() {
+        let id = request.receipt_ids.first().copied().unwrap_or_default();
+        let mut lines = vec![format!(
+            "This sets receipts.state of receipt {id} from in_flight to {} (only if it is still in_flight).",
+            decision.as_str()
+        )];
+        if decision == Decision::Failed {
+            lines.push(
+                "Failed releases its key: the visitor's retry will be accepted as new.".into(),
+            );
+        }
+        lines.push(
+            "Time alone never makes a receipt failed: answer yes only after checking the outcome."
+                .into(),
+        );
+        if let Some(note) = &request.note {
+            lines.push(format!("Note: {}", inline(note, 200)));
+        }
+        app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
+            title: format!("Mark {item} as {}?", decision.as_str()),
+            lines,
+            yes_label: format!("Yes, mark {}", decision.as_str()),
+            no_label: "No".into(),
+            yes_focused: false,
+            action: ConfirmAction::Decide(request),
+        })));
+        return;
+    }
+    send(app, vec![request], false, effects);
+}
+
+/// Hands decisions to the runtime (the bulk action as one `DecideMany`, even
+/// of one), and moves on to the next pending row.
+fn send(app: &mut App, requests: Vec<DecisionRequest>, bulk: bool, effects: &mut Vec<Effect>) {
+    for r in &requests {
+        app.notes.remove(&r.item);
+        app.awaiting.insert(r.item.clone(), r.note.clone());
+    }
+    advance_to_pending(app);
+    if bulk {
+        let n = requests.len();
+        info(
+            app,
+            format!("recording {n} decision{} as duplicate…", plural(n)),
+        );
+        effects.push(Effect::DecideMany(requests));
+    } else {
+        for r in requests {
+            info(app, format!("recording {} as {}…", r.item, r.decision));
+            effects.push(Effect::Decide(r));
+        }
+    }
+}
+
+/// After a decision: the next pending row below, else above; else stay.
+fn advance_to_pending(app: &mut App) {
+    let tab = app.tab;
+    let current = app.pos(tab).selected;
+    let rows = app.rows(tab);
+    let next = (current + 1..rows.len())
+        .chain((0..current).rev())
+        .find(|&i| is_pending_row(app, tab, rows[i]));
+    if let Some(next) = next {
+        select(app, tab, next);
+    }
+}
+
+fn bulk(app: &mut App) {
+    if let Some(why) = decisions_off(app) {
+        return error(app, why);
+    }
+    let Some(snap) = app.snapshot.as_ref() else {
+        return;
+    };
+    let requests: Vec<DecisionRequest> = app
+        .rows(Tab::Duplicates)
+        .iter()
+        .map(|&i| &snap.triage.duplicates[i])
+        .filter(|g| g.is_exact())
+        .filter_map(|g| {
+            let item = g.item();
+            let review = snap.review(&item);
+            if review.resolved || app.awaiting.contains_key(&item) {
+                return None;
+            }
+            Some(DecisionRequest {
+                note: app.notes.get(&item).cloned(),
+                item,
+                decision: Decision::Duplicate.as_str().to_string(),
+                receipt_ids: g.receipt_ids(),
+                expected_last: review.last_log_id,
+            })
+        })
+        .collect();
+    if requests.is_empty() {
+        return info(app, "no pending exact groups in this view".into());
+    }
+    let n = requests.len();
+    let receipts: usize = requests.iter().map(|r| r.receipt_ids.len()).sum();
+    let mut view = format!("class {}", app.class_filter.label());
+    if !app.filter.is_empty() {
+        view.push_str(&format!(", filter \"{}\"", inline(&app.filter, 40)));
+    }
+    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
+        title: format!("Resolve {n} pending exact group{} as duplicate?", plural(n)),
+        lines: vec![
+            format!(
+                "{n} group{} ({receipts} receipts) shown with {view}.",
+                plural(n)
+            ),
+            "Near groups (partial or edited copies) are left for you to read.".into(),
+            "Each is recorded on its own; u undoes your decisions one at a time.".into(),
+        ],
+        yes_label: format!("Yes, resolve {n}"),
+        no_label: "No".into(),
+        yes_focused: false,
+        action: ConfirmAction::DecideMany(requests),
+    })));
+}
+
+fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
+    let Some(Overlay::Confirm(confirm)) = app.overlay.take() else {
+        return;
+    };
+    if !yes {
+        return info(app, "cancelled; nothing changed".into());
+    }
+    match confirm.action {
+        ConfirmAction::Decide(request) => send(app, vec![request], false, effects),
+        ConfirmAction::DecideMany(requests) => send(app, requests, true, effects),
+        ConfirmAction::Quit => effects.push(Effect::Quit),
+    }
+}
+
+fn undo(app: &mut App, effects: &mut Vec<Effect>) {
+    if let Some(why) = decisions_off(app) {
+        return error(app, why);
+    }
+    info(app, "undoing your last decision…".into());
+    effects.push(Effect::Undo);
+}
+
+fn export(app: &mut App, format: ExportFormat, effects: &mut Vec<Effect>) {
+    app.overlay = None;
+    let name = match format {
+        ExportFormat::Csv => "CSV",
+        ExportFormat::Jsonl => "JSONL",
+    };
+    info(app, format!("exporting the review log as {name}…"));
+    effects.push(Effect::Export(format));
+}

@@ -1,0 +1,68 @@
+//! Confirmation dialogs (focus starts on the safe answer) and the export choice.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::{Theme, centered, text};
+use crate::tui::app::msg::ExportFormat;
+use crate::tui::app::state::Confirm;
+
+/// A button: `[ No ]`, or `> [ No ] <` in reverse video when it has the focus.
+fn button(label: &str, focused: bool, theme: &Theme) -> Vec<Span<'static>> {
+    if focused {
+        vec![
+            Span::styled("> ", theme.key()),
+            Span::styled(format!("[ {label} ]"), theme.selected(true)),
+            Span::styled(" <", theme.key()),
+        ]
+    } else {
+        vec![Span::raw(format!("  [ {label} ]  "))]
+    }
+}
+
+fn popup(frame: &mut Frame, area: Rect, title: &str, body: Vec<Line<'static>>, theme: &Theme) {
+    let width = area.width.saturating_sub(4).min(76);
+    let height = (body.len() as u16 + 2).min(area.height);
+    let rect = centered(area, width, height);
+    let block = Block::bordered()
+        .title(format!(
+            " {} ",
+            text::safe(title, usize::from(width.saturating_sub(4)))
+        ))
+        .border_style(theme.warn());
+    frame.render_widget(Clear, rect);
+    frame.render_widget(Paragraph::new(body).block(block), rect);
+}
+
+pub fn draw_confirm(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Theme) {
+    let inner_w = usize::from(area.width.saturating_sub(4).min(76).saturating_sub(2));
+    let mut body: Vec<Line<'static>> = Vec::new();
+    for line in &confirm.lines {
+        for part in text::wrap(&crate::sanitize::clean(line), inner_w.saturating_sub(1)) {
+            body.push(Line::raw(format!(" {part}")));
+        }
+    }
+    body.push(Line::raw(""));
+    let mut buttons = vec![Span::raw(" ")];
+    buttons.extend(button(&confirm.no_label, !confirm.yes_focused, theme));
+    buttons.push(Span::raw("  "));
+    buttons.extend(button(&confirm.yes_label, confirm.yes_focused, theme));
+    body.push(Line::from(buttons));
+    popup(frame, area, &confirm.title, body, theme);
+}
+
+pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFormat, theme: &Theme) {
+    let csv = *choice == ExportFormat::Csv;
+    let mut buttons = vec![Span::raw(" ")];
+    buttons.extend(button("CSV", csv, theme));
+    buttons.push(Span::raw("  "));
+    buttons.extend(button("JSONL", !csv, theme));
+    let body = vec![
+        Line::raw(" Export the whole review log (every decision and undo) as:"),
+        Line::raw(""),
+        Line::from(buttons),
+    ];
+    popup(frame, area, "Export the review log", body, theme);
+}

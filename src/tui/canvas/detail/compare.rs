@@ -1,0 +1,310 @@
+//! The field-by-field comparison of copies: differing fields are marked by a
+//! symbol as well as by colour.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::super::{Theme, text};
+use crate::sanitize::clean;
+use crate::triage::model::VisitorFields;
+use crate::tui::app::App;
+use crate::tui::app::msg::PayloadRef;
+
+pub const DIFFERS: &str = "≠";
+pub const NORMALISED: &str = "≈";
+pub const IGNORED: &str = "·";
+
+/// A payload as the comparison sees it.
+pub enum Fields {
+    Loading,
+    Failed(String),
+    Object(BTreeMap<String, String>),
+}
+
+/// Parses a payload's top-level fields for display (strings as themselves,
+/// other values as JSON).
+pub fn fields(app: &App, r: PayloadRef) -> Fields {
+    match app.payload(r) {
+        None => Fields::Loading,
+        Some(Err(why)) => Fields::Failed(format!("could not load: {why}")),
+        Some(Ok(body)) => match serde_json::from_str::<serde_json::Value>(body) {
+            Ok(serde_json::Value::Object(map)) => Fields::Object(
+                map.into_iter()
+                    .map(|(k, v)| {
+                        let shown = match v {
+                            serde_json::Value::String(s) => s,
+                            other => other.to_string(),
+                        };
+                        (k, shown)
+                    })
+                    .collect(),
+            ),
+            Ok(_) => Fields::Failed("the payload is not a JSON object".into()),
+            Err(e) => Fields::Failed(format!("the payload is not JSON: {e}")),
+        },
+    }
+}
+
+pub struct Column<'a> {
+    pub label: String,
+    pub fields: Fields,
+    /// The normalised visitor fields, when the column is an analysed receipt.
+    pub visitor: Option<&'a VisitorFields>,
+}
+
+fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
+    v.0.binary_search_by(|(k, _)| k.as_str().cmp(field))
+        .ok()
+        .map(|i| v.0[i].1.as_str())
+}
+
+/// The marker of a field: ` ` same, `≠` differs, `≈` same once normalised,
+/// `·` not part of the visitor fingerprint (noise field) and differing.
+fn marker(columns: &[Column], field: &str, use_visitor: bool) -> &'static str {
+    let raw: Vec<Option<&str>> = columns
+        .iter()
+        .map(|c| match &c.fields {
+            Fields::Object(map) => map.get(field).map(String::as_str),
+            _ => None,
+        })
+        .collect();
+    if raw.windows(2).all(|w| w[0] == w[1]) {
+        return " ";
+    }
+    if !use_visitor || columns.iter().any(|c| c.visitor.is_none()) {
+        return DIFFERS;
+    }
+    let normalised: Vec<Option<&str>> = columns
+        .iter()
+        .map(|c| c.visitor.and_then(|v| visitor_value(v, field)))
+        .collect();
+    if normalised.iter().all(Option::is_none) {
+        // Dropped from the fingerprint (noise) or empty in every copy.
+        let any_filled = raw.iter().flatten().any(|v| !v.trim().is_empty());
+        return if any_filled { IGNORED } else { " " };
+    }
+    if normalised.windows(2).all(|w| w[0] == w[1]) {
+        NORMALISED
+    } else {
+        DIFFERS
+    }
+}
+
+fn marker_style(marker: &str, theme: &Theme) -> Style {
+    match marker {
+        DIFFERS => theme.differs(),
+        NORMALISED => theme.plain(),
+        IGNORED => theme.dim(),
+        _ => theme.plain(),
+    }
+}
+
+pub fn legend(use_visitor: bool, theme: &Theme, width: usize) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(DIFFERS.to_string(), theme.differs()),
+        Span::raw(" differs"),
+    ];
+    if use_visitor {
+        spans.push(Span::raw("  ≈ same once case and spacing are folded  "));
+        spans.push(Span::styled(IGNORED.to_string(), theme.dim()));
+        spans.push(Span::raw(" not compared (noise field)"));
+    }
+    let total: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+    if total > width {
+        spans.truncate(2);
+        if use_visitor {
+            spans.push(Span::raw("  ≈ normalised  · noise"));
+        }
+    }
+    Line::from(spans)
+}
+
+/// The comparison, as lines of at most `width` cells.
+pub fn compare(
+    columns: &[Column],
+    width: usize,
+    use_visitor: bool,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if columns.iter().any(|c| matches!(c.fields, Fields::Loading)) {
+        lines.push(Line::styled("  loading…", theme.dim()));
+        return lines;
+    }
+    for c in columns {
+        if let Fields::Failed(why) = &c.fields {
+            lines.push(Line::styled(
+                text::fit(&format!("  {}: {}", c.label, clean(why)), width),
+                theme.warn(),
+            ));
+        }
+    }
+    let names: BTreeSet<&str> = columns
+        .iter()
+        .filter_map(|c| match &c.fields {
+            Fields::Object(map) => Some(map.keys().map(String::as_str)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if names.is_empty() {
+        if lines.is_empty() {
+            lines.push(Line::styled("  (no fields)", theme.dim()));
+        }
+        return lines;
+    }
+    let n = columns.len().max(1);
+    let field_w = names
+        .iter()
+        .map(|f| text::width(&clean(f)))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 16);
+    // marker, space, field, then a space before each column.
+    let value_w = width.saturating_sub(2 + field_w + n) / n;
+    if value_w >= 10 {
+        table(
+            columns,
+            &names,
+            field_w,
+            value_w,
+            use_visitor,
+            theme,
+            &mut lines,
+        );
+    } else {
+        stacked(columns, &names, width, use_visitor, theme, &mut lines);
+    }
+    lines
+}
+
+fn value_of<'c>(column: &'c Column, field: &str) -> Option<&'c str> {
+    match &column.fields {
+        Fields::Object(map) => map.get(field).map(String::as_str),
+        _ => None,
+    }
+}
+
+fn table(
+    columns: &[Column],
+    names: &BTreeSet<&str>,
+    field_w: usize,
+    value_w: usize,
+    use_visitor: bool,
+    theme: &Theme,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let mut head = vec![Span::styled(
+        format!("  {}", text::pad("field", field_w)),
+        theme.dim(),
+    )];
+    for c in columns {
+        head.push(Span::styled(
+            format!(" {}", text::pad(&c.label, value_w)),
+            theme.title(),
+        ));
+    }
+    lines.push(Line::from(head));
+    for name in names {
+        let mark = marker(columns, name, use_visitor);
+        let differs = mark == DIFFERS;
+        let max_lines = if differs { 6 } else { 3 };
+        let cells: Vec<Vec<String>> = columns
+            .iter()
+            .map(|c| match value_of(c, name) {
+                Some(v) => text::wrap_at_most(&clean(v), value_w, max_lines),
+                None => vec!["—".to_string()],
+            })
+            .collect();
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        let style = if differs {
+            theme.differs()
+        } else {
+            theme.plain()
+        };
+        for row in 0..height {
+            let field = if row == 0 {
+                clean(name).into_owned()
+            } else {
+                String::new()
+            };
+            let mut spans = vec![
+                Span::styled(
+                    if row == 0 {
+                        mark.to_string()
+                    } else {
+                        " ".to_string()
+                    },
+                    marker_style(mark, theme),
+                ),
+                Span::raw(" "),
+                Span::styled(text::pad(&field, field_w), style),
+            ];
+            for cell in &cells {
+                let part = cell.get(row).map(String::as_str).unwrap_or("");
+                spans.push(Span::raw(format!(" {}", text::pad(part, value_w))));
+            }
+            lines.push(Line::from(spans));
+        }
+    }
+}
+
+fn stacked(
+    columns: &[Column],
+    names: &BTreeSet<&str>,
+    width: usize,
+    use_visitor: bool,
+    theme: &Theme,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let label_w = columns
+        .iter()
+        .map(|c| text::width(&c.label))
+        .max()
+        .unwrap_or(4)
+        .min(14);
+    for name in names {
+        let mark = marker(columns, name, use_visitor);
+        let field = clean(name).into_owned();
+        if mark == " " {
+            let value = columns
+                .iter()
+                .find_map(|c| value_of(c, name))
+                .unwrap_or("—");
+            let head = format!("  {field}: ");
+            let room = width.saturating_sub(text::width(&head));
+            lines.push(Line::from(vec![
+                Span::raw(text::fit(&head, width)),
+                Span::raw(text::fit(&clean(value), room)),
+            ]));
+            continue;
+        }
+        let style = if mark == DIFFERS {
+            theme.differs()
+        } else {
+            theme.plain()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(mark.to_string(), marker_style(mark, theme)),
+            Span::raw(" "),
+            Span::styled(text::fit(&field, width.saturating_sub(2)), style),
+        ]));
+        let room = width.saturating_sub(label_w + 5).max(4);
+        for c in columns {
+            let value = value_of(c, name).map(clean).map(|v| v.into_owned());
+            let parts = match &value {
+                Some(v) => text::wrap_at_most(v, room, 3),
+                None => vec!["—".into()],
+            };
+            for (i, part) in parts.into_iter().enumerate() {
+                let label = if i == 0 { c.label.as_str() } else { "" };
+                lines.push(Line::raw(format!(
+                    "    {} {part}",
+                    text::pad(label, label_w)
+                )));
+            }
+        }
+    }
+}

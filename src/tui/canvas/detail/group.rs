@@ -1,0 +1,257 @@
+//! A duplicate group: its copies with time, gap and class, key, state,
+//! replays and match kind (and why a near copy was grouped), then the
+//! field-by-field comparison.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::super::{Theme, text};
+use super::compare::{self, Column};
+use crate::sanitize::clean;
+use crate::snapshot::Snapshot;
+use crate::time::{format_rfc3339, human_duration};
+use crate::triage::model::{GapClass, MatchKind, Millis};
+use crate::tui::app::App;
+use crate::tui::app::msg::PayloadRef;
+
+/// `10:15:30.123`, or `11-30 10:15:30` when the day differs from the first copy's.
+fn time_of_day(ms: Millis, first: Millis) -> String {
+    let full = format_rfc3339(ms);
+    let day = |t: &str| t.get(..10).map(str::to_string);
+    if day(&full) == day(&format_rfc3339(first)) {
+        full.get(11..23).unwrap_or(&full).to_string()
+    } else {
+        format!(
+            "{} {}",
+            full.get(5..10).unwrap_or(""),
+            full.get(11..19).unwrap_or("")
+        )
+    }
+}
+
+pub fn lines(
+    app: &App,
+    snap: &Snapshot,
+    index: usize,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let g = &snap.triage.duplicates[index];
+    let item = g.item();
+    let review = app.review(&item);
+    let (word, word_style) = super::super::list::status(app, &item, theme);
+    let partial = g
+        .members
+        .iter()
+        .filter(|m| m.match_kind == MatchKind::Partial)
+        .count();
+    let edited = g
+        .members
+        .iter()
+        .filter(|m| m.match_kind == MatchKind::Edited)
+        .count();
+    let kind = if g.is_exact() {
+        "exact copies".to_string()
+    } else {
+        let mut parts = Vec::new();
+        if partial > 0 {
+            parts.push(format!("{partial} partial"));
+        }
+        if edited > 0 {
+            parts.push(format!("{edited} edited"));
+        }
+        format!("near: {}", parts.join(", "))
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(item.clone(), theme.title()),
+        Span::raw("  "),
+        Span::styled(word.to_string(), word_style),
+        Span::raw(text::fit(
+            &format!(
+                "  {} · {} copies · {kind}",
+                g.class.as_str(),
+                g.members.len()
+            ),
+            w.saturating_sub(text::width(&item) + 2 + text::width(word)),
+        )),
+    ])];
+    let first_ms = snap.receipt(g.members[0].id).map(|r| r.created_ms);
+    let mut about = format!("scope {}", clean(&g.scope));
+    if let Some(first) = first_ms {
+        about.push_str(&format!(" · first copy {}", format_rfc3339(first)));
+    }
+    for part in text::wrap_at_most(&about, w, 2) {
+        lines.push(Line::styled(part, theme.dim()));
+    }
+    lines.extend(super::review_lines(app, &item, &review, w, theme));
+    let bots: Vec<String> = g
+        .members
+        .iter()
+        .filter(|m| snap.triage.suspected_bots.binary_search(&m.id).is_ok())
+        .map(|m| format!("#{}", m.id))
+        .collect();
+    if !bots.is_empty() {
+        lines.push(Line::styled(
+            text::fit(&format!("⚠ suspected bot: {}", bots.join(", ")), w),
+            theme.warn(),
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.extend(copies(snap, g, w, theme));
+    lines.push(Line::raw(""));
+
+    let columns: Vec<Column> = g
+        .members
+        .iter()
+        .map(|m| Column {
+            label: format!("#{}", m.id),
+            fields: compare::fields(app, PayloadRef::Receipt(m.id)),
+            visitor: snap.receipt(m.id).map(|r| &r.visitor),
+        })
+        .collect();
+    lines.push(Line::styled("Fields", theme.title()));
+    lines.push(compare::legend(true, theme, w));
+    lines.extend(compare::compare(&columns, w, true, theme));
+    lines
+}
+
+/// The table of copies, one row each (plus a line saying why a near copy is here).
+fn copies(
+    snap: &Snapshot,
+    g: &crate::triage::model::DuplicateGroup,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    // Fixed columns; the key takes what is left.
+    const NUM: usize = 2;
+    const ID: usize = 8;
+    const TIME: usize = 12;
+    const GAP: usize = 11;
+    const CLASS: usize = 12;
+    const STATE: usize = 9;
+    const REPLAYS: usize = 7;
+    const MATCH: usize = 7;
+    let fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
+    // On a narrow pane the key goes on a line of its own under each copy.
+    let key_inline = w >= fixed + 12;
+    let key_w = if key_inline { (w - fixed).min(40) } else { 0 };
+    let mut header = vec![
+        text::pad("", NUM),
+        text::pad("receipt", ID),
+        text::pad("time (UTC)", TIME),
+        text::pad("gap", GAP),
+        text::pad("gap class", CLASS),
+    ];
+    if key_inline {
+        header.push(text::pad("key", key_w));
+    }
+    header.extend([
+        text::pad("state", STATE),
+        text::pad("replays", REPLAYS),
+        text::pad("match", MATCH),
+    ]);
+    let header = header.join(" ");
+    let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
+    let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
+    for (i, m) in g.members.iter().enumerate() {
+        let r = snap.receipt(m.id);
+        let time = match (r, first) {
+            (Some(r), Some(first)) => time_of_day(r.created_ms, first),
+            _ => "?".into(),
+        };
+        let (gap, class) = match i.checked_sub(1).and_then(|p| g.gaps_ms.get(p)) {
+            Some(&gap) => (
+                format!("+{}", human_duration(gap)),
+                GapClass::of_gap(gap).as_str().to_string(),
+            ),
+            None => ("—".into(), String::new()),
+        };
+        let key = r
+            .and_then(|r| r.request_key.as_deref())
+            .map(clean)
+            .map(|k| k.into_owned())
+            .unwrap_or_else(|| "(none)".into());
+        let state = r.map(|r| r.state.as_str()).unwrap_or("?");
+        let replays = snap.replays_of(m.id).to_string();
+        let match_style = if m.match_kind == MatchKind::Exact {
+            theme.plain()
+        } else {
+            theme.differs()
+        };
+        let mut cells = vec![
+            text::pad(&format!("{}.", i + 1), NUM),
+            text::pad(&format!("#{}", m.id), ID),
+            text::pad(&time, TIME),
+            text::pad(&gap, GAP),
+            text::pad(&class, CLASS),
+        ];
+        if key_inline {
+            cells.push(text::pad(&key, key_w));
+        }
+        cells.extend([
+            text::pad(state, STATE),
+            text::pad_left(&replays, REPLAYS - 1) + " ",
+        ]);
+        let mut used = 0;
+        let mut spans = Vec::new();
+        for cell in cells {
+            let cell = format!("{cell} ");
+            used += text::width(&cell);
+            spans.push(Span::raw(cell));
+        }
+        spans.push(Span::styled(
+            text::fit(m.match_kind.as_str(), w.saturating_sub(used)),
+            match_style,
+        ));
+        lines.push(clip(spans, w));
+        let indent = " ".repeat(NUM + 1 + ID + 1);
+        if !key_inline {
+            lines.push(Line::styled(
+                text::fit(&format!("{indent}key {key}"), w),
+                theme.dim(),
+            ));
+        }
+        if m.match_kind != MatchKind::Exact {
+            let fields: Vec<String> = m.fields.iter().map(|f| clean(f).into_owned()).collect();
+            let why = match m.match_kind {
+                MatchKind::Partial => format!(
+                    "partial copy: {} filled in only one of it and the first copy",
+                    fields.join(", ")
+                ),
+                MatchKind::Edited => format!(
+                    "edited copy: {} differs from the first copy by a few words",
+                    fields.join(", ")
+                ),
+                MatchKind::Exact => String::new(),
+            };
+            for part in text::wrap_at_most(&why, w.saturating_sub(indent.len()), 2) {
+                lines.push(Line::from(vec![
+                    Span::raw(indent.clone()),
+                    Span::styled(part, theme.differs()),
+                ]));
+            }
+        }
+    }
+    lines
+}
+
+/// Keeps a row of spans within `w` cells.
+fn clip(spans: Vec<Span<'static>>, w: usize) -> Line<'static> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for span in spans {
+        let sw = text::width(&span.content);
+        if used + sw <= w {
+            used += sw;
+            out.push(span);
+        } else {
+            let room = w - used;
+            if room > 0 {
+                let style: Style = span.style;
+                out.push(Span::styled(text::fit(&span.content, room), style));
+            }
+            break;
+        }
+    }
+    Line::from(out)
+}

@@ -1,0 +1,143 @@
+//! The detail pane of the selection: a group's copies and their comparison,
+//! a conflict's original beside its attempts, a stuck receipt, a damaged row,
+//! a log entry; or the raw payloads (`v`).
+
+mod compare;
+mod group;
+mod other;
+mod raw;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{Theme, fit_segments, text};
+use crate::sanitize::clean;
+use crate::snapshot::ItemReview;
+use crate::time::format_rfc3339;
+use crate::tui::app::{App, Focus, Selected};
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let Some(snap) = app.snapshot.as_ref() else {
+        return;
+    };
+    let w = usize::from(area.width);
+    let body_w = w.saturating_sub(1).max(1);
+    let selection = app.selected();
+    let lines: Vec<Line<'static>> = match selection {
+        None => vec![Line::styled("  Nothing selected.", theme.dim())],
+        Some(_) if app.raw_view => raw::lines(app, body_w, theme),
+        Some(Selected::Group(i)) => group::lines(app, snap, i, body_w, theme),
+        Some(Selected::Conflict(i)) => other::conflict(app, snap, i, body_w, theme),
+        Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
+        Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
+        Some(Selected::Log(i)) => other::log_entry(snap, i, body_w, theme),
+    };
+    let visible = usize::from(area.height - 1);
+    let max_scroll = lines.len().saturating_sub(visible);
+    app.detail_max_scroll.set(max_scroll);
+    let scroll = app.detail_scroll.min(max_scroll);
+
+    let focused = app.focus == Focus::Detail;
+    let mut title = vec![(" Detail ".to_string(), theme.pane_title(focused))];
+    if app.raw_view {
+        title.push(("· raw payloads (v) ".into(), theme.key()));
+    }
+    if max_scroll > 0 {
+        let last = (scroll + visible).min(lines.len());
+        title.push((
+            format!("· lines {}–{last} of {} ", scroll + 1, lines.len()),
+            theme.dim(),
+        ));
+    }
+    title.push((
+        if focused {
+            "· j/k scroll, Esc back ".to_string()
+        } else if selection.is_some() {
+            "· Enter to read ".to_string()
+        } else {
+            String::new()
+        },
+        theme.dim(),
+    ));
+    let mut shown = vec![fit_segments(title, w)];
+    shown.extend(
+        lines
+            .into_iter()
+            .skip(scroll)
+            .take(visible)
+            .map(|line| indent(line)),
+    );
+    frame.render_widget(Paragraph::new(shown), area);
+}
+
+/// One cell of left margin.
+fn indent(line: Line<'static>) -> Line<'static> {
+    let mut spans = vec![Span::raw(" ")];
+    spans.extend(line.spans);
+    Line::from(spans).style(line.style)
+}
+
+/// Lines saying what the review log says about an item, and any pending note.
+pub(crate) fn review_lines(
+    app: &App,
+    item: &str,
+    review: &ItemReview,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let who = |r: &ItemReview| {
+        let mut s = format!(
+            "as {}",
+            r.decision.as_deref().map(clean).unwrap_or("?".into())
+        );
+        if let Some(op) = &r.operator {
+            s.push_str(&format!(" by {}", clean(op)));
+        }
+        if let Some(at) = r.decided_at_ms {
+            s.push_str(&format!(" at {}", format_rfc3339(at)));
+        }
+        s
+    };
+    if app.awaiting.contains_key(item) {
+        lines.push(Line::styled("A decision is being recorded…", theme.dim()));
+    }
+    if review.resolved {
+        for part in text::wrap(&format!("Resolved {}.", who(review)), width) {
+            lines.push(Line::styled(part, theme.resolved()));
+        }
+        if let Some(note) = &review.note {
+            for part in text::wrap_at_most(&format!("Note: {}", clean(note)), width, 4) {
+                lines.push(Line::raw(part));
+            }
+        }
+    } else if review.new_copy_since_decision {
+        let text = format!(
+            "NEW COPY SINCE DECISION: resolved {}, then another copy arrived. Pending again: decide anew.",
+            who(review)
+        );
+        for part in text::wrap(&text, width) {
+            lines.push(Line::styled(part, theme.warn()));
+        }
+    } else if review.decision.is_some() {
+        let text = format!("Reopened; last decided {}.", who(review));
+        for part in text::wrap(&text, width) {
+            lines.push(Line::styled(part, theme.dim()));
+        }
+    }
+    if let Some(note) = app.notes.get(item) {
+        for part in text::wrap_at_most(
+            &format!("✎ Note for your next decision: {}", clean(note)),
+            width,
+            4,
+        ) {
+            lines.push(Line::styled(part, theme.key()));
+        }
+    }
+    lines
+}

@@ -1,0 +1,95 @@
+//! The header: the database, live or read-only, who decides, and the counts.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::widgets::Paragraph;
+
+use super::{Theme, short_time, text, whole_segments};
+use crate::tui::app::App;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let Some(snap) = app.snapshot.as_ref() else {
+        return;
+    };
+    let w = usize::from(area.width);
+    let c = &app.counts;
+    let mut first = Vec::new();
+    if w >= 100 {
+        first.push(("receipt-review  ".to_string(), theme.title()));
+    }
+    // The path always shows; a long one is cut with a marker.
+    let path = text::safe(&snap.database.display().to_string(), (w / 2).max(12));
+    first.push((path, theme.plain()));
+    match &snap.read_only {
+        Some(_) => first.push(("  ■ READ-ONLY".into(), theme.warn())),
+        None => first.push(("  ● live".into(), theme.success())),
+    }
+    if app.stale {
+        first.push(("  ⚠ stale: reload failed".into(), theme.warn()));
+    }
+    if let Some(p) = &app.progress {
+        first.push((
+            format!("  ⟳ {} {}", text::safe(p.stage, 20), p.done),
+            theme.dim(),
+        ));
+    }
+    if let Some(op) = &app.operator {
+        first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));
+    }
+    first.push((
+        format!("  as of {} UTC", short_time(snap.settings.now_ms)),
+        theme.dim(),
+    ));
+
+    let resolved = c.items() - c.pending();
+    let mut second = vec![
+        (format!("pending {}", c.pending()), theme.pending()),
+        (format!(" · resolved {resolved}"), theme.resolved()),
+        (
+            if w >= 80 {
+                format!(
+                    " │ simultaneous {} · seconds {} · minutes {}",
+                    c.by_class[0], c.by_class[1], c.by_class[2]
+                )
+            } else {
+                format!(
+                    " │ simult. {} · sec. {} · min. {}",
+                    c.by_class[0], c.by_class[1], c.by_class[2]
+                )
+            },
+            theme.plain(),
+        ),
+        (
+            format!(" │ exact {} · near {}", c.exact, c.groups - c.exact),
+            theme.plain(),
+        ),
+    ];
+    if c.groups_new_copy > 0 {
+        second.push((format!(" │ new copy {}", c.groups_new_copy), theme.warn()));
+    }
+    if c.bots > 0 {
+        second.push((format!(" │ suspected bots {}", c.bots), theme.plain()));
+    }
+    second.push((format!(" │ {} receipts", c.receipts), theme.dim()));
+    let lines = vec![whole_segments(first, w), whole_segments(second, w)];
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The read-only banner: why decisions are off, across the whole width.
+pub fn draw_banner(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let Some(why) = app.read_only() else {
+        return;
+    };
+    let w = usize::from(area.width);
+    let line = text::pad(
+        &format!(
+            " READ-ONLY: {} — decisions are off",
+            crate::sanitize::clean(why)
+        ),
+        w,
+    );
+    frame.render_widget(Paragraph::new(line).style(theme.banner()), area);
+}

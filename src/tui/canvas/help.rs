@@ -1,0 +1,52 @@
+//! The `?` help, generated from the keymap table.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::{Theme, centered, text};
+use crate::tui::app::{App, keymap};
+
+pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let key_w = 16;
+    for (title, rows) in keymap::help_sections() {
+        if rows.is_empty() {
+            continue;
+        }
+        if !lines.is_empty() {
+            lines.push(Line::raw(""));
+        }
+        lines.push(Line::styled(title.to_string(), theme.title()));
+        for (keys, help) in rows {
+            let wrapped = text::wrap(help, width.saturating_sub(key_w + 2).max(10));
+            for (i, part) in wrapped.into_iter().enumerate() {
+                let k = if i == 0 { keys.as_str() } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {}", text::pad(k, key_w)), theme.key()),
+                    Span::raw(part),
+                ]));
+            }
+        }
+    }
+    lines
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &Theme) {
+    let width = area.width.saturating_sub(4).min(96);
+    let height = area.height.saturating_sub(2);
+    let popup = centered(area, width, height);
+    let block = Block::bordered()
+        .title(" Keys — j/k scroll · Esc, q or ? closes ")
+        .border_style(theme.title());
+    let inner = block.inner(popup);
+    let lines = help_lines(theme, usize::from(inner.width));
+    let visible = usize::from(inner.height);
+    let max_scroll = lines.len().saturating_sub(visible);
+    app.help_max_scroll.set(max_scroll);
+    let scroll = scroll.min(max_scroll);
+    let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();
+    frame.render_widget(Clear, popup);
+    frame.render_widget(Paragraph::new(shown).block(block), popup);
+}

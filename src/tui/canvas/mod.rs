@@ -1,0 +1,113 @@
+//! Pure drawing: `draw(frame, app)` reads the state and changes nothing
+//! (except telling the state how far the detail pane can scroll).
+//!
+//! Every piece of untrusted text (payload values, keys, scopes, notes,
+//! operator names, the database path) passes through [`crate::sanitize`]
+//! (via [`text::safe`]) before it becomes a `Span`.
+
+mod confirm;
+mod detail;
+mod footer;
+mod header;
+mod help;
+mod list;
+mod progress;
+mod tabs;
+pub mod text;
+mod theme;
+mod too_small;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::tui::app::layout;
+use crate::tui::app::{App, Overlay};
+
+pub use theme::Theme;
+
+/// Draws the whole screen for this state.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let theme = Theme::new(app.no_color);
+    if layout::too_small(area) {
+        too_small::draw(frame, area, &theme);
+        return;
+    }
+    if app.snapshot.is_none() {
+        progress::draw(frame, area, app, &theme);
+        return;
+    }
+    let areas = layout::areas(area, app.read_only().is_some(), app.focus);
+    header::draw(frame, areas.header, app, &theme);
+    header::draw_banner(frame, areas.banner, app, &theme);
+    tabs::draw(frame, areas.tabs, app, &theme);
+    list::draw(frame, areas.list, app, &theme);
+    detail::draw(frame, areas.detail, app, &theme);
+    footer::draw(frame, areas.status, areas.hints, app, &theme);
+    match &app.overlay {
+        Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
+        Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
+        Some(Overlay::Export { choice }) => confirm::draw_export(frame, area, choice, &theme),
+        None => {}
+    }
+}
+
+/// A line of segments, kept whole while they fit; the first that does not is
+/// cut with `…` (when there is room for a few cells) and the rest left out.
+fn fit_segments(segments: Vec<(String, Style)>, width: usize) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (text, style) in segments {
+        let w = text::width(&text);
+        if used + w <= width {
+            used += w;
+            spans.push(Span::styled(text, style));
+        } else {
+            let room = width - used;
+            if room >= 4 {
+                spans.push(Span::styled(text::fit(&text, room), style));
+            }
+            break;
+        }
+    }
+    Line::from(spans)
+}
+
+/// A line of the segments that fit whole, in order; the first that does not
+/// fit ends the line (nothing is shown half: a cut date or count would mislead).
+fn whole_segments(segments: Vec<(String, Style)>, width: usize) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (text, style) in segments {
+        let w = text::width(&text);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
+/// A rectangle of `width` × `height` centred in `area` (clamped to it).
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// `2026-11-29 10:15` (UTC).
+fn short_time(ms: crate::triage::model::Millis) -> String {
+    let full = crate::time::format_rfc3339(ms);
+    match full.get(..16) {
+        Some(head) if full.len() > 16 => head.replacen('T', " ", 1),
+        _ => full,
+    }
+}

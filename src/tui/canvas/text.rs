@@ -1,0 +1,159 @@
+//! Width-aware text: terminal cells, not bytes or chars. A wide (CJK) character
+//! takes two cells and is never split; a cut is always marked with `…`.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::sanitize::clean;
+
+pub const ELLIPSIS: char = '…';
+
+/// Cells the text takes on a terminal.
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+fn char_width(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
+/// At most `max` cells; a cut ends with `…`.
+pub fn fit(text: &str, max: usize) -> String {
+    if width(text) <= max {
+        return text.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    format!("{}{ELLIPSIS}", prefix(text, max - 1))
+}
+
+/// Exactly `cells` cells: cut with `…` or padded with spaces on the right.
+pub fn pad(text: &str, cells: usize) -> String {
+    let mut out = fit(text, cells);
+    let w = width(&out);
+    out.extend(std::iter::repeat_n(' ', cells.saturating_sub(w)));
+    out
+}
+
+/// Exactly `cells` cells, right-aligned.
+pub fn pad_left(text: &str, cells: usize) -> String {
+    let cut = fit(text, cells);
+    let w = width(&cut);
+    let mut out: String = std::iter::repeat_n(' ', cells.saturating_sub(w)).collect();
+    out.push_str(&cut);
+    out
+}
+
+/// Untrusted text made safe (see [`crate::sanitize`]) and fitted to `max` cells.
+pub fn safe(text: &str, max: usize) -> String {
+    fit(&clean(text), max)
+}
+
+/// Untrusted text made safe and padded or cut to exactly `cells` cells.
+pub fn safe_pad(text: &str, cells: usize) -> String {
+    pad(&clean(text), cells)
+}
+
+/// Lines of at most `cells` cells, broken at a space when one is near, else
+/// between characters (a wide character is never split). The text must already
+/// be safe; line breaks in it start new lines.
+pub fn wrap(text: &str, cells: usize) -> Vec<String> {
+    let cells = cells.max(2);
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        let mut used = 0;
+        for c in paragraph.chars() {
+            let w = char_width(c);
+            if used + w > cells {
+                // Prefer to break after the last space in the second half of the line.
+                let break_at = line
+                    .char_indices()
+                    .filter(|(_, ch)| *ch == ' ')
+                    .map(|(i, _)| i)
+                    .next_back()
+                    .filter(|&i| width(&line[..i]) >= cells / 2);
+                match break_at {
+                    Some(i) => {
+                        let rest = line[i + 1..].to_string();
+                        line.truncate(i);
+                        lines.push(std::mem::take(&mut line));
+                        line = rest;
+                    }
+                    None => lines.push(std::mem::take(&mut line)),
+                }
+                used = width(&line);
+            }
+            line.push(c);
+            used += w;
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// The longest prefix of at most `cells` cells (no marker).
+fn prefix(text: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        used += char_width(c);
+        if used > cells {
+            return &text[..i];
+        }
+    }
+    text
+}
+
+/// [`wrap`] limited to `max_lines`; when more would follow the last line ends with `…`.
+pub fn wrap_at_most(text: &str, cells: usize, max_lines: usize) -> Vec<String> {
+    let mut lines = wrap(text, cells);
+    if max_lines > 0 && lines.len() > max_lines {
+        lines.truncate(max_lines);
+        if let Some(last) = lines.last_mut() {
+            *last = format!("{}{ELLIPSIS}", prefix(last, cells.max(2) - 1));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_characters_are_never_split() {
+        assert_eq!(fit("山田太郎", 5), "山田…");
+        assert_eq!(width(&fit("山田太郎", 5)), 5);
+        assert_eq!(fit("山田太郎", 4), "山…");
+        assert_eq!(fit("山田太郎", 8), "山田太郎");
+        assert_eq!(pad("山田太郎", 6), "山田… ");
+        assert_eq!(width(&pad("山田太郎", 6)), 6);
+        assert_eq!(pad_left("ab", 4), "  ab");
+    }
+
+    #[test]
+    fn cuts_are_marked() {
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abcdef", 1), "…");
+        assert_eq!(fit("abcdef", 0), "");
+    }
+
+    #[test]
+    fn wrapping_prefers_spaces_and_respects_width() {
+        assert_eq!(wrap("hello big world", 10), vec!["hello big", "world"]);
+        for line in wrap("お問い合わせ内容の確認をお願いします", 7) {
+            assert!(width(&line) <= 7, "{line}");
+        }
+        assert_eq!(wrap("a\nb", 5), vec!["a", "b"]);
+        let cut = wrap_at_most("one two three four five six", 9, 2);
+        assert_eq!(cut.len(), 2);
+        assert!(cut[1].ends_with('…'));
+        assert!(cut.iter().all(|l| width(l) <= 9));
+    }
+
+    #[test]
+    fn unsafe_text_is_cleaned_before_fitting() {
+        assert_eq!(safe("a\x1b[2Jb", 20), "a\\x1b[2Jb");
+        assert_eq!(safe("x\u{202e}y", 4), "x\\u…");
+    }
+}

@@ -1,0 +1,319 @@
+//! One thread does all database work, so the screen never freezes: a large
+//! database is analysed while the UI draws progress, and a busy database
+//! delays a decision, not a keypress.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use crate::review;
+use crate::snapshot::{self, Snapshot};
+use crate::storage::{Access, Database};
+use crate::triage::model::{Millis, Settings};
+use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef};
+
+/// How often the worker asks SQLite whether another connection wrote.
+const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+
+pub enum Request {
+    Load,
+    Payloads(Vec<PayloadRef>),
+    Decide(Vec<DecisionRequest>),
+    Undo,
+    Export(ExportFormat),
+    Stop,
+}
+
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    pub path: PathBuf,
+    pub read_only: bool,
+    pub settings: Settings,
+    /// `--now` was given: analyse as of that time on every load.
+    pub fixed_now: Option<Millis>,
+    pub operator: String,
+    /// Where exports are written.
+    pub export_dir: PathBuf,
+}
+
+pub struct Worker {
+    requests: Sender<Request>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Opens the database (an error here is reported before the screen takes
+    /// over the terminal) and starts the worker thread.
+    pub fn start(config: WorkerConfig, messages: Sender<Msg>) -> anyhow::Result<Worker> {
+        let access = if config.read_only {
+            Access::ReadOnly
+        } else {
+            Access::PreferWrite
+        };
+        let database = Database::open(&config.path, access)?;
+        let (requests, inbox) = mpsc::channel();
+        let handle = thread::Builder::new()
+            .name("receipt-review-db".into())
+            .spawn(move || State::new(config, database, messages).run(inbox))?;
+        Ok(Worker {
+            requests,
+            handle: Some(handle),
+        })
+    }
+
+    pub fn send(&self, request: Request) {
+        // A worker that has stopped has already reported why.
+        let _ = self.requests.send(request);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.requests.send(Request::Stop);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+struct State {
+    config: WorkerConfig,
+    database: Database,
+    messages: Sender<Msg>,
+    data_version: Option<i64>,
+    last: Option<Snapshot>,
+}
+
+impl State {
+    fn new(config: WorkerConfig, database: Database, messages: Sender<Msg>) -> Self {
+        Self {
+            config,
+            database,
+            messages,
+            data_version: None,
+            last: None,
+        }
+    }
+
+    fn run(mut self, inbox: Receiver<Request>) {
+        loop {
+            match inbox.recv_timeout(WATCH_INTERVAL) {
+                Ok(Request::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Ok(request) => self.handle(request),
+                Err(RecvTimeoutError::Timeout) => self.watch(),
+            }
+        }
+    }
+
+    fn send(&self, msg: Msg) {
+        let _ = self.messages.send(msg);
+    }
+
+    fn handle(&mut self, request: Request) {
+        match request {
+            Request::Load => self.load(),
+            Request::Payloads(refs) => {
+                let loaded = refs.into_iter().map(|r| (r, self.payload(r))).collect();
+                self.send(Msg::Payloads(loaded));
+            }
+            Request::Decide(requests) => {
+                let outcome = self.decide(requests);
+                self.send(Msg::Recorded(outcome));
+                self.load();
+            }
+            Request::Undo => {
+                let outcome = self.undo();
+                self.send(Msg::Recorded(outcome));
+                self.load();
+            }
+            Request::Export(format) => {
+                let outcome = self.export(format);
+                self.send(Msg::Exported(outcome));
+            }
+            Request::Stop => {}
+        }
+    }
+
+    fn settings(&self) -> Settings {
+        let mut settings = self.config.settings.clone();
+        settings.now_ms = self.config.fixed_now.unwrap_or_else(crate::time::now_ms);
+        settings
+    }
+
+    fn load(&mut self) {
+        let messages = self.messages.clone();
+        let mut progress = |p: snapshot::Progress| {
+            let _ = messages.send(Msg::Progress {
+                stage: p.stage,
+                done: p.done,
+                total: p.total,
+            });
+        };
+        self.data_version = crate::storage::data_version(self.database.conn()).ok();
+        match snapshot::read(&self.database, self.settings(), &mut progress) {
+            Ok(mut snap) => {
+                if self.config.read_only && snap.read_only.is_none() {
+                    snap.read_only = Some("opened with --read-only".into());
+                }
+                self.last = Some(snap.clone());
+                self.send(Msg::Loaded(Box::new(snap)));
+            }
+            Err(e) => self.send(Msg::LoadFailed(crate::cli::error::one_line(&e))),
+        }
+    }
+
+    /// Reloads by itself when another connection (the intake, a colleague) wrote.
+    fn watch(&mut self) {
+        let Ok(version) = crate::storage::data_version(self.database.conn()) else {
+            return;
+        };
+        if self.data_version.is_some_and(|seen| seen != version) {
+            // The screen answers with a reload request; remember the version
+            // now so that one change is announced once.
+            self.data_version = Some(version);
+            self.send(Msg::DatabaseChanged);
+        }
+    }
+
+    fn payload(&self, r: PayloadRef) -> Result<String, String> {
+        let found = match r {
+            PayloadRef::Receipt(id) => crate::storage::load_payload(&self.database, id),
+            PayloadRef::KeyConflict(id) => conflict_payload(&self.database, id),
+        };
+        match found {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err("no longer in the database".into()),
+            Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
+        }
+    }
+
+    fn read_only_reason(&self) -> Option<String> {
+        if self.config.read_only {
+            return Some("opened with --read-only".into());
+        }
+        self.database.read_only_reason().map(str::to_string)
+    }
+
+    fn decide(&mut self, requests: Vec<DecisionRequest>) -> Result<String, String> {
+        if let Some(reason) = self.read_only_reason() {
+            return Err(format!("read-only: {reason}"));
+        }
+        let Some(snap) = &self.last else {
+            return Err("still loading".into());
+        };
+        let total = requests.len();
+        let mut recorded = Vec::new();
+        let mut refused = Vec::new();
+        for request in requests {
+            match record(&mut self.database, snap, &self.config.operator, &request) {
+                Ok(text) => recorded.push(text),
+                Err(text) => refused.push(text),
+            }
+        }
+        match (total, recorded.len()) {
+            (1, 1) => Ok(recorded.remove(0)),
+            (1, 0) => Err(refused.remove(0)),
+            _ if refused.is_empty() => Ok(format!("{} decisions recorded", recorded.len())),
+            _ => Err(format!(
+                "{} recorded, {} refused: {}",
+                recorded.len(),
+                refused.len(),
+                refused[0]
+            )),
+        }
+    }
+
+    fn undo(&mut self) -> Result<String, String> {
+        if let Some(reason) = self.read_only_reason() {
+            return Err(format!("read-only: {reason}"));
+        }
+        match review::undo_last(
+            self.database.conn_mut(),
+            &self.config.operator,
+            crate::time::now_ms(),
+        ) {
+            Ok(Some(undone)) => Ok(describe_undo(&undone)),
+            Ok(None) => Err("nothing of yours to undo".into()),
+            Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
+        }
+    }
+
+    fn export(&self, format: ExportFormat) -> Result<PathBuf, String> {
+        let (format, ext) = match format {
+            ExportFormat::Csv => (review::ExportFormat::Csv, "csv"),
+            ExportFormat::Jsonl => (review::ExportFormat::Jsonl, "jsonl"),
+        };
+        let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
+        let path = self
+            .config
+            .export_dir
+            .join(format!("review-log-{stamp}.{ext}"));
+        review::export_to_file(self.database.conn(), format, &path)
+            .map(|_| path)
+            .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
+    }
+}
+
+/// Records one decision through the same path as `receipt-review resolve`.
+fn record(
+    database: &mut Database,
+    snap: &Snapshot,
+    operator: &str,
+    request: &DecisionRequest,
+) -> Result<String, String> {
+    let target = snapshot::find_item(snap, &request.item)
+        .ok_or_else(|| format!("{} is no longer in the database", request.item))?;
+    let decision =
+        review::Decision::parse_for(target.kind, &request.decision).map_err(|e| e.to_string())?;
+    let full = review::DecisionRequest {
+        item: request.item.clone(),
+        kind: target.kind,
+        decision,
+        operator: operator.to_string(),
+        note: request.note.clone(),
+        receipt_ids: request.receipt_ids.clone(),
+        now_ms: crate::time::now_ms(),
+        expected_last: request.expected_last,
+    };
+    review::decide(database.conn_mut(), &full)
+        .map(|_| format!("{}: {} recorded", request.item, request.decision))
+        .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
+}
+
+/// The body of a refused attempt, from `key_conflicts`.
+fn conflict_payload(
+    database: &Database,
+    id: i64,
+) -> Result<Option<String>, crate::storage::StorageError> {
+    use rusqlite::OptionalExtension;
+    database
+        .conn()
+        .query_row(
+            "SELECT CAST(payload AS TEXT) FROM key_conflicts WHERE id = ?1",
+            [id],
+            |row| row.get::<_, Option<String>>(0),
+        )
+        .optional()
+        .map(Option::flatten)
+        .map_err(|e| database.error("reading a conflicting attempt", e))
+}
+
+/// What an undo did, in one line for the status bar.
+fn describe_undo(undone: &review::Undone) -> String {
+    let item = crate::sanitize::inline(&undone.reopened.item, 40);
+    let what = format!("{item}: {} undone, pending again", undone.reopened.decision);
+    match &undone.state {
+        review::StateRevert::NoStateChange => what,
+        review::StateRevert::Reverted { receipt_id, from } => {
+            format!("{what}; receipt {receipt_id} back to in_flight (was {from})")
+        }
+        review::StateRevert::Kept {
+            receipt_id,
+            now_state,
+        } => format!(
+            "{what}; receipt {receipt_id} changed since, state kept ({})",
+            now_state.as_deref().unwrap_or("gone")
+        ),
+    }
+}

@@ -1,0 +1,552 @@
+//! The SQLite intake store against seed 000's six cases, on real files with separate
+//! connections (and threads where the case is about concurrency).
+//!
+//! | # | condition                                                   | expected                         |
+//! |---|-------------------------------------------------------------|----------------------------------|
+//! | 1 | response lost after commit, keyless blind retry             | 2 receipts                       |
+//! | 2 | response lost after commit, same key and body               | 1 receipt, same id               |
+//! | 3 | same key, body changed                                      | refused, original kept, logged   |
+//! | 4 | error before commit, rollback, retry with the same key      | 0 after rollback, 1 after retry  |
+//! | 5 | two connections submit the same key and body at once        | 1 receipt, both get its id       |
+//! | 6 | lookup while the original is uncommitted in another conn    | not found yet; found after commit|
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, mpsc};
+use std::thread;
+use std::time::Duration;
+
+use receipt_review::intake::canonical::{canonical, sha256_hex};
+use receipt_review::intake::store::{Claim, IntakeStore, Lookup, StoreError, SubmitError};
+use receipt_review::triage::model::{Millis, ReceiptState};
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+use tempfile::TempDir;
+
+const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
+const T0: Millis = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
+const SCOPE: &str = "corp.example/contact";
+
+struct Db {
+    _dir: TempDir,
+    path: PathBuf,
+}
+
+impl Db {
+    fn new(journal: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("receipts.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        let mode: String = conn
+            .query_row(&format!("PRAGMA journal_mode={journal}"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, journal);
+        Self { _dir: dir, path }
+    }
+
+    fn store(&self) -> IntakeStore {
+        IntakeStore::open(&self.path).unwrap()
+    }
+
+    fn count(&self, table: &str) -> i64 {
+        count(&self.path, table)
+    }
+}
+
+fn count(path: &Path, table: &str) -> i64 {
+    Connection::open(path)
+        .unwrap()
+        .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+type Row = (
+    i64,
+    String,
+    Option<String>,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+);
+
+fn rows(path: &Path) -> Vec<Row> {
+    let conn = Connection::open(path).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT id, scope, request_key, digest, payload, state, response, created_at, updated_at FROM receipts ORDER BY id")
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+            r.get(7)?,
+            r.get(8)?,
+        ))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+fn form(message: &str) -> Map<String, Value> {
+    match json!({"name": "山田 太郎", "email": "taro@example.jp", "message": message}) {
+        Value::Object(m) => m,
+        _ => unreachable!(),
+    }
+}
+
+fn ok_action(calls: &AtomicUsize) -> impl FnOnce(i64) -> Result<String, String> + '_ {
+    move |id| {
+        calls.fetch_add(1, Ordering::SeqCst);
+        Ok(format!("{{\"receipt\":{id},\"status\":\"accepted\"}}"))
+    }
+}
+
+// ---- case 1 ----------------------------------------------------------------------------------
+
+#[test]
+fn case1_keyless_blind_retry_stores_two_receipts() {
+    let db = Db::new("wal");
+    let store = db.store();
+    let calls = AtomicUsize::new(0);
+    let body = form("見積もりをお願いします");
+    // The first response is lost after the commit; the visitor's page blindly posts again.
+    let first = store
+        .submit(SCOPE, None, &body, T0, ok_action(&calls))
+        .unwrap();
+    let second = IntakeStore::open(&db.path)
+        .unwrap()
+        .submit(SCOPE, None, &body, T0 + 2_000, ok_action(&calls))
+        .unwrap();
+    assert_ne!(first.id, second.id);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    assert_eq!(db.count("receipts"), 2);
+    assert_eq!(db.count("replays"), 0);
+    let stored = rows(&db.path);
+    assert_eq!(stored[0].2, None, "keyless is NULL");
+    assert_eq!(stored[0].3, stored[1].3, "same digest");
+}
+
+// ---- case 2 ----------------------------------------------------------------------------------
+
+#[test]
+fn case2_same_key_and_body_after_lost_response_is_one_receipt() {
+    let db = Db::new("wal");
+    let calls = AtomicUsize::new(0);
+    let body = form("見積もりをお願いします");
+    let first = db
+        .store()
+        .submit(SCOPE, Some("k-1"), &body, T0, ok_action(&calls))
+        .unwrap();
+    assert!(matches!(first.claim, Claim::New { .. }));
+    // The retry comes on another connection, with the same fields in another order.
+    let reordered: Map<String, Value> = serde_json::from_str(
+        r#"{"message":"見積もりをお願いします","email":"taro@example.jp","name":"山田 太郎"}"#,
+    )
+    .unwrap();
+    let retry = db
+        .store()
+        .submit(
+            SCOPE,
+            Some("k-1"),
+            &reordered,
+            T0 + 3_000,
+            ok_action(&calls),
+        )
+        .unwrap();
+    assert_eq!(retry.id, first.id);
+    assert_eq!(retry.response, first.response, "byte-identical response");
+    assert_eq!(
+        retry.claim,
+        Claim::Replay {
+            id: first.id,
+            state: ReceiptState::Completed,
+            response: first.response.clone()
+        }
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the action ran once");
+    assert_eq!(db.count("receipts"), 1);
+    assert_eq!(db.count("replays"), 1);
+
+    let row = &rows(&db.path)[0];
+    let canonical_text = canonical(&body).unwrap();
+    assert_eq!(row.2.as_deref(), Some("k-1"));
+    assert_eq!(row.3, sha256_hex(&canonical_text));
+    assert_eq!(row.4, canonical_text);
+    assert_eq!(row.5, "completed");
+    assert_eq!(row.7, "2026-11-29T10:15:30.123Z");
+    assert_eq!(row.8.as_deref(), Some("2026-11-29T10:15:30.123Z"));
+    let replay_at: String = Connection::open(&db.path)
+        .unwrap()
+        .query_row("SELECT received_at FROM replays", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(replay_at, "2026-11-29T10:15:33.123Z");
+}
+
+// ---- case 3 ----------------------------------------------------------------------------------
+
+#[test]
+fn case3_changed_body_is_refused_and_logged() {
+    let db = Db::new("wal");
+    let store = db.store();
+    let calls = AtomicUsize::new(0);
+    let first = store
+        .submit(SCOPE, Some("k-1"), &form("original"), T0, ok_action(&calls))
+        .unwrap();
+    let before = rows(&db.path);
+
+    let changed = form("changed text");
+    let err = db
+        .store()
+        .submit(SCOPE, Some("k-1"), &changed, T0 + 60_000, ok_action(&calls))
+        .unwrap_err();
+    match &err {
+        SubmitError::Store(StoreError::Conflict {
+            receipt_id,
+            scope,
+            key,
+        }) => {
+            assert_eq!(*receipt_id, first.id);
+            assert_eq!(scope, SCOPE);
+            assert_eq!(key, "k-1");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains(&format!("receipt {}", first.id)));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(rows(&db.path), before, "the original is unchanged");
+
+    let conn = Connection::open(&db.path).unwrap();
+    let (receipt_id, digest, payload, at): (i64, String, String, String) = conn
+        .query_row(
+            "SELECT receipt_id, digest, payload, received_at FROM key_conflicts",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(receipt_id, first.id);
+    assert_eq!(payload, canonical(&changed).unwrap());
+    assert_eq!(digest, sha256_hex(&payload));
+    assert_eq!(at, "2026-11-29T10:16:30.123Z");
+    assert_eq!(db.count("key_conflicts"), 1);
+    assert_eq!(db.count("replays"), 0);
+
+    // The same scope and key in another scope is another operation.
+    let other = store
+        .submit("lp/ai-web", Some("k-1"), &changed, T0, ok_action(&calls))
+        .unwrap();
+    assert_ne!(other.id, first.id);
+}
+
+// ---- case 4 ----------------------------------------------------------------------------------
+
+#[derive(Debug)]
+enum Boom {
+    Store(StoreError),
+    Crash,
+}
+
+impl From<StoreError> for Boom {
+    fn from(e: StoreError) -> Self {
+        Boom::Store(e)
+    }
+}
+
+#[test]
+fn case4_error_before_commit_rolls_back_and_retry_stores_one() {
+    let db = Db::new("wal");
+    let mut store = db.store();
+    let body = form("rollback");
+    let result: Result<(), Boom> = store.bulk(|batch| {
+        let claim = batch.claim(SCOPE, Some("k-4"), &body, T0)?;
+        assert!(matches!(claim, Claim::New { .. }));
+        Err(Boom::Crash) // the handler dies before the commit
+    });
+    match result {
+        Err(Boom::Crash) => {}
+        Err(Boom::Store(e)) => panic!("store error: {e}"),
+        Ok(()) => panic!("the crash was lost"),
+    }
+    assert_eq!(db.count("receipts"), 0, "rolled back");
+    assert_eq!(store.lookup(SCOPE, "k-4").unwrap(), Lookup::NotFoundYet);
+
+    let calls = AtomicUsize::new(0);
+    let retry = db
+        .store()
+        .submit(SCOPE, Some("k-4"), &body, T0 + 5_000, ok_action(&calls))
+        .unwrap();
+    assert!(matches!(retry.claim, Claim::New { .. }));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(db.count("receipts"), 1);
+    assert!(matches!(
+        store.lookup(SCOPE, "k-4").unwrap(),
+        Lookup::Completed { id, .. } if id == retry.id
+    ));
+}
+
+#[test]
+fn a_failed_action_releases_the_key_for_the_same_body() {
+    let db = Db::new("wal");
+    let store = db.store();
+    let body = form("mail server down");
+    let calls = AtomicUsize::new(0);
+    let err = store
+        .submit(SCOPE, Some("k-f"), &body, T0, |_| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err::<String, _>("smtp timeout")
+        })
+        .unwrap_err();
+    let id = match err {
+        SubmitError::Action { id, error } => {
+            assert_eq!(error, "smtp timeout");
+            id
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(store.lookup(SCOPE, "k-f").unwrap(), Lookup::Failed { id });
+    // Another body with the failed key is still a conflict.
+    assert!(matches!(
+        store.claim(SCOPE, Some("k-f"), &form("other"), T0 + 1_000),
+        Err(StoreError::Conflict { receipt_id, .. }) if receipt_id == id
+    ));
+    let retry = store
+        .submit(SCOPE, Some("k-f"), &body, T0 + 10_000, ok_action(&calls))
+        .unwrap();
+    assert_eq!(retry.claim, Claim::Reclaimed { id });
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        2,
+        "ran again after the failure"
+    );
+    assert_eq!(db.count("receipts"), 1);
+    assert!(
+        matches!(store.lookup(SCOPE, "k-f").unwrap(), Lookup::Completed { id: got, .. } if got == id)
+    );
+    // Completed now: the next retry is a replay and runs nothing.
+    let again = store
+        .submit(SCOPE, Some("k-f"), &body, T0 + 20_000, ok_action(&calls))
+        .unwrap();
+    assert_eq!(again.response, retry.response);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn complete_and_fail_are_guarded() {
+    let db = Db::new("wal");
+    let store = db.store();
+    let Claim::New { id } = store.claim(SCOPE, Some("k-g"), &form("x"), T0).unwrap() else {
+        panic!()
+    };
+    assert_eq!(store.state_of(id).unwrap(), ReceiptState::InFlight);
+    assert_eq!(store.lookup(SCOPE, "k-g").unwrap(), Lookup::InFlight { id });
+    assert!(store.complete(id, "{\"ok\":true}", T0 + 100).unwrap());
+    assert!(
+        !store.fail(id, T0 + 200).unwrap(),
+        "completed stays completed"
+    );
+    assert!(!store.complete(id, "{\"ok\":false}", T0 + 300).unwrap());
+    assert_eq!(
+        store.lookup(SCOPE, "k-g").unwrap(),
+        Lookup::Completed {
+            id,
+            response: Some("{\"ok\":true}".into())
+        }
+    );
+    assert!(matches!(
+        store.complete(9_999, "x", T0),
+        Err(StoreError::NoSuchReceipt(9_999))
+    ));
+    // A replay of an in-flight receipt says so and runs nothing.
+    let Claim::New { id: id2 } = store.claim(SCOPE, Some("k-h"), &form("y"), T0).unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        store.claim(SCOPE, Some("k-h"), &form("y"), T0 + 1).unwrap(),
+        Claim::Replay {
+            id: id2,
+            state: ReceiptState::InFlight,
+            response: None
+        }
+    );
+}
+
+#[test]
+fn invalid_keys_and_scopes_write_nothing() {
+    let db = Db::new("wal");
+    let store = db.store();
+    assert!(matches!(
+        store.claim(SCOPE, Some("bad key"), &form("x"), T0),
+        Err(StoreError::Key(_))
+    ));
+    assert!(matches!(
+        store.claim(SCOPE, Some(""), &form("x"), T0),
+        Err(StoreError::Key(_))
+    ));
+    assert!(matches!(
+        store.claim("", None, &form("x"), T0),
+        Err(StoreError::EmptyScope)
+    ));
+    assert_eq!(db.count("receipts"), 0);
+}
+
+// ---- case 5 ----------------------------------------------------------------------------------
+
+#[test]
+fn case5_two_connections_racing_on_one_key_store_one_receipt() {
+    for journal in ["wal", "delete"] {
+        let db = Db::new(journal);
+        let calls = Arc::new(AtomicUsize::new(0));
+        for round in 0..15 {
+            let key = format!("race-{round}");
+            let barrier = Arc::new(Barrier::new(2));
+            let handles: Vec<_> = (0..2)
+                .map(|t| {
+                    let (path, key, barrier, calls) =
+                        (db.path.clone(), key.clone(), barrier.clone(), calls.clone());
+                    thread::spawn(move || {
+                        let store = IntakeStore::open(&path).unwrap();
+                        barrier.wait();
+                        store
+                            .submit(SCOPE, Some(&key), &form("race"), T0 + t, |id| {
+                                calls.fetch_add(1, Ordering::SeqCst);
+                                Ok::<_, String>(format!("{{\"receipt\":{id}}}"))
+                            })
+                            .unwrap()
+                    })
+                })
+                .collect();
+            let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            assert_eq!(results[0].id, results[1].id, "{journal} round {round}");
+            let new = results
+                .iter()
+                .filter(|r| matches!(r.claim, Claim::New { .. }))
+                .count();
+            assert_eq!(new, 1, "exactly one ran: {results:?}");
+        }
+        assert_eq!(db.count("receipts"), 15, "{journal}");
+        assert_eq!(calls.load(Ordering::SeqCst), 15, "{journal}");
+        assert_eq!(db.count("replays"), 15, "{journal}");
+    }
+}
+
+// ---- case 6 ----------------------------------------------------------------------------------
+
+#[test]
+fn case6_uncommitted_original_is_not_found_yet_then_found() {
+    for journal in ["wal", "delete"] {
+        let db = Db::new(journal);
+        let (inserted_tx, inserted_rx) = mpsc::channel();
+        let (commit_tx, commit_rx) = mpsc::channel::<()>();
+        let path = db.path.clone();
+        // Connection A inserts and holds its transaction open.
+        let original = thread::spawn(move || {
+            let mut store = IntakeStore::open(&path).unwrap();
+            store
+                .bulk(|batch| {
+                    let claim = batch.claim(SCOPE, Some("k-6"), &form("slow"), T0)?;
+                    inserted_tx.send(claim.id()).unwrap();
+                    commit_rx.recv().unwrap();
+                    Ok::<_, StoreError>(claim.id())
+                })
+                .unwrap()
+        });
+        let id = inserted_rx.recv().unwrap();
+
+        // Connection B looks it up: not found yet, never "failed".
+        let b = db.store();
+        assert_eq!(
+            b.lookup(SCOPE, "k-6").unwrap(),
+            Lookup::NotFoundYet,
+            "{journal}"
+        );
+
+        // Connection C retries the same submission meanwhile: it waits for A's lock
+        // (busy timeout), then replays A's receipt instead of inserting a second one.
+        let path = db.path.clone();
+        let retry = thread::spawn(move || {
+            IntakeStore::open(&path)
+                .unwrap()
+                .claim(SCOPE, Some("k-6"), &form("slow"), T0 + 1_500)
+                .unwrap()
+        });
+        thread::sleep(Duration::from_millis(150));
+        commit_tx.send(()).unwrap();
+        assert_eq!(original.join().unwrap(), id);
+
+        assert_eq!(
+            b.lookup(SCOPE, "k-6").unwrap(),
+            Lookup::InFlight { id },
+            "{journal}"
+        );
+        assert_eq!(
+            retry.join().unwrap(),
+            Claim::Replay {
+                id,
+                state: ReceiptState::InFlight,
+                response: None
+            }
+        );
+        assert_eq!(db.count("receipts"), 1);
+    }
+}
+
+// ---- bulk ----------------------------------------------------------------------------------------
+
+#[test]
+fn bulk_has_the_same_semantics_in_one_transaction() {
+    let db = Db::new("wal");
+    let mut store = db.store();
+    let calls = AtomicUsize::new(0);
+    let (ids, conflict) = store
+        .bulk(|b| {
+            let mut ids = Vec::new();
+            for i in 0..100 {
+                let s = b
+                    .submit(
+                        SCOPE,
+                        Some(&format!("k{i}")),
+                        &form(&format!("m{i}")),
+                        T0 + i,
+                        T0 + i + 500,
+                        ok_action(&calls),
+                    )
+                    .map_err(|e| match e {
+                        SubmitError::Store(s) => s,
+                        SubmitError::Action { .. } => unreachable!(),
+                    })?;
+                ids.push(s.id);
+            }
+            let replay = b.claim(SCOPE, Some("k5"), &form("m5"), T0 + 1_000)?;
+            assert!(matches!(
+                replay,
+                Claim::Replay {
+                    state: ReceiptState::Completed,
+                    ..
+                }
+            ));
+            let conflict = b.claim(SCOPE, Some("k5"), &form("changed"), T0 + 2_000);
+            let keyless = b.claim(SCOPE, None, &form("m5"), T0 + 3_000)?;
+            assert!(matches!(keyless, Claim::New { .. }));
+            Ok::<_, StoreError>((ids, conflict))
+        })
+        .unwrap();
+    assert_eq!(ids.len(), 100);
+    assert!(
+        matches!(conflict, Err(StoreError::Conflict { receipt_id, .. }) if receipt_id == ids[5])
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 100);
+    assert_eq!(db.count("receipts"), 101);
+    assert_eq!(db.count("replays"), 1);
+    assert_eq!(db.count("key_conflicts"), 1);
+    let r = &rows(&db.path)[0];
+    assert_eq!(r.5, "completed");
+    assert_eq!(r.8.as_deref(), Some("2026-11-29T10:15:30.623Z"));
+}

@@ -1,0 +1,100 @@
+//! Helpers shared by the storage tests: real files in a temporary folder.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use receipt_review::storage::{Access, Database, OpenOptions, StorageError};
+use rusqlite::Connection;
+
+/// Every file in `dir` (not recursive) with its size and a hash of its bytes:
+/// compare before/after (printable when an assertion fails).
+pub fn snapshot(dir: &Path) -> BTreeMap<String, (u64, u64)> {
+    let mut out = BTreeMap::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let bytes = if entry.file_type().unwrap().is_dir() {
+            b"<dir>".to_vec()
+        } else {
+            fs::read(entry.path()).unwrap()
+        };
+        out.insert(name, (bytes.len() as u64, fnv1a(&bytes)));
+    }
+    out
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Opens with a short busy timeout so that tests stay fast.
+pub fn open(path: &Path, access: Access) -> Result<Database, StorageError> {
+    Database::open_with(
+        path,
+        OpenOptions::new(access).busy_timeout(Duration::from_millis(300)),
+    )
+}
+
+/// Asserts the message is one line naming the file, and returns it.
+pub fn one_line(err: &StorageError, path: &Path) -> String {
+    let text = err.to_string();
+    assert!(!text.contains('\n'), "not one line: {text}");
+    assert!(
+        text.contains(&path.display().to_string()),
+        "does not name {}: {text}",
+        path.display()
+    );
+    text
+}
+
+/// A connection that may create the file (test setup only).
+pub fn create(path: &Path) -> Connection {
+    Connection::open(path).unwrap()
+}
+
+/// A database made by `init`, with `n` receipts, closed (WAL checkpointed).
+pub fn receipts_db(dir: &Path, name: &str, n: i64) -> PathBuf {
+    let path = dir.join(name);
+    receipt_review::storage::init(&path).unwrap();
+    let mut conn = Connection::open(&path).unwrap();
+    let tx = conn.transaction().unwrap();
+    {
+        let mut stmt = tx
+            .prepare(
+                "INSERT INTO receipts (id, scope, request_key, digest, payload, state, created_at) \
+                 VALUES (?1, 'site-a', ?2, ?3, ?4, 'completed', ?5)",
+            )
+            .unwrap();
+        for i in 1..=n {
+            stmt.execute(rusqlite::params![
+                i,
+                format!("key-{i}"),
+                format!("{i:064x}"),
+                format!("{{\"message\":\"hello number {i}\",\"name\":\"Visitor {i}\"}}"),
+                format!("2026-11-29T10:{:02}:{:02}.000Z", (i / 60) % 60, i % 60),
+            ])
+            .unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    drop(conn);
+    path
+}
+
+/// True when this process ignores file permissions (root), so that a
+/// permission-based assertion cannot be made.
+pub fn permissions_not_enforced(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let probe = dir.join(".perm-probe");
+    fs::write(&probe, b"x").unwrap();
+    fs::set_permissions(&probe, fs::Permissions::from_mode(0o444)).unwrap();
+    let writable = fs::OpenOptions::new().write(true).open(&probe).is_ok();
+    fs::set_permissions(&probe, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::remove_file(&probe).unwrap();
+    writable
+}
