@@ -49,13 +49,8 @@ fn is_normal_ascii(text: &str) -> bool {
 fn normalize_owned(text: &str) -> String {
     if text.is_ascii() {
         // NFKC is the identity on ASCII and case folding is ASCII lower-casing.
-        let mut out = String::with_capacity(text.len());
-        for word in text.split(is_space).filter(|w| !w.is_empty()) {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
-        }
+        let mut out = fold_space(text);
+        out.make_ascii_lowercase();
         return out;
     }
     // NFKC before folding (compatibility forms fold like their targets) and after
