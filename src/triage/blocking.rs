@@ -15,24 +15,20 @@ const NIL: u32 = u32::MAX;
 /// Lists of items by 64-bit key, newest first, in one arena.
 #[derive(Default)]
 pub struct Postings {
-    heads: HashMap64<(u32, u32)>,
+    heads: HashMap64<u32>,
     arena: Vec<(u32, u32)>,
 }
 
 impl Postings {
     pub fn push(&mut self, key: u64, item: u32) {
         let at = self.arena.len() as u32;
-        let head = self.heads.entry(key).or_insert((NIL, 0));
-        self.arena.push((item, head.0));
-        *head = (at, head.1 + 1);
-    }
-
-    pub fn len(&self, key: u64) -> usize {
-        self.heads.get(&key).map_or(0, |h| h.1 as usize)
+        let head = self.heads.entry(key).or_insert(NIL);
+        self.arena.push((item, *head));
+        *head = at;
     }
 
     pub fn for_each(&self, key: u64, mut f: impl FnMut(u32)) {
-        let mut at = self.heads.get(&key).map_or(NIL, |h| h.0);
+        let mut at = self.heads.get(&key).copied().unwrap_or(NIL);
         while at != NIL {
             let (item, next) = self.arena[at as usize];
             f(item);
@@ -57,6 +53,8 @@ pub struct Generation {
     pub one_pair: Postings,
     /// All fields but one: finds anchors a copy differs from in one field.
     pub all_but_one: Postings,
+    /// The time of the newest copy placed during this generation's epoch.
+    pub last_ms: i64,
     used: bool,
 }
 
@@ -90,6 +88,7 @@ impl Index {
     }
 
     /// Moves to the epoch of `now_ms` (times never go backwards); returns it.
+    /// Every copy placed must be announced here first.
     pub fn advance(&mut self, now_ms: i64) -> i64 {
         let epoch = now_ms.div_euclid(self.epoch_ms);
         if epoch != self.epoch {
@@ -102,19 +101,25 @@ impl Index {
             }
             self.epoch = epoch;
         }
+        self.current.last_ms = now_ms;
         epoch
     }
 
-    pub fn generations(&self) -> [&Generation; 2] {
-        [&self.current, &self.previous]
+    /// The generations that may still hold live groups as of `horizon_ms`
+    /// (a group is live while its newest copy is at or after the horizon). A
+    /// live group only in the previous generation had its newest copy placed
+    /// during that epoch, so a previous generation whose newest placement is
+    /// older than the horizon holds none.
+    pub fn live(&self, horizon_ms: i64) -> impl Iterator<Item = &Generation> {
+        let previous =
+            (self.previous.used && self.previous.last_ms >= horizon_ms).then_some(&self.previous);
+        std::iter::once(&self.current).chain(previous)
     }
 
-    /// The newest copy seen with this fingerprint hash, if within two epochs.
-    pub fn newest_with(&self, fingerprint: u64) -> Option<u32> {
-        self.current
-            .fingerprint
-            .get(&fingerprint)
-            .or_else(|| self.previous.fingerprint.get(&fingerprint))
+    /// The newest copy seen with this fingerprint hash among live generations.
+    pub fn newest_with(&self, fingerprint: u64, horizon_ms: i64) -> Option<u32> {
+        self.live(horizon_ms)
+            .find_map(|g| g.fingerprint.get(&fingerprint))
             .copied()
     }
 
@@ -156,8 +161,7 @@ mod tests {
         let mut seen = Vec::new();
         p.for_each(7, |i| seen.push(i));
         assert_eq!(seen, vec![2, 1]);
-        assert_eq!(p.len(7), 2);
-        assert_eq!(p.len(9), 0);
+        p.for_each(9, |_| panic!("no list"));
     }
 
     #[test]
@@ -166,11 +170,12 @@ mod tests {
         index.advance(5);
         index.note_fingerprint(1, 100, true);
         index.advance(15);
-        assert_eq!(index.newest_with(1), Some(100));
+        assert_eq!(index.newest_with(1, 5), Some(100));
+        assert_eq!(index.newest_with(1, 6), None); // nothing live placed at 5
         index.advance(25);
-        assert_eq!(index.newest_with(1), None);
+        assert_eq!(index.newest_with(1, 0), None);
         index.note_fingerprint(2, 200, true);
         index.advance(55); // jumped two epochs
-        assert_eq!(index.newest_with(2), None);
+        assert_eq!(index.newest_with(2, 0), None);
     }
 }

@@ -26,30 +26,31 @@ pub fn duplicate_groups(
     facts: &[Facts],
     settings: &Settings,
 ) -> Vec<DuplicateGroup> {
-    // Receipts with something typed, by scope then time.
-    let mut order: Vec<u32> = (0..receipts.len() as u32)
-        .filter(|&i| !facts[i as usize].is_empty())
+    // Receipts with something typed, by scope then time (compact keys, no
+    // indirection while sorting).
+    let mut keys: Vec<(u64, Millis, i64, u32)> = receipts
+        .par_iter()
+        .zip(facts)
+        .enumerate()
+        .filter(|(_, (_, f))| !f.is_empty())
+        .map(|(i, (r, f))| (f.scope, r.created_ms, r.id, i as u32))
         .collect();
-    let key = |i: u32| {
-        let r = &receipts[i as usize];
-        (facts[i as usize].scope, r.created_ms, r.id)
-    };
-    order.par_sort_unstable_by(|&a, &b| {
-        let (ka, kb) = (key(a), key(b));
-        ka.0.cmp(&kb.0)
-            .then_with(|| receipts[a as usize].scope.cmp(&receipts[b as usize].scope))
-            .then((ka.1, ka.2).cmp(&(kb.1, kb.2)))
-    });
-    let mut runs: Vec<&[u32]> = Vec::new();
-    let mut rest = &order[..];
-    while let Some(&first) = rest.first() {
-        let scope = &receipts[first as usize].scope;
-        let n = rest
-            .iter()
-            .take_while(|&&i| receipts[i as usize].scope == *scope)
-            .count();
-        runs.push(&rest[..n]);
-        rest = &rest[n..];
+    keys.par_sort_unstable();
+    let mut runs: Vec<Vec<u32>> = Vec::new();
+    for run in keys.chunk_by(|a, b| a.0 == b.0) {
+        let mut items: Vec<u32> = run.iter().map(|k| k.3).collect();
+        let scope = |i: &u32| &receipts[*i as usize].scope;
+        if items.iter().any(|i| scope(i) != scope(&items[0])) {
+            // Two scopes share a hash: split them, keeping time order.
+            items.sort_by(|a, b| scope(a).cmp(scope(b)));
+            runs.extend(
+                items
+                    .chunk_by(|a, b| scope(a) == scope(b))
+                    .map(<[u32]>::to_vec),
+            );
+        } else {
+            runs.push(items);
+        }
     }
     let mut groups: Vec<(Millis, DuplicateGroup)> = runs
         .par_iter()
@@ -77,6 +78,7 @@ struct Sweep<'a> {
     kind: Vec<MatchKind>,
     seen: Vec<u32>,
     groups: Vec<Group>,
+    scratch: Vec<u32>,
 }
 
 impl<'a> Sweep<'a> {
@@ -92,6 +94,7 @@ impl<'a> Sweep<'a> {
             kind: vec![MatchKind::Exact; items.len()],
             seen: vec![NONE; items.len()],
             groups: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -124,7 +127,7 @@ impl<'a> Sweep<'a> {
         let fingerprint = self.facts(pos).fingerprint;
 
         // 1. The newest earlier copy with the same fingerprint.
-        if let Some(prev) = self.index.newest_with(fingerprint) {
+        if let Some(prev) = self.index.newest_with(fingerprint, horizon) {
             let g = self.group_of[prev as usize];
             if self.groups[g as usize].last_ms >= horizon
                 && self.receipt(prev).visitor == self.receipt(pos).visitor
@@ -137,7 +140,9 @@ impl<'a> Sweep<'a> {
 
         // 2. The most recent live group whose anchor this copy is near.
         let mut best: Option<(u32, MatchKind, (Millis, Millis, i64))> = None;
-        for anchor in self.candidates(pos) {
+        let mut candidates = std::mem::take(&mut self.scratch);
+        self.candidates(pos, horizon, &mut candidates);
+        for &anchor in &candidates {
             let g = self.group_of[anchor as usize];
             let group = &self.groups[g as usize];
             if group.last_ms < horizon {
@@ -152,6 +157,7 @@ impl<'a> Sweep<'a> {
                 best = Some((g, kind, recency));
             }
         }
+        self.scratch = candidates;
         if let Some((g, kind, _)) = best {
             self.join(g, pos, kind, epoch);
             return;
@@ -198,7 +204,6 @@ impl<'a> Sweep<'a> {
         let facts = self.facts(anchor);
         let generation = self.index.current_mut();
         let pair_sum = pair_sum(facts);
-        let mut chosen: Option<(u32, u64)> = None;
         for f in facts.fields.iter() {
             let pair = f.pair();
             generation.all_pairs.push(pair, anchor);
@@ -207,21 +212,16 @@ impl<'a> Sweep<'a> {
                     .all_but_one
                     .push(all_but_one_key(pair_sum, pair, f.key), anchor);
             }
-            // The most telling pair: the longest value (then the smallest hash).
-            let rank = (u32::MAX - f.chars, pair);
-            if chosen.is_none_or(|c| (rank.0, rank.1) < c) {
-                chosen = Some(rank);
-            }
         }
-        if let Some((_, pair)) = chosen {
+        if let Some(pair) = telling_pair(facts) {
             generation.one_pair.push(pair, anchor);
         }
     }
 
-    /// Anchors (positions) that may be near `pos`, each once.
-    fn candidates(&mut self, pos: u32) -> Vec<u32> {
+    /// Anchors (positions) in live generations that may be near `pos`, each once.
+    fn candidates(&mut self, pos: u32, horizon: Millis, out: &mut Vec<u32>) {
+        out.clear();
         let facts = self.facts(pos);
-        let mut out = Vec::new();
         let seen = &mut self.seen;
         let mut take = |a: u32| {
             if seen[a as usize] != pos {
@@ -232,21 +232,14 @@ impl<'a> Sweep<'a> {
         let could_be_subset =
             facts.fields.len() >= 2 || facts.fields.iter().any(|f| f.is_free_text());
         let pair_sum = pair_sum(facts);
-        for generation in self.index.generations() {
-            // Anchors this copy is a subset of hold every one of its pairs: the
-            // shortest list is enough.
-            if could_be_subset {
-                if let Some(pair) = facts
-                    .fields
-                    .iter()
-                    .map(|f| f.pair())
-                    .min_by_key(|&p| generation.all_pairs.len(p))
-                {
-                    generation.all_pairs.for_each(pair, &mut take);
-                }
+        for generation in self.index.live(horizon) {
+            // An anchor this copy is a subset of holds every one of its pairs:
+            // one list is enough, the one of its most telling pair.
+            if could_be_subset && let Some(pair) = telling_pair(facts) {
+                generation.all_pairs.for_each(pair, &mut take);
             }
             for f in facts.fields.iter() {
-                // Anchors that are a subset of this copy hold their chosen pair.
+                // An anchor that is a subset of this copy holds its telling pair.
                 generation.one_pair.for_each(f.pair(), &mut take);
                 if f.tokens >= 2 {
                     let key = all_but_one_key(pair_sum, f.pair(), f.key);
@@ -254,7 +247,6 @@ impl<'a> Sweep<'a> {
                 }
             }
         }
-        out
     }
 
     fn finish(self) -> Vec<(Millis, DuplicateGroup)> {
@@ -297,6 +289,17 @@ impl<'a> Sweep<'a> {
         }
         out
     }
+}
+
+/// The pair least likely to be shared by chance: the longest value (then the
+/// smallest hash, so that the choice never depends on field order).
+fn telling_pair(facts: &Facts) -> Option<u64> {
+    facts
+        .fields
+        .iter()
+        .map(|f| (std::cmp::Reverse(f.chars), f.pair()))
+        .min()
+        .map(|(_, pair)| pair)
 }
 
 fn pair_sum(facts: &Facts) -> u64 {

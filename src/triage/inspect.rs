@@ -3,7 +3,7 @@
 
 use super::digest::payload_digest;
 use super::model::{DamageReason, Damaged, RawReceipt, Receipt, ReceiptState, Settings};
-use super::visitor::{IgnoreList, fingerprint};
+use super::visitor::{IgnoreList, fingerprint_owned};
 use crate::intake::canonical::{self, CanonicalError};
 use crate::sanitize;
 use crate::time::parse_time;
@@ -49,17 +49,17 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
     let created_ms = parse_time(&raw.created_at)
         .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
 
-    if let Some(stored) = &raw.digest {
-        if !stored.trim().eq_ignore_ascii_case(&computed) {
-            return Err(damaged(
-                DamageReason::Digest,
-                format!(
-                    "stored digest {} does not match the payload (sha256 {})",
-                    short(stored),
-                    short(&computed)
-                ),
-            ));
-        }
+    if let Some(stored) = &raw.digest
+        && !stored.trim().eq_ignore_ascii_case(&computed)
+    {
+        return Err(damaged(
+            DamageReason::Digest,
+            format!(
+                "stored digest {} does not match the payload (sha256 {})",
+                short(stored),
+                short(&computed)
+            ),
+        ));
     }
 
     let state = ReceiptState::parse(&raw.state).ok_or_else(|| {
@@ -69,7 +69,7 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
         )
     })?;
 
-    let visitor = fingerprint(&payload, ignore);
+    let visitor = fingerprint_owned(payload, ignore);
     Ok(Receipt {
         id: raw.id,
         scope: raw.scope.clone(),

@@ -54,19 +54,25 @@ pub fn analyze(
         })
         .collect();
 
-    let mut good: Vec<(Receipt, facts::Facts)> = Vec::with_capacity(checked.len());
+    let mut receipts: Vec<Receipt> = Vec::with_capacity(checked.len());
+    let mut facts: Vec<facts::Facts> = Vec::with_capacity(checked.len());
     let mut damaged: Vec<Damaged> = Vec::new();
     for c in checked {
         match c {
-            Ok(pair) => good.push(pair),
+            Ok((r, f)) => {
+                receipts.push(r);
+                facts.push(f);
+            }
             Err(d) => damaged.push(d),
         }
     }
-    if !good.is_sorted_by_key(|(r, _)| r.id) {
-        good.par_sort_by_key(|(r, _)| r.id);
+    if !receipts.is_sorted_by_key(|r| r.id) {
+        // Rows usually arrive by id; when not, put both lists in id order.
+        let mut pairs: Vec<(Receipt, facts::Facts)> = receipts.into_iter().zip(facts).collect();
+        pairs.par_sort_by_key(|(r, _)| r.id);
+        (receipts, facts) = pairs.into_iter().unzip();
     }
     damaged.sort_by_key(|d| d.receipt_id);
-    let (receipts, facts): (Vec<Receipt>, Vec<facts::Facts>) = good.into_iter().unzip();
 
     let (duplicates, (conflicts, (stuck, suspected_bots))) = rayon::join(
         || groups::duplicate_groups(&receipts, &facts, settings),

@@ -1,6 +1,8 @@
 //! Text rules shared by the fingerprint and the likeness tests: value
 //! normalisation, tokens, what counts as free text, and "a few words" apart.
 
+use std::borrow::Cow;
+
 use caseless::Caseless;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
@@ -17,15 +19,38 @@ pub const FEW_EDITS_PERCENT: usize = 20;
 
 /// NFKC, full case folding, trimmed, runs of white space folded to one space.
 pub fn normalize_text(text: &str) -> String {
+    normalize_text_cow(text).into_owned()
+}
+
+/// [`normalize_text`], borrowing when the text is already normal (the common
+/// case for keys and for plain ASCII values).
+pub fn normalize_text_cow(text: &str) -> Cow<'_, str> {
+    if is_normal_ascii(text) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(normalize_owned(text))
+}
+
+/// ASCII without upper case, without white space other than single inner spaces.
+fn is_normal_ascii(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut previous_space = true; // a leading space is not normal
+    for &b in bytes {
+        match b {
+            b' ' if previous_space => return false,
+            b' ' => previous_space = true,
+            b'\t'..=b'\r' | b'A'..=b'Z' | 0x80.. => return false,
+            _ => previous_space = false,
+        }
+    }
+    !previous_space || bytes.is_empty()
+}
+
+fn normalize_owned(text: &str) -> String {
     if text.is_ascii() {
         // NFKC is the identity on ASCII and case folding is ASCII lower-casing.
-        let mut out = String::with_capacity(text.len());
-        for word in text.split(is_space).filter(|w| !w.is_empty()) {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
-        }
+        let mut out = fold_space(text);
+        out.make_ascii_lowercase();
         return out;
     }
     // NFKC before folding (compatibility forms fold like their targets) and after
@@ -94,6 +119,16 @@ pub fn tokens(text: &str) -> Vec<&str> {
 
 /// `tokens(text).len()` and the number of characters, without allocating.
 pub fn measure(text: &str) -> (usize, usize) {
+    if text.is_ascii() {
+        let mut count = 0;
+        let mut in_word = false;
+        for &b in text.as_bytes() {
+            let space = b == b' ' || (b'\t'..=b'\r').contains(&b);
+            count += usize::from(!space && !in_word);
+            in_word = !space;
+        }
+        return (count, text.len());
+    }
     let mut count = 0;
     let mut chars = 0;
     let mut in_word = false;
@@ -170,6 +205,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn normal_text_is_borrowed() {
+        assert!(matches!(
+            normalize_text_cow("hello world"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(normalize_text_cow(""), Cow::Borrowed(_)));
+        for s in [" a", "a ", "a  b", "A", "a\tb", "a\x0bb", "é"] {
+            assert!(matches!(normalize_text_cow(s), Cow::Owned(_)), "{s:?}");
+        }
+    }
+
+    #[test]
     fn normalises_width_case_and_space() {
         assert_eq!(normalize_text("  Hello\t\n  WORLD  "), "hello world");
         assert_eq!(normalize_text("ＡＢＣ　ｄｅｆ"), "abc def");
@@ -196,6 +243,13 @@ mod tests {
         assert!(!is_free_text("山田太郎"));
         assert!(is_free_text("お見積もりをお願いします"));
         assert!(!is_free_text("john smith"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn measure_agrees_with_tokens(text in "[a-zA-Z \t\n\x0b日本語あ、é]{0,30}") {
+            proptest::prop_assert_eq!(measure(&text), (tokens(&text).len(), text.chars().count()));
+        }
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The visitor fingerprint: only the fields a visitor typed, normalised so that
 //! key order, white space, width and case never tell two copies apart.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::model::VisitorFields;
-use super::text::normalize_text;
+use super::text::{normalize_text, normalize_text_cow};
 
 /// Keys dropped by exact name (after key normalisation).
 const NOISE_KEYS: &[&str] = &[
@@ -99,18 +101,35 @@ impl IgnoreList {
 
 /// The visitor fields of a payload object (see the module docs).
 pub fn fingerprint(payload: &Map<String, Value>, ignore: &IgnoreList) -> Fingerprint {
+    fingerprint_owned(payload.clone(), ignore)
+}
+
+/// [`fingerprint`] of a payload that is no longer needed: keys and values that
+/// are already normal are moved, not copied.
+pub fn fingerprint_owned(payload: Map<String, Value>, ignore: &IgnoreList) -> Fingerprint {
     let mut fields = Vec::with_capacity(payload.len());
     let mut honeypot_filled = false;
     for (raw_key, value) in payload {
-        let key = normalize_key(raw_key);
+        let key = match normalize_text_cow(&raw_key) {
+            Cow::Borrowed(_) => raw_key,
+            Cow::Owned(k) => k,
+        };
         if is_honeypot_key(&key) {
-            honeypot_filled |= honeypot_is_filled(value);
+            honeypot_filled |= honeypot_is_filled(&value);
             continue;
         }
         if is_noise_key(&key) || ignore.ignores(&key) {
             continue;
         }
-        if let Some(text) = normalize_value(value) {
+        let text = match value {
+            Value::String(s) => match normalize_text_cow(&s) {
+                Cow::Borrowed("") => None,
+                Cow::Borrowed(_) => Some(s),
+                Cow::Owned(t) => Some(t).filter(|t| !t.is_empty()),
+            },
+            other => normalize_value(&other),
+        };
+        if let Some(text) = text {
             fields.push((key, text));
         }
     }
