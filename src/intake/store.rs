@@ -2,7 +2,7 @@
 //! connections and processes.
 //!
 //! - A submission is claimed with one atomic `INSERT ... ON CONFLICT(scope, request_key) DO
-//!   NOTHING RETURNING id` and, when nothing was inserted, a read-back of the existing row, in
+//!   NOTHING` and, when it inserted nothing, a read-back of the existing row, in
 //!   the same short `BEGIN IMMEDIATE` transaction. Never `REPLACE` (it deletes the original), never
 //!   select-then-insert (two connections could both see nothing).
 //! - New key: an `in_flight` receipt (digest = SHA-256 of the canonical payload, payload = the
@@ -400,19 +400,19 @@ struct Ops<'c> {
 impl Ops<'_> {
     fn claim(&self, p: &Prepared<'_>, at_ms: Millis) -> Result<Claim, StoreError> {
         let at = format_rfc3339(at_ms);
-        let inserted: Option<ReceiptId> = self
+        let inserted = self
             .conn
             .prepare_cached(
                 "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at) \
                  VALUES (?1, ?2, ?3, ?4, 'in_flight', ?5, ?5) \
-                 ON CONFLICT (scope, request_key) DO NOTHING RETURNING id",
+                 ON CONFLICT (scope, request_key) DO NOTHING",
             )?
-            .query_row(params![p.scope, p.key, p.digest, p.payload, at], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if let Some(id) = inserted {
-            return Ok(Claim::New { id });
+            .execute(params![p.scope, p.key, p.digest, p.payload, at])?;
+        if inserted == 1 {
+            // Same connection, same transaction: the row this statement just inserted.
+            return Ok(Claim::New {
+                id: self.conn.last_insert_rowid(),
+            });
         }
         // Only a keyed submission can conflict; read back the row that holds the key.
         let key = p
