@@ -1,9 +1,10 @@
 //! The demo database: a realistic receipts database written through the intake protocol.
 //!
-//! Japanese and English contact-form inquiries over several scopes, spread over the two weeks
-//! before `now`, with every pathway of seed 004 planted in realistic proportions (second clicks,
+//! Japanese and English contact-form inquiries over several scopes, spread over the days before
+//! `now`, with every pathway of seed 004 planted in realistic proportions (second clicks,
 //! retries with a new or the same key, reloads, two handlers, bots, genuine follow-ups, edited
-//! resends), key conflicts, stuck and fresh in-flight receipts and a few damaged rows.
+//! resends), key conflicts, stuck and fresh in-flight receipts and a few damaged rows. Two weeks
+//! of intake, or more days for a big demo (about 2 500 receipts a day).
 //! [`generate`] returns a [`DemoSummary`] of what it planted, so the analysis can be checked
 //! against it. Same `(seed, now_ms)`, same rows.
 
@@ -35,8 +36,12 @@ use scenario::{
 const MINUTE: Millis = 60_000;
 const HOUR: Millis = 60 * MINUTE;
 const DAY: Millis = 24 * HOUR;
-/// The main stream covers this span, ending `END_MARGIN` before `now`.
-const SPAN: Millis = 14 * DAY;
+/// The main stream covers at least two weeks, ending `END_MARGIN` before `now`; larger demos
+/// cover more days (about `PER_DAY` receipts a day, like a busy shared intake), so that copies
+/// by chance stay as rare as they are in life.
+const MIN_DAYS: i64 = 14;
+const MAX_DAYS: i64 = 730;
+const PER_DAY: usize = 2_500;
 const END_MARGIN: Millis = 30 * MINUTE;
 
 /// What to generate.
@@ -238,8 +243,9 @@ impl Generator {
     fn new(opts: &DemoOptions) -> Self {
         let mix = opts.seed ^ (opts.now_ms as u64).rotate_left(29) ^ 0x5eed_7ec3_1e7a_1c0d;
         let end = opts.now_ms - END_MARGIN;
-        let start = end - SPAN;
-        let hours = (SPAN / HOUR) as usize;
+        let days = (opts.receipts.div_ceil(PER_DAY) as i64).clamp(MIN_DAYS, MAX_DAYS);
+        let start = end - days * DAY;
+        let hours = (days * 24) as usize;
         let mut cumulative = Vec::with_capacity(hours);
         let mut total = 0.0;
         for h in 0..hours {
@@ -303,7 +309,7 @@ impl Generator {
             (0, 0, 0)
         };
         let main = n - 3 * damaged_each - stuck - fresh;
-        self.plant_specials(damaged_each, stuck, fresh, main);
+        self.plant_specials(damaged_each, stuck, fresh);
 
         let kinds: Vec<(Kind, u32)> = KIND_WEIGHTS.to_vec();
         let mut planned = 0usize;
@@ -655,7 +661,7 @@ impl Generator {
     }
 
     /// Stuck and fresh in-flight receipts and damaged rows, at their own times.
-    fn plant_specials(&mut self, damaged_each: usize, stuck: usize, fresh: usize, main: usize) {
+    fn plant_specials(&mut self, damaged_each: usize, stuck: usize, fresh: usize) {
         for i in 0..stuck {
             let age = if i % 3 == 0 {
                 self.rng.random_range(6 * MINUTE..2 * HOUR)
@@ -676,7 +682,7 @@ impl Generator {
             for _ in 0..damaged_each {
                 let progress = self.rng.random_range(0.05..0.95);
                 let at = self.time_at(progress) + self.rng.random_range(0..MINUTE);
-                self.damaged(reason, at, main);
+                self.damaged(reason, at);
             }
         }
     }
@@ -695,7 +701,7 @@ impl Generator {
         self.submit(ja, scope, key, body, at, Action::LeaveInFlight, tag);
     }
 
-    fn damaged(&mut self, reason: DamageReason, at: Millis, _main: usize) {
+    fn damaged(&mut self, reason: DamageReason, at: Millis) {
         let scope = self.scope();
         let inquiry = Inquiry::new(&mut self.rng, scope);
         let ja = inquiry.visitor.lang == texts::Lang::Ja;

@@ -431,7 +431,8 @@ const EN_CLOSINGS: &[&str] = &[
     "Please let me know.",
 ];
 
-fn ja_body(rng: &mut ChaCha8Rng, topic: Topic) -> String {
+/// One request sentence, and a detail sentence when `detail` (or now and then anyway).
+fn ja_body(rng: &mut ChaCha8Rng, topic: Topic, detail: bool) -> String {
     let n = rng.random_range(2..40);
     let budget = rng.random_range(3..80) * 10;
     let month = rng.random_range(1..13);
@@ -465,10 +466,14 @@ fn ja_body(rng: &mut ChaCha8Rng, topic: Topic) -> String {
         ),
         (Topic::Shop, _) => format!("{month}月分の領収書を{n}枚発行してください。"),
     };
-    if rng.random_bool(0.2) {
+    if detail || rng.random_bool(0.2) {
         let detail = match rng.random_range(0..4) {
-            0 => format!("平日{}時以降なら電話も可能です。", rng.random_range(10..19)),
-            1 => format!("社内で{}名ほどが利用予定です。", rng.random_range(2..300)),
+            0 => format!(
+                "平日{}時{}分以降なら電話も可能です。",
+                rng.random_range(10..19),
+                rng.random_range(0..6) * 10
+            ),
+            1 => format!("社内で{}名ほどが利用予定です。", rng.random_range(2..900)),
             2 => format!("{month}月{day}日までにご回答いただけると助かります。"),
             _ => format!("予算は{budget}万円程度です。"),
         };
@@ -492,7 +497,7 @@ const EN_MONTHS: &[&str] = &[
     "December",
 ];
 
-fn en_body(rng: &mut ChaCha8Rng, topic: Topic) -> String {
+fn en_body(rng: &mut ChaCha8Rng, topic: Topic, detail: bool) -> String {
     let n = rng.random_range(2..40);
     let budget = rng.random_range(2..90) * 500;
     let month = *EN_MONTHS.choose(rng).unwrap();
@@ -521,9 +526,13 @@ fn en_body(rng: &mut ChaCha8Rng, topic: Topic) -> String {
             rng.random_range(100_000..1_000_000)
         ),
     };
-    if rng.random_bool(0.25) {
+    if detail || rng.random_bool(0.2) {
         let detail = match rng.random_range(0..3) {
-            0 => format!("You can call me after {} pm.", rng.random_range(1..6)),
+            0 => format!(
+                "You can call me at {} ext. {}.",
+                rng.random_range(1..6),
+                rng.random_range(100..1000)
+            ),
             1 => format!("We need an answer by {month} {day}."),
             _ => format!("Our budget is about ${budget}."),
         };
@@ -533,12 +542,13 @@ fn en_body(rng: &mut ChaCha8Rng, topic: Topic) -> String {
     text
 }
 
-/// A free-text message, long and specific enough that two visitors do not write the same one.
+/// A free-text message, specific enough that visitors do not write the same one: it names the
+/// writer or carries a detail sentence (two numbers drawn from wide ranges), or both.
 pub fn message(rng: &mut ChaCha8Rng, visitor: &Visitor, topic: Topic) -> String {
     match visitor.lang {
         Lang::Ja => {
             let surname = visitor.name.split(' ').next().unwrap_or("");
-            let intro = if rng.random_bool(0.65) {
+            let intro = if rng.random_bool(0.5) {
                 String::new() // the name is in its own field
             } else if visitor.company.is_empty() {
                 format!("{surname}と申します。\n")
@@ -552,13 +562,13 @@ pub fn message(rng: &mut ChaCha8Rng, visitor: &Visitor, topic: Topic) -> String 
             };
             format!(
                 "{opening}{intro}{}\n{}",
-                ja_body(rng, topic),
+                ja_body(rng, topic, intro.is_empty()),
                 JA_CLOSINGS.choose(rng).unwrap()
             )
         }
         Lang::En => {
             let first = visitor.name.split(' ').next().unwrap_or("");
-            let intro = if rng.random_bool(0.6) {
+            let intro = if rng.random_bool(0.5) {
                 String::new()
             } else if visitor.company.is_empty() {
                 format!("This is {first}. ")
@@ -569,7 +579,7 @@ pub fn message(rng: &mut ChaCha8Rng, visitor: &Visitor, topic: Topic) -> String 
             format!(
                 "{} {intro}{}\n{}",
                 EN_OPENINGS.choose(rng).unwrap(),
-                en_body(rng, topic),
+                en_body(rng, topic, intro.is_empty()),
                 EN_CLOSINGS.choose(rng).unwrap()
             )
         }
