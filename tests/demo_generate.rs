@@ -86,7 +86,9 @@ fn rows(conn: &Connection) -> BTreeMap<i64, Row> {
     .collect()
 }
 
-fn visitor_fields(payload: &str) -> BTreeMap<String, String> {
+type Fields = BTreeMap<String, String>;
+
+fn visitor_fields(payload: &str) -> Fields {
     let obj = parse_object(payload).unwrap();
     ["name", "email", "phone", "company", "subject", "message"]
         .iter()
@@ -365,8 +367,7 @@ fn check_planted(conn: &Connection, s: &DemoSummary, receipts: usize) {
         }
     }
     let bot_set: HashSet<i64> = s.bots.iter().copied().collect();
-    let mut by_fingerprint: BTreeMap<(String, BTreeMap<String, String>), Vec<(Millis, i64)>> =
-        BTreeMap::new();
+    let mut by_fingerprint: BTreeMap<(String, Fields), Vec<(Millis, i64)>> = BTreeMap::new();
     let mut by_message: BTreeMap<(String, String), Vec<(Millis, String)>> = BTreeMap::new();
     for (id, row) in &all {
         if damaged.contains(id) || bot_set.contains(id) {
