@@ -533,11 +533,9 @@ impl Generator {
                 self.submit(ja, scope, key, body, t, action, tag);
                 let mut edited = inquiry.clone();
                 let lang = inquiry.visitor.lang;
-                if self.rng.random_bool(0.8) {
-                    edited.message = texts::edit_text(&mut self.rng, lang, &inquiry.message);
-                } else {
-                    edited.subject = texts::edit_text(&mut self.rng, lang, &inquiry.subject);
-                }
+                // The message is the free-text field; a subject line is too short for
+                // "a few words" to be a small change.
+                edited.message = texts::edit_text(&mut self.rng, lang, &inquiry.message);
                 let at = t + self.rng.random_range(20_000..8 * MINUTE);
                 let body = self.json(scope, &edited, &page, at, Content::Edited);
                 let key = keyed.then(|| scenario::new_key(&mut self.rng));
