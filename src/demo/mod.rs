@@ -170,6 +170,17 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
             path.display()
         );
     }
+    let result = write(path, opts);
+    if result.is_err() {
+        // The file was new (or empty): leave nothing half-written behind.
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+    result
+}
+
+fn write(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
     let conn =
         Connection::open(path).with_context(|| format!("cannot create {}", path.display()))?;
     // Loading: a memory journal and no syncs; the file switches to WAL when done.
