@@ -86,7 +86,9 @@ fn rows(conn: &Connection) -> BTreeMap<i64, Row> {
     .collect()
 }
 
-fn visitor_fields(payload: &str) -> BTreeMap<String, String> {
+type Fields = BTreeMap<String, String>;
+
+fn visitor_fields(payload: &str) -> Fields {
     let obj = parse_object(payload).unwrap();
     ["name", "email", "phone", "company", "subject", "message"]
         .iter()
@@ -116,6 +118,11 @@ fn refuses_to_overwrite_a_non_empty_file() {
     let err = generate(&path, &opts(100, 1)).unwrap_err();
     assert!(err.to_string().contains("not empty"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), b"precious");
+    // Nothing is left behind when the file cannot be written.
+    let nowhere = dir.path().join("missing-folder").join("demo.db");
+    let err = generate(&nowhere, &opts(10, 1)).unwrap_err();
+    assert!(err.to_string().contains("cannot create"), "{err}");
+    assert!(!nowhere.exists());
     // An empty file is fine.
     let empty = dir.path().join("empty.db");
     std::fs::write(&empty, b"").unwrap();
@@ -141,21 +148,26 @@ fn planted_items_match_the_rows() {
     let dir = tempfile::tempdir().unwrap();
     let o = opts(20_000, 7);
     let (conn, s) = make(dir.path(), "demo.db", &o);
-    let all = rows(&conn);
-    assert_eq!(all.len(), 20_000);
-    assert_eq!(s.receipts, 20_000);
+    check_planted(&conn, &s, 20_000);
+}
+
+/// Every planted item is in the rows as the summary says, and nothing else is planted by chance.
+fn check_planted(conn: &Connection, s: &DemoSummary, receipts: usize) {
+    let all = rows(conn);
+    assert_eq!(all.len(), receipts);
+    assert_eq!(s.receipts, receipts);
 
     // replays and conflicts
     assert!(s.replays > 0);
-    assert_eq!(count(&conn, "SELECT COUNT(*) FROM replays"), s.replays);
+    assert_eq!(count(conn, "SELECT COUNT(*) FROM replays"), s.replays);
     assert!(!s.conflicts.is_empty());
     assert_eq!(
-        count(&conn, "SELECT COUNT(*) FROM key_conflicts"),
+        count(conn, "SELECT COUNT(*) FROM key_conflicts"),
         s.key_conflict_rows()
     );
     for c in &s.conflicts {
         let n = count(
-            &conn,
+            conn,
             &format!(
                 "SELECT COUNT(*) FROM key_conflicts WHERE receipt_id = {}",
                 c.receipt_id
@@ -187,10 +199,7 @@ fn planted_items_match_the_rows() {
         assert!(NOW - at < STUCK_AFTER && NOW > at);
     }
     assert_eq!(
-        count(
-            &conn,
-            "SELECT COUNT(*) FROM receipts WHERE state = 'failed'"
-        ),
+        count(conn, "SELECT COUNT(*) FROM receipts WHERE state = 'failed'"),
         0
     );
     assert!(!s.reclaimed.is_empty());
@@ -224,7 +233,7 @@ fn planted_items_match_the_rows() {
         assert_eq!(canonical_text(&row.payload).unwrap(), row.payload, "{id}");
         assert_eq!(sha256_hex(&row.payload), row.digest, "{id}");
         let at = parse_text(&row.created_at).unwrap();
-        assert!(at < NOW && at > NOW - 20 * 24 * 3_600_000, "{id}");
+        assert!(at < NOW && at > NOW - 800 * 24 * 3_600_000, "{id}");
         total_bytes += row.payload.len();
     }
     let average = total_bytes / (all.len() - damaged.len());
@@ -276,11 +285,12 @@ fn planted_items_match_the_rows() {
                 }
                 MatchKind::Edited => {
                     assert_eq!(fields.len(), first.len());
-                    let differing = fields
+                    let differing: Vec<&String> = fields
                         .iter()
                         .filter(|(k, v)| first.get(*k) != Some(*v))
-                        .count();
-                    assert_eq!(differing, 1);
+                        .map(|(k, _)| k)
+                        .collect();
+                    assert_eq!(differing, ["message"], "the free-text field is edited");
                 }
             }
         }
@@ -355,6 +365,59 @@ fn planted_items_match_the_rows() {
         }
     }
 
+    // nothing looks like a copy or a bot campaign by chance
+    let mut group_of: BTreeMap<i64, usize> = BTreeMap::new();
+    for (i, g) in s.groups.iter().enumerate() {
+        for m in &g.members {
+            group_of.insert(m.id, i);
+        }
+    }
+    let bot_set: HashSet<i64> = s.bots.iter().copied().collect();
+    let mut by_fingerprint: BTreeMap<(String, Fields), Vec<(Millis, i64)>> = BTreeMap::new();
+    let mut by_message: BTreeMap<(String, String), Vec<(Millis, String)>> = BTreeMap::new();
+    for (id, row) in &all {
+        if damaged.contains(id) || bot_set.contains(id) {
+            continue;
+        }
+        let fields = visitor_fields(&row.payload);
+        let at = parse_text(&row.created_at).unwrap();
+        if let Some(m) = fields.get("message") {
+            by_message
+                .entry((row.scope.clone(), m.clone()))
+                .or_default()
+                .push((at, fields.get("email").cloned().unwrap_or_default()));
+        }
+        by_fingerprint
+            .entry((row.scope.clone(), fields))
+            .or_default()
+            .push((at, *id));
+    }
+    for copies in by_fingerprint.values_mut() {
+        copies.sort();
+        for w in copies.windows(2) {
+            if w[1].0 - w[0].0 <= WINDOW {
+                let (a, b) = (group_of.get(&w[0].1), group_of.get(&w[1].1));
+                assert!(
+                    a.is_some() && a == b,
+                    "unplanned copies {} and {}",
+                    w[0].1,
+                    w[1].1
+                );
+            }
+        }
+    }
+    for senders in by_message.values_mut() {
+        senders.sort();
+        for (i, first) in senders.iter().enumerate() {
+            let emails: HashSet<&String> = senders[i..]
+                .iter()
+                .take_while(|s| s.0 - first.0 <= WINDOW)
+                .map(|s| &s.1)
+                .collect();
+            assert!(emails.len() < 3, "an unplanned bot-like body: {senders:?}");
+        }
+    }
+
     // noise fields make every click unique
     let first_group = &s.groups[0];
     let e0 = parse_object(&all[&first_group.members[0].id].payload).unwrap();
@@ -418,4 +481,5 @@ fn one_million_receipts_timing() {
         s.replays,
     );
     assert!(took.as_secs() < 60);
+    check_planted(&conn, &s, 1_000_000);
 }

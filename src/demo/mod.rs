@@ -1,9 +1,10 @@
 //! The demo database: a realistic receipts database written through the intake protocol.
 //!
-//! Japanese and English contact-form inquiries over several scopes, spread over the two weeks
-//! before `now`, with every pathway of seed 004 planted in realistic proportions (second clicks,
+//! Japanese and English contact-form inquiries over several scopes, spread over the days before
+//! `now`, with every pathway of seed 004 planted in realistic proportions (second clicks,
 //! retries with a new or the same key, reloads, two handlers, bots, genuine follow-ups, edited
-//! resends), key conflicts, stuck and fresh in-flight receipts and a few damaged rows.
+//! resends), key conflicts, stuck and fresh in-flight receipts and a few damaged rows. Two weeks
+//! of intake, or more days for a big demo (about 2 500 receipts a day).
 //! [`generate`] returns a [`DemoSummary`] of what it planted, so the analysis can be checked
 //! against it. Same `(seed, now_ms)`, same rows.
 
@@ -14,6 +15,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::mpsc::{self, SyncSender};
 
 use anyhow::{Context, bail};
 use chrono::{Datelike, Timelike};
@@ -24,7 +26,7 @@ use rusqlite::{Connection, params};
 use serde_json::{Map, Value};
 
 use crate::intake::canonical::{canonical, sha256_hex};
-use crate::intake::store::{Batch, Claim, IntakeStore, StoreError, SubmitError};
+use crate::intake::store::{Batch, Claim, IntakeStore, StoreError, Submission, SubmitError};
 use crate::time::format_rfc3339;
 use crate::triage::model::{DamageReason, GapClass, MatchKind, Millis, ReceiptId};
 use scenario::{
@@ -35,8 +37,12 @@ use scenario::{
 const MINUTE: Millis = 60_000;
 const HOUR: Millis = 60 * MINUTE;
 const DAY: Millis = 24 * HOUR;
-/// The main stream covers this span, ending `END_MARGIN` before `now`.
-const SPAN: Millis = 14 * DAY;
+/// The main stream covers at least two weeks, ending `END_MARGIN` before `now`; larger demos
+/// cover more days (about `PER_DAY` receipts a day, like a busy shared intake), so that copies
+/// by chance stay as rare as they are in life.
+const MIN_DAYS: i64 = 14;
+const MAX_DAYS: i64 = 730;
+const PER_DAY: usize = 2_500;
 const END_MARGIN: Millis = 30 * MINUTE;
 
 /// What to generate.
@@ -164,6 +170,17 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
             path.display()
         );
     }
+    let result = write(path, opts);
+    if result.is_err() {
+        // The file was new (or empty): leave nothing half-written behind.
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+    result
+}
+
+fn write(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
     let conn =
         Connection::open(path).with_context(|| format!("cannot create {}", path.display()))?;
     // Loading: a memory journal and no syncs; the file switches to WAL when done.
@@ -173,7 +190,7 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
     )?;
     let mut store = IntakeStore::new(conn)?;
     store.create_schema()?;
-    let summary = store.bulk(|batch| Generator::new(opts).run(batch))?;
+    let summary = store.bulk(|batch| load(batch, opts))?;
     let conn = store.into_connection();
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
@@ -182,6 +199,64 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
     conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA optimize;")?;
     conn.close().map_err(|(_, e)| e)?;
     Ok(summary)
+}
+
+/// Plans on a second thread (texts, payloads, canonical form, digests) while this one writes:
+/// the planner owns the random generator, so the rows do not depend on thread timing.
+fn load(batch: &Batch<'_>, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
+    let (tx, rx) = mpsc::sync_channel::<Msg>(4_096);
+    let mut recorder = Recorder::default();
+    std::thread::scope(|scope| {
+        let planner = scope.spawn(move || Generator::new(opts, tx).run());
+        let mut outcome = Ok(());
+        for msg in rx.iter() {
+            if let Err(e) = recorder.take(batch, msg) {
+                outcome = Err(e);
+                break;
+            }
+        }
+        // Dropping the receiver stops a planner that is still sending.
+        drop(rx);
+        planner
+            .join()
+            .map_err(|_| anyhow::anyhow!("the demo planner panicked"))?;
+        outcome
+    })?;
+    Ok(recorder.finish())
+}
+
+/// What the planner tells the writer, in order.
+enum Msg {
+    /// A duplicate group is planted; its index is the count of earlier `NewGroup`s.
+    NewGroup {
+        scope: &'static str,
+        pathway: Pathway,
+    },
+    NewFollowUp,
+    NewConflict(PlantedConflict),
+    NewRetry,
+    NewBotCampaign,
+    /// An event, in time order.
+    Event(Ready),
+}
+
+/// An event ready for the intake: the payload already checked and canonicalised.
+struct Ready {
+    at: Millis,
+    ja: bool,
+    scope: &'static str,
+    body: ReadyBody,
+    action: Action,
+    tag: Tag,
+}
+
+enum ReadyBody {
+    Submission(Result<Submission, String>),
+    Raw {
+        payload: String,
+        digest: String,
+        created_at: String,
+    },
 }
 
 /// An event waiting for its time.
@@ -225,21 +300,23 @@ struct Generator {
     cumulative: Vec<f64>,
     heap: BinaryHeap<Reverse<Pending>>,
     seq: u64,
-    groups: Vec<GroupBuild>,
-    follow_ups: Vec<[Option<ReceiptId>; 2]>,
-    conflicts: Vec<PlantedConflict>,
-    bots: Vec<(ReceiptId, bool)>,
+    out: SyncSender<Msg>,
+    /// The writer stopped listening (it failed): stop planning.
+    stopped: bool,
+    groups: usize,
+    follow_ups: usize,
+    conflicts: usize,
+    retries: usize,
     bot_campaigns: usize,
-    retries: Vec<Option<ReceiptId>>,
-    summary: DemoSummary,
 }
 
 impl Generator {
-    fn new(opts: &DemoOptions) -> Self {
+    fn new(opts: &DemoOptions, out: SyncSender<Msg>) -> Self {
         let mix = opts.seed ^ (opts.now_ms as u64).rotate_left(29) ^ 0x5eed_7ec3_1e7a_1c0d;
         let end = opts.now_ms - END_MARGIN;
-        let start = end - SPAN;
-        let hours = (SPAN / HOUR) as usize;
+        let days = (opts.receipts.div_ceil(PER_DAY) as i64).clamp(MIN_DAYS, MAX_DAYS);
+        let start = end - days * DAY;
+        let hours = (days * 24) as usize;
         let mut cumulative = Vec::with_capacity(hours);
         let mut total = 0.0;
         for h in 0..hours {
@@ -255,13 +332,19 @@ impl Generator {
             cumulative,
             heap: BinaryHeap::new(),
             seq: 0,
-            groups: Vec::new(),
-            follow_ups: Vec::new(),
-            conflicts: Vec::new(),
-            bots: Vec::new(),
+            out,
+            stopped: false,
+            groups: 0,
+            follow_ups: 0,
+            conflicts: 0,
+            retries: 0,
             bot_campaigns: 0,
-            retries: Vec::new(),
-            summary: DemoSummary::default(),
+        }
+    }
+
+    fn send(&mut self, msg: Msg) {
+        if !self.stopped && self.out.send(msg).is_err() {
+            self.stopped = true;
         }
     }
 
@@ -291,7 +374,7 @@ impl Generator {
         }));
     }
 
-    fn run(mut self, batch: &Batch<'_>) -> anyhow::Result<DemoSummary> {
+    fn run(mut self) {
         let n = self.target;
         let (damaged_each, stuck, fresh) = if n >= 40 {
             (
@@ -303,12 +386,12 @@ impl Generator {
             (0, 0, 0)
         };
         let main = n - 3 * damaged_each - stuck - fresh;
-        self.plant_specials(damaged_each, stuck, fresh, main);
+        self.plant_specials(damaged_each, stuck, fresh);
 
         let kinds: Vec<(Kind, u32)> = KIND_WEIGHTS.to_vec();
         let mut planned = 0usize;
         let mut last_t = self.start;
-        while planned < main {
+        while planned < main && !self.stopped {
             let mut kind = kinds.choose_weighted(&mut self.rng, |k| k.1).unwrap().0;
             if scenario::max_rows(kind) > main - planned {
                 kind = Kind::Single;
@@ -317,11 +400,10 @@ impl Generator {
                 .max(last_t)
                 .min(self.end);
             last_t = t;
-            self.flush_until(batch, t)?;
+            self.flush_until(t);
             planned += self.plant(kind, t);
         }
-        self.flush_until(batch, Millis::MAX)?;
-        Ok(self.finish())
+        self.flush_until(Millis::MAX);
     }
 
     fn scope(&mut self) -> &'static ScopeSpec {
@@ -462,11 +544,9 @@ impl Generator {
                 self.submit(ja, scope, key, body, t, action, tag);
                 let mut edited = inquiry.clone();
                 let lang = inquiry.visitor.lang;
-                if self.rng.random_bool(0.8) {
-                    edited.message = texts::edit_text(&mut self.rng, lang, &inquiry.message);
-                } else {
-                    edited.subject = texts::edit_text(&mut self.rng, lang, &inquiry.subject);
-                }
+                // The message is the free-text field; a subject line is too short for
+                // "a few words" to be a small change.
+                edited.message = texts::edit_text(&mut self.rng, lang, &inquiry.message);
                 let at = t + self.rng.random_range(20_000..8 * MINUTE);
                 let body = self.json(scope, &edited, &page, at, Content::Edited);
                 let key = keyed.then(|| scenario::new_key(&mut self.rng));
@@ -515,8 +595,9 @@ impl Generator {
                 if t + delay > self.end {
                     return self.plant(Kind::Single, t);
                 }
-                let pair = self.follow_ups.len();
-                self.follow_ups.push([None, None]);
+                let pair = self.follow_ups;
+                self.follow_ups += 1;
+                self.send(Msg::NewFollowUp);
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let key = self.key_for(scope);
                 let action = self.complete();
@@ -535,14 +616,15 @@ impl Generator {
                 2
             }
             Kind::Conflict => {
-                let conflict = self.conflicts.len();
+                let conflict = self.conflicts;
+                self.conflicts += 1;
                 let key = scenario::new_key(&mut self.rng);
-                self.conflicts.push(PlantedConflict {
+                self.send(Msg::NewConflict(PlantedConflict {
                     receipt_id: 0,
                     scope: scope.name.to_string(),
                     request_key: key.clone(),
                     attempts: 0,
-                });
+                }));
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let action = self.complete();
                 self.submit(
@@ -576,8 +658,9 @@ impl Generator {
                 1
             }
             Kind::FailedThenRetried => {
-                let retry = self.retries.len();
-                self.retries.push(None);
+                let retry = self.retries;
+                self.retries += 1;
+                self.send(Msg::NewRetry);
                 let key = scenario::new_key(&mut self.rng);
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let latency = scenario::latency(&mut self.rng);
@@ -610,6 +693,7 @@ impl Generator {
     fn plant_bots(&mut self, scope: &'static ScopeSpec, t: Millis) -> usize {
         let campaign = self.bot_campaigns;
         self.bot_campaigns += 1;
+        self.send(Msg::NewBotCampaign);
         let (subject, message) = texts::spam(&mut self.rng);
         let senders = self.rng.random_range(3..=6);
         let mut seen = HashSet::new();
@@ -655,7 +739,7 @@ impl Generator {
     }
 
     /// Stuck and fresh in-flight receipts and damaged rows, at their own times.
-    fn plant_specials(&mut self, damaged_each: usize, stuck: usize, fresh: usize, main: usize) {
+    fn plant_specials(&mut self, damaged_each: usize, stuck: usize, fresh: usize) {
         for i in 0..stuck {
             let age = if i % 3 == 0 {
                 self.rng.random_range(6 * MINUTE..2 * HOUR)
@@ -676,7 +760,7 @@ impl Generator {
             for _ in 0..damaged_each {
                 let progress = self.rng.random_range(0.05..0.95);
                 let at = self.time_at(progress) + self.rng.random_range(0..MINUTE);
-                self.damaged(reason, at, main);
+                self.damaged(reason, at);
             }
         }
     }
@@ -695,7 +779,7 @@ impl Generator {
         self.submit(ja, scope, key, body, at, Action::LeaveInFlight, tag);
     }
 
-    fn damaged(&mut self, reason: DamageReason, at: Millis, _main: usize) {
+    fn damaged(&mut self, reason: DamageReason, at: Millis) {
         let scope = self.scope();
         let inquiry = Inquiry::new(&mut self.rng, scope);
         let ja = inquiry.visitor.lang == texts::Lang::Ja;
@@ -752,30 +836,81 @@ impl Generator {
     }
 
     fn new_group(&mut self, scope: &'static ScopeSpec, pathway: Pathway) -> usize {
-        self.groups.push(GroupBuild {
+        self.send(Msg::NewGroup {
             scope: scope.name,
             pathway,
-            members: Vec::new(),
         });
-        self.groups.len() - 1
+        self.groups += 1;
+        self.groups - 1
     }
 
-    fn flush_until(&mut self, batch: &Batch<'_>, t: Millis) -> anyhow::Result<()> {
+    /// Sends every event due by `t`, in time order, canonicalised.
+    fn flush_until(&mut self, t: Millis) {
         while let Some(Reverse(top)) = self.heap.peek() {
-            if top.at > t {
+            if top.at > t || self.stopped {
                 break;
             }
             let Reverse(p) = self.heap.pop().expect("peeked");
-            self.apply(batch, p)?;
+            let ev = p.event;
+            let body = match ev.body {
+                Body::Json(map) => ReadyBody::Submission(
+                    Submission::new(ev.scope, ev.key.as_deref(), &map).map_err(|e| e.to_string()),
+                ),
+                Body::Raw {
+                    payload,
+                    digest,
+                    created_at,
+                } => ReadyBody::Raw {
+                    payload,
+                    digest,
+                    created_at,
+                },
+            };
+            self.send(Msg::Event(Ready {
+                at: ev.at,
+                ja: p.ja,
+                scope: ev.scope,
+                body,
+                action: ev.action,
+                tag: ev.tag,
+            }));
+        }
+    }
+}
+
+/// The writer's side: runs events through the intake and records what they planted.
+#[derive(Default)]
+struct Recorder {
+    groups: Vec<GroupBuild>,
+    follow_ups: Vec<[Option<ReceiptId>; 2]>,
+    conflicts: Vec<PlantedConflict>,
+    bots: Vec<(ReceiptId, bool)>,
+    bot_campaigns: usize,
+    retries: Vec<Option<ReceiptId>>,
+    summary: DemoSummary,
+}
+
+impl Recorder {
+    fn take(&mut self, batch: &Batch<'_>, msg: Msg) -> anyhow::Result<()> {
+        match msg {
+            Msg::NewGroup { scope, pathway } => self.groups.push(GroupBuild {
+                scope,
+                pathway,
+                members: Vec::new(),
+            }),
+            Msg::NewFollowUp => self.follow_ups.push([None, None]),
+            Msg::NewConflict(c) => self.conflicts.push(c),
+            Msg::NewRetry => self.retries.push(None),
+            Msg::NewBotCampaign => self.bot_campaigns += 1,
+            Msg::Event(ready) => self.apply(batch, ready)?,
         }
         Ok(())
     }
 
     /// Runs one event through the intake and records what it planted.
-    fn apply(&mut self, batch: &Batch<'_>, p: Pending) -> anyhow::Result<()> {
-        let ev = p.event;
-        let body = match ev.body {
-            Body::Raw {
+    fn apply(&mut self, batch: &Batch<'_>, ev: Ready) -> anyhow::Result<()> {
+        let submission = match ev.body {
+            ReadyBody::Raw {
                 payload,
                 digest,
                 created_at,
@@ -786,7 +921,7 @@ impl Generator {
                     params![ev.scope, digest, payload, created_at],
                 )?;
                 let id = batch.connection().last_insert_rowid();
-                self.count_row(p.ja);
+                self.count_row(ev.ja);
                 if let Tag::Damaged(reason) = ev.tag {
                     self.summary.damaged.push(PlantedDamage {
                         receipt_id: id,
@@ -795,9 +930,9 @@ impl Generator {
                 }
                 return Ok(());
             }
-            Body::Json(map) => map,
+            ReadyBody::Submission(Ok(submission)) => submission,
+            ReadyBody::Submission(Err(e)) => bail!("demo generator: an invalid submission: {e}"),
         };
-        let key = ev.key.as_deref();
         let unexpected = |what: &str, got: &dyn std::fmt::Debug| {
             anyhow::anyhow!(
                 "demo generator: expected {what} at {}, got {got:?}",
@@ -812,19 +947,19 @@ impl Generator {
         let id = match ev.action {
             Action::Complete { latency } => {
                 let s = batch
-                    .submit(ev.scope, key, &body, ev.at, ev.at + latency, respond)
+                    .submit_prepared(&submission, ev.at, ev.at + latency, respond)
                     .map_err(|e| unexpected("a new receipt", &e))?;
                 if !matches!(s.claim, Claim::New { .. }) {
                     return Err(unexpected("a new receipt", &s.claim));
                 }
                 s.id
             }
-            Action::LeaveInFlight => match batch.claim(ev.scope, key, &body, ev.at)? {
+            Action::LeaveInFlight => match batch.claim_prepared(&submission, ev.at)? {
                 Claim::New { id } => id,
                 other => return Err(unexpected("a new receipt", &other)),
             },
             Action::Fail { latency } => {
-                match batch.submit(ev.scope, key, &body, ev.at, ev.at + latency, |_| {
+                match batch.submit_prepared(&submission, ev.at, ev.at + latency, |_| {
                     Err::<String, _>("mail relay timed out")
                 }) {
                     Err(SubmitError::Action { id, .. }) => id,
@@ -832,14 +967,14 @@ impl Generator {
                 }
             }
             Action::ExpectReplay => {
-                match batch.claim(ev.scope, key, &body, ev.at)? {
+                match batch.claim_prepared(&submission, ev.at)? {
                     Claim::Replay { .. } => self.summary.replays += 1,
                     other => return Err(unexpected("a replay", &other)),
                 }
                 return Ok(());
             }
             Action::ExpectConflict => {
-                match batch.claim(ev.scope, key, &body, ev.at) {
+                match batch.claim_prepared(&submission, ev.at) {
                     Err(StoreError::Conflict { receipt_id, .. }) => {
                         if let Tag::ConflictAttempt { conflict } = ev.tag {
                             let c = &mut self.conflicts[conflict];
@@ -855,7 +990,7 @@ impl Generator {
             }
             Action::ExpectReclaim { latency } => {
                 let s = batch
-                    .submit(ev.scope, key, &body, ev.at, ev.at + latency, respond)
+                    .submit_prepared(&submission, ev.at, ev.at + latency, respond)
                     .map_err(|e| unexpected("a reclaim", &e))?;
                 if !matches!(s.claim, Claim::Reclaimed { .. }) {
                     return Err(unexpected("a reclaim", &s.claim));
@@ -868,7 +1003,7 @@ impl Generator {
                 return Ok(());
             }
         };
-        self.count_row(p.ja);
+        self.count_row(ev.ja);
         match ev.tag {
             Tag::Group { group, content } => self.groups[group].members.push((id, ev.at, content)),
             Tag::FollowUp { pair } => {

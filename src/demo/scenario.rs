@@ -21,6 +21,8 @@ pub struct ScopeSpec {
     pub topic: Topic,
     /// The form's hidden honeypot field, sent empty by people.
     pub honeypot: Option<&'static str>,
+    /// The page sends its session id along.
+    pub session: bool,
 }
 
 pub const SCOPES: &[ScopeSpec] = &[
@@ -31,6 +33,7 @@ pub const SCOPES: &[ScopeSpec] = &[
         keyed: 0.85,
         topic: Topic::Corporate,
         honeypot: Some("_gotcha"),
+        session: true,
     },
     ScopeSpec {
         name: "lp/ai-web",
@@ -39,6 +42,7 @@ pub const SCOPES: &[ScopeSpec] = &[
         keyed: 0.9,
         topic: Topic::AiWeb,
         honeypot: Some("bot-field"),
+        session: false,
     },
     ScopeSpec {
         name: "lp/recovery",
@@ -47,6 +51,7 @@ pub const SCOPES: &[ScopeSpec] = &[
         keyed: 0.6,
         topic: Topic::Recovery,
         honeypot: Some("hp"),
+        session: false,
     },
     ScopeSpec {
         name: "shop.example/support",
@@ -55,6 +60,7 @@ pub const SCOPES: &[ScopeSpec] = &[
         keyed: 0.8,
         topic: Topic::Shop,
         honeypot: Some("honeypot"),
+        session: true,
     },
 ];
 
@@ -286,7 +292,9 @@ pub fn payload(
         Value::String(format_rfc3339(at + skew)),
     );
     map.insert("_csrf".into(), Value::String(page.csrf.clone()));
-    map.insert("session_id".into(), Value::String(page.session.clone()));
+    if scope.session {
+        map.insert("session_id".into(), Value::String(page.session.clone()));
+    }
     if let Some(utm) = page.utm {
         map.insert("utm_source".into(), Value::String(utm.into()));
     }

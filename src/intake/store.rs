@@ -2,7 +2,7 @@
 //! connections and processes.
 //!
 //! - A submission is claimed with one atomic `INSERT ... ON CONFLICT(scope, request_key) DO
-//!   NOTHING RETURNING id` and, when nothing was inserted, a read-back of the existing row, in
+//!   NOTHING` and, when it inserted nothing, a read-back of the existing row, in
 //!   the same short `BEGIN IMMEDIATE` transaction. Never `REPLACE` (it deletes the original), never
 //!   select-then-insert (two connections could both see nothing).
 //! - New key: an `in_flight` receipt (digest = SHA-256 of the canonical payload, payload = the
@@ -173,8 +173,12 @@ impl IntakeStore {
         payload: &Map<String, Value>,
         at_ms: Millis,
     ) -> Result<Claim, StoreError> {
-        let prepared = Prepared::new(scope, key, payload)?;
-        self.immediate(|ops| ops.claim(&prepared, at_ms))
+        self.claim_prepared(&Submission::new(scope, key, payload)?, at_ms)
+    }
+
+    /// [`Self::claim`] for a submission already checked and canonicalised.
+    pub fn claim_prepared(&self, s: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
+        self.immediate(|ops| ops.claim(s, at_ms))
     }
 
     /// `in_flight` -> `completed` with its response. False when the receipt was not in flight
@@ -280,8 +284,13 @@ impl Batch<'_> {
         payload: &Map<String, Value>,
         at_ms: Millis,
     ) -> Result<Claim, StoreError> {
-        let prepared = Prepared::new(scope, key, payload)?;
-        self.ops.claim(&prepared, at_ms)
+        self.ops
+            .claim(&Submission::new(scope, key, payload)?, at_ms)
+    }
+
+    /// [`Self::claim`] for a submission already checked and canonicalised.
+    pub fn claim_prepared(&self, s: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
+        self.ops.claim(s, at_ms)
     }
 
     pub fn complete(
@@ -311,7 +320,22 @@ impl Batch<'_> {
     where
         F: FnOnce(ReceiptId) -> Result<String, E>,
     {
-        let claim = self.claim(scope, key, payload, at_ms)?;
+        let submission = Submission::new(scope, key, payload)?;
+        self.submit_prepared(&submission, at_ms, done_ms, action)
+    }
+
+    /// [`Self::submit`] for a submission already checked and canonicalised.
+    pub fn submit_prepared<F, E>(
+        &self,
+        submission: &Submission,
+        at_ms: Millis,
+        done_ms: Millis,
+        action: F,
+    ) -> Result<Submitted, SubmitError<E>>
+    where
+        F: FnOnce(ReceiptId) -> Result<String, E>,
+    {
+        let claim = self.ops.claim(submission, at_ms)?;
         finish(claim, action, |id, response| match response {
             Some(text) => self.ops.complete(id, text, done_ms).map(|_| ()),
             None => self.ops.fail(id, done_ms).map(|_| ()),
@@ -363,32 +387,54 @@ where
     }
 }
 
-/// A validated submission: canonical text and digest computed once.
-struct Prepared<'a> {
-    scope: &'a str,
-    key: Option<&'a str>,
+/// A submission checked and put in canonical form: scope, key, canonical payload text and its
+/// digest, computed once. Build it where it is convenient (another thread, say) and claim it
+/// with [`IntakeStore::claim_prepared`] or [`Batch::claim_prepared`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submission {
+    scope: String,
+    key: Option<String>,
     payload: String,
     digest: String,
 }
 
-impl<'a> Prepared<'a> {
-    fn new(
-        scope: &'a str,
-        key: Option<&'a str>,
+impl Submission {
+    /// Checks the scope (not empty) and key ([`valid_key`]), and canonicalises the payload.
+    pub fn new(
+        scope: &str,
+        key: Option<&str>,
         payload: &Map<String, Value>,
     ) -> Result<Self, StoreError> {
         if scope.is_empty() {
             return Err(StoreError::EmptyScope);
         }
-        let key = key.map(valid_key).transpose()?;
+        let key = key.map(valid_key).transpose()?.map(str::to_string);
         let payload = canonical(payload)?;
         let digest = sha256_hex(&payload);
         Ok(Self {
-            scope,
+            scope: scope.to_string(),
             key,
             payload,
             digest,
         })
+    }
+
+    pub fn scope(&self) -> &str {
+        &self.scope
+    }
+
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// The canonical payload text, as stored.
+    pub fn payload(&self) -> &str {
+        &self.payload
+    }
+
+    /// SHA-256 hex of [`Self::payload`].
+    pub fn digest(&self) -> &str {
+        &self.digest
     }
 }
 
@@ -398,25 +444,25 @@ struct Ops<'c> {
 }
 
 impl Ops<'_> {
-    fn claim(&self, p: &Prepared<'_>, at_ms: Millis) -> Result<Claim, StoreError> {
+    fn claim(&self, p: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
         let at = format_rfc3339(at_ms);
-        let inserted: Option<ReceiptId> = self
+        let inserted = self
             .conn
             .prepare_cached(
                 "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at) \
                  VALUES (?1, ?2, ?3, ?4, 'in_flight', ?5, ?5) \
-                 ON CONFLICT (scope, request_key) DO NOTHING RETURNING id",
+                 ON CONFLICT (scope, request_key) DO NOTHING",
             )?
-            .query_row(params![p.scope, p.key, p.digest, p.payload, at], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if let Some(id) = inserted {
-            return Ok(Claim::New { id });
+            .execute(params![p.scope, p.key, p.digest, p.payload, at])?;
+        if inserted == 1 {
+            // Same connection, same transaction: the row this statement just inserted.
+            return Ok(Claim::New {
+                id: self.conn.last_insert_rowid(),
+            });
         }
         // Only a keyed submission can conflict; read back the row that holds the key.
         let key = p
-            .key
+            .key()
             .expect("a keyless insert cannot hit the unique constraint");
         let (id, digest, state, response): (ReceiptId, String, String, Option<String>) = self
             .conn
