@@ -185,7 +185,7 @@ mod tests {
             e.to_string(),
             "a.db: the database is locked by another process (still busy after 250 ms); try again later"
         );
-        assert_eq!(e.exit_code(), 1);
+        assert_eq!(e.exit_code(), 2);
         assert_eq!(StorageError::Empty { path: "a".into() }.exit_code(), 2);
     }
 }
