@@ -154,6 +154,14 @@ impl Drop for TempFile {
 }
 
 fn create_temp(dir: &Path, name: &OsStr) -> Result<(File, TempFile), ExportError> {
+    // A folder marked read-only is respected even by a user who could
+    // override it (as the database's folder is, see `storage::file`).
+    if fs::metadata(dir).is_ok_and(|m| m.is_dir() && m.permissions().readonly()) {
+        return Err(ExportError::Folder {
+            dir: dir.to_path_buf(),
+            source: io::Error::new(io::ErrorKind::PermissionDenied, "the folder is read-only"),
+        });
+    }
     let pid = std::process::id();
     loop {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -217,6 +225,24 @@ mod tests {
         for fine in ["", "12;13", "note", "'=already quoted", " =x", "日本語"] {
             assert_eq!(safe_cell(fine), fine);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_marked_read_only_is_refused_even_for_root() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("ro");
+        fs::create_dir(&folder).unwrap();
+        fs::set_permissions(&folder, fs::Permissions::from_mode(0o555)).unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        let result = export_to_file(&conn, ExportFormat::Csv, &folder.join("log.csv"));
+        let left = fs::read_dir(&folder).unwrap().count();
+        fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();
+        let err = result.unwrap_err();
+        assert!(matches!(err, ExportError::Folder { .. }), "{err:?}");
+        assert!(err.to_string().ends_with("the folder is read-only"), "{err}");
+        assert_eq!(left, 0);
     }
 
     #[test]
