@@ -1,6 +1,6 @@
 //! The subcommands. Each opens what it needs, does one thing, and returns its exit code.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use anyhow::Context;
@@ -182,7 +182,15 @@ pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Re
         None => {
             let mut buffer = Vec::new();
             review::export(database.conn(), format, &mut buffer)?;
-            output::print(&String::from_utf8_lossy(&buffer))?;
+            let text = String::from_utf8_lossy(&buffer);
+            if std::io::stdout().is_terminal() {
+                // A person reads it: a cell's control, escape or bidi
+                // characters are shown as visible escapes, never acted on.
+                // A pipe or a file gets the faithful bytes.
+                output::print(&crate::sanitize::clean_lines(&text).join("\n"))?;
+            } else {
+                output::print(&text)?;
+            }
         }
     }
     Ok(0)

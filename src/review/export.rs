@@ -10,7 +10,10 @@
 //!   leading `'`, so it is never run as a formula. `receipt_ids` is written
 //!   `12;13`.
 //! - JSONL is faithful: the exact stored strings, `receipt_ids` as an array of
-//!   integers, `null` for absent values.
+//!   integers, `null` for absent values. Characters a terminal could act on
+//!   (C0, DEL, C1, bidi, zero-width) are written as `\uXXXX` escapes, which
+//!   every JSON reader decodes to the original, so the file is also safe to
+//!   look at.
 
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
@@ -128,7 +131,7 @@ pub fn export(
             n
         }
         ExportFormat::Jsonl => for_each_entry(conn, |entry| {
-            serde_json::to_writer(&mut out, &entry)?;
+            out.write_all(crate::sanitize::json::to_string_compact(&entry).as_bytes())?;
             out.write_all(b"\n")?;
             Ok::<(), ExportError>(())
         })?,
