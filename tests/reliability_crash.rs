@@ -67,11 +67,9 @@ fn after_kill(db: &Path, stuck: &[i64], before: &[String], what: &str) -> Vec<St
         panic!("{what}: {e}");
     }
     // And the tool reads it, as a person would next.
-    let database = receipt_review::storage::Database::open(
-        db,
-        receipt_review::storage::Access::PreferWrite,
-    )
-    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let database =
+        receipt_review::storage::Database::open(db, receipt_review::storage::Access::PreferWrite)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(!database.is_read_only(), "{what}");
     receipt_review::review::read_log(database.conn()).unwrap();
     rows
@@ -133,7 +131,11 @@ fn resolve_killed_at_random_moments_loses_nothing_and_half_writes_nothing() {
         } else {
             "completed"
         };
-        let note = if round % 2 == 0 { big_note.as_str() } else { "" };
+        let note = if round % 2 == 0 {
+            big_note.as_str()
+        } else {
+            ""
+        };
         let delay = Duration::from_micros(rng.below(typical.as_micros() as u64 * 11 / 10));
         let mut child = spawn_bin(&[
             "resolve",
@@ -176,13 +178,19 @@ fn the_screen_killed_while_deciding_loses_nothing_and_half_writes_nothing() {
     let mut decided = 0;
     for round in 0..loops {
         let mut screen = Pty::spawn(
-            &[db.to_str().unwrap(), "--operator", &format!("screen-{round}")],
+            &[
+                db.to_str().unwrap(),
+                "--operator",
+                &format!("screen-{round}"),
+            ],
             120,
             40,
             dir.path(),
         );
         screen.wait_for("Stuck", Duration::from_secs(30));
-        screen.wait_until("loaded", Duration::from_secs(30), |t| t.contains("pending "));
+        screen.wait_until("loaded", Duration::from_secs(30), |t| {
+            t.contains("pending ")
+        });
         // A burst: stuck receipts marked failed or completed (each confirmed),
         // still pending, an undo, and duplicate groups; then a kill mid-way.
         let burst = match round % 3 {
@@ -216,7 +224,10 @@ fn a_killed_writers_leftover_wal_and_shm_open_fine() {
     let db = f.db.clone();
     let dir = db.parent().unwrap().to_path_buf();
     let (ready, committed) = (dir.join("dirty.ready"), 50);
-    let mut writer = spawn_helper("dirty-writer", &[("RELIAB_DB", &db), ("RELIAB_READY", &ready)]);
+    let mut writer = spawn_helper(
+        "dirty-writer",
+        &[("RELIAB_DB", &db), ("RELIAB_READY", &ready)],
+    );
     wait_for_file(&ready, Duration::from_secs(60), &mut writer);
     sigkill(writer.id());
     writer.wait().unwrap();
@@ -237,13 +248,22 @@ fn a_killed_writers_leftover_wal_and_shm_open_fine() {
     let o = common::run(&["report", f.path(), "--json", "--now", common::NOW]);
     assert_eq!(assert_clean_exit(&o, "report"), 0);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["counts"]["receipts"], expected, "committed rows kept, the rest gone");
+    assert_eq!(
+        v["counts"]["receipts"], expected,
+        "committed rows kept, the rest gone"
+    );
     let o = common::run(&["check", f.path(), "--now", common::NOW]);
     // The fixture has one damaged row on purpose.
     assert_eq!(assert_clean_exit(&o, "check"), 1);
     assert!(stdout(&o).contains(&format!("{expected} receipts checked: 1 damaged")));
     let o = common::run(&[
-        "resolve", f.path(), "stuck:4", "failed", "--operator", "after-crash", "--now",
+        "resolve",
+        f.path(),
+        "stuck:4",
+        "failed",
+        "--operator",
+        "after-crash",
+        "--now",
         common::NOW,
     ]);
     assert_eq!(assert_clean_exit(&o, "resolve"), 0, "{}", stderr(&o));
@@ -269,9 +289,22 @@ fn a_killed_writers_leftover_wal_and_shm_open_fine() {
         screen.keys("q");
         assert!(screen.wait_exit(Duration::from_secs(20)).success());
     }
-    let o = common::run(&["report", ro_db.to_str().unwrap(), "--json", "--now", common::NOW]);
+    let o = common::run(&[
+        "report",
+        ro_db.to_str().unwrap(),
+        "--json",
+        "--now",
+        common::NOW,
+    ]);
     assert_eq!(assert_clean_exit(&o, "report read-only"), 0);
-    let o = common::run(&["resolve", ro_db.to_str().unwrap(), "stuck:4", "failed", "--now", common::NOW]);
+    let o = common::run(&[
+        "resolve",
+        ro_db.to_str().unwrap(),
+        "stuck:4",
+        "failed",
+        "--now",
+        common::NOW,
+    ]);
     assert_eq!(assert_clean_exit(&o, "resolve read-only"), 2);
     assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
 }

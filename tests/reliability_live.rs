@@ -259,7 +259,10 @@ fn decisions_next_to_a_live_intake_are_never_lost_and_never_block_it() {
     assert_eq!(shown_receipts(&last), Some(total), "{last}");
     assert!(last.contains("● live"), "{last}");
     assert!(seen_counts.len() >= 3, "{seen_counts:?}");
-    assert!(seen_counts.windows(2).all(|w| w[0] < w[1]), "{seen_counts:?}");
+    assert!(
+        seen_counts.windows(2).all(|w| w[0] < w[1]),
+        "{seen_counts:?}"
+    );
     assert!(quit.success(), "{quit:?}");
     assert_eq!(integrity(&conn), "ok");
 }

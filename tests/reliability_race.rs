@@ -111,7 +111,13 @@ fn race(db: &Path, item: &str, a: (&str, &str), b: (&str, &str), start: Start) -
 
     // Exactly one decision, and the state change inside it.
     let conn = inspect(db);
-    let rows: Vec<(String, String, Option<String>, Option<String>, Option<String>)> = conn
+    let rows: Vec<(
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    )> = conn
         .prepare(
             "SELECT operator, decision, state_before, state_after, updated_at_after \
              FROM review_log WHERE item = ?1",
@@ -185,7 +191,14 @@ fn a_stuck_receipt_finished_by_the_intake_meanwhile_is_refused_with_its_state() 
         .unwrap();
     let (o, _) = wait_output(
         spawn_bin(&[
-            "resolve", f.path(), "stuck:4", "failed", "--operator", "alice", "--now", NOW,
+            "resolve",
+            f.path(),
+            "stuck:4",
+            "failed",
+            "--operator",
+            "alice",
+            "--now",
+            NOW,
         ]),
         Duration::from_secs(30),
         "resolve",

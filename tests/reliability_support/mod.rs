@@ -121,12 +121,28 @@ pub fn assert_clean_exit(o: &Output, what: &str) -> i32 {
     }
     if code != 0 {
         assert!(err.lines().count() <= 1, "{what}: {err:?}");
-        assert!(err.is_empty() || err.starts_with("receipt-review: "), "{what}: {err}");
+        assert!(
+            err.is_empty() || err.starts_with("receipt-review: "),
+            "{what}: {err}"
+        );
     }
     if let Err(e) = human_text(err.as_bytes()) {
         panic!("{what}: stderr {e}: {err:?}");
     }
     code
+}
+
+/// A character no terminal may receive raw, listed independently of the
+/// sanitizer's own list (which is also honoured): every control (C0, DEL,
+/// C1), bidi controls, zero-width and invisible format characters, line and
+/// paragraph separators, tag characters.
+pub fn forbidden_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c as u32,
+            0x00AD | 0x061C | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E
+            | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+            | 0xE0000..=0xE007F)
+        || receipt_review::sanitize::is_unsafe(c)
 }
 
 /// Text a person reads in a terminal: UTF-8, no control character but `\n`
@@ -137,7 +153,7 @@ pub fn human_text(bytes: &[u8]) -> Result<(), String> {
         if c == '\n' || c == '\t' {
             continue;
         }
-        if c.is_control() || receipt_review::sanitize::is_unsafe(c) {
+        if forbidden_char(c) {
             let from = text[..i].char_indices().rev().nth(20).map_or(0, |(j, _)| j);
             return Err(format!(
                 "has a raw {c:?} at byte {i} after {:?}",
@@ -185,11 +201,7 @@ pub fn wait_for_file(path: &Path, limit: Duration, child: &mut Child) {
             }
             panic!("helper exited early ({status:?}): {err}");
         }
-        assert!(
-            start.elapsed() < limit,
-            "{} never appeared",
-            path.display()
-        );
+        assert!(start.elapsed() < limit, "{} never appeared", path.display());
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -381,7 +393,10 @@ fn dirty_writer() {
         conn.execute(
             "INSERT INTO receipts (scope, request_key, digest, payload, created_at) \
              VALUES ('dirty/uncommitted', ?1, 'd', ?2, '2026-11-29T10:00:00Z')",
-            params![format!("u{i}"), format!("{{\"pad\":\"{}\"}}", "x".repeat(500))],
+            params![
+                format!("u{i}"),
+                format!("{{\"pad\":\"{}\"}}", "x".repeat(500))
+            ],
         )
         .unwrap();
     }
@@ -769,7 +784,7 @@ pub fn check_screen_bytes(bytes: &[u8]) -> Result<usize, String> {
             i = j + 1;
             continue;
         }
-        if c.is_control() || receipt_review::sanitize::is_unsafe(c) {
+        if forbidden_char(c) {
             return Err(format!("a raw {c:?} at {i}: {:?}", context(i)));
         }
         i += 1;
