@@ -7,6 +7,8 @@
 //! and other format characters, line and paragraph separators. The escapes are
 //! plain ASCII, so sanitising twice changes nothing.
 
+pub mod json;
+
 use std::borrow::Cow;
 use std::fmt::Write as _;
 

@@ -1,6 +1,6 @@
 //! The subcommands. Each opens what it needs, does one thing, and returns its exit code.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use anyhow::Context;
@@ -75,12 +75,7 @@ pub fn resolve(
     }
     let settings = analysis.settings();
     let snap = snapshot::read(&database, settings.clone(), &mut |_| {})?;
-    let target = snapshot::find_item(&snap, item).ok_or_else(|| {
-        unusable(format!(
-            "no item {} in this database (items look like dup:12, conflict:40, stuck:77; see `report`)",
-            inline(item, 40)
-        ))
-    })?;
+    let target = snapshot::find_item(&snap, item).ok_or_else(|| missing_item(&database, item))?;
     let request = review::DecisionRequest {
         item: item.to_string(),
         kind: target.kind,
@@ -94,16 +89,15 @@ pub fn resolve(
     };
     let current = snap.review(item);
     if current.resolved {
-        return Err(anyhow::Error::new(Found(format!(
-            "{} already decided by {} at {} ({})",
-            inline(item, 40),
-            inline(current.operator.as_deref().unwrap_or("?"), 40),
-            current
+        return Err(already_decided(
+            item,
+            current.operator.as_deref().unwrap_or("?"),
+            &current
                 .decided_at_ms
                 .map(crate::time::format_rfc3339)
                 .unwrap_or_default(),
             current.decision.as_deref().unwrap_or("?"),
-        ))));
+        ));
     }
     let recorded = review::decide(database.conn_mut(), &request)?;
     output::print(&format!(
@@ -114,6 +108,63 @@ pub fn resolve(
         recorded.entry.id
     ))?;
     Ok(0)
+}
+
+/// Somebody decided first: nothing was recorded (exit 1).
+fn already_decided(item: &str, operator: &str, at: &str, decision: &str) -> anyhow::Error {
+    anyhow::Error::new(Found(format!(
+        "{} already decided by {} at {} ({}); nothing recorded",
+        inline(item, 40),
+        inline(operator, 40),
+        inline(at, 40),
+        inline(decision, 40),
+    )))
+}
+
+/// Why `item` is not among the items of the analysis. A stuck receipt leaves
+/// the list as soon as a colleague marks it completed or failed, so the log is
+/// asked first: the operator is told who decided (exit 1), as for any other
+/// item decided first. Only an item that never was one is bad usage (exit 2).
+fn missing_item(database: &Database, item: &str) -> anyhow::Error {
+    if let Ok(Some(latest)) = review::latest_entry(database.conn(), item)
+        && !latest.is_reopening()
+    {
+        return already_decided(
+            item,
+            &latest.operator,
+            &latest.decided_at,
+            latest.decision.as_str(),
+        );
+    }
+    if let Ok((review::Kind::Stuck, id)) = review::parse_item(item)
+        && let Some(state) = receipt_state(database, id)
+        && state != "in_flight"
+    {
+        return anyhow::Error::new(Found(format!(
+            "receipt {id} is no longer in flight (it is {} now); nothing recorded",
+            inline(&state, 40)
+        )));
+    }
+    unusable(format!(
+        "no item {} in this database (items look like dup:12, conflict:40, stuck:77; see `report`)",
+        inline(item, 40)
+    ))
+}
+
+/// The receipt's state, when the database has one to read.
+fn receipt_state(database: &Database, id: i64) -> Option<String> {
+    if !database.source().columns.state {
+        return None;
+    }
+    database
+        .conn()
+        .query_row(
+            "SELECT CAST(state AS TEXT) FROM receipts WHERE id = ?1",
+            [id],
+            |row| row.get::<_, Option<String>>(0),
+        )
+        .ok()
+        .flatten()
 }
 
 pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Result<i32> {
@@ -131,7 +182,15 @@ pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Re
         None => {
             let mut buffer = Vec::new();
             review::export(database.conn(), format, &mut buffer)?;
-            output::print(&String::from_utf8_lossy(&buffer))?;
+            let text = String::from_utf8_lossy(&buffer);
+            if std::io::stdout().is_terminal() {
+                // A person reads it: a cell's control, escape or bidi
+                // characters are shown as visible escapes, never acted on.
+                // A pipe or a file gets the faithful bytes.
+                output::print(&crate::sanitize::clean_lines(&text).join("\n"))?;
+            } else {
+                output::print(&text)?;
+            }
         }
     }
     Ok(0)

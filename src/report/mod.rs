@@ -1,7 +1,9 @@
 //! The triage summary: for people (`text`) and for scripts and CI (`json`).
 
 pub mod json;
-pub mod safe_json;
+/// Terminal-safe JSON (it lives with [`crate::sanitize`], which the review
+/// log's JSONL export uses as well).
+pub use crate::sanitize::json as safe_json;
 pub mod text;
 
 use crate::snapshot::Snapshot;

@@ -145,9 +145,11 @@ pub enum DecideError {
     Busy,
     #[error("the database is read-only; nothing recorded")]
     ReadOnly,
+    #[error("the disk is full (or the database is at its size limit); nothing recorded")]
+    Full,
     #[error(transparent)]
     Log(ReviewError),
-    #[error("database error: {0}")]
+    #[error("database error: {}; nothing recorded", super::error::one_line(.0))]
     Sqlite(rusqlite::Error),
 }
 
@@ -156,6 +158,7 @@ impl From<rusqlite::Error> for DecideError {
         match e.sqlite_error_code() {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Self::Busy,
             Some(ErrorCode::ReadOnly) => Self::ReadOnly,
+            Some(ErrorCode::DiskFull) => Self::Full,
             _ => Self::Sqlite(e),
         }
     }

@@ -7,10 +7,15 @@
 //!
 //! - CSV (RFC 4180, CRLF, header row) is safe to open in a spreadsheet: a cell
 //!   that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
-//!   leading `'`, so it is never run as a formula. `receipt_ids` is written
-//!   `12;13`.
+//!   leading `'`, so it is never run as a formula; so does one that starts
+//!   with apostrophes and then one of those, so that every cell reads back
+//!   unambiguously ([`unquote_cell`] removes the one `'` added).
+//!   `receipt_ids` is written `12;13`.
 //! - JSONL is faithful: the exact stored strings, `receipt_ids` as an array of
-//!   integers, `null` for absent values.
+//!   integers, `null` for absent values. Characters a terminal could act on
+//!   (C0, DEL, C1, bidi, zero-width) are written as `\uXXXX` escapes, which
+//!   every JSON reader decodes to the original, so the file is also safe to
+//!   look at.
 
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
@@ -72,12 +77,28 @@ pub enum ExportError {
 /// spreadsheets strip before looking for one).
 const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
-/// The cell as written to CSV: a leading `'` when it would start like a formula.
+/// True for text that a leading `'` must protect: it starts like a formula,
+/// possibly behind apostrophes (which then need one more to stay readable).
+fn needs_quote(text: &str) -> bool {
+    text.trim_start_matches('\'').starts_with(FORMULA_STARTS)
+}
+
+/// The cell as written to CSV: a leading `'` when it would start like a
+/// formula (`=1+1` → `'=1+1`), and when it is apostrophes followed by a
+/// formula start (`'=1` → `''=1`), so that no two texts give the same cell.
 pub fn safe_cell(text: &str) -> Cow<'_, str> {
-    if text.starts_with(FORMULA_STARTS) {
+    if needs_quote(text) {
         Cow::Owned(format!("'{text}"))
     } else {
         Cow::Borrowed(text)
+    }
+}
+
+/// The text a [`safe_cell`] cell was made from (for a program reading the CSV).
+pub fn unquote_cell(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if needs_quote(rest) => rest,
+        _ => cell,
     }
 }
 
@@ -128,7 +149,7 @@ pub fn export(
             n
         }
         ExportFormat::Jsonl => for_each_entry(conn, |entry| {
-            serde_json::to_writer(&mut out, &entry)?;
+            out.write_all(crate::sanitize::json::to_string_compact(&entry).as_bytes())?;
             out.write_all(b"\n")?;
             Ok::<(), ExportError>(())
         })?,
@@ -154,6 +175,14 @@ impl Drop for TempFile {
 }
 
 fn create_temp(dir: &Path, name: &OsStr) -> Result<(File, TempFile), ExportError> {
+    // A folder marked read-only is respected even by a user who could
+    // override it (as the database's folder is, see `storage::file`).
+    if fs::metadata(dir).is_ok_and(|m| m.is_dir() && m.permissions().readonly()) {
+        return Err(ExportError::Folder {
+            dir: dir.to_path_buf(),
+            source: io::Error::new(io::ErrorKind::PermissionDenied, "the folder is read-only"),
+        });
+    }
     let pid = std::process::id();
     loop {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -214,9 +243,46 @@ mod tests {
         for hostile in ["=1+1", "+1", "-2", "@x", "\tx", "\rx"] {
             assert_eq!(safe_cell(hostile), format!("'{hostile}"));
         }
-        for fine in ["", "12;13", "note", "'=already quoted", " =x", "日本語"] {
+        for fine in ["", "12;13", "note", "'quoted'", "'", " =x", "日本語"] {
             assert_eq!(safe_cell(fine), fine);
+            assert_eq!(unquote_cell(fine), fine);
         }
+    }
+
+    #[test]
+    fn every_cell_reads_back_to_its_text() {
+        // Without the extra apostrophe, `=1` and `'=1` would both be `'=1`.
+        for (text, cell) in [
+            ("=1", "'=1"),
+            ("'=1", "''=1"),
+            ("''-2", "'''-2"),
+            ("'x", "'x"),
+            ("''", "''"),
+        ] {
+            assert_eq!(safe_cell(text), cell);
+            assert_eq!(unquote_cell(cell), text);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_marked_read_only_is_refused_even_for_root() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("ro");
+        fs::create_dir(&folder).unwrap();
+        fs::set_permissions(&folder, fs::Permissions::from_mode(0o555)).unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        let result = export_to_file(&conn, ExportFormat::Csv, &folder.join("log.csv"));
+        let left = fs::read_dir(&folder).unwrap().count();
+        fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();
+        let err = result.unwrap_err();
+        assert!(matches!(err, ExportError::Folder { .. }), "{err:?}");
+        assert!(
+            err.to_string().ends_with("the folder is read-only"),
+            "{err}"
+        );
+        assert_eq!(left, 0);
     }
 
     #[test]

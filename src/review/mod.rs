@@ -25,7 +25,7 @@ pub use decide::{
 };
 pub use decision::{Decision, DecisionError, Kind, item_id, parse_item};
 pub use error::ReviewError;
-pub use export::{ExportError, ExportFormat, export, export_to_file, safe_cell};
+pub use export::{ExportError, ExportFormat, export, export_to_file, safe_cell, unquote_cell};
 pub use log::{LogEntry, history, latest_entry, latest_log_id, log_exists, read_log};
 pub use schema::{REVIEW_LOG_SQL, ensure_review_log};
 pub use status::{ItemStatus, Status, load_statuses, status_in, status_of};
