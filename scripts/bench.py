@@ -142,7 +142,10 @@ def commit_of(repo):
     branch = run(["git", "-C", str(repo), "rev-parse", "--abbrev-ref", "HEAD"]).stdout.strip()
     dirty = run(["git", "-C", str(repo), "status", "--porcelain", "--", "src", "Cargo.toml",
                  "Cargo.lock"]).stdout.strip()
-    return {"commit": head + ("+dirty" if dirty else ""), "branch": branch, "repo": str(repo)}
+    code = run(["git", "-C", str(repo), "log", "-1", "--format=%h", "--", "src", "Cargo.toml",
+                "Cargo.lock", "assets"]).stdout.strip()
+    return {"commit": head + ("+dirty" if dirty else ""), "branch": branch, "repo": str(repo),
+            "code_commit": code}
 
 
 # ---------------------------------------------------------------- building
@@ -625,7 +628,8 @@ def render(results):
     big = sizes[-1] if sizes else None
     L = []
     L.append(f"Run **{m['date_utc']}** on commit **`{results['commit']['commit']}`** "
-             f"(branch `{results['commit'].get('branch', '?')}`), binary `{results['binary_rel']}`, "
+             f"(branch `{results['commit'].get('branch', '?')}`; the code — src/, Cargo.*, assets/ — last "
+             f"changed in `{results['commit'].get('code_commit', '?')}`), binary `{results['binary_rel']}`, "
              f"`{results['command']}`.")
     L.append("")
     L.append(f"Machine: {m['nproc']} cores ({m['cpu']}), {m['ram_gib']} GiB RAM, Linux {m['kernel']}; "
