@@ -302,7 +302,7 @@ def summary_of(rep):
 
 
 def bench_report(args, binary, floor_bin, db, n, meta, work):
-    res = {"n": n, "db": str(db), "db_mb": round(db.stat().st_size / 1e6, 1)}
+    res = {"n": n, "db": str(db), "db_mb": round(db.stat().st_size / 1e6, 1), "load": loadavg()}
     log(f"[{label(n)}] warming the page cache ({res['db_mb']} MB)")
     warm(db)
     time_floor(floor_bin, db) if floor_bin else time_sqlite_cli(db)  # a discarded warm-up
@@ -689,18 +689,18 @@ def render(results):
     L.append("### `report --json` against the floor")
     L.append("")
     L.append("| receipts | DB | payload bytes | floor (best of {r}) | sqlite3 CLI | report best | report median | "
-             "× floor (best / median) | peak RSS | CPU ÷ wall |".format(r=results["runs"]))
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+             "× floor (best / median) | peak RSS | CPU ÷ wall | load before |".format(r=results["runs"]))
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in sizes:
         r = results["by_size"][str(n)]["report"]
         fb = r.get("floor_detail", {}).get("bytes")
         L.append(f"| {label(n)} | {r['db_mb']:.0f} MB | {fb / 1e6:.0f} MB | {r['floor_s'] * 1000:.0f} ms | "
                  f"{f1(r['sqlite_cli_s'] and r['sqlite_cli_s'] * 1000, ' ms', 0)} | {r['report_best_s']:.2f} s | "
                  f"{r['report_median_s']:.2f} s | {r['ratio_best']:.1f}× / {r['ratio_median']:.1f}× | "
-                 f"{r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} |" if fb else
+                 f"{r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} | {r.get('load', '')} |" if fb else
                  f"| {label(n)} | {r['db_mb']:.0f} MB | — | {r['floor_s'] * 1000:.0f} ms | — | "
                  f"{r['report_best_s']:.2f} s | {r['report_median_s']:.2f} s | {r['ratio_best']:.1f}× / "
-                 f"{r['ratio_median']:.1f}× | {r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} |")
+                 f"{r['ratio_median']:.1f}× | {r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} | {r.get('load', '')} |")
     L.append("")
     L.append("Floor: " + results["by_size"][str(sizes[0])]["report"]["floor_source"]
              + ", one `SELECT payload FROM receipts` touching every byte. All runs: "
@@ -880,7 +880,8 @@ def main():
     ap.add_argument("--resolve-size", help="size for the decision test (default: the smallest)")
     ap.add_argument("--resolve-count", type=int, default=50)
     ap.add_argument("--writer-rate", type=float, default=200.0)
-    ap.add_argument("--slice", default="100k", help="slice size for the slice check (0: skip)")
+    ap.add_argument("--slice", default="auto",
+                    help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
     ap.add_argument("--skip", default="", help="comma list of: tui, decisions, slice")
     ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
     ap.add_argument("--write", action="store_true", help="rewrite BENCHMARKS.md's results section")
@@ -922,8 +923,8 @@ def main():
         results["by_size"][str(n)] = entry
         reports[n] = (db, rep)
         json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
-    n_slice = parse_size(args.slice)
     big = sizes[-1]
+    n_slice = max(5000, big // 10) if args.slice == "auto" else parse_size(args.slice)
     if "slice" not in skip and n_slice and big >= 2 * n_slice:
         db, rep = reports[big]
         results["slice"] = slice_check(args, binary, db, rep, n_slice, work)
