@@ -1,4 +1,5 @@
-//! Who is deciding: `--operator`, else the login name.
+//! Who is deciding: `--operator`, else the login name (`$USER`, `$LOGNAME`,
+//! or the account of the process when neither is set, as under a service manager).
 
 use super::error::unusable;
 
@@ -6,6 +7,7 @@ pub fn resolve(given: Option<String>) -> anyhow::Result<String> {
     let name = given
         .or_else(|| std::env::var("USER").ok())
         .or_else(|| std::env::var("LOGNAME").ok())
+        .or_else(|| whoami::username().ok())
         .unwrap_or_else(|| "unknown".to_string());
     let name = name.trim().to_string();
     if name.is_empty() || name.chars().count() > 64 || name.chars().any(crate::sanitize::is_unsafe)

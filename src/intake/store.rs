@@ -29,7 +29,7 @@ use crate::time::format_rfc3339;
 use crate::triage::model::{Millis, ReceiptId, ReceiptState};
 
 /// The database contract, `assets/schema.sql`.
-pub const SCHEMA_SQL: &str = include_str!("../../assets/schema.sql");
+pub use crate::storage::SCHEMA_SQL;
 
 /// How long a connection waits for another one's write lock.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

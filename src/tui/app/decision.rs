@@ -1,47 +1,21 @@
-//! The decisions an operator can make, per kind of item (SPEC, Decisions).
+//! Which tab takes which decision, and which decisions ask first. The
+//! vocabulary itself is the review log's (`review::Decision`).
+
+pub use crate::review::Decision;
+use crate::review::Kind;
 
 use super::state::Tab;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Decision {
-    Duplicate,
-    Correction,
-    Distinct,
-    Spam,
-    OriginalStands,
-    FollowUp,
-    Completed,
-    Failed,
-    StillPending,
+/// The tab whose items take this decision (`None` for a reopening).
+pub fn tab_of(decision: Decision) -> Option<Tab> {
+    decision.kind().map(|kind| match kind {
+        Kind::Duplicate => Tab::Duplicates,
+        Kind::Conflict => Tab::Conflicts,
+        Kind::Stuck => Tab::Stuck,
+    })
 }
 
-impl Decision {
-    /// The word recorded in `review_log.decision`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Duplicate => "duplicate",
-            Self::Correction => "correction",
-            Self::Distinct => "distinct",
-            Self::Spam => "spam",
-            Self::OriginalStands => "original_stands",
-            Self::FollowUp => "follow_up",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::StillPending => "still_pending",
-        }
-    }
-
-    /// The tab whose items take this decision.
-    pub fn tab(self) -> Tab {
-        match self {
-            Self::Duplicate | Self::Correction | Self::Distinct | Self::Spam => Tab::Duplicates,
-            Self::OriginalStands | Self::FollowUp => Tab::Conflicts,
-            Self::Completed | Self::Failed | Self::StillPending => Tab::Stuck,
-        }
-    }
-
-    /// True for the decisions that change `receipts.state` (asked for confirmation).
-    pub fn changes_state(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed)
-    }
+/// True for the decisions that change `receipts.state` (asked for confirmation).
+pub fn changes_state(decision: Decision) -> bool {
+    decision.target_state().is_some()
 }

@@ -7,7 +7,7 @@ use crate::sanitize::inline;
 use crate::snapshot::Snapshot;
 use crate::time::format_rfc3339;
 
-use super::decision::Decision;
+use super::decision::{self, Decision};
 use super::keymap::{self, Command, Mode};
 use super::layout;
 use super::msg::{DecisionRequest, Effect, ExportFormat, Msg};
@@ -562,7 +562,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
     if let Some(why) = decisions_off(app) {
         return error(app, why);
     }
-    if decision.tab() != app.tab {
+    if decision::tab_of(decision) != Some(app.tab) {
         return;
     }
     let Some((item, receipt_ids)) = app.selected_item() else {
@@ -593,7 +593,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         note: app.notes.get(&item).cloned(),
         expected_last: review.last_log_id,
     };
-    if decision.changes_state() {
+    if decision::changes_state(decision) {
         let id = request.receipt_ids.first().copied().unwrap_or_default();
         let mut lines = vec![format!(
             "This sets receipts.state of receipt {id} from in_flight to {} (only if it is still in_flight).",
