@@ -664,9 +664,11 @@ def render(results):
         if tui and "error" not in tui:
             row("first frame ≤ 100 ms (with progress)", f"{tui['first_frame_ms']:.0f} ms",
                 tui["first_frame_ms"] <= 100)
-            row("screen finishes analysis within the report's time",
-                f"{tui['analysis_done_ms'] / 1000:.2f} s vs report {rep['report_best_s']:.2f} s",
-                tui["analysis_done_ms"] / 1000 <= rep["report_best_s"])
+            row("screen finishes analysis within the report's time (one screen run vs the "
+                "report's median)",
+                f"{tui['analysis_done_ms'] / 1000:.2f} s vs report {rep['report_median_s']:.2f} s "
+                f"(best {rep['report_best_s']:.2f} s)",
+                tui["analysis_done_ms"] / 1000 <= rep["report_median_s"])
             sp, fp = tui["scroll"]["frame"]["p99"], tui["filter"]["frame"]["p99"]
             ok = None if sp is None or fp is None else (sp <= 16 and fp <= 16)
             row("keypress → frame p99 ≤ 16 ms", f"scrolling {f1(sp, ' ms')}, filtering {f1(fp, ' ms')}", ok)
@@ -885,7 +887,18 @@ def main():
     ap.add_argument("--skip", default="", help="comma list of: tui, decisions, slice")
     ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
     ap.add_argument("--write", action="store_true", help="rewrite BENCHMARKS.md's results section")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="measure nothing: render the results of an earlier run (e.g. "
+                         "target/bench-results/latest.json), with --write to put them in BENCHMARKS.md")
     args = ap.parse_args()
+
+    if args.from_json:
+        body = render(json.loads(Path(args.from_json).read_text()))
+        print(body)
+        if args.write:
+            write_markdown(REPO / "BENCHMARKS.md", body)
+            log(f"wrote the results of {args.from_json} into {REPO / 'BENCHMARKS.md'}")
+        return 0
 
     sizes = ([parse_size(s) for s in args.sizes.split(",")] if args.sizes
              else [20000, 100000] if args.quick else [100000, 1000000])
