@@ -46,6 +46,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no scripts/__pycache__ in the worktree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_tui  # noqa: E402
 
