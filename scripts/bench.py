@@ -1,0 +1,969 @@
+#!/usr/bin/env python3
+"""receipt-review performance benchmark: the tool against the SQLite floor.
+
+    python3 scripts/bench.py            # 100k and 1M receipts, prints the results
+    python3 scripts/bench.py --write    # ... and rewrites BENCHMARKS.md's results section
+    python3 scripts/bench.py --quick    # 20k and 100k (CI-sized)
+    python3 scripts/bench.py --sizes 50k,200k --binary ../wt-perf/target/release/receipt-review
+
+It builds `--release` itself (unless --binary or --no-build) and drives the
+binary only from outside (the CLI, and the review screen in a pseudo-terminal),
+so it measures any version of it. For each size, on the same machine in one run:
+
+1. the floor: the bundled SQLite reading every payload once
+   (examples/bench_floor.rs, best of --runs), and the sqlite3 CLI for reference;
+2. `report DB --json`: wall time (best and median of --runs, interleaved with the
+   floor runs), peak RSS and CPU time (/usr/bin/time -v), the ratio to the
+   floor, and the answers checked against what the demo planted;
+3. the review screen: time to first frame, time to complete analysis, and
+   keypress -> frame latency while scrolling and filtering (scripts/bench_tui.py);
+4. at one size (--resolve-size): `resolve ... duplicate` on --resolve-count
+   pending groups of a copy of the database while scripts/bench_writer.py
+   inserts receipts, with the guarded write itself timed from SQLite's WAL
+   write lock (strace) when strace is available;
+5. at the largest size, a slice check: a 100k-receipt slice of the database is
+   analysed on its own and every item whose receipts are all far (more than the
+   window) from any receipt outside the slice must be identical in both reports.
+
+Demo databases are cached in target/bench-data/ (keyed by size, seed and now).
+Raw results go to target/bench-results/latest.json.
+"""
+
+import argparse
+import bisect
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # no scripts/__pycache__ in the worktree
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_tui  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_NOW = "2026-11-29T12:00:00Z"
+BEGIN = "<!-- bench:results:begin -->"
+END = "<!-- bench:results:end -->"
+PLANTED_RE = re.compile(
+    r"planted (\d+) duplicate groups, (\d+) follow-ups hours later, (\d+) conflicts, "
+    r"(\d+) stuck, (\d+) bot receipts, (\d+) damaged rows among (\d+) receipts")
+# report --json count -> the demo's planted number
+PLANTED_KEYS = [("receipts", "receipts"), ("duplicate_groups", "groups"),
+                ("conflicts", "conflicts"), ("stuck", "stuck"),
+                ("suspected_bots", "bots"), ("damaged", "damaged")]
+
+
+def log(msg=""):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_size(text):
+    t = text.strip().lower()
+    scale = 1
+    if t.endswith("k"):
+        scale, t = 1000, t[:-1]
+    elif t.endswith("m"):
+        scale, t = 1000000, t[:-1]
+    return int(float(t) * scale)
+
+
+def label(n):
+    if n % 1000000 == 0:
+        return f"{n // 1000000}M"
+    if n % 1000 == 0:
+        return f"{n // 1000}k"
+    return str(n)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def pct(values, p):
+    return bench_tui.pct(values, p)
+
+
+# ---------------------------------------------------------------- the machine
+
+def machine_info():
+    info = {"nproc": os.cpu_count(), "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "kernel": platform.release(), "python": platform.python_version()}
+    try:
+        info["nproc"] = int(run(["nproc"]).stdout.strip())
+    except (OSError, ValueError):
+        pass
+    try:
+        cpu = Path("/proc/cpuinfo").read_text()
+        m = re.search(r"^model name\s*:\s*(.+)$", cpu, re.M)
+        info["cpu"] = m.group(1).strip() if m else platform.processor()
+    except OSError:
+        info["cpu"] = platform.processor()
+    try:
+        mem = Path("/proc/meminfo").read_text()
+        m = re.search(r"^MemTotal:\s+(\d+) kB", mem, re.M)
+        info["ram_gib"] = round(int(m.group(1)) / 1048576, 1) if m else None
+    except OSError:
+        info["ram_gib"] = None
+    info["load_start"] = loadavg()
+    cli = run(["sqlite3", "--version"]) if shutil.which("sqlite3") else None
+    info["sqlite3_cli"] = cli.stdout.split()[0] if cli and cli.stdout else None
+    return info
+
+
+def loadavg():
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return None
+
+
+def repo_of(path):
+    p = Path(path).resolve().parent
+    while p != p.parent:
+        if (p / "Cargo.toml").exists() and (p / ".git").exists():
+            return p
+        p = p.parent
+    return None
+
+
+def commit_of(repo):
+    if repo is None:
+        return {"commit": "unknown"}
+    head = run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"]).stdout.strip()
+    branch = run(["git", "-C", str(repo), "rev-parse", "--abbrev-ref", "HEAD"]).stdout.strip()
+    dirty = run(["git", "-C", str(repo), "status", "--porcelain", "--", "src", "Cargo.toml",
+                 "Cargo.lock"]).stdout.strip()
+    code = run(["git", "-C", str(repo), "log", "-1", "--format=%h", "--", "src", "Cargo.toml",
+                "Cargo.lock", "assets"]).stdout.strip()
+    return {"commit": head + ("+dirty" if dirty else ""), "branch": branch, "repo": str(repo),
+            "code_commit": code}
+
+
+# ---------------------------------------------------------------- building
+
+def build(args):
+    floor_bin = REPO / "target/release/examples/bench_floor"
+    if not args.no_build:
+        if args.binary is None:
+            log("building: cargo build --release")
+            r = subprocess.run(["cargo", "build", "--release"], cwd=REPO)
+            if r.returncode != 0:
+                sys.exit("cargo build --release failed")
+        log("building: cargo build --release --example bench_floor")
+        r = subprocess.run(["cargo", "build", "--release", "--example", "bench_floor"], cwd=REPO)
+        if r.returncode != 0:
+            log("warning: the floor example did not build; the sqlite3 CLI is the floor")
+    binary = Path(args.binary).resolve() if args.binary else REPO / "target/release/receipt-review"
+    if not binary.exists():
+        sys.exit(f"no binary at {binary}")
+    return binary, (floor_bin if floor_bin.exists() else None)
+
+
+# ---------------------------------------------------------------- demo data
+
+def ensure_demo(binary, n, seed, now, data_dir):
+    data_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"demo-n{n}-s{seed}-{now.replace(':', '').replace('-', '')}"
+    db = data_dir / f"{stem}.db"
+    meta_path = data_dir / f"{stem}.planted.json"
+    if db.exists() and meta_path.exists():
+        return db, json.loads(meta_path.read_text())
+    tmp = data_dir / f"{stem}.tmp.db"
+    for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        p.unlink(missing_ok=True)
+    log(f"generating the {label(n)} demo database (seed {seed}) ...")
+    t0 = time.perf_counter()
+    r = run([str(binary), "demo", "--out", str(tmp), "--receipts", str(n), "--seed", str(seed),
+             "--now", now])
+    if r.returncode != 0:
+        sys.exit(f"demo failed: {r.stderr.strip()}")
+    m = PLANTED_RE.search(r.stderr)
+    planted = None
+    if m:
+        g = list(map(int, m.groups()))
+        planted = {"groups": g[0], "follow_ups": g[1], "conflicts": g[2], "stuck": g[3],
+                   "bots": g[4], "damaged": g[5], "receipts": g[6]}
+    meta = {"planted": planted, "demo_stderr": r.stderr.strip().splitlines()[:1],
+            "seconds": time.perf_counter() - t0, "binary": str(binary)}
+    for suffix in ("-wal", "-shm"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    tmp.rename(db)
+    meta_path.write_text(json.dumps(meta, indent=1))
+    return db, meta
+
+
+def warm(path):
+    """Read the file once so every measurement sees a warm page cache."""
+    with open(path, "rb") as f:
+        while f.read(8 << 20):
+            pass
+
+
+# ---------------------------------------------------------------- floor and report
+
+def time_floor(floor_bin, db):
+    t0 = time.perf_counter()
+    r = run([str(floor_bin), str(db)])
+    wall = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"bench_floor failed: {r.stderr.strip()}")
+    return wall, json.loads(r.stdout)
+
+
+def time_sqlite_cli(db):
+    if not shutil.which("sqlite3"):
+        return None
+    t0 = time.perf_counter()
+    r = run(["sqlite3", "-readonly", str(db), "SELECT sum(length(payload)) FROM receipts"])
+    wall = time.perf_counter() - t0
+    return wall if r.returncode == 0 else None
+
+
+def time_report(binary, db, now, out_path):
+    cmd = ["/usr/bin/time", "-v", str(binary), "report", str(db), "--json", "--now", now]
+    with open(out_path, "wb") as out:
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - t0
+    err = r.stderr
+
+    def field(name):
+        m = re.search(rf"{re.escape(name)}:\s*([\d.:]+)", err)
+        return m.group(1) if m else None
+
+    res = {"wall": wall, "exit": r.returncode,
+           "rss_kb": int(field("Maximum resident set size (kbytes)") or 0),
+           "user": float(field("User time (seconds)") or 0),
+           "sys": float(field("System time (seconds)") or 0)}
+    if r.returncode != 0:
+        res["stderr"] = err.strip().splitlines()[:3]
+    return res
+
+
+def file_sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def norm_dup(d):
+    return [d["item"], d["class"], d["exact"], sorted(d["receipt_ids"]),
+            [[m["id"], m["match"], sorted(m.get("fields") or [])] for m in d["members"]],
+            d.get("gaps_ms"), d["status"]]
+
+
+def norm_conflict(c):
+    return [c["item"], c["receipt_id"], [[a["source"], a["id"]] for a in c["attempts"]], c["status"]]
+
+
+def norm_stuck(s):
+    return [s["item"], s["receipt_id"], s["age_s"], s["status"]]
+
+
+def answers(rep):
+    """The documented answers, normalised (wording and added keys left out)."""
+    return {
+        "counts": {k: rep["counts"].get(k) for k in ("receipts", "duplicate_groups", "conflicts",
+                                                     "stuck", "suspected_bots", "damaged", "replays")},
+        "duplicates": [norm_dup(d) for d in rep["duplicates"]],
+        "conflicts": [norm_conflict(c) for c in rep["conflicts"]],
+        "stuck": [norm_stuck(s) for s in rep["stuck"]],
+        "suspected_bots": sorted(rep["suspected_bots"]),
+        "damaged": [[d["receipt_id"], d["reason"]] for d in rep["damaged"]],
+    }
+
+
+def answers_digest(rep):
+    text = json.dumps(answers(rep), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def summary_of(rep):
+    dups = rep["duplicates"]
+    by_class = {}
+    by_match = {}
+    for d in dups:
+        by_class[d["class"]] = by_class.get(d["class"], 0) + 1
+        for m in d["members"]:
+            by_match[m["match"]] = by_match.get(m["match"], 0) + 1
+    return {"counts": rep["counts"], "by_class": by_class,
+            "exact_groups": sum(1 for d in dups if d["exact"]), "member_matches": by_match}
+
+
+def bench_report(args, binary, floor_bin, db, n, meta, work):
+    res = {"n": n, "db": str(db), "db_mb": round(db.stat().st_size / 1e6, 1), "load": loadavg()}
+    log(f"[{label(n)}] warming the page cache ({res['db_mb']} MB)")
+    warm(db)
+    time_floor(floor_bin, db) if floor_bin else time_sqlite_cli(db)  # a discarded warm-up
+    floors, clis, reports, shas = [], [], [], []
+    out0 = work / f"report-n{n}.json"
+    outk = work / f"report-n{n}.again.json"
+    for i in range(args.runs):
+        if floor_bin:
+            wall, fj = time_floor(floor_bin, db)
+            floors.append(wall)
+            res["floor_detail"] = fj
+        clis.append(time_sqlite_cli(db))
+        out = out0 if i == 0 else outk
+        rr = time_report(binary, db, args.now, out)
+        reports.append(rr)
+        if rr["exit"] != 0:
+            sys.exit(f"report failed on {db}: {rr.get('stderr')}")
+        shas.append(file_sha(out))
+        log(f"[{label(n)}] round {i + 1}: floor {floors[-1] if floors else float('nan'):.3f} s, "
+            f"sqlite3 {clis[-1] or float('nan'):.3f} s, report {rr['wall']:.3f} s, "
+            f"RSS {rr['rss_kb'] / 1024:.0f} MB")
+    outk.unlink(missing_ok=True)
+    clis = [c for c in clis if c is not None]
+    walls = [r["wall"] for r in reports]
+    floor = min(floors) if floors else min(clis)
+    res.update({
+        "floor_source": "rusqlite (examples/bench_floor.rs)" if floors else "sqlite3 CLI",
+        "floor_s": floor, "floor_runs": floors, "sqlite_cli_s": min(clis) if clis else None,
+        "sqlite_cli_runs": clis,
+        "report_best_s": min(walls), "report_median_s": statistics.median(walls),
+        "report_runs": walls, "report_rss_mb": max(r["rss_kb"] for r in reports) / 1024,
+        "report_cpu_s": min(r["user"] + r["sys"] for r in reports),
+        "ratio_best": min(walls) / floor, "ratio_median": statistics.median(walls) / floor,
+        "runs_identical": len(set(shas)) == 1,
+    })
+    best = min(range(len(reports)), key=lambda i: walls[i])
+    res["report_cpu_util"] = (reports[best]["user"] + reports[best]["sys"]) / walls[best]
+    rep = json.loads(out0.read_text())
+    res["answers_digest"] = answers_digest(rep)
+    res["summary"] = summary_of(rep)
+    res["window_s"] = rep.get("settings", {}).get("window_s", 600.0)
+    planted = (meta or {}).get("planted")
+    if planted:
+        res["planted"] = planted
+        res["planted_check"] = {k: {"found": rep["counts"].get(k), "planted": planted[p]}
+                                for k, p in PLANTED_KEYS}
+        res["planted_ok"] = all(v["found"] == v["planted"] for v in res["planted_check"].values())
+    res["report_json"] = str(out0)
+    return res, rep
+
+
+# ---------------------------------------------------------------- the screen
+
+def review_log_rows(db):
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM review_log").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
+
+def bench_screen(args, binary, db, n, rep, work):
+    log(f"[{label(n)}] review screen: {args.keys} keys scrolling, {args.keys}+ keys filtering")
+    warm(db)
+    res = bench_tui.measure(str(binary), db, args.now, keys=args.keys, quiet=args.quiet_ms / 1000.0,
+                            stderr_path=work / f"tui-n{n}.stderr",
+                            log=lambda m: log(f"[{label(n)}] {m.strip()}"))
+    if "header_counts" in res:
+        want = {k: rep["counts"].get(k) for k in res["header_counts"]}
+        res["counts_match_report"] = res["header_counts"] == want
+    rows = review_log_rows(db)
+    res["review_log_rows_after"] = rows
+    if rows:
+        log(f"[{label(n)}] WARNING: the screen wrote {rows} review_log rows while only scrolling "
+            "and filtering; the cached database is discarded")
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    res.pop("screen", None) if "error" not in res else None
+    return res
+
+
+# ---------------------------------------------------------------- decisions under a writer
+
+def strace_ok():
+    if not shutil.which("strace"):
+        return False
+    r = run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=fcntl", "-o", os.devnull, "true"])
+    return r.returncode == 0
+
+
+FCNTL_RE = re.compile(r"^\d+\s+([\d.]+)\s+fcntl\(\d+, F_SETLKW?, \{l_type=(F_\w+), l_whence=SEEK_SET, "
+                      r"l_start=(\d+), l_len=(\d+)\}\) = (-?\d+)")
+WAL_WRITE_LOCK = 120  # the byte of the -shm file SQLite locks for a WAL write transaction
+
+
+def guarded_write_times(trace_path):
+    """(attempt, acquired, released) of the last WAL write transaction, from strace -ttt."""
+    events = []
+    for line in Path(trace_path).read_text(errors="replace").splitlines():
+        m = FCNTL_RE.match(line)
+        if m and int(m.group(3)) == WAL_WRITE_LOCK and int(m.group(4)) == 1:
+            events.append((float(m.group(1)), m.group(2), int(m.group(5))))
+    events.sort()
+    best = None
+    attempt = None
+    acquired = None
+    for t, kind, rc in events:
+        if kind == "F_WRLCK":
+            if attempt is None:
+                attempt = t
+            if rc == 0:
+                acquired = t
+        elif kind == "F_UNLCK" and acquired is not None:
+            best = (attempt, acquired, t)
+            attempt = acquired = None
+    return best
+
+
+def copy_db(src, dst):
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{dst}{suffix}").unlink(missing_ok=True)
+    s = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    d = sqlite3.connect(dst)
+    s.backup(d)
+    d.execute("PRAGMA journal_mode=WAL")
+    d.close()
+    s.close()
+
+
+def bench_decisions(args, binary, db, n, rep, work):
+    items = [d["item"] for d in rep["duplicates"] if d["status"] == "pending"]
+    count = min(args.resolve_count, max(0, len(items) - 1))
+    if count == 0:
+        return {"error": "no pending duplicate groups"}
+    step = max(1, len(items) // (count + 1))
+    chosen = items[::step][: count + 1]
+    copy = work / f"resolve-n{n}.db"
+    log(f"[{label(n)}] decisions: copying the database, then {count} resolves under a writer "
+        f"({args.writer_rate:.0f} rows/s)")
+    copy_db(db, copy)
+    use_strace = strace_ok()
+    stats_path = work / "writer-stats.json"
+    stats_path.unlink(missing_ok=True)
+    writer = subprocess.Popen([sys.executable, str(REPO / "scripts/bench_writer.py"), str(copy),
+                               "--rate", str(args.writer_rate), "--batch", "2",
+                               "--stats", str(stats_path)],
+                              stdout=subprocess.PIPE, text=True)
+    samples = []
+    try:
+        if writer.stdout.readline().strip() != "ready":
+            raise RuntimeError("the writer did not start")
+        time.sleep(1.0)
+        for k, item in enumerate(chosen):
+            cmd = [str(binary), "resolve", str(copy), item, "duplicate", "--operator", "bench",
+                   "--now", args.now]
+            trace = work / "resolve.strace"
+            if use_strace:
+                cmd = ["strace", "-f", "-qq", "--seccomp-bpf", "-ttt", "-e", "trace=fcntl",
+                       "-o", str(trace)] + cmd
+            t_start = time.time()
+            t0 = time.perf_counter()
+            r = run(cmd)
+            wall = time.perf_counter() - t0
+            t_end = t_start + wall
+            s = {"item": item, "wall_ms": wall * 1000.0, "exit": r.returncode,
+                 "warmup": k == 0}
+            if r.returncode != 0:
+                s["stderr"] = r.stderr.strip()[:200]
+            if use_strace:
+                w = guarded_write_times(trace)
+                if w:
+                    s["write_ms"] = (w[2] - w[0]) * 1000.0
+                    s["lock_wait_ms"] = (w[1] - w[0]) * 1000.0
+                    s["before_write_ms"] = (w[0] - t_start) * 1000.0
+                    s["after_write_ms"] = (t_end - w[2]) * 1000.0
+            samples.append(s)
+            if k == 0:
+                log(f"[{label(n)}] decisions: warm-up {item} {s['wall_ms']:.0f} ms (not counted: "
+                    "it creates review_log)")
+            elif k % 10 == 0:
+                log(f"[{label(n)}] decisions: {k}/{count}, last {s['wall_ms']:.0f} ms")
+    finally:
+        writer.send_signal(signal.SIGTERM)
+        try:
+            writer.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            writer.kill()
+            writer.wait()
+    wstats = json.loads(stats_path.read_text()) if stats_path.exists() else None
+    counted = [s for s in samples if not s["warmup"]]
+    ok = [s for s in counted if s["exit"] == 0]
+
+    def stat(key):
+        vals = [s[key] for s in ok if key in s]
+        if not vals:
+            return None
+        return {"p50": pct(vals, 50), "p99": pct(vals, 99), "max": max(vals), "n": len(vals)}
+
+    conn = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+    logged = conn.execute("SELECT count(*) FROM review_log WHERE operator = 'bench'").fetchone()[0]
+    conn.close()
+    res = {"n": n, "decisions": len(counted), "succeeded": len(ok),
+           "failures": [s for s in counted if s["exit"] != 0][:5],
+           "review_log_rows": logged, "strace": use_strace,
+           "wall_ms": stat("wall_ms"), "write_ms": stat("write_ms"),
+           "lock_wait_ms": stat("lock_wait_ms"), "before_write_ms": stat("before_write_ms"),
+           "after_write_ms": stat("after_write_ms"), "writer": wstats,
+           "writer_rate": args.writer_rate}
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    Path(work / "resolve.strace").unlink(missing_ok=True)
+    return res
+
+
+# ---------------------------------------------------------------- slice check
+
+def parse_time(v):
+    if isinstance(v, (int, float)):
+        return v / 1000.0 if abs(v) > 1e11 else float(v)
+    if not isinstance(v, str):
+        return None
+    try:
+        dt = datetime.fromisoformat(v.strip())
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+def slice_check(args, binary, db, full_rep, n_slice, work):
+    window = float(full_rep.get("settings", {}).get("window_s", 600.0)) + 1.0
+    src = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = src.execute("SELECT id, created_at FROM receipts ORDER BY id").fetchall()
+    n = len(rows)
+    lo_idx = max(0, (n - n_slice) // 2)
+    lo, hi = rows[lo_idx][0], rows[min(n, lo_idx + n_slice) - 1][0]
+    log(f"slice check: receipts {lo}..{hi} of {label(n)} analysed on their own")
+    out = work / "slice.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{out}{suffix}").unlink(missing_ok=True)
+    schema = src.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
+                         "AND name NOT LIKE 'sqlite_%'").fetchall()
+    tables = {name for typ, name, _ in schema if typ == "table"}
+    src.close()
+    dst = sqlite3.connect(f"file:{out}", uri=True, isolation_level=None)
+    order = {"table": 0, "index": 1, "view": 2, "trigger": 3}
+    for typ, name, sql in sorted(schema, key=lambda x: order.get(x[0], 9)):
+        if name != "review_log" and not sql.startswith("CREATE TRIGGER review_log"):
+            dst.execute(sql)
+    dst.execute("ATTACH DATABASE ? AS src", (f"file:{db}?mode=ro",))
+    dst.execute("BEGIN")
+    dst.execute("INSERT INTO main.receipts SELECT * FROM src.receipts WHERE id BETWEEN ? AND ?", (lo, hi))
+    for t in ("key_conflicts", "replays"):
+        if t in tables:
+            dst.execute(f"INSERT INTO main.{t} SELECT * FROM src.{t} WHERE receipt_id BETWEEN ? AND ?",
+                        (lo, hi))
+    dst.execute("COMMIT")
+    dst.execute("DETACH DATABASE src")
+    dst.close()
+    r = run([str(binary), "report", str(out), "--json", "--now", args.now])
+    if r.returncode != 0:
+        return {"error": r.stderr.strip()[:300]}
+    part = json.loads(r.stdout)
+
+    times = {rid: parse_time(t) for rid, t in rows}
+    outside = sorted(t for rid, t in times.items() if t is not None and not lo <= rid <= hi)
+    interior = set()
+    for rid in range(lo, hi + 1):
+        t = times.get(rid)
+        if t is None:
+            continue
+        i = bisect.bisect_left(outside, t - window)
+        if i >= len(outside) or outside[i] > t + window:
+            interior.add(rid)
+
+    def inside(ids):
+        return all(i in interior for i in ids)
+
+    def pick(rep):
+        return {
+            "duplicates": {tuple(sorted(d["receipt_ids"])): norm_dup(d)
+                           for d in rep["duplicates"] if inside(d["receipt_ids"])},
+            "conflicts": {c["receipt_id"]: norm_conflict(c) for c in rep["conflicts"]
+                          if inside([c["receipt_id"]])},
+            "stuck": {s["receipt_id"]: norm_stuck(s) for s in rep["stuck"] if inside([s["receipt_id"]])},
+            "suspected_bots": {b: b for b in rep["suspected_bots"] if b in interior},
+            "damaged": {d["receipt_id"]: [d["receipt_id"], d["reason"]] for d in rep["damaged"]
+                        if d["receipt_id"] in interior},
+        }
+
+    a, b = pick(full_rep), pick(part)
+    res = {"slice": [lo, hi], "slice_receipts": part["counts"]["receipts"],
+           "interior_receipts": len(interior), "window_s": window - 1.0, "categories": {}}
+    all_ok = True
+    for cat in a:
+        keys = set(a[cat]) | set(b[cat])
+        diff = [k for k in keys if a[cat].get(k) != b[cat].get(k)]
+        all_ok &= not diff
+        res["categories"][cat] = {"compared": len(keys), "differ": len(diff),
+                                  "examples": [{"key": str(k), "full": a[cat].get(k), "slice": b[cat].get(k)}
+                                               for k in sorted(diff, key=str)[:3]]}
+    res["ok"] = all_ok
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{out}{suffix}").unlink(missing_ok=True)
+    return res
+
+
+# ---------------------------------------------------------------- output
+
+def f1(x, unit="", nd=1):
+    return "—" if x is None else f"{x:.{nd}f}{unit}"
+
+
+def render(results):
+    m = results["machine"]
+    sizes = results["sizes"]
+    big = sizes[-1] if sizes else None
+    L = []
+    L.append(f"Run **{m['date_utc']}** on commit **`{results['commit']['commit']}`** "
+             f"(branch `{results['commit'].get('branch', '?')}`; the code — src/, Cargo.*, assets/ — last "
+             f"changed in `{results['commit'].get('code_commit', '?')}`), binary `{results['binary_rel']}`, "
+             f"`{results['command']}`.")
+    L.append("")
+    L.append(f"Machine: {m['nproc']} cores ({m['cpu']}), {m['ram_gib']} GiB RAM, Linux {m['kernel']}; "
+             f"load average {m['load_start']} at the start, {results['load_end']} at the end. "
+             f"Bundled SQLite {results.get('sqlite_bundled') or '?'}, sqlite3 CLI {m.get('sqlite3_cli') or '—'}, "
+             f"Python {m['python']}. Warm page cache; the machine is shared, so absolute times drift "
+             "between runs — compare the ratios.")
+    L.append("")
+    # ---- targets
+    if big:
+        s = results["by_size"][str(big)]
+        L.append(f"### Against the issue's targets (at {label(big)} receipts)")
+        L.append("")
+        L.append("| target | measured | met |")
+        L.append("|---|---|---|")
+
+        def row(name, value, ok):
+            L.append(f"| {name} | {value} | {'yes' if ok else ('**no**' if ok is not None else '—')} |")
+
+        rep = s["report"]
+        row("`report --json` ≤ 3× the floor (stretch 2×)",
+            f"{rep['ratio_best']:.1f}× ({rep['report_best_s']:.2f} s / {rep['floor_s']:.3f} s)",
+            rep["ratio_best"] <= 3.0)
+        row("answers equal the small-scale engine's",
+            correctness_line(results, big), correctness_ok(results, big))
+        tui = s.get("tui") or {}
+        rss = [rep["report_rss_mb"]]
+        if tui.get("rss_end_kb", {}).get("VmHWM"):
+            rss.append(tui["rss_end_kb"]["VmHWM"] / 1024)
+        row("peak RSS ≤ 300 MB", f"report {rep['report_rss_mb']:.0f} MB"
+            + (f", screen {rss[1]:.0f} MB" if len(rss) > 1 else ""), max(rss) <= 300)
+        if tui and "error" not in tui:
+            row("first frame ≤ 100 ms (with progress)", f"{tui['first_frame_ms']:.0f} ms",
+                tui["first_frame_ms"] <= 100)
+            row("screen finishes analysis within the report's time (one screen run vs the "
+                "report's median)",
+                f"{tui['analysis_done_ms'] / 1000:.2f} s vs report {rep['report_median_s']:.2f} s "
+                f"(best {rep['report_best_s']:.2f} s)",
+                tui["analysis_done_ms"] / 1000 <= rep["report_median_s"])
+            sp, fp = tui["scroll"]["frame"]["p99"], tui["filter"]["frame"]["p99"]
+            ok = None if sp is None or fp is None else (sp <= 16 and fp <= 16)
+            row("keypress → frame p99 ≤ 16 ms", f"scrolling {f1(sp, ' ms')}, filtering {f1(fp, ' ms')}", ok)
+        elif tui:
+            row("screen", tui.get("error", "not measured"), False)
+        sc = scaling(results)
+        if sc:
+            a, b, r = sc[-1]
+            row(f"{label(a)} → {label(b)} costs ≤ ~{11.0 * (b / a) / 10:.0f}× (no quadratic step)",
+                f"{r['report']:.1f}× (floor {r['floor']:.1f}×)",
+                r["report"] <= 11.0 * (b / a) / 10)
+        dec = results.get("decisions")
+        if dec and "error" not in dec and dec.get("wall_ms"):
+            w = dec.get("write_ms") or {}
+            L.append(f"| decision commit latency under a writer ({label(dec['n'])}) | "
+                     f"guarded write p50 {f1(w.get('p50'), ' ms')} / p99 {f1(w.get('p99'), ' ms')}; "
+                     f"whole `resolve` p50 {dec['wall_ms']['p50'] / 1000:.2f} s | (no target) |")
+        L.append("")
+    # ---- report vs floor
+    L.append("### `report --json` against the floor")
+    L.append("")
+    L.append("| receipts | DB | payload bytes | floor (best of {r}) | sqlite3 CLI | report best | report median | "
+             "× floor (best / median) | peak RSS | CPU ÷ wall | load before |".format(r=results["runs"]))
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for n in sizes:
+        r = results["by_size"][str(n)]["report"]
+        fb = r.get("floor_detail", {}).get("bytes")
+        L.append(f"| {label(n)} | {r['db_mb']:.0f} MB | {fb / 1e6:.0f} MB | {r['floor_s'] * 1000:.0f} ms | "
+                 f"{f1(r['sqlite_cli_s'] and r['sqlite_cli_s'] * 1000, ' ms', 0)} | {r['report_best_s']:.2f} s | "
+                 f"{r['report_median_s']:.2f} s | {r['ratio_best']:.1f}× / {r['ratio_median']:.1f}× | "
+                 f"{r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} | {r.get('load', '')} |" if fb else
+                 f"| {label(n)} | {r['db_mb']:.0f} MB | — | {r['floor_s'] * 1000:.0f} ms | — | "
+                 f"{r['report_best_s']:.2f} s | {r['report_median_s']:.2f} s | {r['ratio_best']:.1f}× / "
+                 f"{r['ratio_median']:.1f}× | {r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} | {r.get('load', '')} |")
+    L.append("")
+    L.append("Floor: " + results["by_size"][str(sizes[0])]["report"]["floor_source"]
+             + ", one `SELECT payload FROM receipts` touching every byte. All runs: "
+             + "; ".join(f"{label(n)} floor "
+                         + ", ".join(f"{x * 1000:.0f}" for x in results['by_size'][str(n)]['report']['floor_runs'])
+                         + " ms, report "
+                         + ", ".join(f"{x:.2f}" for x in results['by_size'][str(n)]['report']['report_runs'])
+                         + " s" for n in sizes) + ".")
+    L.append("")
+    sc = scaling(results)
+    if sc:
+        L.append("Scaling: " + "; ".join(
+            f"{label(a)} → {label(b)} ({b / a:.0f}× the receipts): floor {r['floor']:.1f}×, report "
+            f"{r['report']:.1f}×, peak RSS {r['rss']:.1f}×" for a, b, r in sc) + ".")
+        L.append("")
+    # ---- correctness
+    L.append("### Answers")
+    L.append("")
+    L.append("| receipts | found = planted (groups / conflicts / stuck / bot receipts / damaged) | "
+             "answers digest | runs identical | screen counts = report |")
+    L.append("|---:|---|---|---|---|")
+    for n in sizes:
+        s = results["by_size"][str(n)]
+        r = s["report"]
+        pc = r.get("planted_check")
+        if pc:
+            cells = " / ".join(
+                (f"{pc[k]['found']}" if pc[k]["found"] == pc[k]["planted"]
+                 else f"**{pc[k]['found']} ≠ {pc[k]['planted']}**")
+                for k in ("duplicate_groups", "conflicts", "stuck", "suspected_bots", "damaged"))
+            cells = ("yes: " if r["planted_ok"] else "**no**: ") + cells
+        else:
+            cells = "(the demo's summary was not readable)"
+        tui = s.get("tui") or {}
+        screen = {True: "yes", False: "**no**"}.get(tui.get("counts_match_report"), "—")
+        L.append(f"| {label(n)} | {cells} | `{r['answers_digest']}` | "
+                 f"{'yes' if r['runs_identical'] else '**no**'} | {screen} |")
+    L.append("")
+    sl = results.get("slice")
+    if sl:
+        if "error" in sl:
+            L.append(f"Slice check: failed to run ({sl['error']}).")
+        else:
+            cats = ", ".join(f"{c} {v['compared'] - v['differ']}/{v['compared']}"
+                             for c, v in sl["categories"].items())
+            L.append(f"Slice check at {label(big)}: receipts {sl['slice'][0]}–{sl['slice'][1]} "
+                     f"({sl['slice_receipts']} receipts) analysed as a database of their own; of the items "
+                     f"whose receipts are all more than the window from any receipt outside the slice "
+                     f"({sl['interior_receipts']} receipts), identical in both reports: {cats} — "
+                     + ("**all equal**." if sl["ok"] else "**differences found** (see latest.json)."))
+        L.append("")
+    # ---- screen
+    L.append("### The review screen (160×48 pseudo-terminal, measured from outside)")
+    L.append("")
+    L.append("| receipts | first frame | analysis complete | scroll `j`: frame p50 / p99 | settle p50 / p99 | "
+             "filter `/`+letters+Esc: frame p50 / p99 | letters only p99 | settle p99 | keys | peak RSS |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        t = results["by_size"][str(n)].get("tui")
+        if not t:
+            continue
+        if "error" in t:
+            L.append(f"| {label(n)} | {f1(t.get('first_frame_ms'), ' ms', 0)} | {t['error']} | | | | | | | |")
+            continue
+        sc_, fl, le = t["scroll"], t["filter"], t["filter_letters"]
+        L.append(f"| {label(n)} | {t['first_frame_ms']:.0f} ms | {t['analysis_done_ms'] / 1000:.2f} s | "
+                 f"{f1(sc_['frame']['p50'], '', 1)} / {f1(sc_['frame']['p99'], ' ms', 1)} | "
+                 f"{f1(sc_['settle']['p50'], '', 0)} / {f1(sc_['settle']['p99'], ' ms', 0)} | "
+                 f"{f1(fl['frame']['p50'], '', 1)} / {f1(fl['frame']['p99'], ' ms', 1)} | "
+                 f"{f1(le['frame']['p99'], ' ms', 1)} | {f1(fl['settle']['p99'], ' ms', 0)} | "
+                 f"{sc_['n']} + {fl['n']} | {t.get('rss_end_kb', {}).get('VmHWM', 0) / 1024:.0f} MB |")
+    hf = results.get("harness_floor")
+    if hf:
+        L.append("")
+        L.append(f"Harness floor (the same write → read path through a pty to `cat` in raw mode): "
+                 f"p50 {hf['p50']:.2f} ms, p99 {hf['p99']:.2f} ms over {hf['n']} keys — included in every "
+                 "latency above. Missing frames (no answer within 10 s): "
+                 + ", ".join(f"{label(n)} {results['by_size'][str(n)]['tui']['scroll']['frame']['missing']}"
+                             f"+{results['by_size'][str(n)]['tui']['filter']['frame']['missing']}"
+                             for n in sizes if results['by_size'][str(n)].get('tui', {}).get('scroll'))
+                 + ".")
+    L.append("")
+    # ---- decisions
+    dec = results.get("decisions")
+    if dec:
+        L.append(f"### A decision's commit latency while a writer inserts ({label(dec.get('n', 0))} receipts)")
+        L.append("")
+        if "error" in dec:
+            L.append(f"Not measured: {dec['error']}.")
+        else:
+            w = dec.get("writer") or {}
+            L.append("| decisions | succeeded | `resolve` wall p50 / p99 | guarded write p50 / p99 (lock wait p99) | "
+                     "before the write p50 | after the write p50 | writer |")
+            L.append("|---:|---:|---:|---:|---:|---:|---|")
+            wm, gw, lw = dec["wall_ms"] or {}, dec.get("write_ms") or {}, dec.get("lock_wait_ms") or {}
+            bw, aw = dec.get("before_write_ms") or {}, dec.get("after_write_ms") or {}
+            L.append(f"| {dec['decisions']} | {dec['succeeded']} | {f1(wm.get('p50'), '', 0)} / "
+                     f"{f1(wm.get('p99'), ' ms', 0)} | {f1(gw.get('p50'), '', 2)} / {f1(gw.get('p99'), ' ms', 2)} "
+                     f"({f1(lw.get('p99'), ' ms', 2)}) | {f1(bw.get('p50'), ' ms', 0)} | "
+                     f"{f1(aw.get('p50'), ' ms', 0)} | {f1(w.get('rows_per_s'), ' rows/s', 0)}, "
+                     f"{w.get('rows', '?')} rows, tx p99 {f1(w.get('tx_ms_p99'), ' ms', 1)}, "
+                     f"{w.get('busy_errors', '?')} busy errors |")
+            L.append("")
+            L.append("Each `resolve` is a new process that opens the database and re-analyses all of it "
+                     "before its one `BEGIN IMMEDIATE` transaction, so its wall time is mostly analysis. "
+                     + ("The guarded write is timed with `strace -f --seccomp-bpf -e trace=fcntl`: from the "
+                        "first attempt to take SQLite's WAL write lock (byte 120 of the -shm file) to its "
+                        "release after the commit, i.e. lock wait + the transaction + its fsync."
+                        if dec.get("strace") else "strace was not available, so the write itself is not timed.")
+                     + f" review_log holds {dec['review_log_rows']} rows by `bench` afterwards (one warm-up "
+                     "decision, not counted, creates the table).")
+        L.append("")
+    return "\n".join(L)
+
+
+def correctness_ok(results, n):
+    r = results["by_size"][str(n)]["report"]
+    oks = [r.get("planted_ok"), r["runs_identical"]]
+    sl = results.get("slice")
+    if sl and "ok" in sl:
+        oks.append(sl["ok"])
+    if any(o is False for o in oks):
+        return False
+    return True if r.get("planted_ok") else None
+
+
+def correctness_line(results, n):
+    r = results["by_size"][str(n)]["report"]
+    parts = []
+    if "planted_ok" in r:
+        parts.append("counts = what the demo planted" if r["planted_ok"] else "counts ≠ planted")
+    sl = results.get("slice")
+    if sl and "ok" in sl:
+        parts.append("slice check equal" if sl["ok"] else "slice check differs")
+    parts.append("runs identical" if r["runs_identical"] else "runs differ")
+    return "; ".join(parts)
+
+
+def scaling(results):
+    sizes = results["sizes"]
+    out = []
+    for a, b in zip(sizes, sizes[1:]):
+        ra, rb = results["by_size"][str(a)]["report"], results["by_size"][str(b)]["report"]
+        out.append((a, b, {"floor": rb["floor_s"] / ra["floor_s"],
+                           "report": rb["report_best_s"] / ra["report_best_s"],
+                           "rss": rb["report_rss_mb"] / ra["report_rss_mb"]}))
+    return out
+
+
+def write_markdown(path, body):
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    block = f"{BEGIN}\n{body.rstrip()}\n{END}"
+    if BEGIN in text and END in text:
+        pre, rest = text.split(BEGIN, 1)
+        _, post = rest.split(END, 1)
+        text = pre + block + post
+    else:
+        text = text.rstrip() + "\n\n## Results\n\n" + block + "\n"
+    path.write_text(text)
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description="receipt-review benchmark (see the module docstring)",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--sizes", help="receipt counts, e.g. 100k,1M (default: 100k,1M)")
+    ap.add_argument("--quick", action="store_true", help="20k,100k; decisions at 20k")
+    ap.add_argument("--runs", type=int, default=3, help="floor and report runs per size (default 3)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--now", default=DEFAULT_NOW)
+    ap.add_argument("--binary", help="benchmark this binary instead of building this worktree's")
+    ap.add_argument("--no-build", action="store_true", help="use the binaries already in target/")
+    ap.add_argument("--keys", type=int, default=200, help="keypresses per screen session (default 200)")
+    ap.add_argument("--quiet-ms", type=float, default=150.0,
+                    help="the screen must be quiet this long before each key (default 150)")
+    ap.add_argument("--resolve-size", help="size for the decision test (default: the smallest)")
+    ap.add_argument("--resolve-count", type=int, default=50)
+    ap.add_argument("--writer-rate", type=float, default=200.0)
+    ap.add_argument("--slice", default="auto",
+                    help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
+    ap.add_argument("--skip", default="", help="comma list of: tui, decisions, slice")
+    ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
+    ap.add_argument("--write", action="store_true", help="rewrite BENCHMARKS.md's results section")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="measure nothing: render the results of an earlier run (e.g. "
+                         "target/bench-results/latest.json), with --write to put them in BENCHMARKS.md")
+    args = ap.parse_args()
+
+    if args.from_json:
+        body = render(json.loads(Path(args.from_json).read_text()))
+        print(body)
+        if args.write:
+            write_markdown(REPO / "BENCHMARKS.md", body)
+            log(f"wrote the results of {args.from_json} into {REPO / 'BENCHMARKS.md'}")
+        return 0
+
+    sizes = ([parse_size(s) for s in args.sizes.split(",")] if args.sizes
+             else [20000, 100000] if args.quick else [100000, 1000000])
+    sizes = sorted(set(sizes))
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    data_dir = Path(args.data_dir)
+    work = data_dir / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    results_dir = REPO / "target/bench-results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+
+    machine = machine_info()
+    binary, floor_bin = build(args)
+    commit = commit_of(repo_of(binary))
+    version = run([str(binary), "--version"]).stdout.strip()
+    log(f"binary {binary} ({version}), commit {commit['commit']}; {machine['nproc']} cores, "
+        f"{machine['cpu']}, load {machine['load_start']}")
+    try:
+        binary_rel = str(binary.relative_to(REPO))
+    except ValueError:
+        binary_rel = str(binary)
+    results = {"machine": machine, "commit": commit, "binary": str(binary), "binary_rel": binary_rel,
+               "version": version, "sizes": sizes, "runs": args.runs, "now": args.now,
+               "command": "python3 scripts/bench.py " + " ".join(sys.argv[1:]), "by_size": {}}
+    if "tui" not in skip:
+        results["harness_floor"] = bench_tui.harness_floor()
+    reports = {}
+    for n in sizes:
+        db, meta = ensure_demo(binary, n, args.seed, args.now, data_dir)
+        rep_res, rep = bench_report(args, binary, floor_bin, db, n, meta, work)
+        results.setdefault("sqlite_bundled", rep_res.get("floor_detail", {}).get("sqlite"))
+        entry = {"report": rep_res}
+        if "tui" not in skip:
+            entry["tui"] = bench_screen(args, binary, db, n, rep, work)
+        results["by_size"][str(n)] = entry
+        reports[n] = (db, rep)
+        json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
+    big = sizes[-1]
+    n_slice = max(5000, big // 10) if args.slice == "auto" else parse_size(args.slice)
+    if "slice" not in skip and n_slice and big >= 2 * n_slice:
+        db, rep = reports[big]
+        results["slice"] = slice_check(args, binary, db, rep, n_slice, work)
+    if "decisions" not in skip:
+        rn = parse_size(args.resolve_size) if args.resolve_size else sizes[0]
+        if rn not in reports:
+            db, meta = ensure_demo(binary, rn, args.seed, args.now, data_dir)
+            reports[rn] = (db, json.loads(run([str(binary), "report", str(db), "--json", "--now",
+                                               args.now]).stdout))
+        db, rep = reports[rn]
+        results["decisions"] = bench_decisions(args, binary, db, rn, rep, work)
+    results["load_end"] = loadavg()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for name in ("latest.json", f"bench-{stamp}.json"):
+        with open(results_dir / name, "w") as f:
+            json.dump(results, f, indent=1, default=str)
+    (results_dir / "partial.json").unlink(missing_ok=True)
+    body = render(results)
+    print(body)
+    if args.write:
+        write_markdown(REPO / "BENCHMARKS.md", body)
+        log(f"wrote the results into {REPO / 'BENCHMARKS.md'}")
+    log(f"raw results: {results_dir / 'latest.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
