@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -15,14 +15,15 @@ use super::app::{self, App};
 use super::canvas;
 use super::collection::{Request, Worker, WorkerConfig};
 
-/// How long to wait for a key before looking at the worker's messages again.
-const POLL: Duration = Duration::from_millis(40);
+/// How often the screen redraws with nothing happening (the loading spinner).
+const TICK: Duration = Duration::from_millis(250);
 
 /// How long the loop gets to finish by itself after a termination signal.
 const GRACE: Duration = Duration::from_millis(500);
 
 pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
+    let keys = tx.clone();
     let operator = config.operator.clone();
     let database = config.path.display().to_string();
     // Open the database first: a bad file is one line on stderr, not a broken screen.
@@ -45,6 +46,7 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
             height: size.height,
         },
     );
+    read_terminal(keys, Arc::clone(&stop))?;
     let outcome = event_loop(&mut terminal, &mut app, &worker, &rx, &stop);
     ratatui::try_restore().context("cannot restore the terminal")?;
     signals.close();
@@ -75,6 +77,33 @@ fn watch_signals(stop: Arc<AtomicBool>) -> anyhow::Result<signal_hook::iterator:
     Ok(handle)
 }
 
+/// Terminal input arrives on the same channel as the worker's results, so the
+/// screen answers whichever comes first without polling.
+fn read_terminal(messages: Sender<Msg>, stop: Arc<AtomicBool>) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("receipt-review-keys".into())
+        .spawn(move || {
+            loop {
+                let msg = match event::read() {
+                    Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => Msg::Key(key),
+                    Ok(Event::Resize(width, height)) => Msg::Resize { width, height },
+                    Ok(_) => continue,
+                    Err(_) => {
+                        // The terminal is gone: end the screen.
+                        stop.store(true, Ordering::SeqCst);
+                        Msg::Tick
+                    }
+                };
+                let gone = stop.load(Ordering::SeqCst);
+                if messages.send(msg).is_err() || gone {
+                    return;
+                }
+            }
+        })
+        .context("cannot read the terminal")?;
+    Ok(())
+}
+
 fn event_loop(
     terminal: &mut DefaultTerminal,
     app: &mut App,
@@ -82,31 +111,20 @@ fn event_loop(
     inbox: &Receiver<Msg>,
     stop: &AtomicBool,
 ) -> anyhow::Result<i32> {
-    let mut dirty = true;
     loop {
         if stop.load(Ordering::SeqCst) {
             return Ok(0);
         }
-        if dirty {
-            terminal.draw(|frame| canvas::draw(frame, app))?;
-            dirty = false;
-        }
-        let mut messages: Vec<Msg> = inbox.try_iter().collect();
-        if event::poll(if messages.is_empty() {
-            POLL
-        } else {
-            Duration::ZERO
-        })? {
-            match event::read()? {
-                Event::Key(key) if key.kind != KeyEventKind::Release => {
-                    messages.push(Msg::Key(key))
-                }
-                Event::Resize(width, height) => messages.push(Msg::Resize { width, height }),
-                _ => {}
-            }
-        }
+        terminal.draw(|frame| canvas::draw(frame, app))?;
+        // Wake for the first message (a key, a worker result) or a tick for
+        // the spinner, then take everything already waiting before drawing once.
+        let first = match inbox.recv_timeout(TICK) {
+            Ok(msg) => msg,
+            Err(RecvTimeoutError::Timeout) => Msg::Tick,
+            Err(RecvTimeoutError::Disconnected) => return Ok(0),
+        };
+        let messages: Vec<Msg> = std::iter::once(first).chain(inbox.try_iter()).collect();
         for msg in messages {
-            dirty = true;
             for effect in app::update(app, msg) {
                 match effect {
                     Effect::Quit => return Ok(0),
