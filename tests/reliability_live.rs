@@ -63,7 +63,7 @@ fn wal_path(db: &Path) -> PathBuf {
 
 fn decision_for(kind: &str, n: usize) -> &'static str {
     match kind {
-        "stuck" if n % 2 == 0 => "failed",
+        "stuck" if n.is_multiple_of(2) => "failed",
         "stuck" => "completed",
         "duplicate" => "duplicate",
         _ => "follow_up",
@@ -74,7 +74,7 @@ fn decision_for(kind: &str, n: usize) -> &'static str {
 fn decisions_next_to_a_live_intake_are_never_lost_and_never_block_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = demo_db(dir.path(), 300, 11);
-    let stuck = add_stuck(&db, "live/stuck", 170 * scale());
+    let stuck = add_stuck(&db, "live/stuck", 185 * scale());
     let items = pending_items(&db);
     assert!(items.len() >= 200, "{} items", items.len());
 
