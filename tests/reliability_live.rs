@@ -63,7 +63,7 @@ fn wal_path(db: &Path) -> PathBuf {
 
 fn decision_for(kind: &str, n: usize) -> &'static str {
     match kind {
-        "stuck" if n % 2 == 0 => "failed",
+        "stuck" if n.is_multiple_of(2) => "failed",
         "stuck" => "completed",
         "duplicate" => "duplicate",
         _ => "follow_up",
@@ -73,8 +73,8 @@ fn decision_for(kind: &str, n: usize) -> &'static str {
 #[test]
 fn decisions_next_to_a_live_intake_are_never_lost_and_never_block_it() {
     let dir = tempfile::tempdir().unwrap();
-    let db = demo_db(dir.path(), 300, 11);
-    let stuck = add_stuck(&db, "live/stuck", 170 * scale());
+    let db = demo_db(dir.path(), 150, 11);
+    let stuck = add_stuck(&db, "live/stuck", 195 * scale());
     let items = pending_items(&db);
     assert!(items.len() >= 200, "{} items", items.len());
 
@@ -123,6 +123,8 @@ fn decisions_next_to_a_live_intake_are_never_lost_and_never_block_it() {
             ("RELIAB_READY", &ready),
             ("RELIAB_STOP", &stop),
             ("RELIAB_OUT", &out),
+            // About 50 receipts a second, each in its own transaction.
+            ("RELIAB_PAUSE_MS", Path::new("15")),
         ],
     );
     wait_for_file(&ready, Duration::from_secs(30), &mut writer);

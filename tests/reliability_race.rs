@@ -36,6 +36,15 @@ enum Start {
     Late,
 }
 
+/// operator, decision, state_before, state_after, updated_at_after
+type LogRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 /// One round: returns whether the loser was refused inside the write
 /// transaction (both had read the item as pending).
 fn race(db: &Path, item: &str, a: (&str, &str), b: (&str, &str), start: Start) -> bool {
@@ -111,13 +120,7 @@ fn race(db: &Path, item: &str, a: (&str, &str), b: (&str, &str), start: Start) -
 
     // Exactly one decision, and the state change inside it.
     let conn = inspect(db);
-    let rows: Vec<(
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    )> = conn
+    let rows: Vec<LogRow> = conn
         .prepare(
             "SELECT operator, decision, state_before, state_after, updated_at_after \
              FROM review_log WHERE item = ?1",

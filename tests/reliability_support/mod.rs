@@ -268,16 +268,17 @@ fn writer() {
     let mut last_message = String::new();
     while !stop.exists() && Instant::now() < deadline {
         n += 1;
-        let message = if n % 10 == 0 {
+        let second_click = n.is_multiple_of(10);
+        let message = if second_click {
             last_message.clone()
         } else {
             format!("Live message {n} from the intake test, please call back.")
         };
         last_message = message.clone();
         let payload = serde_json::json!({
-            "email": format!("visitor{}@example.com", n - u64::from(n % 10 == 0)),
+            "email": format!("visitor{}@example.com", n - u64::from(second_click)),
             "message": message,
-            "name": format!("Visitor {}", n - u64::from(n % 10 == 0)),
+            "name": format!("Visitor {}", n - u64::from(second_click)),
         })
         .to_string();
         let canon = receipt_review::intake::canonical::canonical_text(&payload).unwrap();

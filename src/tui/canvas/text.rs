@@ -44,14 +44,24 @@ pub fn pad_left(text: &str, cells: usize) -> String {
     out
 }
 
+/// At most `max_chars` characters of `text`, for a view that shows only its
+/// beginning; a longer text is cut and ends with `…`. Cutting before cleaning
+/// and wrapping makes a 1 MB value as cheap to draw as a short one.
+pub fn head(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => std::borrow::Cow::Owned(format!("{}{ELLIPSIS}", &text[..i])),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 /// Untrusted text made safe (see [`crate::sanitize`]) and fitted to `max` cells.
 pub fn safe(text: &str, max: usize) -> String {
-    fit(&clean(text), max)
+    fit(&clean(&head(text, max + 1)), max)
 }
 
 /// Untrusted text made safe and padded or cut to exactly `cells` cells.
 pub fn safe_pad(text: &str, cells: usize) -> String {
-    pad(&clean(text), cells)
+    pad(&clean(&head(text, cells + 1)), cells)
 }
 
 /// Lines of at most `cells` cells, broken at a space when one is near, else
@@ -149,6 +159,19 @@ mod tests {
         assert_eq!(cut.len(), 2);
         assert!(cut[1].ends_with('…'));
         assert!(cut.iter().all(|l| width(l) <= 9));
+    }
+
+    #[test]
+    fn a_long_text_is_cut_before_it_is_cleaned_and_still_marked() {
+        assert_eq!(head("abcdef", 3), "abc…");
+        assert_eq!(head("abc", 3), "abc");
+        assert_eq!(head("日本語です", 2), "日本…");
+        let huge = "x".repeat(1_000_000);
+        assert_eq!(safe(&huge, 5), "xxxx…");
+        assert_eq!(width(&safe_pad(&huge, 7)), 7);
+        // Zero-width characters take no cells: the cut is still marked.
+        let marks = format!("e{}", "\u{301}".repeat(50));
+        assert!(safe(&marks, 4).ends_with('…'));
     }
 
     #[test]

@@ -121,6 +121,9 @@ pub fn legend(use_visitor: bool, theme: &Theme, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The most fields a comparison shows.
+const SHOWN_FIELDS: usize = 200;
+
 /// The comparison, as lines of at most `width` cells.
 pub fn compare(
     columns: &[Column],
@@ -141,7 +144,7 @@ pub fn compare(
             ));
         }
     }
-    let names: BTreeSet<&str> = columns
+    let mut names: BTreeSet<&str> = columns
         .iter()
         .filter_map(|c| match &c.fields {
             Fields::Object(map) => Some(map.keys().map(String::as_str)),
@@ -149,6 +152,12 @@ pub fn compare(
         })
         .flatten()
         .collect();
+    // A form has a few dozen fields; a payload with thousands is compared on
+    // its first ones (every frame stays cheap), and says so.
+    let left_out = names.len().saturating_sub(SHOWN_FIELDS);
+    if left_out > 0 {
+        names = names.into_iter().take(SHOWN_FIELDS).collect();
+    }
     if names.is_empty() {
         if lines.is_empty() {
             lines.push(Line::styled("  (no fields)", theme.dim()));
@@ -176,6 +185,15 @@ pub fn compare(
         );
     } else {
         stacked(columns, &names, width, use_visitor, theme, &mut lines);
+    }
+    if left_out > 0 {
+        lines.push(Line::styled(
+            text::fit(
+                &format!("  … {left_out} more fields not compared (v shows the raw payloads)"),
+                width,
+            ),
+            theme.dim(),
+        ));
     }
     lines
 }
@@ -214,7 +232,11 @@ fn table(
         let cells: Vec<Vec<String>> = columns
             .iter()
             .map(|c| match value_of(c, name) {
-                Some(v) => text::wrap_at_most(&clean(v), value_w, max_lines),
+                Some(v) => text::wrap_at_most(
+                    &clean(&text::head(v, value_w * max_lines + 1)),
+                    value_w,
+                    max_lines,
+                ),
                 None => vec!["—".to_string()],
             })
             .collect();
@@ -277,7 +299,7 @@ fn stacked(
             let room = width.saturating_sub(text::width(&head));
             lines.push(Line::from(vec![
                 Span::raw(text::fit(&head, width)),
-                Span::raw(text::fit(&clean(value), room)),
+                Span::raw(text::fit(&clean(&text::head(value, room + 1)), room)),
             ]));
             continue;
         }
@@ -293,7 +315,7 @@ fn stacked(
         ]));
         let room = width.saturating_sub(label_w + 5).max(4);
         for c in columns {
-            let value = value_of(c, name).map(clean).map(|v| v.into_owned());
+            let value = value_of(c, name).map(|v| clean(&text::head(v, room * 3 + 1)).into_owned());
             let parts = match &value {
                 Some(v) => text::wrap_at_most(v, room, 3),
                 None => vec!["—".into()],
