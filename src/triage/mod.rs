@@ -19,6 +19,7 @@ mod groups;
 mod hash;
 mod inspect;
 mod near;
+mod scan;
 mod stuck;
 pub mod text;
 pub mod visitor;

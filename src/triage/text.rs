@@ -28,7 +28,94 @@ pub fn normalize_text_cow(text: &str) -> Cow<'_, str> {
     if is_normal_ascii(text) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(normalize_owned(text))
+    let mut out = String::with_capacity(text.len());
+    normalize_into(text, &mut out);
+    Cow::Owned(out)
+}
+
+/// Appends [`normalize_text`] of `text` to `out`, without allocating for text
+/// made of ASCII, white space and characters that NFKC and case folding leave
+/// alone (kana, CJK ideographs, lower-case accented letters and the like).
+pub fn normalize_into(text: &str, out: &mut String) {
+    if is_normal_ascii(text) {
+        out.push_str(text);
+        return;
+    }
+    let start = out.len();
+    if !fold_simple(text, out) {
+        out.truncate(start);
+        out.push_str(&normalize_owned(text));
+    }
+}
+
+/// The fast fold: ASCII lower-cased, stable characters kept, runs of white
+/// space folded to one space and trimmed. False (with `out` partly written)
+/// when the text holds a character that needs the general path.
+fn fold_simple(text: &str, out: &mut String) -> bool {
+    let start = out.len();
+    let mut pending_space = false;
+    for c in text.chars() {
+        if c.is_ascii() {
+            if (c as u8).is_ascii_whitespace() || c == '\u{b}' {
+                pending_space = out.len() > start;
+                continue;
+            }
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c.is_whitespace() {
+            pending_space = out.len() > start;
+        } else if is_stable(c) {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// True for a character that NFKC and full case folding leave as it is in any
+/// context: NFKC quick check Yes (so it neither decomposes nor composes with
+/// what precedes it), combining class 0, its own case fold, and not white space.
+/// A text made only of such characters, ASCII and white space normalises by
+/// lower-casing ASCII and folding white space (see the tests).
+fn is_stable(c: char) -> bool {
+    let u = c as u32;
+    if u >= 0x1_0000 {
+        return false;
+    }
+    let table = STABLE.get_or_init(stable_table);
+    table[(u >> 6) as usize] & (1u64 << (u & 63)) != 0
+}
+
+static STABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+
+fn stable_table() -> Vec<u64> {
+    let mut table = vec![0u64; 0x1_0000 / 64];
+    let mut folded = String::new();
+    for u in 0x80u32..0x1_0000 {
+        let Some(c) = char::from_u32(u) else {
+            continue;
+        };
+        if c.is_whitespace()
+            || unicode_normalization::char::canonical_combining_class(c) != 0
+            || is_nfkc_quick(std::iter::once(c)) != IsNormalized::Yes
+        {
+            continue;
+        }
+        folded.clear();
+        folded.extend(std::iter::once(c).default_case_fold());
+        if folded.chars().eq(std::iter::once(c)) {
+            table[(u >> 6) as usize] |= 1u64 << (u & 63);
+        }
+    }
+    table
 }
 
 /// ASCII without upper case, without white space other than single inner spaces.
@@ -213,6 +300,56 @@ mod tests {
         assert!(matches!(normalize_text_cow(""), Cow::Borrowed(_)));
         for s in [" a", "a ", "a  b", "A", "a\tb", "a\x0bb", "é"] {
             assert!(matches!(normalize_text_cow(s), Cow::Owned(_)), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn the_fast_fold_agrees_with_the_general_path() {
+        // Every stable character, alone and between others.
+        for u in 0x80u32..0x1_0000 {
+            let Some(c) = char::from_u32(u) else { continue };
+            if is_stable(c) {
+                let t = format!("A{c} x{c}{c}\u{3000}Q");
+                let mut fast = String::new();
+                assert!(fold_simple(&t, &mut fast), "{u:x}");
+                assert_eq!(fast, normalize_owned(&t), "{u:x}");
+            }
+        }
+        // Every white space character folds to a separator in NFKC too.
+        for u in 0u32..0x11_0000 {
+            let Some(c) = char::from_u32(u) else { continue };
+            if c.is_whitespace() {
+                let t = format!("a{c}b");
+                let mut fast = String::new();
+                assert!(fold_simple(&t, &mut fast), "{u:x}");
+                assert_eq!(fast, normalize_owned(&t), "{u:x}");
+                assert!(c.to_string().nfkc().all(char::is_whitespace), "{u:x}");
+            }
+        }
+        for t in [
+            "ＡＢＣ",
+            "Straße",
+            "ﾃｽﾄ",
+            "É",
+            "ｶﾞ",
+            "が",
+            "か\u{3099}",
+            "😀 X",
+        ] {
+            let mut out = String::new();
+            normalize_into(t, &mut out);
+            assert_eq!(out, normalize_owned(t), "{t}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normalize_into_agrees_with_the_general_path(
+            text in "[a-zA-Z0-9 \t\n\u{b}\u{a0}\u{3000}àÀéÉßΣσ日本語あアｱﾞ゛\u{3099}ＡＺ①😀]{0,24}",
+        ) {
+            let mut out = String::from("prefix");
+            normalize_into(&text, &mut out);
+            proptest::prop_assert_eq!(&out[6..], normalize_owned(&text));
         }
     }
 
