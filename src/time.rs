@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 
-use crate::triage::model::{Millis, TimeValue};
+use crate::triage::model::{Millis, TimeRef, TimeValue};
 
 /// Integers at or above this are milliseconds: as seconds they would be past the
 /// year 5000, as milliseconds they are after March 1973.
@@ -14,10 +14,15 @@ const MILLIS_THRESHOLD: i64 = 100_000_000_000;
 
 /// Parses a stored time into unix milliseconds, or says why it cannot.
 pub fn parse_time(value: &TimeValue) -> Result<Millis, String> {
+    parse_time_ref(value.as_ref())
+}
+
+/// [`parse_time`] of a borrowed value.
+pub fn parse_time_ref(value: TimeRef<'_>) -> Result<Millis, String> {
     match value {
-        TimeValue::Null => Err("time is NULL".to_string()),
-        TimeValue::Integer(n) => Ok(from_unix_number(*n)),
-        TimeValue::Real(x) => {
+        TimeRef::Null => Err("time is NULL".to_string()),
+        TimeRef::Integer(n) => Ok(from_unix_number(n)),
+        TimeRef::Real(x) => {
             if !x.is_finite() {
                 return Err(format!("time is not a finite number: {x}"));
             }
@@ -28,8 +33,8 @@ pub fn parse_time(value: &TimeValue) -> Result<Millis, String> {
                 Ok((x * 1000.0).round() as i64)
             }
         }
-        TimeValue::Text(text) => parse_text(text),
-        TimeValue::Other(what) => Err(format!("time is not text or a number: {what}")),
+        TimeRef::Text(text) => parse_text(text),
+        TimeRef::Other(what) => Err(format!("time is not text or a number: {what}")),
     }
 }
 
@@ -88,7 +93,8 @@ fn parse_fixed_layout(b: &[u8]) -> Option<Millis> {
         return None;
     }
     let sep = b[10];
-    if sep != b'T' && !(sep == b' ' && !zulu) {
+    let separator_ok = sep == b'T' || (sep == b' ' && !zulu);
+    if !separator_ok {
         return None;
     }
     if zulu && b[b.len() - 1] != b'Z' {

@@ -7,27 +7,28 @@
 //! non-canonical escapes, broken JSON) is left to the general parser, which
 //! decides what it is: this module never calls a payload damaged.
 
-/// A top-level value of a canonical flat object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value<'a> {
-    /// A string as written between its quotes; `escaped` when it holds a `\`.
+/// A top-level value of a canonical flat object; ranges are byte offsets
+/// into the scanned text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A string as written between its quotes; `escaped` when it holds a backslash.
     Str {
-        raw: &'a str,
+        raw: std::ops::Range<usize>,
         escaped: bool,
     },
     True,
     False,
     Null,
     /// An integer in canonical form (no leading zeros, no `-0`).
-    Int(&'a str),
+    Int(std::ops::Range<usize>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry<'a> {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
     /// The key as written, which is the key itself (keys with escapes are not
     /// on the fast path).
-    pub key: &'a str,
-    pub value: Value<'a>,
+    pub key: std::ops::Range<usize>,
+    pub value: Value,
 }
 
 /// Byte classes inside a string: 0 plain, 1 quote, 2 backslash, 3 control.
@@ -46,7 +47,7 @@ static CLASS: [u8; 256] = string_classes();
 
 /// Fills `out` with the entries of `text` when it is a canonical flat object,
 /// in order; returns false (with `out` in any state) when it is not.
-pub fn canonical_flat_object<'a>(text: &'a str, out: &mut Vec<Entry<'a>>) -> bool {
+pub fn canonical_flat_object(text: &str, out: &mut Vec<Entry>) -> bool {
     out.clear();
     let b = text.as_bytes();
     let n = b.len();
@@ -90,7 +91,7 @@ pub fn canonical_flat_object<'a>(text: &'a str, out: &mut Vec<Entry<'a>>) -> boo
                 };
                 (
                     Value::Str {
-                        raw: &text[i + 1..end],
+                        raw: i + 1..end,
                         escaped,
                     },
                     end + 1,
@@ -103,12 +104,12 @@ pub fn canonical_flat_object<'a>(text: &'a str, out: &mut Vec<Entry<'a>>) -> boo
                 let Some(end) = integer_end(b, i) else {
                     return false;
                 };
-                (Value::Int(&text[i..end]), end)
+                (Value::Int(i..end), end)
             }
             _ => return false,
         };
         out.push(Entry {
-            key: &text[key_start..key_end],
+            key: key_start..key_end,
             value,
         });
         i = next;
@@ -246,7 +247,7 @@ mod tests {
     use crate::intake::canonical::canonical_text;
     use proptest::prelude::*;
 
-    fn scan(text: &str) -> Option<Vec<Entry<'_>>> {
+    fn scan(text: &str) -> Option<Vec<Entry>> {
         let mut out = Vec::new();
         canonical_flat_object(text, &mut out).then_some(out)
     }
@@ -256,20 +257,23 @@ mod tests {
         let t = r#"{"a":"x","b":true,"c":false,"d":null,"e":-12,"f":"q\"\\\n\u001f","g":0}"#;
         let e = scan(t).expect("canonical");
         assert_eq!(e.len(), 7);
-        assert_eq!(e[0].key, "a");
+        assert_eq!(&t[e[0].key.clone()], "a");
         assert_eq!(
             e[0].value,
             Value::Str {
-                raw: "x",
+                raw: 6..7,
                 escaped: false
             }
         );
-        assert_eq!(e[4].value, Value::Int("-12"));
+        let Value::Int(n) = e[4].value.clone() else {
+            panic!("{:?}", e[4]);
+        };
+        assert_eq!(&t[n], "-12");
         let mut s = String::new();
-        let Value::Str { raw, escaped: true } = e[5].value else {
+        let Value::Str { raw, escaped: true } = e[5].value.clone() else {
             panic!("{:?}", e[5]);
         };
-        unescape(raw, &mut s);
+        unescape(&t[raw], &mut s);
         assert_eq!(s, "q\"\\\n\u{1f}");
         assert_eq!(scan("{}"), Some(vec![]));
         assert_eq!(canonical_text(t).unwrap(), t);
