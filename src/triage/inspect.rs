@@ -86,17 +86,38 @@ struct Field {
     chars: usize,
 }
 
+/// A map of names seen in payloads, hashed with the fixed hash (these caches
+/// live for a few hundred rows; nothing is gained by a keyed hash there).
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<hash::PassThrough>>;
+
 /// Buffers reused from row to row, and caches of key and scope names.
-#[derive(Default)]
 pub struct Scratch {
+    /// The raw keys seen last, by a cheap hash of their length and ends.
+    recent: Vec<Option<(Box<str>, KeyClass)>>,
     entries: Vec<scan::Entry>,
     text: String,
     unescaped: String,
     fields: Vec<Field>,
-    raw_keys: HashMap<Box<str>, KeyClass>,
-    key_index: HashMap<Box<str>, u32>,
+    raw_keys: FastMap<Box<str>, KeyClass>,
+    key_index: FastMap<Box<str>, u32>,
     local_keys: Vec<LocalKey>,
-    scopes: HashMap<Box<str>, u32>,
+    scopes: FastMap<Box<str>, u32>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            recent: vec![None; 256],
+            entries: Vec::new(),
+            text: String::new(),
+            unescaped: String::new(),
+            fields: Vec::new(),
+            raw_keys: FastMap::default(),
+            key_index: FastMap::default(),
+            local_keys: Vec::new(),
+            scopes: FastMap::default(),
+        }
+    }
 }
 
 /// Where visitor keys and scopes get their ids (facts only).
@@ -371,11 +392,23 @@ impl Inspector {
         keys: Option<&RwLock<Table>>,
         honeypot: &mut bool,
     ) {
-        let class = match s.raw_keys.get(raw_key) {
-            Some(c) => *c,
-            None => {
-                let c = self.classify(raw_key, s, keys);
-                s.raw_keys.insert(raw_key.into(), c);
+        let b = raw_key.as_bytes();
+        let slot = match (b.first(), b.last()) {
+            (Some(&f), Some(&l)) => (b.len() * 31 + usize::from(f) * 7 + usize::from(l)) & 255,
+            _ => 0,
+        };
+        let class = match &s.recent[slot] {
+            Some((k, c)) if **k == *raw_key => *c,
+            _ => {
+                let c = match s.raw_keys.get(raw_key) {
+                    Some(c) => *c,
+                    None => {
+                        let c = self.classify(raw_key, s, keys);
+                        s.raw_keys.insert(raw_key.into(), c);
+                        c
+                    }
+                };
+                s.recent[slot] = Some((raw_key.into(), c));
                 c
             }
         };
@@ -393,23 +426,33 @@ impl Inspector {
             KeyClass::Visitor(k) => k,
         };
         let start = s.text.len();
-        match value {
-            Val::Str(t) => text::normalize_into(t, &mut s.text),
-            Val::True => s.text.push_str("true"),
-            Val::False => s.text.push_str("false"),
-            Val::Null => {}
-            Val::Int(t) => s.text.push_str(t),
+        let measured = match value {
+            Val::Str(t) => Some(text::normalize_measured(t, &mut s.text)),
+            Val::True => {
+                s.text.push_str("true");
+                None
+            }
+            Val::False => {
+                s.text.push_str("false");
+                None
+            }
+            Val::Null => None,
+            Val::Int(t) => {
+                s.text.push_str(t);
+                None
+            }
             Val::Json(v) => {
                 if let Some(t) = visitor::normalize_value(v) {
                     s.text.push_str(&t);
                 }
+                None
             }
-        }
+        };
         if s.text.len() == start {
             return; // empty values and nulls count as absent
         }
         let value = &s.text[start..];
-        let (tokens, chars) = text::measure(value);
+        let (tokens, chars) = measured.unwrap_or_else(|| text::measure(value));
         s.fields.push(Field {
             key,
             text: start..s.text.len(),
@@ -464,7 +507,36 @@ fn digest_matches(stored: &str, computed: &[u8; 32]) -> bool {
 /// Inspects rows in parallel into a [`Store`]: facts of good receipts, in the
 /// order given, and damaged rows.
 pub fn ingest(store: &mut Store, inspector: &Inspector, rows: &[Row<'_>]) {
+    ingest_by(store, inspector, rows);
+}
+
+/// Rows held somewhere, handed out one at a time on whichever thread
+/// inspects them.
+pub trait RowSource: Sync {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`; `buf` is for text the row has to make up.
+    fn row<'a>(&'a self, i: usize, buf: &'a mut String) -> Row<'a>;
+}
+
+impl RowSource for [Row<'_>] {
+    fn len(&self) -> usize {
+        <[Row<'_>]>::len(self)
+    }
+
+    fn row<'a>(&'a self, i: usize, _buf: &'a mut String) -> Row<'a> {
+        self[i]
+    }
+}
+
+/// [`ingest`] of the rows of any [`RowSource`].
+pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector, rows: &S) {
     use rayon::prelude::*;
+    let n = rows.len();
 
     struct Part {
         receipts: Vec<ReceiptFact>,
@@ -477,19 +549,23 @@ pub fn ingest(store: &mut Store, inspector: &Inspector, rows: &[Row<'_>]) {
         keys: &keys,
         scopes: &scopes,
     };
-    let parts: Vec<Part> = rows
-        .par_chunks(512)
-        .map(|chunk| {
+    const CHUNK: usize = 512;
+    let parts: Vec<Part> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
             let mut s = Scratch::default();
+            let mut buf = String::new();
             let mut part = Part {
-                receipts: Vec::with_capacity(chunk.len()),
-                fields: Vec::with_capacity(chunk.len() * 6),
+                receipts: Vec::with_capacity(range.len()),
+                fields: Vec::with_capacity(range.len() * 6),
                 damaged: Vec::new(),
             };
-            for row in chunk {
-                match inspector.facts(row, &mut s, &names, &mut part.fields) {
+            for i in range {
+                let row = rows.row(i, &mut buf);
+                match inspector.facts(&row, &mut s, &names, &mut part.fields) {
                     Ok(f) => part.receipts.push(f),
-                    Err(d) => part.damaged.push((d, Inspector::damaged_row(row))),
+                    Err(d) => part.damaged.push((d, Inspector::damaged_row(&row))),
                 }
             }
             part

@@ -38,7 +38,9 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 pub use facts::Store;
-pub use inspect::{Inspector, Scratch, ingest, inspect, inspect_with};
+pub use inspect::{
+    Inspector, Interners, RowSource, Scratch, ingest, ingest_by, inspect, inspect_with,
+};
 use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};
 pub use near::Texts;
 

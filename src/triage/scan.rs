@@ -133,19 +133,18 @@ pub fn canonical_flat_object(text: &str, out: &mut Vec<Entry>) -> bool {
 #[inline]
 fn string_end(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
-    while i < b.len() {
-        // Skip plain bytes eight at a time.
-        while i + 8 <= b.len() {
-            let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-            if has_special(w) {
+    loop {
+        // Jump eight bytes at a time to the first quote, backslash or control.
+        while let Some(word) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            let special = special_bytes(w);
+            if special != 0 {
+                i += (special.trailing_zeros() / 8) as usize;
                 break;
             }
             i += 8;
         }
-        if i >= b.len() {
-            return None;
-        }
-        match CLASS[b[i] as usize] {
+        match CLASS[*b.get(i)? as usize] {
             0 => i += 1,
             1 => return Some((i, escaped)),
             2 => {
@@ -155,21 +154,20 @@ fn string_end(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
             _ => return None,
         }
     }
-    None
 }
 
-/// True when a word holds a quote, a backslash or a byte below 0x20.
+/// The high bit of each byte of `w` that is a quote, a backslash or below
+/// 0x20; exact for the lowest such byte (bits above it may be spurious).
 #[inline]
-fn has_special(w: u64) -> bool {
+fn special_bytes(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let quote = zero(w ^ (ONES * u64::from(b'"')));
     let backslash = zero(w ^ (ONES * u64::from(b'\\')));
-    // Bytes below 0x20: (b - 0x20) borrows into the high bit for b < 0x20 (and
-    // for bytes >= 0xa0 the high bit is set anyway, so mask with !w).
+    // Bytes below 0x20 borrow into their high bit; bytes >= 0x80 are masked out by !w.
     let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
-    (quote | backslash | control) != 0
+    quote | backslash | control
 }
 
 /// The index after an escape whose letter is at `i`, when Python writes that
