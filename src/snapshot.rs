@@ -4,15 +4,22 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::mpsc;
 
 use anyhow::Context;
+use rayon::prelude::*;
 
 use crate::review::{self, Kind, LogEntry, Status};
-use crate::storage::{self, Database};
+use crate::storage::stream::{self, Batch};
+use crate::storage::{self, Database, StorageError};
 use crate::triage::{
-    self,
+    self, Details, Inspector, Scratch, Store,
     model::{Millis, Receipt, ReceiptId, Settings, Triage},
 };
+
+/// Rows per batch read: large enough to keep both cores busy inspecting one
+/// batch while the next is read, small enough to keep memory flat.
+const BATCH_ROWS: usize = 8192;
 
 /// What the review log says about one item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -54,7 +61,11 @@ pub struct Snapshot {
     /// Why decisions may not change `receipts.state` (read-only, or `receipts` is a view).
     pub state_changes_off: Option<String>,
     pub settings: Settings,
-    /// Receipts that passed inspection, ordered by id.
+    /// Receipts that passed inspection.
+    pub receipt_count: usize,
+    /// The receipts the items show (members of duplicate groups, conflict
+    /// originals, stuck receipts), ordered by id; empty from [`read`], which
+    /// serves reports, and filled by [`read_for_screen`].
     pub receipts: Vec<Receipt>,
     /// Retries absorbed by each receipt's key.
     pub replays: HashMap<ReceiptId, u32>,
@@ -77,7 +88,7 @@ impl Snapshot {
         self.reviews.get(item).cloned().unwrap_or_default()
     }
 
-    /// The receipt with this id, if it passed inspection.
+    /// The receipt with this id, if it passed inspection and an item shows it.
     pub fn receipt(&self, id: ReceiptId) -> Option<&Receipt> {
         self.receipts
             .binary_search_by_key(&id, |r| r.id)
@@ -98,35 +109,107 @@ pub struct Progress {
     pub total: Option<u64>,
 }
 
-/// Reads and analyses the database, and joins in the review log.
+/// Reads and analyses the database, and joins in the review log. The
+/// receipts themselves are not kept (see [`Snapshot::receipts`]).
 pub fn read(
     db: &Database,
     settings: Settings,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<Snapshot> {
-    progress(Progress {
-        stage: "reading receipts",
-        done: 0,
-        total: None,
-    });
-    let loaded = storage::load(db)?;
-    let rows = loaded.receipts.len() as u64;
+    read_with(db, settings, false, progress)
+}
+
+/// [`read`], with the receipts that the screen's items show.
+pub fn read_for_screen(
+    db: &Database,
+    settings: Settings,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Snapshot> {
+    read_with(db, settings, true, progress)
+}
+
+fn read_with(
+    db: &Database,
+    settings: Settings,
+    with_receipts: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Snapshot> {
+    // One read transaction: the receipts, what is read again, conflicts and
+    // replays all come from one snapshot of the database.
+    let tx = if db.conn().is_autocommit() {
+        Some(
+            db.conn()
+                .unchecked_transaction()
+                .map_err(|e| db.error("starting a read", e))?,
+        )
+    } else {
+        None
+    };
+    let mut store = Store::new();
+    let inspector = Inspector::new(&settings, store.random.clone());
+    read_facts(db, &inspector, &mut store, None, &mut |done| {
+        progress(Progress {
+            stage: "reading receipts",
+            done,
+            total: None,
+        })
+    })?;
+    store.finish();
+    let rows = store.rows() as u64;
     progress(Progress {
         stage: "analysing",
         done: 0,
         total: Some(rows),
     });
-    let analysis = triage::analyze(&loaded.receipts, &loaded.conflicts, &settings);
-    drop(loaded.receipts);
+    let conflicts = storage::load_conflicts(db)?;
+    let (replays, replay_total) = storage::load_replays(db)?;
+    let needs = triage::needs(&store, &conflicts, &settings);
+    let mut details = Details::default();
+    for (index, receipt) in reread(db, &inspector, &store, &needs.indices())? {
+        details.supply(&store, &needs, index, &receipt);
+    }
+    let triage = triage::analyze_facts(&store, &conflicts, &needs, &details, &settings);
+    drop(details);
+    let receipts = if with_receipts {
+        progress(Progress {
+            stage: "reading the items' receipts",
+            done: rows,
+            total: Some(rows),
+        });
+        let shown = shown_receipts(&store, &triage);
+        reread(db, &inspector, &store, &shown)?
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(tx) = tx {
+        tx.commit().map_err(|e| db.error("ending a read", e))?;
+    }
     progress(Progress {
         stage: "reading the review log",
         done: rows,
         total: Some(rows),
     });
+    let mut snap = assemble(db, settings, store.receipts.len(), triage)?;
+    snap.receipts = receipts;
+    snap.replays = replays;
+    snap.replay_total = replay_total;
+    Ok(snap)
+}
+
+/// The snapshot of an analysis: the review log joined in.
+fn assemble(
+    db: &Database,
+    settings: Settings,
+    receipt_count: usize,
+    triage: Triage,
+) -> anyhow::Result<Snapshot> {
     let statuses = review::load_statuses(db.conn()).context("reading review_log")?;
     let log = review::read_log(db.conn()).context("reading review_log")?;
     let mut reviews = HashMap::new();
-    let t = &analysis.triage;
+    let t = &triage;
     let items = t
         .duplicates
         .iter()
@@ -146,12 +229,129 @@ pub fn read(
             .or_else(|| db.is_read_only().then(|| "opened read-only".to_string())),
         state_changes_off: db.state_changes_off(),
         settings,
-        receipts: analysis.receipts,
-        replays: loaded.replays,
-        replay_total: loaded.replay_total,
-        triage: analysis.triage,
+        receipt_count,
+        receipts: Vec::new(),
+        replays: HashMap::new(),
+        replay_total: 0,
+        triage,
         reviews,
         log: log.iter().map(log_line).collect(),
+    })
+}
+
+/// Indices of the receipts the items show: members of duplicate groups,
+/// conflict originals (and receipts holding an attempt), stuck receipts.
+pub fn shown_receipts(store: &Store, t: &Triage) -> Vec<u32> {
+    let ids = t
+        .duplicates
+        .iter()
+        .flat_map(|g| g.members.iter().map(|m| m.id))
+        .chain(t.conflicts.iter().flat_map(|c| {
+            std::iter::once(c.receipt_id).chain(
+                c.attempts
+                    .iter()
+                    .filter(|a| a.source == triage::model::AttemptSource::Receipts)
+                    .map(|a| a.id),
+            )
+        }))
+        .chain(t.stuck.iter().map(|s| s.receipt_id));
+    let mut out: Vec<u32> = ids.filter_map(|id| store.index_of(id)).collect();
+    out.par_sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Streams receipts (all, or those with an id above `after`) through the
+/// inspector into `store`: one batch is inspected on the worker threads while
+/// the next is read. `progress` hears the rows read so far.
+pub fn read_facts(
+    db: &Database,
+    inspector: &Inspector,
+    store: &mut Store,
+    after: Option<ReceiptId>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<u64, StorageError> {
+    let mut read = 0u64;
+    pipeline(
+        &mut |sink| {
+            stream::stream_receipts(db, after, BATCH_ROWS, &mut |batch| {
+                read += batch.len() as u64;
+                progress(read);
+                sink(batch)
+            })
+        },
+        &mut |batch| triage::ingest_by(store, inspector, batch),
+    )
+}
+
+/// The receipts at these indices of `store`, read again and inspected in full,
+/// with their indices (a receipt gone or changed since is left out).
+pub fn reread(
+    db: &Database,
+    inspector: &Inspector,
+    store: &Store,
+    indices: &[u32],
+) -> Result<Vec<(u32, Receipt)>, StorageError> {
+    let ids: Vec<ReceiptId> = indices
+        .iter()
+        .map(|&i| store.receipts[i as usize].id)
+        .collect();
+    let mut out: Vec<(u32, Receipt)> = Vec::with_capacity(ids.len());
+    pipeline(
+        &mut |sink| stream::read_receipts_by_id(db, &ids, BATCH_ROWS, sink),
+        &mut |batch| {
+            let found: Vec<(u32, Receipt)> = (0..batch.len())
+                .into_par_iter()
+                .with_min_len(64)
+                .map_init(
+                    || (Scratch::default(), String::new()),
+                    |(s, buf), i| {
+                        let row = batch.row(i, buf);
+                        let index = store.index_of(row.id)?;
+                        inspector.receipt(&row, s).ok().map(|r| (index, r))
+                    },
+                )
+                .flatten()
+                .collect();
+            out.extend(found);
+        },
+    )?;
+    Ok(out)
+}
+
+/// Takes a full batch and gives back an empty one to fill.
+type Sink<'s> = &'s mut dyn FnMut(Batch) -> Batch;
+
+/// Runs `produce` on this thread (it owns the connection) and `consume` on
+/// another, handing batches over and recycling their buffers.
+fn pipeline<T>(
+    produce: &mut dyn FnMut(Sink<'_>) -> Result<T, StorageError>,
+    consume: &mut (dyn FnMut(&Batch) + Send),
+) -> Result<T, StorageError> {
+    let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+    let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+    std::thread::scope(|scope| {
+        let consumer = scope.spawn(move || {
+            for mut batch in full_rx {
+                consume(&batch);
+                batch.clear();
+                if empty_tx.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        let result = produce(&mut |batch| {
+            // A consumer that died has dropped its end; its panic is raised below.
+            let _ = full_tx.send(batch);
+            empty_rx
+                .try_recv()
+                .unwrap_or_else(|_| Batch::with_capacity(BATCH_ROWS))
+        });
+        drop(full_tx);
+        if let Err(panic) = consumer.join() {
+            std::panic::resume_unwind(panic);
+        }
+        result
     })
 }
 

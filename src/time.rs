@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 
-use crate::triage::model::{Millis, TimeValue};
+use crate::triage::model::{Millis, TimeRef, TimeValue};
 
 /// Integers at or above this are milliseconds: as seconds they would be past the
 /// year 5000, as milliseconds they are after March 1973.
@@ -14,10 +14,15 @@ const MILLIS_THRESHOLD: i64 = 100_000_000_000;
 
 /// Parses a stored time into unix milliseconds, or says why it cannot.
 pub fn parse_time(value: &TimeValue) -> Result<Millis, String> {
+    parse_time_ref(value.as_ref())
+}
+
+/// [`parse_time`] of a borrowed value.
+pub fn parse_time_ref(value: TimeRef<'_>) -> Result<Millis, String> {
     match value {
-        TimeValue::Null => Err("time is NULL".to_string()),
-        TimeValue::Integer(n) => Ok(from_unix_number(*n)),
-        TimeValue::Real(x) => {
+        TimeRef::Null => Err("time is NULL".to_string()),
+        TimeRef::Integer(n) => Ok(from_unix_number(n)),
+        TimeRef::Real(x) => {
             if !x.is_finite() {
                 return Err(format!("time is not a finite number: {x}"));
             }
@@ -28,8 +33,8 @@ pub fn parse_time(value: &TimeValue) -> Result<Millis, String> {
                 Ok((x * 1000.0).round() as i64)
             }
         }
-        TimeValue::Text(text) => parse_text(text),
-        TimeValue::Other(what) => Err(format!("time is not text or a number: {what}")),
+        TimeRef::Text(text) => parse_text(text),
+        TimeRef::Other(what) => Err(format!("time is not text or a number: {what}")),
     }
 }
 
@@ -44,6 +49,9 @@ fn from_unix_number(n: i64) -> Millis {
 /// Parses a time given as text (any of the accepted forms).
 pub fn parse_text(text: &str) -> Result<Millis, String> {
     let t = text.trim();
+    if let Some(ms) = parse_fixed_layout(t.as_bytes()) {
+        return Ok(ms);
+    }
     if is_integer(t)
         && let Ok(n) = t.parse::<i64>()
     {
@@ -66,6 +74,83 @@ pub fn parse_text(text: &str) -> Result<Millis, String> {
         "unrecognised time {:?}",
         crate::sanitize::inline(t, 40)
     ))
+}
+
+/// The layouts an intake writes, parsed without chrono: RFC 3339 in UTC
+/// (`2026-11-29T10:15:30Z`, `2026-11-29T10:15:30.123Z`) and SQLite's text
+/// (`2026-11-29 10:15:30`, `2026-11-29 10:15:30.123`, also with `T`). `None`
+/// for anything else, including out-of-range fields and leap seconds, which
+/// then go through the general parsers (same answer, same error).
+fn parse_fixed_layout(b: &[u8]) -> Option<Millis> {
+    let (frac, zulu) = match b.len() {
+        19 => (false, false),
+        20 => (false, true),
+        23 => (true, false),
+        24 => (true, true),
+        _ => return None,
+    };
+    if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let sep = b[10];
+    let separator_ok = sep == b'T' || (sep == b' ' && !zulu);
+    if !separator_ok {
+        return None;
+    }
+    if zulu && b[b.len() - 1] != b'Z' {
+        return None;
+    }
+    if frac && b[19] != b'.' {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let mut n = 0i64;
+        for &c in &b[range] {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            n = n * 10 + i64::from(c - b'0');
+        }
+        Some(n)
+    };
+    let year = num(0..4)?;
+    let month = num(5..7)?;
+    let day = num(8..10)?;
+    let hour = num(11..13)?;
+    let minute = num(14..16)?;
+    let second = num(17..19)?;
+    let millis = if frac { num(20..23)? } else { 0 };
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 fn is_integer(t: &str) -> bool {
@@ -151,6 +236,79 @@ mod tests {
         assert!(parse_text("").is_err());
         assert!(parse_time(&TimeValue::Null).is_err());
         assert!(parse_time(&TimeValue::Real(f64::NAN)).is_err());
+    }
+
+    /// The general path alone, to compare the fast one against.
+    fn slow(t: &str) -> Option<Millis> {
+        if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+            return Some(dt.timestamp_millis());
+        }
+        ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]
+            .iter()
+            .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
+            .map(|n| n.and_utc().timestamp_millis())
+    }
+
+    #[test]
+    fn fixed_layouts_agree_with_chrono() {
+        for t in [
+            "2026-11-29T10:15:30.123Z",
+            "2026-11-29T10:15:30Z",
+            "2026-11-29 10:15:30",
+            "2026-11-29 10:15:30.123",
+            "2026-11-29T10:15:30.123",
+            "2024-02-29T23:59:59.999Z",
+            "2000-02-29 00:00:00",
+            "1970-01-01T00:00:00.000Z",
+            "1969-12-31T23:59:59.999Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31 23:59:59.999",
+        ] {
+            assert_eq!(parse_fixed_layout(t.as_bytes()), slow(t), "{t}");
+            assert!(slow(t).is_some(), "{t}");
+        }
+        // Not the fast path's business: the general parsers decide.
+        for t in [
+            "2023-02-29T00:00:00Z",
+            "2026-11-29T24:00:00Z",
+            "2026-11-29T23:59:60Z",
+            "2026-11-29t10:15:30Z",
+            "2026-11-29 10:15:30Z",
+            "2026-11-29T10:15:30.12Z",
+            "2026-11-29T10:15:30+09:00",
+            "2026-13-01 00:00:00",
+            "2026-11-29T10:15:3aZ",
+        ] {
+            assert_eq!(parse_fixed_layout(t.as_bytes()), None, "{t}");
+        }
+        assert_eq!(parse_text("2026-11-29 10:15:30Z"), Ok(T - 123));
+        assert_eq!(
+            parse_text("2026-11-29T23:59:60Z").ok(),
+            slow("2026-11-29T23:59:60Z")
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_and_general_parsers_agree(
+            y in 1i64..=9999, mo in 0i64..=13, d in 0i64..=32, h in 0i64..=24,
+            mi in 0i64..=60, s in 0i64..=60, ms in 0i64..=999, layout in 0usize..5,
+        ) {
+            let date = format!("{y:04}-{mo:02}-{d:02}");
+            let time = format!("{h:02}:{mi:02}:{s:02}");
+            let t = match layout {
+                0 => format!("{date}T{time}.{ms:03}Z"),
+                1 => format!("{date}T{time}Z"),
+                2 => format!("{date} {time}"),
+                3 => format!("{date} {time}.{ms:03}"),
+                _ => format!("{date}T{time}.{ms:03}"),
+            };
+            if let Some(fast) = parse_fixed_layout(t.as_bytes()) {
+                proptest::prop_assert_eq!(Some(fast), slow(&t), "{}", t);
+            }
+            let general = slow(&t).ok_or(());
+            proptest::prop_assert_eq!(parse_text(&t).map_err(|_| ()), general, "{}", t);
+        }
     }
 
     #[test]

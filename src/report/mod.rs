@@ -10,5 +10,5 @@ use crate::snapshot::Snapshot;
 
 /// Rows in `receipts`: the ones analysed and the damaged ones.
 pub fn receipt_count(s: &Snapshot) -> usize {
-    s.receipts.len() + s.triage.damaged.len()
+    s.receipt_count + s.triage.damaged.len()
 }

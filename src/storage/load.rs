@@ -41,16 +41,8 @@ pub fn load(db: &Database) -> Result<Loaded, StorageError> {
         None
     };
     let receipts = load_receipts(db, source)?;
-    let conflicts = if source.key_conflicts.is_usable() {
-        load_conflicts(db)?
-    } else {
-        Vec::new()
-    };
-    let (replays, replay_total) = if source.replays.is_usable() {
-        load_replays(db)?
-    } else {
-        (HashMap::new(), 0)
-    };
+    let conflicts = load_conflicts(db)?;
+    let (replays, replay_total) = load_replays(db)?;
     if let Some(tx) = tx {
         tx.commit().map_err(|e| db.error("ending a read", e))?;
     }
@@ -85,19 +77,19 @@ pub fn load_payload(db: &Database, id: ReceiptId) -> Result<Option<String>, Stor
 }
 
 /// Positions of the optional columns in the SELECT (the required ones are 0, 1, 2).
-struct Plan {
-    sql: String,
-    scope: Option<usize>,
-    request_key: Option<usize>,
-    digest: Option<usize>,
-    state: Option<usize>,
-    updated_at: Option<usize>,
+pub(super) struct Plan {
+    pub(super) sql: String,
+    pub(super) scope: Option<usize>,
+    pub(super) request_key: Option<usize>,
+    pub(super) digest: Option<usize>,
+    pub(super) state: Option<usize>,
+    pub(super) updated_at: Option<usize>,
 }
 
 impl Plan {
     /// The SELECT for the columns present. Column names come only from the fixed
     /// set of known names, never from the database or the user.
-    fn new(columns: &ReceiptColumns) -> Plan {
+    pub(super) fn new(columns: &ReceiptColumns) -> Plan {
         let mut names: Vec<&'static str> = vec!["id", "payload", "created_at"];
         let mut slot = |present: bool, name: &'static str| {
             present.then(|| {
@@ -169,7 +161,11 @@ fn load_receipts(db: &Database, source: &Source) -> Result<Vec<RawReceipt>, Stor
     Ok(out)
 }
 
-fn load_conflicts(db: &Database) -> Result<Vec<RawConflict>, StorageError> {
+/// The rows of `key_conflicts`, by id (none when the table is absent or unusable).
+pub fn load_conflicts(db: &Database) -> Result<Vec<RawConflict>, StorageError> {
+    if !db.source().key_conflicts.is_usable() {
+        return Ok(Vec::new());
+    }
     let err = |e| db.error("reading key_conflicts", e);
     let mut stmt = db
         .conn()
@@ -197,7 +193,12 @@ fn load_conflicts(db: &Database) -> Result<Vec<RawConflict>, StorageError> {
     Ok(out)
 }
 
-fn load_replays(db: &Database) -> Result<(HashMap<ReceiptId, u32>, u64), StorageError> {
+/// Replays absorbed per receipt, and all replay rows (none when `replays` is
+/// absent or unusable).
+pub fn load_replays(db: &Database) -> Result<(HashMap<ReceiptId, u32>, u64), StorageError> {
+    if !db.source().replays.is_usable() {
+        return Ok((HashMap::new(), 0));
+    }
     let err = |e| db.error("reading replays", e);
     let mut stmt = db
         .conn()
@@ -219,7 +220,7 @@ fn load_replays(db: &Database) -> Result<(HashMap<ReceiptId, u32>, u64), Storage
 }
 
 /// An id as an integer: INTEGER, an integral REAL, or integer digits as text.
-fn integer_id(value: ValueRef<'_>) -> Option<i64> {
+pub(super) fn integer_id(value: ValueRef<'_>) -> Option<i64> {
     match value {
         ValueRef::Integer(n) => Some(n),
         ValueRef::Real(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(x as i64),
@@ -228,7 +229,11 @@ fn integer_id(value: ValueRef<'_>) -> Option<i64> {
     }
 }
 
-fn bad_id(db: &Database, what: &str, value: Result<ValueRef<'_>, StorageError>) -> StorageError {
+pub(super) fn bad_id(
+    db: &Database,
+    what: &str,
+    value: Result<ValueRef<'_>, StorageError>,
+) -> StorageError {
     let shown = match value {
         Ok(v) => describe(v),
         Err(e) => return e,

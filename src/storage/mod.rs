@@ -4,6 +4,7 @@
 //! - [`open`]: [`Database::open`], read-only or writable when possible;
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
 //! - [`load`]: reading receipts, key conflicts and replays for triage;
+//! - [`stream`]: reading receipts in batches, for analyses that keep only facts;
 //! - [`check`]: what `check` says about the schema;
 //! - [`error`]: [`StorageError`], one clear line per failure.
 //!
@@ -17,10 +18,11 @@ pub mod load;
 pub mod open;
 pub mod schema;
 pub mod source;
+pub mod stream;
 
 pub use check::{schema_notes, schema_problems};
 pub use error::StorageError;
-pub use load::{Loaded, load, load_payload};
+pub use load::{Loaded, load, load_conflicts, load_payload, load_replays};
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
 pub use schema::{SCHEMA_SQL, init};
 pub use source::{ReceiptColumns, Related, RelationKind, Source};

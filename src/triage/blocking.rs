@@ -87,6 +87,11 @@ impl Index {
         }
     }
 
+    /// The epoch of a time.
+    pub fn epoch_of(&self, ms: i64) -> i64 {
+        ms.div_euclid(self.epoch_ms)
+    }
+
     /// Moves to the epoch of `now_ms` (times never go backwards); returns it.
     /// Every copy placed must be announced here first.
     pub fn advance(&mut self, now_ms: i64) -> i64 {

@@ -3,58 +3,140 @@
 //! receipts that share (scope, request key) with different digests (a legacy
 //! table without the UNIQUE constraint: the earliest is the original).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
+use super::Details;
+use super::facts::Store;
 use super::hash;
-use super::model::{Attempt, AttemptSource, Conflict, RawConflict, RawReceipt, Receipt, ReceiptId};
+use super::model::{Attempt, AttemptSource, Conflict, RawConflict, ReceiptId};
 use crate::time::parse_time;
 
-/// All conflicts, ordered by original receipt id, attempts in arrival order.
-/// `receipts` are the good ones, sorted by id; `raws` are every row read.
-pub fn conflicts(raws: &[RawReceipt], receipts: &[Receipt], rows: &[RawConflict]) -> Vec<Conflict> {
-    let mut found: BTreeMap<ReceiptId, Conflict> = BTreeMap::new();
+/// Receipts (indices) sharing a (scope, request key) with another receipt,
+/// each group in arrival order (time, id); groups in no particular order.
+pub fn shared_keys(store: &Store) -> Vec<Vec<u32>> {
+    let mut keyed: Vec<(u64, u32)> = store
+        .receipts
+        .par_iter()
+        .enumerate()
+        .filter(|(_, r)| r.has_key())
+        .map(|(i, r)| {
+            (
+                hash::combine(store.scopes.hash(r.scope), r.key_hash),
+                i as u32,
+            )
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    let mut out = Vec::new();
+    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() < 2 {
+            continue;
+        }
+        let identity = |i: u32| {
+            let r = &store.receipts[i as usize];
+            (r.scope, r.key_hash, r.key_check)
+        };
+        let mut copies: Vec<u32> = run.iter().map(|&(_, i)| i).collect();
+        copies.sort_by_key(|&i| {
+            let r = &store.receipts[i as usize];
+            (identity(i), r.created_ms, r.id)
+        });
+        for same in copies.chunk_by(|&a, &b| identity(a) == identity(b)) {
+            if same.len() >= 2 {
+                out.push(same.to_vec());
+            }
+        }
+    }
+    out
+}
 
-    for (original, attempts) in legacy_duplicate_keys(receipts) {
-        let conflict = found
-            .entry(original.id)
-            .or_insert_with(|| empty_conflict(original.id, &original.scope, &original.request_key));
-        conflict.attempts.extend(attempts);
+/// The receipts whose request key text a conflict shows: originals of
+/// `key_conflicts` rows and of shared keys.
+pub fn originals(store: &Store, shared: &[Vec<u32>], rows: &[RawConflict]) -> Vec<u32> {
+    let mut out: Vec<u32> = rows
+        .iter()
+        .filter_map(|r| store.index_of(r.receipt_id))
+        .chain(shared.iter().map(|g| g[0]))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// All conflicts, ordered by original receipt id, attempts in arrival order.
+/// `details` holds the digests of the receipts in `shared` and the keys of
+/// the [`originals`].
+pub fn conflicts(
+    store: &Store,
+    shared: &[Vec<u32>],
+    rows: &[RawConflict],
+    details: &Details,
+) -> Vec<Conflict> {
+    let mut found: BTreeMap<ReceiptId, Conflict> = BTreeMap::new();
+    let conflict_of = |index: u32| {
+        let r = &store.receipts[index as usize];
+        Conflict {
+            receipt_id: r.id,
+            scope: store.scopes.name(r.scope).to_string(),
+            request_key: details.key(index).unwrap_or_default().to_string(),
+            attempts: Vec::new(),
+        }
+    };
+
+    for same in shared {
+        let original = same[0];
+        let digest = details.digest(original);
+        let attempts: Vec<Attempt> = same[1..]
+            .iter()
+            .filter(|&&i| details.digest(i) != digest)
+            .map(|&i| {
+                let r = &store.receipts[i as usize];
+                Attempt {
+                    source: AttemptSource::Receipts,
+                    id: r.id,
+                    at_ms: Some(r.created_ms),
+                    digest: details.digest(i).unwrap_or_default().to_string(),
+                }
+            })
+            .collect();
+        if !attempts.is_empty() {
+            let id = store.receipts[original as usize].id;
+            found
+                .entry(id)
+                .or_insert_with(|| conflict_of(original))
+                .attempts
+                .extend(attempts);
+        }
     }
 
-    if !rows.is_empty() {
-        // What is known of originals that are damaged (or missing: nothing).
-        let wanted: HashSet<ReceiptId> = rows
-            .iter()
-            .map(|r| r.receipt_id)
-            .filter(|id| find(receipts, *id).is_none())
-            .collect();
-        let raw_by_id: HashMap<ReceiptId, &RawReceipt> = if wanted.is_empty() {
-            HashMap::new()
-        } else {
-            raws.iter()
-                .filter(|r| wanted.contains(&r.id))
-                .map(|r| (r.id, r))
-                .collect()
-        };
-        for row in rows {
-            let conflict = found.entry(row.receipt_id).or_insert_with(|| {
-                if let Some(r) = find(receipts, row.receipt_id) {
-                    empty_conflict(r.id, &r.scope, &r.request_key)
-                } else if let Some(r) = raw_by_id.get(&row.receipt_id) {
-                    empty_conflict(r.id, &r.scope, &r.request_key)
-                } else {
-                    empty_conflict(row.receipt_id, "", &None)
+    for row in rows {
+        let conflict = found.entry(row.receipt_id).or_insert_with(|| {
+            if let Some(i) = store.index_of(row.receipt_id) {
+                conflict_of(i)
+            } else if let Some(d) = store.damaged_row(row.receipt_id) {
+                Conflict {
+                    receipt_id: d.id,
+                    scope: d.scope.clone(),
+                    request_key: d.request_key.clone().unwrap_or_default(),
+                    attempts: Vec::new(),
                 }
-            });
-            conflict.attempts.push(Attempt {
-                source: AttemptSource::KeyConflicts,
-                id: row.id,
-                at_ms: parse_time(&row.received_at).ok(),
-                digest: row.digest.clone(),
-            });
-        }
+            } else {
+                Conflict {
+                    receipt_id: row.receipt_id,
+                    scope: String::new(),
+                    request_key: String::new(),
+                    attempts: Vec::new(),
+                }
+            }
+        });
+        conflict.attempts.push(Attempt {
+            source: AttemptSource::KeyConflicts,
+            id: row.id,
+            at_ms: parse_time(&row.received_at).ok(),
+            digest: row.digest.clone(),
+        });
     }
 
     let mut out: Vec<Conflict> = found.into_values().collect();
@@ -68,72 +150,6 @@ pub fn conflicts(raws: &[RawReceipt], receipts: &[Receipt], rows: &[RawConflict]
                 a.source == AttemptSource::Receipts,
             )
         });
-    }
-    out
-}
-
-fn empty_conflict(id: ReceiptId, scope: &str, key: &Option<String>) -> Conflict {
-    Conflict {
-        receipt_id: id,
-        scope: scope.to_string(),
-        request_key: key.clone().unwrap_or_default(),
-        attempts: Vec::new(),
-    }
-}
-
-fn find(receipts: &[Receipt], id: ReceiptId) -> Option<&Receipt> {
-    receipts
-        .binary_search_by_key(&id, |r| r.id)
-        .ok()
-        .map(|i| &receipts[i])
-}
-
-/// Receipts sharing (scope, request key) with more than one digest: the
-/// earliest and the later copies whose digest differs from it.
-fn legacy_duplicate_keys(receipts: &[Receipt]) -> Vec<(&Receipt, Vec<Attempt>)> {
-    let mut keyed: Vec<(u64, u32)> = receipts
-        .par_iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let key = r.request_key.as_deref()?;
-            let h = hash::combine(
-                hash::str(hash::SEED_SCOPE, &r.scope),
-                hash::str(0x4B45, key),
-            );
-            Some((h, i as u32))
-        })
-        .collect();
-    keyed.par_sort_unstable();
-    let mut out = Vec::new();
-    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
-        if run.len() < 2 {
-            continue;
-        }
-        let mut copies: Vec<&Receipt> = run.iter().map(|&(_, i)| &receipts[i as usize]).collect();
-        copies.sort_by(|a, b| {
-            (&a.scope, &a.request_key, a.created_ms, a.id).cmp(&(
-                &b.scope,
-                &b.request_key,
-                b.created_ms,
-                b.id,
-            ))
-        });
-        for same in copies.chunk_by(|a, b| a.scope == b.scope && a.request_key == b.request_key) {
-            let original = same[0];
-            let attempts: Vec<Attempt> = same[1..]
-                .iter()
-                .filter(|r| r.digest != original.digest)
-                .map(|r| Attempt {
-                    source: AttemptSource::Receipts,
-                    id: r.id,
-                    at_ms: Some(r.created_ms),
-                    digest: r.digest.clone(),
-                })
-                .collect();
-            if !attempts.is_empty() {
-                out.push((original, attempts));
-            }
-        }
     }
     out
 }

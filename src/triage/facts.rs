@@ -1,88 +1,341 @@
-//! Compact per-receipt facts for the grouping passes: hashes and sizes only,
-//! so that candidates are compared as integers before any string is touched.
+//! Compact per-receipt facts: what the engine keeps of each receipt once its
+//! row has been inspected. No payload and no visitor text is kept: fields are
+//! hashes and sizes, keys and scopes are interned, and the few texts a rule
+//! needs (the values of an edit candidate, a conflicting key) are read again
+//! on demand (see [`super::Needs`]).
+//!
+//! Two kinds of hashes are kept. The *fixed* hashes ([`super::hash`]) order
+//! fields and block candidates exactly as before, so every choice that
+//! depends on an order stays the same. The *keyed* checks (SipHash with a key
+//! drawn per process) confirm that equal fixed hashes are equal texts where the
+//! rules compare texts: a stranger who can make two values collide under the
+//! fixed hash cannot predict the check.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 
 use super::hash;
-use super::model::Receipt;
+use super::model::{Damaged, ReceiptId, ReceiptState};
 use super::text;
 
-/// One visitor field as hashes and sizes.
+/// No field (e.g. no body).
+pub const NONE16: u16 = u16::MAX;
+
+const TOKENS_MAX: u32 = (1 << 14) - 1;
+const CHARS_MAX: u32 = (1 << 16) - 1;
+const FREE_TEXT: u32 = 1 << 30;
+
+/// One visitor field: 20 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(4))]
 pub struct FieldFact {
-    pub key: u64,
-    pub value: u64,
-    /// Index of the field in `Receipt::visitor`.
-    pub slot: u16,
-    /// Tokens of the value (saturating).
-    pub tokens: u16,
-    /// Characters of the value (saturating).
-    pub chars: u32,
+    value: u64,
+    check: u32,
+    key: u32,
+    info: u32,
 }
 
 impl FieldFact {
-    /// Hash of the (key, value) pair.
+    pub fn new(key: u32, value: u64, check: u64, tokens: usize, chars: usize) -> Self {
+        let t = tokens.min(TOKENS_MAX as usize) as u32;
+        let c = chars.min(CHARS_MAX as usize) as u32;
+        let free = if text::is_free_text_measure(tokens, chars) {
+            FREE_TEXT
+        } else {
+            0
+        };
+        Self {
+            value,
+            check: check as u32,
+            key,
+            info: t | (c << 14) | free,
+        }
+    }
+
+    /// The interned key.
     #[inline]
-    pub fn pair(&self) -> u64 {
-        hash::combine(self.key, self.value)
+    pub fn key(&self) -> u32 {
+        self.key
+    }
+
+    /// Fixed hash of the normalised value.
+    #[inline]
+    pub fn value(&self) -> u64 {
+        self.value
+    }
+
+    /// Keyed check of the normalised value.
+    #[inline]
+    pub fn check(&self) -> u32 {
+        self.check
+    }
+
+    /// Tokens of the value, saturating at [`Self::tokens_exact`]'s limit.
+    #[inline]
+    pub fn tokens(&self) -> u32 {
+        self.info & TOKENS_MAX
+    }
+
+    /// True when [`Self::tokens`] is the exact count.
+    #[inline]
+    pub fn tokens_exact(&self) -> bool {
+        self.tokens() < TOKENS_MAX
+    }
+
+    /// Characters of the value, saturating (a hint for choosing blocking keys).
+    #[inline]
+    pub fn chars_hint(&self) -> u32 {
+        (self.info >> 14) & CHARS_MAX
     }
 
     #[inline]
     pub fn is_free_text(&self) -> bool {
-        text::is_free_text_measure(self.tokens as usize, self.chars as usize)
+        self.info & FREE_TEXT != 0
+    }
+
+    /// Same key and same value text (fixed hash and check).
+    #[inline]
+    pub fn same_as(&self, other: &FieldFact) -> bool {
+        self.key == other.key && self.value == other.value && self.check == other.check
+    }
+
+    /// Same value text, whatever the key.
+    #[inline]
+    pub fn same_value(&self, other: &FieldFact) -> bool {
+        self.value == other.value && self.check == other.check
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Facts {
-    pub scope: u64,
-    /// Hash of all visitor fields: equal fingerprints have equal hashes.
+pub const FLAG_HONEYPOT: u8 = 1;
+pub const FLAG_KEY: u8 = 2;
+
+/// One good receipt: 64 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceiptFact {
+    pub id: ReceiptId,
+    pub created_ms: i64,
+    /// Fixed hash of all visitor fields in order: equal fingerprints, equal hashes.
     pub fingerprint: u64,
-    /// Sorted by (key, value) hash.
-    pub fields: Box<[FieldFact]>,
+    /// Keyed check of all visitor fields.
+    pub fp_check: u64,
+    /// Fixed hash of the request key (when [`FLAG_KEY`]).
+    pub key_hash: u64,
+    /// The first of its fields in [`Store::fields`].
+    pub fields: u32,
+    pub scope: u32,
+    /// Keyed check of the request key.
+    pub key_check: u32,
+    pub nfields: u16,
+    /// The field that carries the message (see [`Store::body`]), or [`NONE16`].
+    pub body: u16,
+    pub state: ReceiptState,
+    pub flags: u8,
 }
 
-impl Facts {
-    pub fn of(receipt: &Receipt) -> Self {
-        let mut fields: Vec<FieldFact> = receipt
-            .visitor
-            .0
-            .iter()
-            .enumerate()
-            .take(u16::MAX as usize)
-            .map(|(slot, (k, v))| {
-                let (tokens, chars) = text::measure(v);
-                FieldFact {
-                    key: hash::str(hash::SEED_KEY, k),
-                    value: hash::str(hash::SEED_VALUE, v),
-                    slot: slot as u16,
-                    tokens: tokens.min(u16::MAX as usize) as u16,
-                    chars: chars.min(u32::MAX as usize) as u32,
-                }
-            })
-            .collect();
-        fields.sort_unstable_by_key(|f| (f.key, f.value));
-        let fingerprint = fields
-            .iter()
-            .fold(0x5EED, |h, f| hash::combine(h, f.pair()));
-        Self {
-            scope: hash::str(hash::SEED_SCOPE, &receipt.scope),
-            fingerprint,
-            fields: fields.into_boxed_slice(),
-        }
+impl ReceiptFact {
+    pub fn honeypot_filled(&self) -> bool {
+        self.flags & FLAG_HONEYPOT != 0
+    }
+
+    pub fn has_key(&self) -> bool {
+        self.flags & FLAG_KEY != 0
     }
 
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.nfields == 0
+    }
+}
+
+/// Interned names (visitor field keys, scopes) with their hashes.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    names: Vec<Box<str>>,
+    hashes: Vec<u64>,
+    checks: Vec<u64>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Table {
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.index.get(name).copied()
+    }
+
+    /// The id of `name`, adding it with its fixed hash (seeded by `seed`).
+    pub fn intern(&mut self, name: &str, seed: u64, random: &RandomState) -> u32 {
+        if let Some(id) = self.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.into());
+        self.hashes.push(hash::str(seed, name));
+        self.checks.push(random.hash_one(name));
+        self.index.insert(name.into(), id);
+        id
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// The fixed hash of the name.
+    #[inline]
+    pub fn hash(&self, id: u32) -> u64 {
+        self.hashes[id as usize]
+    }
+
+    /// The keyed check of the name.
+    #[inline]
+    pub fn check(&self, id: u32) -> u64 {
+        self.checks[id as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// What is kept of a damaged row besides its [`Damaged`] entry: enough to
+/// name a conflict whose original is damaged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DamagedRow {
+    pub id: ReceiptId,
+    pub scope: String,
+    pub request_key: Option<String>,
+}
+
+/// The facts of every row read: good receipts by id, and damaged rows.
+#[derive(Clone, Debug)]
+pub struct Store {
+    /// Good receipts, ascending by id (after [`Store::finish`]).
+    pub receipts: Vec<ReceiptFact>,
+    pub fields: Vec<FieldFact>,
+    pub keys: Table,
+    pub scopes: Table,
+    /// Ascending by receipt id (after [`Store::finish`]).
+    pub damaged: Vec<Damaged>,
+    /// In the order of `damaged`.
+    pub damaged_rows: Vec<DamagedRow>,
+    /// The key of the keyed checks; one per store, so checks compare within it.
+    pub random: RandomState,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Store {
+    pub fn new() -> Self {
+        Self {
+            receipts: Vec::new(),
+            fields: Vec::new(),
+            keys: Table::default(),
+            scopes: Table::default(),
+            damaged: Vec::new(),
+            damaged_rows: Vec::new(),
+            random: RandomState::new(),
+        }
+    }
+
+    #[inline]
+    pub fn fields_of(&self, r: &ReceiptFact) -> &[FieldFact] {
+        let start = r.fields as usize;
+        &self.fields[start..start + r.nfields as usize]
+    }
+
+    #[inline]
+    pub fn fields_at(&self, index: u32) -> &[FieldFact] {
+        self.fields_of(&self.receipts[index as usize])
+    }
+
+    /// Hash of a field's (key, value) pair, as the blocking index uses it.
+    #[inline]
+    pub fn pair(&self, f: &FieldFact) -> u64 {
+        hash::combine(self.keys.hash(f.key()), f.value())
     }
 
     /// The field that carries the message: the longest free-text field by
-    /// characters (ties: the first by key hash).
-    pub fn body(&self) -> Option<&FieldFact> {
-        self.fields
-            .iter()
-            .filter(|f| f.is_free_text())
-            .fold(None, |best: Option<&FieldFact>, f| match best {
-                Some(b) if b.chars >= f.chars => Some(b),
-                _ => Some(f),
-            })
+    /// characters (ties: the first by key hash), chosen at inspection.
+    pub fn body(&self, r: &ReceiptFact) -> Option<&FieldFact> {
+        (r.body != NONE16).then(|| &self.fields_of(r)[r.body as usize])
+    }
+
+    /// The index of the good receipt with this id.
+    pub fn index_of(&self, id: ReceiptId) -> Option<u32> {
+        self.receipts
+            .binary_search_by_key(&id, |r| r.id)
+            .ok()
+            .map(|i| i as u32)
+    }
+
+    /// The damaged row with this id.
+    pub fn damaged_row(&self, id: ReceiptId) -> Option<&DamagedRow> {
+        self.damaged_rows
+            .binary_search_by_key(&id, |d| d.id)
+            .ok()
+            .map(|i| &self.damaged_rows[i])
+    }
+
+    pub fn max_id(&self) -> Option<ReceiptId> {
+        let good = self.receipts.last().map(|r| r.id);
+        let bad = self.damaged_rows.last().map(|d| d.id);
+        good.max(bad)
+    }
+
+    /// Rows read: good and damaged.
+    pub fn rows(&self) -> usize {
+        self.receipts.len() + self.damaged.len()
+    }
+
+    /// Puts receipts and damaged rows in id order (rows from a view may come
+    /// in any order). Fields stay where they are.
+    pub fn finish(&mut self) {
+        if !self.receipts.is_sorted_by_key(|r| r.id) {
+            self.receipts.sort_unstable_by_key(|r| r.id);
+        }
+        if !self.damaged_rows.is_sorted_by_key(|d| d.id) {
+            let mut both: Vec<(Damaged, DamagedRow)> = std::mem::take(&mut self.damaged)
+                .into_iter()
+                .zip(std::mem::take(&mut self.damaged_rows))
+                .collect();
+            both.sort_by_key(|(d, _)| d.receipt_id);
+            (self.damaged, self.damaged_rows) = both.into_iter().unzip();
+        }
+    }
+
+    /// Bytes held by the facts (for measurements).
+    pub fn heap_bytes(&self) -> usize {
+        self.receipts.capacity() * std::mem::size_of::<ReceiptFact>()
+            + self.fields.capacity() * std::mem::size_of::<FieldFact>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_are_compact() {
+        assert_eq!(std::mem::size_of::<FieldFact>(), 20);
+        assert_eq!(std::mem::size_of::<ReceiptFact>(), 64);
+    }
+
+    #[test]
+    fn field_measures_saturate() {
+        let f = FieldFact::new(3, 9, 7, 5, 40);
+        assert_eq!(
+            (f.key(), f.value(), f.tokens(), f.chars_hint()),
+            (3, 9, 5, 40)
+        );
+        assert!(f.is_free_text() && f.tokens_exact());
+        let g = FieldFact::new(3, 9, 7, 1 << 20, 1 << 20);
+        assert!(!g.tokens_exact() && g.is_free_text());
+        assert_eq!(g.chars_hint(), CHARS_MAX);
+        assert!(!FieldFact::new(0, 0, 0, 4, 7).is_free_text());
     }
 }

@@ -10,127 +10,254 @@
 //!
 //! Likeness is judged against anchors only: copies that are only like a
 //! non-anchor member start a group of their own.
+//!
+//! A sweep can also resume: positions whose placement is already known are
+//! replayed (they rebuild the blocking index exactly as the first sweep left
+//! it) and only the positions after them are decided. See [`Resume`].
 
 use rayon::prelude::*;
 
 use super::blocking::{Index, all_but_one_key};
-use super::facts::Facts;
-use super::model::{DuplicateGroup, GapClass, MatchKind, Member, Millis, Receipt, Settings};
-use super::near::{self, Side};
+use super::facts::{ReceiptFact, Store};
+use super::model::{DuplicateGroup, GapClass, MatchKind, Member, Millis, Settings};
+use super::near::{self, Ctx};
 
 const NONE: u32 = u32::MAX;
 
-/// All duplicate groups of the receipts, ordered by (earliest copy time, id).
-pub fn duplicate_groups(
-    receipts: &[Receipt],
-    facts: &[Facts],
-    settings: &Settings,
-) -> Vec<DuplicateGroup> {
-    // Receipts with something typed, by scope then time (compact keys, no
-    // indirection while sorting).
-    let mut keys: Vec<(u64, Millis, i64, u32)> = receipts
+/// Where a receipt was placed: the index of its group's anchor (itself for an
+/// anchor) and how it matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub anchor: u32,
+    pub kind: MatchKind,
+}
+
+/// A sweep that picks up from known placements (see [`sweep`]).
+#[derive(Clone, Debug, Default)]
+pub struct Resume {
+    /// Positions `0..anchors.len()` are anchors of groups that began before
+    /// the replayed positions, with the time of their newest copy so far.
+    pub anchors: Vec<Millis>,
+    /// The next positions, with their known placements (as positions).
+    pub replay: Vec<(u32, MatchKind)>,
+}
+
+/// Receipts with visitor fields, by scope, each scope in sweep order (time, id).
+pub fn scope_runs(store: &Store) -> Vec<Vec<u32>> {
+    let mut keys: Vec<(u32, Millis, i64, u32)> = store
+        .receipts
         .par_iter()
-        .zip(facts)
         .enumerate()
-        .filter(|(_, (_, f))| !f.is_empty())
-        .map(|(i, (r, f))| (f.scope, r.created_ms, r.id, i as u32))
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(i, r)| (r.scope, r.created_ms, r.id, i as u32))
         .collect();
     keys.par_sort_unstable();
-    let mut runs: Vec<Vec<u32>> = Vec::new();
-    for run in keys.chunk_by(|a, b| a.0 == b.0) {
-        let mut items: Vec<u32> = run.iter().map(|k| k.3).collect();
-        let scope = |i: &u32| &receipts[*i as usize].scope;
-        if items.iter().any(|i| scope(i) != scope(&items[0])) {
-            // Two scopes share a hash: split them, keeping time order.
-            items.sort_by(|a, b| scope(a).cmp(scope(b)));
-            runs.extend(
-                items
-                    .chunk_by(|a, b| scope(a) == scope(b))
-                    .map(<[u32]>::to_vec),
-            );
-        } else {
-            runs.push(items);
+    keys.chunk_by(|a, b| a.0 == b.0)
+        .map(|run| run.iter().map(|k| k.3).collect())
+        .collect()
+}
+
+/// All duplicate groups, ordered by (earliest copy time, id), and the
+/// placement of every receipt with fields (by receipt index; others `None`).
+pub fn duplicate_groups(
+    ctx: Ctx<'_>,
+    settings: &Settings,
+    placements: Option<&mut Vec<Option<Placement>>>,
+) -> Vec<DuplicateGroup> {
+    let runs = scope_runs(ctx.store);
+    type Swept = (Vec<(Millis, DuplicateGroup)>, Vec<(u32, Placement)>);
+    let swept: Vec<Swept> = runs
+        .par_iter()
+        .map(|items| {
+            let placed = sweep(ctx, items, settings.window_ms, &Resume::default());
+            let global: Vec<(u32, Placement)> = placed
+                .iter()
+                .enumerate()
+                .map(|(pos, &(anchor, kind))| {
+                    (
+                        items[pos],
+                        Placement {
+                            anchor: items[anchor as usize],
+                            kind,
+                        },
+                    )
+                })
+                .collect();
+            let groups = groups_of(ctx.store, items, &placed);
+            (
+                groups,
+                if placements.is_some() {
+                    global
+                } else {
+                    Vec::new()
+                },
+            )
+        })
+        .collect();
+    let mut groups: Vec<(Millis, DuplicateGroup)> = Vec::new();
+    let wanted = placements.is_some();
+    let mut all = placements;
+    if let Some(p) = all.as_deref_mut() {
+        p.clear();
+        p.resize(ctx.store.receipts.len(), None);
+    }
+    for (g, placed) in swept {
+        groups.extend(g);
+        if wanted && let Some(p) = all.as_deref_mut() {
+            for (i, placement) in placed {
+                p[i as usize] = Some(placement);
+            }
         }
     }
-    let mut groups: Vec<(Millis, DuplicateGroup)> = runs
-        .par_iter()
-        .flat_map_iter(|run| Sweep::new(receipts, facts, run, settings.window_ms).run())
-        .collect();
     groups.par_sort_unstable_by_key(|(t, g)| (*t, g.members[0].id));
     groups.into_iter().map(|(_, g)| g).collect()
 }
 
-struct Group {
-    anchor: u32,
-    last_ms: Millis,
-    members: Vec<u32>,
-    registered_epoch: i64,
+/// The groups of two or more copies among swept positions, each with the time
+/// of its anchor.
+pub fn groups_of(
+    store: &Store,
+    items: &[u32],
+    placed: &[(u32, MatchKind)],
+) -> Vec<(Millis, DuplicateGroup)> {
+    let mut size = vec![0u32; items.len()];
+    for &(anchor, _) in placed {
+        size[anchor as usize] += 1;
+    }
+    let mut slot = vec![NONE; items.len()];
+    let mut out: Vec<(Millis, DuplicateGroup)> = Vec::new();
+    for (pos, &(anchor, kind)) in placed.iter().enumerate() {
+        let a = anchor as usize;
+        if size[a] < 2 {
+            continue;
+        }
+        if slot[a] == NONE {
+            slot[a] = out.len() as u32;
+            let r = &store.receipts[items[a] as usize];
+            out.push((
+                r.created_ms,
+                DuplicateGroup {
+                    scope: store.scopes.name(r.scope).to_string(),
+                    class: GapClass::Simultaneous,
+                    members: Vec::with_capacity(size[a] as usize),
+                    gaps_ms: Vec::with_capacity(size[a] as usize - 1),
+                },
+            ));
+        }
+        let member = member(store, items[a], items[pos], kind);
+        out[slot[a] as usize].1.members.push(member);
+    }
+    for (_, g) in &mut out {
+        finish_group(store, g);
+    }
+    out
+}
+
+/// A member of the group anchored at receipt `anchor`.
+pub fn member(store: &Store, anchor: u32, index: u32, kind: MatchKind) -> Member {
+    Member {
+        id: store.receipts[index as usize].id,
+        match_kind: kind,
+        fields: if kind == MatchKind::Exact {
+            Vec::new()
+        } else {
+            near::reason_fields(store, anchor, index)
+        },
+    }
+}
+
+/// Gaps and class of a group whose members are in place.
+pub fn finish_group(store: &Store, g: &mut DuplicateGroup) {
+    let time = |id| {
+        store
+            .index_of(id)
+            .map_or(0, |i| store.receipts[i as usize].created_ms)
+    };
+    let times: Vec<Millis> = g.members.iter().map(|m| time(m.id)).collect();
+    g.gaps_ms = times.windows(2).map(|w| w[1] - w[0]).collect();
+    g.class = GapClass::of_gap(g.gaps_ms.iter().copied().max().unwrap_or(0));
+}
+
+/// Sweeps one scope's receipts (`items`, receipt indices in sweep order) and
+/// returns the placement of every position: its anchor's position and kind.
+/// Positions covered by `resume` keep what it says.
+pub fn sweep(
+    ctx: Ctx<'_>,
+    items: &[u32],
+    window_ms: Millis,
+    resume: &Resume,
+) -> Vec<(u32, MatchKind)> {
+    let mut s = Sweep::new(ctx, items, window_ms);
+    let pre = resume.anchors.len();
+    for (pos, &last) in resume.anchors.iter().enumerate() {
+        s.group_of[pos] = pos as u32;
+        s.last_ms[pos] = last;
+        s.registered_epoch[pos] = s.index.epoch_of(last);
+    }
+    for (i, &(anchor, kind)) in resume.replay.iter().enumerate() {
+        s.replay((pre + i) as u32, anchor, kind);
+    }
+    for pos in (pre + resume.replay.len())..items.len() {
+        s.place(pos as u32);
+    }
+    s.group_of
+        .iter()
+        .zip(&s.kind)
+        .map(|(&g, &k)| (g, k))
+        .collect()
 }
 
 struct Sweep<'a> {
-    receipts: &'a [Receipt],
-    facts: &'a [Facts],
-    /// Global receipt indices of this scope, in time order; "positions" index it.
+    ctx: Ctx<'a>,
+    /// Receipt indices of this scope, in time order; "positions" index it.
     items: &'a [u32],
     window_ms: Millis,
     index: Index,
+    /// The anchor position of each position's group.
     group_of: Vec<u32>,
     kind: Vec<MatchKind>,
     seen: Vec<u32>,
-    groups: Vec<Group>,
+    /// At anchor positions: the time of the group's newest copy...
+    last_ms: Vec<Millis>,
+    /// ...and the epoch the anchor was last registered in.
+    registered_epoch: Vec<i64>,
     scratch: Vec<u32>,
 }
 
 impl<'a> Sweep<'a> {
-    fn new(receipts: &'a [Receipt], facts: &'a [Facts], items: &'a [u32], window: Millis) -> Self {
+    fn new(ctx: Ctx<'a>, items: &'a [u32], window: Millis) -> Self {
         let window_ms = window.max(0);
+        let n = items.len();
         Self {
-            receipts,
-            facts,
+            ctx,
             items,
             window_ms,
             index: Index::new(window_ms),
-            group_of: vec![NONE; items.len()],
-            kind: vec![MatchKind::Exact; items.len()],
-            seen: vec![NONE; items.len()],
-            groups: Vec::new(),
+            group_of: vec![NONE; n],
+            kind: vec![MatchKind::Exact; n],
+            seen: vec![NONE; n],
+            last_ms: vec![0; n],
+            registered_epoch: vec![0; n],
             scratch: Vec::new(),
         }
     }
 
-    fn receipt(&self, pos: u32) -> &'a Receipt {
-        &self.receipts[self.items[pos as usize] as usize]
-    }
-
-    fn facts(&self, pos: u32) -> &'a Facts {
-        &self.facts[self.items[pos as usize] as usize]
-    }
-
-    fn side(&self, pos: u32) -> Side<'a> {
-        Side {
-            receipt: self.receipt(pos),
-            facts: self.facts(pos),
-        }
-    }
-
-    fn run(mut self) -> Vec<(Millis, DuplicateGroup)> {
-        for pos in 0..self.items.len() as u32 {
-            self.place(pos);
-        }
-        self.finish()
+    #[inline]
+    fn receipt(&self, pos: u32) -> &'a ReceiptFact {
+        &self.ctx.store.receipts[self.items[pos as usize] as usize]
     }
 
     fn place(&mut self, pos: u32) {
         let now = self.receipt(pos).created_ms;
         let epoch = self.index.advance(now);
         let horizon = now.saturating_sub(self.window_ms);
-        let fingerprint = self.facts(pos).fingerprint;
+        let fingerprint = self.receipt(pos).fingerprint;
 
         // 1. The newest earlier copy with the same fingerprint.
         if let Some(prev) = self.index.newest_with(fingerprint, horizon) {
             let g = self.group_of[prev as usize];
-            if self.groups[g as usize].last_ms >= horizon
-                && self.receipt(prev).visitor == self.receipt(pos).visitor
+            if self.last_ms[g as usize] >= horizon
+                && self.receipt(prev).fp_check == self.receipt(pos).fp_check
             {
                 let kind = self.kind[prev as usize];
                 self.join(g, pos, kind, epoch);
@@ -144,15 +271,16 @@ impl<'a> Sweep<'a> {
         self.candidates(pos, horizon, &mut candidates);
         for &anchor in &candidates {
             let g = self.group_of[anchor as usize];
-            let group = &self.groups[g as usize];
-            if group.last_ms < horizon {
+            let last = self.last_ms[g as usize];
+            if last < horizon {
                 continue;
             }
-            let Some(kind) = near::likeness(self.side(anchor), self.side(pos)) else {
+            let (ia, ib) = (self.items[anchor as usize], self.items[pos as usize]);
+            let Some(kind) = near::likeness(self.ctx, ia, ib) else {
                 continue;
             };
             let a = self.receipt(anchor);
-            let recency = (group.last_ms, a.created_ms, a.id);
+            let recency = (last, a.created_ms, a.id);
             if best.as_ref().is_none_or(|b| recency > b.2) {
                 best = Some((g, kind, recency));
             }
@@ -164,56 +292,73 @@ impl<'a> Sweep<'a> {
         }
 
         // 3. A new group, with this copy as its anchor.
-        let g = self.groups.len() as u32;
-        self.groups.push(Group {
-            anchor: pos,
-            last_ms: now,
-            members: vec![pos],
-            registered_epoch: epoch,
-        });
-        self.group_of[pos as usize] = g;
-        self.kind[pos as usize] = MatchKind::Exact;
+        self.create(pos, now, epoch);
+    }
+
+    /// Places a position whose placement is known, with the same effect on
+    /// the index as [`Self::place`] had.
+    fn replay(&mut self, pos: u32, anchor: u32, kind: MatchKind) {
+        let now = self.receipt(pos).created_ms;
+        let epoch = self.index.advance(now);
+        if anchor == pos {
+            self.create(pos, now, epoch);
+        } else {
+            self.join(anchor, pos, kind, epoch);
+        }
+    }
+
+    fn create(&mut self, pos: u32, now: Millis, epoch: i64) {
+        let p = pos as usize;
+        self.group_of[p] = pos;
+        self.kind[p] = MatchKind::Exact;
+        self.last_ms[p] = now;
+        self.registered_epoch[p] = epoch;
+        let fingerprint = self.receipt(pos).fingerprint;
         self.index.note_fingerprint(fingerprint, pos, true);
         self.register_anchor(pos);
     }
 
     fn join(&mut self, g: u32, pos: u32, kind: MatchKind, epoch: i64) {
         let now = self.receipt(pos).created_ms;
-        let fingerprint = self.facts(pos).fingerprint;
-        let group = &mut self.groups[g as usize];
-        group.members.push(pos);
-        group.last_ms = now;
+        let fingerprint = self.receipt(pos).fingerprint;
+        self.last_ms[g as usize] = now;
         self.group_of[pos as usize] = g;
         self.kind[pos as usize] = kind;
-        let renew = group.registered_epoch < epoch;
-        let anchor = group.anchor;
+        let renew = self.registered_epoch[g as usize] < epoch;
         if renew {
-            group.registered_epoch = epoch;
+            self.registered_epoch[g as usize] = epoch;
         }
         self.index.note_fingerprint(fingerprint, pos, true);
         if renew {
             // The group outlives its anchor's registration: register it again.
             self.index
-                .note_fingerprint(self.facts(anchor).fingerprint, anchor, false);
-            self.register_anchor(anchor);
+                .note_fingerprint(self.receipt(g).fingerprint, g, false);
+            self.register_anchor(g);
         }
     }
 
     /// Puts an anchor in the current generation's blocking lists.
     fn register_anchor(&mut self, anchor: u32) {
-        let facts = self.facts(anchor);
+        let store = self.ctx.store;
+        let fields = store.fields_at(self.items[anchor as usize]);
         let generation = self.index.current_mut();
-        let pair_sum = pair_sum(facts);
-        for f in facts.fields.iter() {
-            let pair = f.pair();
+        let pair_sum = pair_sum(store, fields);
+        let mut telling: Option<(std::cmp::Reverse<u32>, u64)> = None;
+        for f in fields {
+            let pair = store.pair(f);
             generation.all_pairs.push(pair, anchor);
-            if f.tokens >= 2 {
+            if f.tokens() >= 2 {
+                let key_hash = store.keys.hash(f.key());
                 generation
                     .all_but_one
-                    .push(all_but_one_key(pair_sum, pair, f.key), anchor);
+                    .push(all_but_one_key(pair_sum, pair, key_hash), anchor);
+            }
+            let t = (std::cmp::Reverse(f.chars_hint()), pair);
+            if telling.is_none_or(|best| t < best) {
+                telling = Some(t);
             }
         }
-        if let Some(pair) = telling_pair(facts) {
+        if let Some((_, pair)) = telling {
             generation.one_pair.push(pair, anchor);
         }
     }
@@ -221,7 +366,8 @@ impl<'a> Sweep<'a> {
     /// Anchors (positions) in live generations that may be near `pos`, each once.
     fn candidates(&mut self, pos: u32, horizon: Millis, out: &mut Vec<u32>) {
         out.clear();
-        let facts = self.facts(pos);
+        let store = self.ctx.store;
+        let fields = store.fields_at(self.items[pos as usize]);
         let seen = &mut self.seen;
         let mut take = |a: u32| {
             if seen[a as usize] != pos {
@@ -229,82 +375,41 @@ impl<'a> Sweep<'a> {
                 out.push(a);
             }
         };
-        let could_be_subset =
-            facts.fields.len() >= 2 || facts.fields.iter().any(|f| f.is_free_text());
-        let pair_sum = pair_sum(facts);
+        let could_be_subset = fields.len() >= 2 || fields.iter().any(|f| f.is_free_text());
+        let pair_sum = pair_sum(store, fields);
+        let telling = telling_pair(store, fields);
         for generation in self.index.live(horizon) {
             // An anchor this copy is a subset of holds every one of its pairs:
             // one list is enough, the one of its most telling pair.
-            if could_be_subset && let Some(pair) = telling_pair(facts) {
+            if could_be_subset && let Some(pair) = telling {
                 generation.all_pairs.for_each(pair, &mut take);
             }
-            for f in facts.fields.iter() {
+            for f in fields {
+                let pair = store.pair(f);
                 // An anchor that is a subset of this copy holds its telling pair.
-                generation.one_pair.for_each(f.pair(), &mut take);
-                if f.tokens >= 2 {
-                    let key = all_but_one_key(pair_sum, f.pair(), f.key);
+                generation.one_pair.for_each(pair, &mut take);
+                if f.tokens() >= 2 {
+                    let key = all_but_one_key(pair_sum, pair, store.keys.hash(f.key()));
                     generation.all_but_one.for_each(key, &mut take);
                 }
             }
         }
     }
-
-    fn finish(self) -> Vec<(Millis, DuplicateGroup)> {
-        let mut out = Vec::new();
-        for group in &self.groups {
-            if group.members.len() < 2 {
-                continue;
-            }
-            let anchor = self.receipt(group.anchor);
-            let members: Vec<Member> = group
-                .members
-                .iter()
-                .map(|&pos| {
-                    let kind = self.kind[pos as usize];
-                    let r = self.receipt(pos);
-                    Member {
-                        id: r.id,
-                        match_kind: kind,
-                        fields: if kind == MatchKind::Exact {
-                            Vec::new()
-                        } else {
-                            near::reason_fields(anchor, r)
-                        },
-                    }
-                })
-                .collect();
-            let gaps_ms: Vec<Millis> = group
-                .members
-                .windows(2)
-                .map(|w| self.receipt(w[1]).created_ms - self.receipt(w[0]).created_ms)
-                .collect();
-            let class = GapClass::of_gap(gaps_ms.iter().copied().max().unwrap_or(0));
-            let group = DuplicateGroup {
-                scope: anchor.scope.clone(),
-                class,
-                members,
-                gaps_ms,
-            };
-            out.push((anchor.created_ms, group));
-        }
-        out
-    }
 }
 
 /// The pair least likely to be shared by chance: the longest value (then the
-/// smallest hash, so that the choice never depends on field order).
-fn telling_pair(facts: &Facts) -> Option<u64> {
-    facts
-        .fields
+/// smallest hash, so that the choice never depends on field order). Any fixed
+/// choice finds the same candidates; a rare pair finds them fastest.
+fn telling_pair(store: &Store, fields: &[super::facts::FieldFact]) -> Option<u64> {
+    fields
         .iter()
-        .map(|f| (std::cmp::Reverse(f.chars), f.pair()))
+        .map(|f| (std::cmp::Reverse(f.chars_hint()), store.pair(f)))
         .min()
         .map(|(_, pair)| pair)
 }
 
-fn pair_sum(facts: &Facts) -> u64 {
-    facts
-        .fields
+fn pair_sum(store: &Store, fields: &[super::facts::FieldFact]) -> u64 {
+    fields
         .iter()
-        .fold(0u64, |s, f| s.wrapping_add(f.pair()))
+        .fold(0u64, |s, f| s.wrapping_add(store.pair(f)))
 }

@@ -1,86 +1,594 @@
-//! Checking one stored row: either the compact facts of a good receipt, or
-//! the first reason it is damaged (payload, time, digest, state, in that order).
+//! Checking one stored row: either a good receipt (its compact facts, or the
+//! whole [`Receipt`] for a detail view) or the first reason it is damaged
+//! (payload, time, digest, state, in that order).
+//!
+//! Rows the intake wrote (a canonical flat JSON object, RFC 3339 times) take a
+//! fast path: the digest is the SHA-256 of the stored bytes and the fields are
+//! read in place; anything else goes through `serde_json` and
+//! [`crate::intake::canonical`], with the same answers.
 
-use super::digest::payload_digest;
-use super::model::{DamageReason, Damaged, RawReceipt, Receipt, ReceiptState, Settings};
-use super::visitor::{IgnoreList, fingerprint_owned};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher, RandomState};
+use std::ops::Range;
+use std::sync::RwLock;
+
+use serde_json::Value as Json;
+use sha2::{Digest, Sha256};
+
+use super::facts::{
+    DamagedRow, FLAG_HONEYPOT, FLAG_KEY, FieldFact, NONE16, ReceiptFact, Store, Table,
+};
+use super::hash;
+use super::model::{
+    DamageReason, Damaged, Millis, RawReceipt, Receipt, ReceiptState, Row, Settings, VisitorFields,
+};
+use super::scan;
+use super::text;
+use super::visitor::{self, IgnoreList};
 use crate::intake::canonical::{self, CanonicalError};
 use crate::sanitize;
-use crate::time::parse_time;
+use crate::time::parse_time_ref;
 
 /// The longest detail sentence, in characters.
 const DETAIL_MAX: usize = 160;
 
+/// Seed of the fixed hash of request keys.
+pub(crate) const SEED_REQUEST_KEY: u64 = 0x4B45;
+
 /// Checks one row against the database contract.
 pub fn inspect(raw: &RawReceipt, settings: &Settings) -> Result<Receipt, Damaged> {
-    inspect_with(raw, &IgnoreList::new(&settings.ignore_fields))
+    Inspector::new(settings, RandomState::new()).receipt(&raw.row(), &mut Scratch::default())
 }
 
 /// [`inspect`] with the ignore list already prepared (once per analysis).
 pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Damaged> {
-    let damaged = |reason, detail: String| Damaged {
-        receipt_id: raw.id,
-        reason,
-        detail: sanitize::inline(&detail, DETAIL_MAX),
-    };
+    Inspector {
+        ignore: ignore.clone(),
+        random: RandomState::new(),
+    }
+    .receipt(&raw.row(), &mut Scratch::default())
+}
 
-    let text = raw.payload.as_ref().map_err(|what| {
-        damaged(
-            DamageReason::Payload,
-            format!("payload is not text: {what}"),
-        )
-    })?;
-    let payload = canonical::parse_object(text).map_err(|e| {
-        let detail = match e {
-            CanonicalError::NotAnObject { found } => {
-                format!("payload is {found}, not a JSON object")
-            }
-            other => format!("payload is not valid JSON: {other}"),
-        };
-        damaged(DamageReason::Payload, detail)
-    })?;
-    let computed = payload_digest(&payload).map_err(|e| {
-        damaged(
-            DamageReason::Payload,
-            format!("payload has no canonical form: {e}"),
-        )
-    })?;
+/// Checks rows: pure, one row at a time, any number of threads at once (each
+/// with its own [`Scratch`]).
+#[derive(Clone, Debug)]
+pub struct Inspector {
+    ignore: IgnoreList,
+    random: RandomState,
+}
 
-    let created_ms = parse_time(&raw.created_at)
-        .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
+/// How a payload key is treated.
+#[derive(Clone, Copy, Debug)]
+enum KeyClass {
+    Noise,
+    Honeypot,
+    /// A visitor field: its index in [`Scratch::local_keys`].
+    Visitor(u32),
+}
 
-    if let Some(stored) = &raw.digest
-        && !stored.trim().eq_ignore_ascii_case(&computed)
-    {
-        return Err(damaged(
-            DamageReason::Digest,
-            format!(
-                "stored digest {} does not match the payload (sha256 {})",
-                short(stored),
-                short(&computed)
-            ),
-        ));
+#[derive(Clone, Debug)]
+struct LocalKey {
+    name: Box<str>,
+    hash: u64,
+    check: u64,
+    /// The interned id, when interning.
+    id: u32,
+}
+
+/// One visitor field of the row being checked.
+#[derive(Clone, Debug)]
+struct Field {
+    key: u32,
+    text: Range<usize>,
+    value: u64,
+    check: u64,
+    tokens: usize,
+    chars: usize,
+}
+
+/// A map of names seen in payloads, hashed with the fixed hash (these caches
+/// live for a few hundred rows; nothing is gained by a keyed hash there).
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<hash::PassThrough>>;
+
+/// Buffers reused from row to row, and caches of key and scope names.
+pub struct Scratch {
+    /// The raw keys seen last, by a cheap hash of their length and ends.
+    recent: Vec<Option<(Box<str>, KeyClass)>>,
+    entries: Vec<scan::Entry>,
+    text: String,
+    unescaped: String,
+    fields: Vec<Field>,
+    raw_keys: FastMap<Box<str>, KeyClass>,
+    key_index: FastMap<Box<str>, u32>,
+    local_keys: Vec<LocalKey>,
+    scopes: FastMap<Box<str>, u32>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            recent: vec![None; 256],
+            entries: Vec::new(),
+            text: String::new(),
+            unescaped: String::new(),
+            fields: Vec::new(),
+            raw_keys: FastMap::default(),
+            key_index: FastMap::default(),
+            local_keys: Vec::new(),
+            scopes: FastMap::default(),
+        }
+    }
+}
+
+/// Where visitor keys and scopes get their ids (facts only).
+pub struct Interners<'a> {
+    pub keys: &'a RwLock<Table>,
+    pub scopes: &'a RwLock<Table>,
+}
+
+fn intern(table: &RwLock<Table>, name: &str, seed: u64, random: &RandomState) -> u32 {
+    if let Some(id) = table.read().expect("names").get(name) {
+        return id;
+    }
+    table.write().expect("names").intern(name, seed, random)
+}
+
+/// What a good row gives besides its fields.
+struct Checked {
+    digest: [u8; 32],
+    created_ms: Millis,
+    updated_at: Option<Millis>,
+    state: ReceiptState,
+    honeypot: bool,
+}
+
+/// A value of the payload, wherever it was read from.
+enum Val<'a> {
+    Str(&'a str),
+    True,
+    False,
+    Null,
+    Int(&'a str),
+    Json(&'a Json),
+}
+
+impl Inspector {
+    /// `random` keys the checks; facts compare only with facts of the same key.
+    pub fn new(settings: &Settings, random: RandomState) -> Self {
+        Self {
+            ignore: IgnoreList::new(&settings.ignore_fields),
+            random,
+        }
     }
 
-    let state = ReceiptState::parse(&raw.state).ok_or_else(|| {
-        damaged(
-            DamageReason::State,
-            format!("unknown state {:?}", sanitize::inline(&raw.state, 40)),
-        )
-    })?;
+    /// The whole receipt (for detail views and the compatibility API).
+    pub fn receipt(&self, row: &Row<'_>, s: &mut Scratch) -> Result<Receipt, Damaged> {
+        let c = self.check(row, s, None)?;
+        let mut visitor: Vec<(String, String)> = s
+            .fields
+            .iter()
+            .map(|f| {
+                (
+                    s.local_keys[f.key as usize].name.to_string(),
+                    s.text[f.text.clone()].to_string(),
+                )
+            })
+            .collect();
+        visitor.sort_unstable();
+        visitor.dedup();
+        Ok(Receipt {
+            id: row.id,
+            scope: row.scope.to_string(),
+            request_key: row.request_key.map(str::to_string),
+            digest: hex::encode(c.digest),
+            state: c.state,
+            created_ms: c.created_ms,
+            updated_ms: c.updated_at,
+            visitor: VisitorFields(visitor),
+            honeypot_filled: c.honeypot,
+        })
+    }
 
-    let visitor = fingerprint_owned(payload, ignore);
-    Ok(Receipt {
-        id: raw.id,
-        scope: raw.scope.clone(),
-        request_key: raw.request_key.clone(),
-        digest: computed,
-        state,
-        created_ms,
-        updated_ms: parse_time(&raw.updated_at).ok(),
-        visitor: visitor.fields,
-        honeypot_filled: visitor.honeypot_filled,
+    /// The compact facts of a good row, appending its fields to `fields`
+    /// (`ReceiptFact::fields` is then the offset in `fields` where they start).
+    pub fn facts(
+        &self,
+        row: &Row<'_>,
+        s: &mut Scratch,
+        names: &Interners<'_>,
+        fields: &mut Vec<FieldFact>,
+    ) -> Result<ReceiptFact, Damaged> {
+        let c = self.check(row, s, Some(names.keys))?;
+        let mut fingerprint: u64 = 0x5EED;
+        let mut fp_check = self.random.build_hasher();
+        let mut body: Option<(usize, usize)> = None;
+        let start = fields.len();
+        for (i, f) in s.fields.iter().enumerate() {
+            let k = &s.local_keys[f.key as usize];
+            fingerprint = hash::combine(fingerprint, hash::combine(k.hash, f.value));
+            fp_check.write_u64(k.check);
+            fp_check.write_u64(f.check);
+            if text::is_free_text_measure(f.tokens, f.chars)
+                && body.is_none_or(|(_, c)| f.chars > c)
+            {
+                body = Some((i, f.chars));
+            }
+            fields.push(FieldFact::new(k.id, f.value, f.check, f.tokens, f.chars));
+        }
+        let scope = match s.scopes.get(row.scope) {
+            Some(&id) => id,
+            None => {
+                let id = intern(names.scopes, row.scope, hash::SEED_SCOPE, &self.random);
+                s.scopes.insert(row.scope.into(), id);
+                id
+            }
+        };
+        let (key_hash, key_check) = match row.request_key {
+            Some(k) => (
+                hash::str(SEED_REQUEST_KEY, k),
+                self.random.hash_one(k) as u32,
+            ),
+            None => (0, 0),
+        };
+        let mut flags = 0;
+        if c.honeypot {
+            flags |= FLAG_HONEYPOT;
+        }
+        if row.request_key.is_some() {
+            flags |= FLAG_KEY;
+        }
+        Ok(ReceiptFact {
+            id: row.id,
+            created_ms: c.created_ms,
+            fingerprint,
+            fp_check: fp_check.finish(),
+            key_hash,
+            fields: start as u32,
+            scope,
+            key_check,
+            nfields: s.fields.len().min(NONE16 as usize - 1) as u16,
+            body: body.map_or(NONE16, |(i, _)| i as u16),
+            state: c.state,
+            flags,
+        })
+    }
+
+    /// What is kept of a damaged row.
+    pub fn damaged_row(row: &Row<'_>) -> DamagedRow {
+        DamagedRow {
+            id: row.id,
+            scope: row.scope.to_string(),
+            request_key: row.request_key.map(str::to_string),
+        }
+    }
+
+    /// Checks a row and leaves its visitor fields in `s.fields`, sorted by
+    /// (key hash, value hash) and without repeated pairs.
+    fn check(
+        &self,
+        row: &Row<'_>,
+        s: &mut Scratch,
+        keys: Option<&RwLock<Table>>,
+    ) -> Result<Checked, Damaged> {
+        let damaged = |reason, detail: String| Damaged {
+            receipt_id: row.id,
+            reason,
+            detail: sanitize::inline(&detail, DETAIL_MAX),
+        };
+
+        let text = row.payload.map_err(|what| {
+            damaged(
+                DamageReason::Payload,
+                format!("payload is not text: {what}"),
+            )
+        })?;
+        s.text.clear();
+        s.fields.clear();
+        let mut honeypot = false;
+        let digest: [u8; 32];
+        let mut entries = std::mem::take(&mut s.entries);
+        if scan::canonical_flat_object(text, &mut entries) {
+            digest = Sha256::digest(text.as_bytes()).into();
+            for e in &entries {
+                let key = &text[e.key.clone()];
+                let val = match &e.value {
+                    scan::Value::Str {
+                        raw,
+                        escaped: false,
+                    } => Val::Str(&text[raw.clone()]),
+                    scan::Value::Str { raw, escaped: true } => {
+                        let mut u = std::mem::take(&mut s.unescaped);
+                        u.clear();
+                        scan::unescape(&text[raw.clone()], &mut u);
+                        self.take(key, Val::Str(&u), s, keys, &mut honeypot);
+                        s.unescaped = u;
+                        continue;
+                    }
+                    scan::Value::True => Val::True,
+                    scan::Value::False => Val::False,
+                    scan::Value::Null => Val::Null,
+                    scan::Value::Int(r) => Val::Int(&text[r.clone()]),
+                };
+                self.take(key, val, s, keys, &mut honeypot);
+            }
+            s.entries = entries;
+        } else {
+            s.entries = entries;
+            let payload = canonical::parse_object(text).map_err(|e| {
+                let detail = match e {
+                    CanonicalError::NotAnObject { found } => {
+                        format!("payload is {found}, not a JSON object")
+                    }
+                    other => format!("payload is not valid JSON: {other}"),
+                };
+                damaged(DamageReason::Payload, detail)
+            })?;
+            let canonical_text = canonical::canonical(&payload).map_err(|e| {
+                damaged(
+                    DamageReason::Payload,
+                    format!("payload has no canonical form: {e}"),
+                )
+            })?;
+            digest = Sha256::digest(canonical_text.as_bytes()).into();
+            for (key, value) in &payload {
+                self.take(key, Val::Json(value), s, keys, &mut honeypot);
+            }
+        }
+
+        let created_ms = parse_time_ref(row.created_at)
+            .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
+
+        if let Some(stored) = row.digest
+            && !digest_matches(stored, &digest)
+        {
+            let computed = hex::encode(digest);
+            return Err(damaged(
+                DamageReason::Digest,
+                format!(
+                    "stored digest {} does not match the payload (sha256 {})",
+                    short(stored),
+                    short(&computed)
+                ),
+            ));
+        }
+
+        let state = ReceiptState::parse(row.state).ok_or_else(|| {
+            damaged(
+                DamageReason::State,
+                format!("unknown state {:?}", sanitize::inline(row.state, 40)),
+            )
+        })?;
+
+        let keys_of = &s.local_keys;
+        let text_of = &s.text;
+        s.fields.sort_unstable_by(|a, b| {
+            let (ka, kb) = (&keys_of[a.key as usize], &keys_of[b.key as usize]);
+            (ka.hash, a.value, a.check)
+                .cmp(&(kb.hash, b.value, b.check))
+                .then_with(|| ka.name.cmp(&kb.name))
+                .then_with(|| text_of[a.text.clone()].cmp(&text_of[b.text.clone()]))
+        });
+        s.fields.dedup_by(|b, a| {
+            a.key == b.key
+                && a.value == b.value
+                && text_of[a.text.clone()] == text_of[b.text.clone()]
+        });
+
+        Ok(Checked {
+            digest,
+            created_ms,
+            updated_at: parse_time_ref(row.updated_at).ok(),
+            state,
+            honeypot,
+        })
+    }
+
+    /// One payload entry: a honeypot, noise, or a visitor field.
+    fn take(
+        &self,
+        raw_key: &str,
+        value: Val<'_>,
+        s: &mut Scratch,
+        keys: Option<&RwLock<Table>>,
+        honeypot: &mut bool,
+    ) {
+        let b = raw_key.as_bytes();
+        let slot = match (b.first(), b.last()) {
+            (Some(&f), Some(&l)) => (b.len() * 31 + usize::from(f) * 7 + usize::from(l)) & 255,
+            _ => 0,
+        };
+        let class = match &s.recent[slot] {
+            Some((k, c)) if **k == *raw_key => *c,
+            _ => {
+                let c = match s.raw_keys.get(raw_key) {
+                    Some(c) => *c,
+                    None => {
+                        let c = self.classify(raw_key, s, keys);
+                        s.raw_keys.insert(raw_key.into(), c);
+                        c
+                    }
+                };
+                s.recent[slot] = Some((raw_key.into(), c));
+                c
+            }
+        };
+        let key = match class {
+            KeyClass::Noise => return,
+            KeyClass::Honeypot => {
+                *honeypot |= match value {
+                    Val::Str(t) => !text::normalize_text_cow(t).is_empty(),
+                    Val::True | Val::Int(_) => true,
+                    Val::False | Val::Null => false,
+                    Val::Json(v) => visitor::honeypot_is_filled(v),
+                };
+                return;
+            }
+            KeyClass::Visitor(k) => k,
+        };
+        let start = s.text.len();
+        let measured = match value {
+            Val::Str(t) => Some(text::normalize_measured(t, &mut s.text)),
+            Val::True => {
+                s.text.push_str("true");
+                None
+            }
+            Val::False => {
+                s.text.push_str("false");
+                None
+            }
+            Val::Null => None,
+            Val::Int(t) => {
+                s.text.push_str(t);
+                None
+            }
+            Val::Json(v) => {
+                if let Some(t) = visitor::normalize_value(v) {
+                    s.text.push_str(&t);
+                }
+                None
+            }
+        };
+        if s.text.len() == start {
+            return; // empty values and nulls count as absent
+        }
+        let value = &s.text[start..];
+        let (tokens, chars) = measured.unwrap_or_else(|| text::measure(value));
+        s.fields.push(Field {
+            key,
+            text: start..s.text.len(),
+            value: hash::str(hash::SEED_VALUE, value),
+            check: self.random.hash_one(value),
+            tokens,
+            chars,
+        });
+    }
+
+    fn classify(&self, raw_key: &str, s: &mut Scratch, keys: Option<&RwLock<Table>>) -> KeyClass {
+        let key = visitor::normalize_key(raw_key);
+        if visitor::is_honeypot_key(&key) {
+            return KeyClass::Honeypot;
+        }
+        if visitor::is_noise_key(&key) || self.ignore.ignores(&key) {
+            return KeyClass::Noise;
+        }
+        if let Some(&local) = s.key_index.get(key.as_str()) {
+            return KeyClass::Visitor(local);
+        }
+        let id = keys.map_or(u32::MAX, |t| intern(t, &key, hash::SEED_KEY, &self.random));
+        let local = s.local_keys.len() as u32;
+        s.local_keys.push(LocalKey {
+            hash: hash::str(hash::SEED_KEY, &key),
+            check: self.random.hash_one(key.as_str()),
+            name: key.as_str().into(),
+            id,
+        });
+        s.key_index.insert(key.into(), local);
+        KeyClass::Visitor(local)
+    }
+}
+
+/// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without the hex.
+fn digest_matches(stored: &str, computed: &[u8; 32]) -> bool {
+    let t = stored.trim().as_bytes();
+    if t.len() != 64 {
+        return false;
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    computed.iter().enumerate().all(|(i, &byte)| {
+        matches!((nibble(t[2 * i]), nibble(t[2 * i + 1])), (Some(h), Some(l)) if (h << 4 | l) == byte)
     })
+}
+
+/// Inspects rows in parallel into a [`Store`]: facts of good receipts, in the
+/// order given, and damaged rows.
+pub fn ingest(store: &mut Store, inspector: &Inspector, rows: &[Row<'_>]) {
+    ingest_by(store, inspector, rows);
+}
+
+/// Rows held somewhere, handed out one at a time on whichever thread
+/// inspects them.
+pub trait RowSource: Sync {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`; `buf` is for text the row has to make up.
+    fn row<'a>(&'a self, i: usize, buf: &'a mut String) -> Row<'a>;
+}
+
+impl RowSource for [Row<'_>] {
+    fn len(&self) -> usize {
+        <[Row<'_>]>::len(self)
+    }
+
+    fn row<'a>(&'a self, i: usize, _buf: &'a mut String) -> Row<'a> {
+        self[i]
+    }
+}
+
+/// [`ingest`] of the rows of any [`RowSource`].
+pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector, rows: &S) {
+    use rayon::prelude::*;
+    let n = rows.len();
+
+    struct Part {
+        receipts: Vec<ReceiptFact>,
+        fields: Vec<FieldFact>,
+        damaged: Vec<(Damaged, DamagedRow)>,
+    }
+    let keys = RwLock::new(std::mem::take(&mut store.keys));
+    let scopes = RwLock::new(std::mem::take(&mut store.scopes));
+    let names = Interners {
+        keys: &keys,
+        scopes: &scopes,
+    };
+    const CHUNK: usize = 512;
+    let parts: Vec<Part> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+            let mut s = Scratch::default();
+            let mut buf = String::new();
+            let mut part = Part {
+                receipts: Vec::with_capacity(range.len()),
+                fields: Vec::with_capacity(range.len() * 6),
+                damaged: Vec::new(),
+            };
+            for i in range {
+                let row = rows.row(i, &mut buf);
+                match inspector.facts(&row, &mut s, &names, &mut part.fields) {
+                    Ok(f) => part.receipts.push(f),
+                    Err(d) => part.damaged.push((d, Inspector::damaged_row(&row))),
+                }
+            }
+            part
+        })
+        .collect();
+    store.keys = keys.into_inner().expect("names");
+    store.scopes = scopes.into_inner().expect("names");
+    let added: usize = parts.iter().map(|p| p.receipts.len()).sum();
+    store.receipts.reserve(added);
+    for part in parts {
+        let base = store.fields.len() as u32;
+        store.fields.extend_from_slice(&part.fields);
+        store
+            .receipts
+            .extend(part.receipts.into_iter().map(|mut r| {
+                r.fields += base;
+                r
+            }));
+        for (d, row) in part.damaged {
+            store.damaged.push(d);
+            store.damaged_rows.push(row);
+        }
+    }
 }
 
 /// The first characters of a digest, enough to tell two apart.
@@ -92,6 +600,96 @@ fn short(digest: &str) -> String {
         "(empty)".to_string()
     } else {
         d.to_string()
+    }
+}
+
+/// The first version of this module, kept to check the fast one against.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::short;
+    use crate::intake::canonical::{self, CanonicalError};
+    use crate::sanitize;
+    use crate::time::parse_time;
+    use crate::triage::digest::payload_digest;
+    use crate::triage::model::{
+        DamageReason, Damaged, RawReceipt, Receipt, ReceiptState, Settings,
+    };
+    use crate::triage::visitor::{IgnoreList, fingerprint_owned};
+
+    /// The longest detail sentence, in characters.
+    const DETAIL_MAX: usize = 160;
+
+    /// Checks one row against the database contract.
+    #[allow(dead_code)]
+    pub fn inspect(raw: &RawReceipt, settings: &Settings) -> Result<Receipt, Damaged> {
+        inspect_with(raw, &IgnoreList::new(&settings.ignore_fields))
+    }
+
+    /// [`inspect`] with the ignore list already prepared (once per analysis).
+    pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Damaged> {
+        let damaged = |reason, detail: String| Damaged {
+            receipt_id: raw.id,
+            reason,
+            detail: sanitize::inline(&detail, DETAIL_MAX),
+        };
+
+        let text = raw.payload.as_ref().map_err(|what| {
+            damaged(
+                DamageReason::Payload,
+                format!("payload is not text: {what}"),
+            )
+        })?;
+        let payload = canonical::parse_object(text).map_err(|e| {
+            let detail = match e {
+                CanonicalError::NotAnObject { found } => {
+                    format!("payload is {found}, not a JSON object")
+                }
+                other => format!("payload is not valid JSON: {other}"),
+            };
+            damaged(DamageReason::Payload, detail)
+        })?;
+        let computed = payload_digest(&payload).map_err(|e| {
+            damaged(
+                DamageReason::Payload,
+                format!("payload has no canonical form: {e}"),
+            )
+        })?;
+
+        let created_ms = parse_time(&raw.created_at)
+            .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
+
+        if let Some(stored) = &raw.digest
+            && !stored.trim().eq_ignore_ascii_case(&computed)
+        {
+            return Err(damaged(
+                DamageReason::Digest,
+                format!(
+                    "stored digest {} does not match the payload (sha256 {})",
+                    short(stored),
+                    short(&computed)
+                ),
+            ));
+        }
+
+        let state = ReceiptState::parse(&raw.state).ok_or_else(|| {
+            damaged(
+                DamageReason::State,
+                format!("unknown state {:?}", sanitize::inline(&raw.state, 40)),
+            )
+        })?;
+
+        let visitor = fingerprint_owned(payload, ignore);
+        Ok(Receipt {
+            id: raw.id,
+            scope: raw.scope.clone(),
+            request_key: raw.request_key.clone(),
+            digest: computed,
+            state,
+            created_ms,
+            updated_ms: parse_time(&raw.updated_at).ok(),
+            visitor: visitor.fields,
+            honeypot_filled: visitor.honeypot_filled,
+        })
     }
 }
 
@@ -225,5 +823,68 @@ mod tests {
             "{}",
             d.detail
         );
+    }
+
+    use proptest::strategy::Strategy;
+
+    fn reference(r: &RawReceipt) -> Result<Receipt, Damaged> {
+        reference::inspect_with(r, &IgnoreList::new(&["ref*".to_string()]))
+    }
+
+    fn fast(r: &RawReceipt) -> Result<Receipt, Damaged> {
+        inspect_with(r, &IgnoreList::new(&["ref*".to_string()]))
+    }
+
+    #[test]
+    fn agrees_with_the_reference_on_odd_payloads() {
+        for p in [
+            r#"{"a":"x","b":true,"c":false,"d":null,"e":-12,"f":"q\"\\\n\u001f","g":0}"#,
+            r#"{"A":"X","a":"x","hp":1,"n":123456789012345678901234567890}"#,
+            r#"{"b":"2","a":"1"}"#,
+            r#"{"a" : "spaced"}"#,
+            r#"{"a":1.50,"b":[" X ",null],"c":{"Z":" y "}}"#,
+            r#"{"a":"\u00e9t\u00c9","_gotcha":"","bot-field":false,"referrer":"r"}"#,
+            r#"{"a":"Ｙａｍａｄａ　Ｔａｒｏ","b":"ﾃｽﾄ","c":"山田 太郎","d":"  x  "}"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"[1]"#,
+            r#"{"msg":"Hello\tWorld","MSG":"hello world"}"#,
+            "{}",
+        ] {
+            let r = raw(p);
+            assert_eq!(fast(&r), reference(&r), "{p}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_the_reference(
+            entries in proptest::collection::vec((
+                proptest::sample::select(vec!["name", "Name", "email", "message", "_csrf", "hp",
+                    "utm_source", "ref", "note", "ÉCOLE", "msg"]),
+                proptest::prop_oneof![
+                    "[a-zA-Z \t\n\u{3000}\u{a0}é日本ｶﾞ\\\"\u{1}]{0,16}".prop_map(|s| serde_json::Value::String(s).to_string()),
+                    proptest::sample::select(vec!["true", "false", "null", "0", "-7", "12.5", "[1,\"A\"]", "{\"k\":\" V \"}", "\"\\u00e9\""]).prop_map(str::to_string),
+                ],
+            ), 0..6),
+            sorted in proptest::bool::ANY,
+            time in proptest::sample::select(vec!["2026-11-29T10:15:30.123Z", "2026-11-29 10:15:30", "x", "1795947330"]),
+        ) {
+            let mut entries = entries;
+            if sorted {
+                entries.sort();
+                entries.dedup_by(|a, b| a.0 == b.0);
+            }
+            let body: Vec<String> = entries.iter().map(|(k, v)| format!("{:?}:{v}", k)).collect();
+            let mut r = raw(&format!("{{{}}}", body.join(",")));
+            r.created_at = TimeValue::Text(time.to_string());
+            proptest::prop_assert_eq!(fast(&r), reference(&r));
+            if let Ok(good) = reference(&r) {
+                r.digest = Some(good.digest.to_uppercase());
+                proptest::prop_assert_eq!(fast(&r), reference(&r));
+                r.digest = Some(format!(" {}x", &good.digest[1..]));
+                proptest::prop_assert_eq!(fast(&r), reference(&r));
+            }
+        }
     }
 }

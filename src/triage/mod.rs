@@ -1,9 +1,16 @@
 //! The triage engine: pure functions over the rows that storage read.
 //!
 //! - [`inspect`] checks one row (payload, time, digest, state) and extracts the
-//!   visitor fingerprint ([`visitor`]);
-//! - [`analyze`] runs every check: duplicate groups (exact and near), key
-//!   conflicts, stuck receipts, suspected bots, damaged rows.
+//!   visitor fingerprint ([`visitor`]); [`Inspector`] turns rows into compact
+//!   [`facts`] in parallel ([`ingest`]), so nothing keeps a payload;
+//! - [`needs`] says which few texts the rules must read again (the values of
+//!   possible edits, the keys that conflicts and stuck receipts show, digests
+//!   of receipts sharing a key); storage reads them into [`Details`];
+//! - [`analyze_facts`] runs every check: duplicate groups (exact and near),
+//!   key conflicts, stuck receipts, suspected bots, damaged rows;
+//! - [`analyze`] does all of that for rows already in memory;
+//! - [`engine`] keeps the facts between readings and recomputes only what
+//!   appended rows touch.
 //!
 //! The rules where the design leaves room (free text, "a few words", bots) are
 //! constants in [`text`] and [`bots`], documented where they are defined.
@@ -13,20 +20,29 @@ pub mod model;
 mod blocking;
 pub mod bots;
 mod conflicts;
+#[cfg(test)]
 mod digest;
-mod facts;
+
+pub mod facts;
 mod groups;
 mod hash;
 mod inspect;
 mod near;
+mod scan;
 mod stuck;
 pub mod text;
 pub mod visitor;
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
-pub use inspect::inspect;
-use model::{Damaged, RawConflict, RawReceipt, Receipt, Settings, Triage};
+pub use facts::Store;
+pub use inspect::{
+    Inspector, Interners, RowSource, Scratch, ingest, ingest_by, inspect, inspect_with,
+};
+use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};
+pub use near::Texts;
 
 /// What [`analyze`] found, with the receipts that passed inspection.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -42,61 +58,243 @@ pub fn analyze(
     conflict_rows: &[RawConflict],
     settings: &Settings,
 ) -> Analysis {
-    let ignore = visitor::IgnoreList::new(&settings.ignore_fields);
-    let checked: Vec<Result<(Receipt, facts::Facts), Damaged>> = raws
+    let mut store = Store::new();
+    let inspector = Inspector::new(settings, store.random.clone());
+    let rows: Vec<model::Row<'_>> = raws.iter().map(RawReceipt::row).collect();
+    ingest(&mut store, &inspector, &rows);
+    store.finish();
+    let mut receipts: Vec<Receipt> = rows
         .par_iter()
         .with_min_len(256)
-        .map(|raw| {
-            inspect::inspect_with(raw, &ignore).map(|r| {
-                let f = facts::Facts::of(&r);
-                (r, f)
-            })
-        })
+        .map_init(Scratch::default, |s, row| inspector.receipt(row, s).ok())
+        .flatten()
         .collect();
-
-    let mut receipts: Vec<Receipt> = Vec::with_capacity(checked.len());
-    let mut facts: Vec<facts::Facts> = Vec::with_capacity(checked.len());
-    let mut damaged: Vec<Damaged> = Vec::new();
-    for c in checked {
-        match c {
-            Ok((r, f)) => {
-                receipts.push(r);
-                facts.push(f);
-            }
-            Err(d) => damaged.push(d),
+    receipts.par_sort_by_key(|r| r.id);
+    let needs = needs(&store, conflict_rows, settings);
+    let mut details = Details::default();
+    for index in needs.indices() {
+        let id = store.receipts[index as usize].id;
+        if let Ok(at) = receipts.binary_search_by_key(&id, |r| r.id) {
+            details.supply(&store, &needs, index, &receipts[at]);
         }
     }
-    if !receipts.is_sorted_by_key(|r| r.id) {
-        // Rows usually arrive by id; when not, put both lists in id order.
-        let mut pairs: Vec<(Receipt, facts::Facts)> = receipts.into_iter().zip(facts).collect();
-        pairs.par_sort_by_key(|(r, _)| r.id);
-        (receipts, facts) = pairs.into_iter().unzip();
-    }
-    damaged.sort_by_key(|d| d.receipt_id);
+    let triage = analyze_facts(&store, conflict_rows, &needs, &details, settings);
+    Analysis { receipts, triage }
+}
 
-    let (duplicates, (conflicts, (stuck, suspected_bots))) = rayon::join(
-        || groups::duplicate_groups(&receipts, &facts, settings),
+/// What the rules must read again, as receipt indices of a [`Store`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// (receipt, field position): values an edit check may compare. Sorted.
+    pub texts: Vec<(u32, u16)>,
+    /// Receipts whose request key a conflict or a stuck receipt shows. Sorted.
+    pub keys: Vec<u32>,
+    /// Receipts sharing a (scope, request key), each group in arrival order.
+    pub shared_keys: Vec<Vec<u32>>,
+    /// Stuck receipts, by id.
+    pub stuck: Vec<u32>,
+}
+
+impl Needs {
+    /// Every receipt to read again, ascending.
+    pub fn indices(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .texts
+            .iter()
+            .map(|t| t.0)
+            .chain(self.keys.iter().copied())
+            .chain(self.shared_keys.iter().flatten().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// Texts read again for the rules (see [`Needs`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Details {
+    pub texts: Texts,
+    keys: HashMap<u32, String>,
+    digests: HashMap<u32, String>,
+}
+
+impl Details {
+    /// The request key of a receipt (when it has one and it was read).
+    pub fn key(&self, index: u32) -> Option<&str> {
+        self.keys.get(&index).map(String::as_str)
+    }
+
+    pub fn digest(&self, index: u32) -> Option<&str> {
+        self.digests.get(&index).map(String::as_str)
+    }
+
+    /// Takes what `needs` asks of receipt `index` from its re-read `receipt`
+    /// (inspected with the same settings). A receipt whose fields no longer
+    /// match its facts supplies no texts.
+    pub fn supply(&mut self, store: &Store, needs: &Needs, index: u32, receipt: &Receipt) {
+        if let Some(key) = &receipt.request_key {
+            self.keys.insert(index, key.clone());
+        }
+        if needs.shared_keys.iter().any(|g| g.contains(&index)) {
+            self.digests.insert(index, receipt.digest.clone());
+        }
+        let from = needs.texts.partition_point(|t| t.0 < index);
+        let wanted = needs.texts[from..].iter().take_while(|t| t.0 == index);
+        let fields = store.fields_at(index);
+        for &(_, pos) in wanted {
+            let f = &fields[pos as usize];
+            let name = store.keys.name(f.key());
+            let found = receipt.visitor.0.iter().find(|(k, v)| {
+                k == name
+                    && hash::str(hash::SEED_VALUE, v) == f.value()
+                    && std::hash::BuildHasher::hash_one(&store.random, v.as_str()) as u32
+                        == f.check()
+            });
+            if let Some((_, v)) = found {
+                self.texts.insert((index, pos), v.as_str().into());
+            }
+        }
+    }
+
+    /// Drops what is kept for receipts at or after `index` (they are read again).
+    pub fn forget_from(&mut self, index: u32) {
+        self.texts.retain(|k, _| k.0 < index);
+        self.keys.retain(|k, _| *k < index);
+        self.digests.retain(|k, _| *k < index);
+    }
+}
+
+/// What the rules will need to read again from the database.
+pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) -> Needs {
+    let (texts, (shared_keys, stuck)) = rayon::join(
+        || text_needs(store),
         || {
-            rayon::join(
-                || conflicts::conflicts(raws, &receipts, conflict_rows),
-                || {
-                    rayon::join(
-                        || stuck::stuck(&receipts, settings),
-                        || bots::suspected_bots(&receipts, &facts, settings),
-                    )
-                },
+            (
+                conflicts::shared_keys(store),
+                stuck::stuck_indices(store, settings),
             )
         },
     );
+    let mut keys = conflicts::originals(store, &shared_keys, conflict_rows);
+    keys.extend(
+        stuck
+            .iter()
+            .filter(|&&i| store.receipts[i as usize].has_key()),
+    );
+    keys.retain(|&i| store.receipts[i as usize].has_key());
+    keys.sort_unstable();
+    keys.dedup();
+    Needs {
+        texts,
+        keys,
+        shared_keys,
+        stuck,
+    }
+}
 
-    Analysis {
-        receipts,
-        triage: Triage {
-            duplicates,
-            conflicts,
-            stuck,
-            suspected_bots,
-            damaged,
+/// The values an edit check may compare: an edited copy and its anchor have
+/// the same scope and the same fields but one, whose key they share, so they
+/// share the hash of (scope, the other fields, that key). Among receipts that
+/// share it, the values that differ and whose sizes allow an edit are needed.
+fn text_needs(store: &Store) -> Vec<(u32, u16)> {
+    let keys_of = |i: usize| {
+        let r = &store.receipts[i];
+        let fields = store.fields_of(r);
+        let sum = fields
+            .iter()
+            .fold(0u64, |s, f| s.wrapping_add(store.pair(f)));
+        let scope = u64::from(r.scope);
+        fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.tokens() >= 2)
+            .map(move |(p, f)| {
+                let k = hash::combine(
+                    hash::combine(scope, sum.wrapping_sub(store.pair(f))),
+                    u64::from(f.key()),
+                );
+                (k, p as u16)
+            })
+    };
+    let n = store.receipts.len();
+    // Keys shared by two receipts or more.
+    let mut all: Vec<u64> = (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .flat_map_iter(|i| keys_of(i).map(|(k, _)| k))
+        .collect();
+    all.par_sort_unstable();
+    let mut shared: hash::HashMap64<()> = hash::HashMap64::default();
+    for w in all.windows(2) {
+        if w[0] == w[1] {
+            shared.insert(w[0], ());
+        }
+    }
+    drop(all);
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    let mut members: Vec<(u64, u32, u16)> = (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .flat_map_iter(|i| {
+            keys_of(i)
+                .filter(|(k, _)| shared.contains_key(k))
+                .map(move |(k, p)| (k, i as u32, p))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    members.par_sort_unstable();
+    let field = |m: &(u64, u32, u16)| store.fields_at(m.1)[m.2 as usize];
+    let mut out: Vec<(u32, u16)> = Vec::new();
+    for run in members.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() > 64 {
+            out.extend(run.iter().map(|m| (m.1, m.2)));
+            continue;
+        }
+        for (x, a) in run.iter().enumerate() {
+            let fa = field(a);
+            let needed = run.iter().enumerate().any(|(y, b)| {
+                let fb = field(b);
+                x != y && !fa.same_value(&fb) && near::edit_needs_texts(&fa, &fb)
+            });
+            if needed {
+                out.push((a.1, a.2));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Runs every check over the facts; `details` holds what `needs` asked for.
+pub fn analyze_facts(
+    store: &Store,
+    conflict_rows: &[RawConflict],
+    needs: &Needs,
+    details: &Details,
+    settings: &Settings,
+) -> Triage {
+    let ctx = near::Ctx {
+        store,
+        texts: &details.texts,
+    };
+    let (duplicates, (conflicts, suspected_bots)) = rayon::join(
+        || groups::duplicate_groups(ctx, settings, None),
+        || {
+            rayon::join(
+                || conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details),
+                || bots::suspected_bots(store, settings),
+            )
         },
+    );
+    Triage {
+        duplicates,
+        conflicts,
+        stuck: stuck::stuck(store, &needs.stuck, details, settings),
+        suspected_bots,
+        damaged: store.damaged.clone(),
     }
 }

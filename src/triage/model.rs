@@ -38,6 +38,60 @@ pub struct RawReceipt {
     pub updated_at: TimeValue,
 }
 
+impl TimeValue {
+    pub fn as_ref(&self) -> TimeRef<'_> {
+        match self {
+            Self::Null => TimeRef::Null,
+            Self::Integer(n) => TimeRef::Integer(*n),
+            Self::Real(x) => TimeRef::Real(*x),
+            Self::Text(t) => TimeRef::Text(t),
+            Self::Other(what) => TimeRef::Other(what),
+        }
+    }
+}
+
+/// A value of a time column, borrowed from wherever the row is held.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeRef<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a str),
+    /// A BLOB or anything else that cannot be a time: its description.
+    Other(&'a str),
+}
+
+/// One row of `receipts` as read, borrowed: what [`crate::triage::inspect`]
+/// checks. The streaming reader hands these out without copying each value
+/// into its own allocation; [`RawReceipt::row`] gives one for an owned row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row<'a> {
+    pub id: ReceiptId,
+    pub scope: &'a str,
+    pub request_key: Option<&'a str>,
+    pub digest: Option<&'a str>,
+    /// `Err` holds why the stored payload is not text.
+    pub payload: Result<&'a str, &'a str>,
+    pub state: &'a str,
+    pub created_at: TimeRef<'a>,
+    pub updated_at: TimeRef<'a>,
+}
+
+impl RawReceipt {
+    pub fn row(&self) -> Row<'_> {
+        Row {
+            id: self.id,
+            scope: &self.scope,
+            request_key: self.request_key.as_deref(),
+            digest: self.digest.as_deref(),
+            payload: self.payload.as_deref().map_err(String::as_str),
+            state: &self.state,
+            created_at: self.created_at.as_ref(),
+            updated_at: self.updated_at.as_ref(),
+        }
+    }
+}
+
 /// One row of `key_conflicts`: a later attempt with the same key and another body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawConflict {

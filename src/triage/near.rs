@@ -1,46 +1,75 @@
 //! Whether a copy is *near* a group's earliest copy: a partial copy (a strict
 //! subset of the fields, equal values) or an edited copy (one free-text field
-//! a few words apart). Hashes are compared first; strings confirm.
+//! a few words apart). Fields are compared as hashes confirmed by their keyed
+//! checks; the texts of an edited field are read only when sizes allow an edit.
 
-use super::facts::{Facts, FieldFact};
-use super::model::{MatchKind, Receipt};
+use std::collections::HashMap;
+
+use super::facts::{FieldFact, Store};
+use super::model::MatchKind;
 use super::text;
 
-/// One side of a comparison.
+/// Normalised values of the fields an edit check may compare, by (receipt
+/// index, field position): see [`super::Needs`].
+pub type Texts = HashMap<(u32, u16), Box<str>>;
+
+/// What a likeness test needs to read: the facts, and the texts read again.
 #[derive(Clone, Copy)]
-pub struct Side<'a> {
-    pub receipt: &'a Receipt,
-    pub facts: &'a Facts,
+pub struct Ctx<'a> {
+    pub store: &'a Store,
+    pub texts: &'a Texts,
 }
 
-impl Side<'_> {
-    fn key(&self, f: &FieldFact) -> &str {
-        &self.receipt.visitor.0[f.slot as usize].0
-    }
-
-    fn value(&self, f: &FieldFact) -> &str {
-        &self.receipt.visitor.0[f.slot as usize].1
-    }
+/// The outcome of comparing a field's two values without their texts.
+enum Edit {
+    No,
+    /// Only the texts can tell.
+    Texts,
 }
 
-/// How `b` is near `a`, if it is (identical copies are not near: they are exact).
-pub fn likeness(a: Side<'_>, b: Side<'_>) -> Option<MatchKind> {
-    let (fa, fb) = (&a.facts.fields, &b.facts.fields);
+/// Whether two different values of one key can be "a few words" apart, from
+/// their sizes alone (the same early answers as [`text::differs_by_a_few_words`]).
+fn edit_by_size(x: &FieldFact, y: &FieldFact) -> Edit {
+    if !x.is_free_text() && !y.is_free_text() {
+        return Edit::No;
+    }
+    if x.tokens_exact() && y.tokens_exact() {
+        let (tx, ty) = (x.tokens() as usize, y.tokens() as usize);
+        if tx.abs_diff(ty) > text::few_edits(tx, ty) {
+            return Edit::No;
+        }
+    }
+    Edit::Texts
+}
+
+/// True when an edit check of these two values (same key, different values)
+/// would have to read their texts.
+pub fn edit_needs_texts(x: &FieldFact, y: &FieldFact) -> bool {
+    matches!(edit_by_size(x, y), Edit::Texts)
+}
+
+/// How receipt `b` is near receipt `a` (indices), if it is; identical copies
+/// are not near, they are exact.
+pub fn likeness(ctx: Ctx<'_>, a: u32, b: u32) -> Option<MatchKind> {
+    let store = ctx.store;
+    let (fa, fb) = (store.fields_at(a), store.fields_at(b));
+    let order = |f: &FieldFact| (store.keys.hash(f.key()), f.value());
     let (mut i, mut j) = (0, 0);
     let mut shared = 0usize;
     let mut shared_free_text = false;
-    let mut only_a: Vec<&FieldFact> = Vec::new();
-    let mut only_b: Vec<&FieldFact> = Vec::new();
+    let mut only_a: Option<usize> = None;
+    let mut only_b: Option<usize> = None;
+    let (mut count_a, mut count_b) = (0usize, 0usize);
     while i < fa.len() || j < fb.len() {
-        let order = match (fa.get(i), fb.get(j)) {
-            (Some(x), Some(y)) => (x.key, x.value).cmp(&(y.key, y.value)),
+        let ord = match (fa.get(i), fb.get(j)) {
+            (Some(x), Some(y)) => order(x).cmp(&order(y)),
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
-        match order {
+        match ord {
             std::cmp::Ordering::Equal => {
                 let (x, y) = (&fa[i], &fb[j]);
-                if a.key(x) != b.key(y) || a.value(x) != b.value(y) {
+                if !x.same_as(y) {
                     return None; // a hash collision: treat as unrelated
                 }
                 shared += 1;
@@ -49,63 +78,68 @@ pub fn likeness(a: Side<'_>, b: Side<'_>) -> Option<MatchKind> {
                 j += 1;
             }
             std::cmp::Ordering::Less => {
-                only_a.push(&fa[i]);
+                only_a = Some(i);
+                count_a += 1;
                 i += 1;
             }
             std::cmp::Ordering::Greater => {
-                only_b.push(&fb[j]);
+                only_b = Some(j);
+                count_b += 1;
                 j += 1;
             }
         }
         // Neither a subset nor a single edit can come of more differences.
-        if !only_a.is_empty() && !only_b.is_empty() && (only_a.len() > 1 || only_b.len() > 1) {
+        if count_a > 0 && count_b > 0 && (count_a > 1 || count_b > 1) {
             return None;
         }
     }
     let enough_shared = shared >= 2 || (shared == 1 && shared_free_text);
-    match (only_a.len(), only_b.len()) {
+    match (count_a, count_b) {
         (0, 0) => None,
         (0, _) | (_, 0) => enough_shared.then_some(MatchKind::Partial),
         (1, 1) => {
-            let (x, y) = (only_a[0], only_b[0]);
-            let same_key = x.key == y.key && a.key(x) == b.key(y);
-            (same_key && text::differs_by_a_few_words(a.value(x), b.value(y)))
-                .then_some(MatchKind::Edited)
+            let (pi, pj) = (only_a.expect("one"), only_b.expect("one"));
+            let (x, y) = (&fa[pi], &fb[pj]);
+            if x.key() != y.key() {
+                return None;
+            }
+            if let Edit::No = edit_by_size(x, y) {
+                return None;
+            }
+            let (Some(tx), Some(ty)) = (
+                ctx.texts.get(&(a, pi as u16)),
+                ctx.texts.get(&(b, pj as u16)),
+            ) else {
+                debug_assert!(false, "texts of {a}/{pi} and {b}/{pj} were not read");
+                return None;
+            };
+            text::differs_by_a_few_words(tx, ty).then_some(MatchKind::Edited)
         }
         _ => None,
     }
 }
 
-/// The field names that made `b` near `a`: the fields one has and the other
-/// lacks (partial), or the field whose value differs (edited). Sorted.
-pub fn reason_fields(a: &Receipt, b: &Receipt) -> Vec<String> {
-    let (va, vb) = (&a.visitor.0, &b.visitor.0);
-    let mut out: Vec<String> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < va.len() || j < vb.len() {
-        match (va.get(i), vb.get(j)) {
-            (Some(x), Some(y)) if x.0 == y.0 => {
-                if x.1 != y.1 {
-                    out.push(x.0.clone());
-                }
-                i += 1;
-                j += 1;
-            }
-            (Some(x), Some(y)) if x.0 < y.0 => {
-                out.push(x.0.clone());
-                i += 1;
-            }
-            (Some(_), Some(y)) | (None, Some(y)) => {
-                out.push(y.0.clone());
-                j += 1;
-            }
-            (Some(x), None) => {
-                out.push(x.0.clone());
-                i += 1;
-            }
-            (None, None) => break,
-        }
-    }
+/// The field names that made `b` near `a`: the keys whose values differ
+/// between the two (a key one of them lacks, or a value that changed). Sorted.
+pub fn reason_fields(store: &Store, a: u32, b: u32) -> Vec<String> {
+    let (fa, fb) = (store.fields_at(a), store.fields_at(b));
+    let values = |fields: &[FieldFact], key: u32| {
+        let mut v: Vec<(u64, u32)> = fields
+            .iter()
+            .filter(|f| f.key() == key)
+            .map(|f| (f.value(), f.check()))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let mut keys: Vec<u32> = fa.iter().chain(fb).map(FieldFact::key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut out: Vec<String> = keys
+        .into_iter()
+        .filter(|&k| values(fa, k) != values(fb, k))
+        .map(|k| store.keys.name(k).to_string())
+        .collect();
     out.sort();
     out.dedup();
     out
@@ -114,39 +148,64 @@ pub fn reason_fields(a: &Receipt, b: &Receipt) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::model::{ReceiptState, VisitorFields};
+    use crate::triage::model::{Row, Settings, TimeRef};
+    use crate::triage::{Inspector, Scratch, ingest};
 
-    fn receipt(fields: &[(&str, &str)]) -> (Receipt, Facts) {
-        let mut pairs: Vec<(String, String)> = fields
+    /// A store of receipts with these fields (in this order), ids 1, 2, ...,
+    /// and the texts of every field, as if all were read again.
+    fn store(receipts: &[&[(&str, &str)]]) -> (Store, Texts) {
+        let payloads: Vec<String> = receipts
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|fields| {
+                let map: serde_json::Map<String, serde_json::Value> = fields
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+                    .collect();
+                serde_json::Value::Object(map).to_string()
+            })
             .collect();
-        pairs.sort();
-        let r = Receipt {
-            id: 1,
-            scope: String::new(),
-            request_key: None,
-            digest: String::new(),
-            state: ReceiptState::Completed,
-            created_ms: 0,
-            updated_ms: None,
-            visitor: VisitorFields(pairs),
-            honeypot_filled: false,
-        };
-        let f = Facts::of(&r);
-        (r, f)
+        let rows: Vec<Row<'_>> = payloads
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Row {
+                id: i as i64 + 1,
+                scope: "",
+                request_key: None,
+                digest: None,
+                payload: Ok(p),
+                state: "completed",
+                created_at: TimeRef::Integer(0),
+                updated_at: TimeRef::Null,
+            })
+            .collect();
+        let mut store = Store::new();
+        let settings = Settings::new(0);
+        let inspector = Inspector::new(&settings, store.random.clone());
+        ingest(&mut store, &inspector, &rows);
+        let mut texts = Texts::new();
+        for (i, row) in rows.iter().enumerate() {
+            let r = inspector.receipt(row, &mut Scratch::default()).unwrap();
+            let needs = crate::triage::Needs {
+                texts: (0..store.fields_at(i as u32).len())
+                    .map(|p| (i as u32, p as u16))
+                    .collect(),
+                ..Default::default()
+            };
+            let mut d = crate::triage::Details::default();
+            d.supply(&store, &needs, i as u32, &r);
+            texts.extend(d.texts);
+        }
+        (store, texts)
     }
 
-    fn like(a: &(Receipt, Facts), b: &(Receipt, Facts)) -> Option<MatchKind> {
+    fn like(s: &(Store, Texts), a: u32, b: u32) -> Option<MatchKind> {
         likeness(
-            Side {
-                receipt: &a.0,
-                facts: &a.1,
+            Ctx {
+                store: &s.0,
+                texts: &s.1,
             },
-            Side {
-                receipt: &b.0,
-                facts: &b.1,
-            },
+            a,
+            b,
         )
     }
 
@@ -154,52 +213,69 @@ mod tests {
 
     #[test]
     fn partial_either_way() {
-        let full = receipt(&[("name", "ada"), ("email", "a@x.org"), ("message", MSG)]);
-        let half = receipt(&[("name", "ada"), ("message", MSG)]);
-        assert_eq!(like(&full, &half), Some(MatchKind::Partial));
-        assert_eq!(like(&half, &full), Some(MatchKind::Partial));
-        assert_eq!(reason_fields(&full.0, &half.0), vec!["email"]);
-        assert_eq!(reason_fields(&half.0, &full.0), vec!["email"]);
+        let s = store(&[
+            &[("name", "ada"), ("email", "a@x.org"), ("message", MSG)],
+            &[("name", "ada"), ("message", MSG)],
+        ]);
+        assert_eq!(like(&s, 0, 1), Some(MatchKind::Partial));
+        assert_eq!(like(&s, 1, 0), Some(MatchKind::Partial));
+        assert_eq!(reason_fields(&s.0, 0, 1), vec!["email"]);
+        assert_eq!(reason_fields(&s.0, 1, 0), vec!["email"]);
     }
 
     #[test]
     fn partial_needs_enough_in_common() {
-        let full = receipt(&[("name", "ada"), ("email", "a@x.org"), ("topic", "sales")]);
-        assert_eq!(like(&full, &receipt(&[("topic", "sales")])), None);
-        let long = receipt(&[("name", "ada"), ("message", MSG)]);
-        assert_eq!(
-            like(&long, &receipt(&[("message", MSG)])),
-            Some(MatchKind::Partial)
-        );
+        let s = store(&[
+            &[("name", "ada"), ("email", "a@x.org"), ("topic", "sales")],
+            &[("topic", "sales")],
+            &[("name", "ada"), ("message", MSG)],
+            &[("message", MSG)],
+            &[("name", "bob"), ("message", MSG)],
+        ]);
+        assert_eq!(like(&s, 0, 1), None);
+        assert_eq!(like(&s, 2, 3), Some(MatchKind::Partial));
         // a subset with a different value is no subset
-        let other = receipt(&[("name", "bob"), ("message", MSG)]);
-        assert_eq!(like(&long, &other), None);
+        assert_eq!(like(&s, 2, 4), None);
     }
 
     #[test]
     fn edited_one_free_text_field() {
-        let a = receipt(&[("name", "ada"), ("message", MSG)]);
-        let b = receipt(&[
-            ("name", "ada"),
-            ("message", "could you send me the price list for this year"),
+        let s = store(&[
+            &[("name", "ada"), ("message", MSG)],
+            &[
+                ("name", "ada"),
+                ("message", "could you send me the price list for this year"),
+            ],
+            &[
+                ("name", "ada"),
+                ("message", "what time do you open on saturday morning"),
+            ],
+            &[("name", "ada lovelace"), ("message", MSG)],
+            &[("name", "ada byron"), ("message", MSG)],
+            &[
+                ("name", "eve"),
+                ("message", "could you send me the price list for this year"),
+            ],
         ]);
-        assert_eq!(like(&a, &b), Some(MatchKind::Edited));
-        assert_eq!(reason_fields(&a.0, &b.0), vec!["message"]);
-        let c = receipt(&[
-            ("name", "ada"),
-            ("message", "what time do you open on saturday morning"),
-        ]);
-        assert_eq!(like(&a, &c), None);
+        assert_eq!(like(&s, 0, 1), Some(MatchKind::Edited));
+        assert_eq!(reason_fields(&s.0, 0, 1), vec!["message"]);
+        assert_eq!(like(&s, 0, 2), None);
         // a name is not free text
-        let d = receipt(&[("name", "ada lovelace"), ("message", MSG)]);
-        let e = receipt(&[("name", "ada byron"), ("message", MSG)]);
-        assert_eq!(like(&d, &e), None);
+        assert_eq!(like(&s, 3, 4), None);
         // two fields changed
-        let f = receipt(&[
-            ("name", "eve"),
-            ("message", "could you send me the price list for this year"),
+        assert_eq!(like(&s, 0, 5), None);
+        assert_eq!(like(&s, 0, 0), None);
+    }
+
+    #[test]
+    fn reasons_count_repeated_keys() {
+        // "Name" and "name" are one key with two values.
+        let s = store(&[
+            &[("Name", "x"), ("name", "y"), ("email", "e")],
+            &[("name", "x"), ("email", "e")],
+            &[("name", "y"), ("NAME", "x"), ("email", "e")],
         ]);
-        assert_eq!(like(&a, &f), None);
-        assert_eq!(like(&a, &a), None);
+        assert_eq!(reason_fields(&s.0, 0, 1), vec!["name"]);
+        assert!(reason_fields(&s.0, 0, 2).is_empty());
     }
 }

@@ -1,22 +1,40 @@
 //! Receipts stuck `in_flight`: the outcome is unknown, and only a person who
 //! checked may settle it. Time alone never makes one failed.
 
-use super::model::{Receipt, ReceiptState, Settings, Stuck};
+use super::Details;
+use super::facts::Store;
+use super::model::{ReceiptState, Settings, Stuck};
 
-/// `in_flight` receipts older than `stuck_after` as of `now`, by id.
-/// `receipts` are sorted by id.
-pub fn stuck(receipts: &[Receipt], settings: &Settings) -> Vec<Stuck> {
-    receipts
+/// Indices of `in_flight` receipts older than `stuck_after` as of `now`, by id.
+pub fn stuck_indices(store: &Store, settings: &Settings) -> Vec<u32> {
+    store
+        .receipts
         .iter()
-        .filter(|r| r.state == ReceiptState::InFlight)
-        .filter_map(|r| {
-            let age_ms = settings.now_ms.saturating_sub(r.created_ms);
-            (age_ms > settings.stuck_after_ms).then(|| Stuck {
+        .enumerate()
+        .filter(|(_, r)| {
+            r.state == ReceiptState::InFlight
+                && age(r.created_ms, settings) > settings.stuck_after_ms
+        })
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+fn age(created_ms: i64, settings: &Settings) -> i64 {
+    settings.now_ms.saturating_sub(created_ms)
+}
+
+/// The stuck receipts, by id; `details` holds their request keys.
+pub fn stuck(store: &Store, indices: &[u32], details: &Details, settings: &Settings) -> Vec<Stuck> {
+    indices
+        .iter()
+        .map(|&i| {
+            let r = &store.receipts[i as usize];
+            Stuck {
                 receipt_id: r.id,
-                scope: r.scope.clone(),
-                request_key: r.request_key.clone(),
-                age_ms,
-            })
+                scope: store.scopes.name(r.scope).to_string(),
+                request_key: details.key(i).map(str::to_string),
+                age_ms: age(r.created_ms, settings),
+            }
         })
         .collect()
 }

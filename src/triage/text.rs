@@ -28,22 +28,345 @@ pub fn normalize_text_cow(text: &str) -> Cow<'_, str> {
     if is_normal_ascii(text) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(normalize_owned(text))
+    let mut out = String::with_capacity(text.len());
+    normalize_into(text, &mut out);
+    Cow::Owned(out)
+}
+
+/// Appends [`normalize_text`] of `text` to `out`, without allocating for text
+/// made of ASCII, white space and characters that NFKC and case folding leave
+/// alone (kana, CJK ideographs, lower-case accented letters and the like).
+pub fn normalize_into(text: &str, out: &mut String) {
+    normalize_measured(text, out);
+}
+
+/// [`normalize_into`], returning the [`measure`] of what it appended.
+pub fn normalize_measured(text: &str, out: &mut String) -> (usize, usize) {
+    if let Some(spaces) = normal_ascii_spaces(text) {
+        out.push_str(text);
+        return (if text.is_empty() { 0 } else { spaces + 1 }, text.len());
+    }
+    let start = out.len();
+    match fold_simple(text, out) {
+        Some(measured) => measured,
+        None => {
+            out.truncate(start);
+            out.push_str(&normalize_owned(text));
+            measure(&out[start..])
+        }
+    }
+}
+
+/// The number of spaces of a text that [`is_normal_ascii`], else `None`.
+fn normal_ascii_spaces(text: &str) -> Option<usize> {
+    let mut previous_space = true; // a leading space is not normal
+    let mut spaces = 0;
+    for &b in text.as_bytes() {
+        match b {
+            b' ' if previous_space => return None,
+            b' ' => {
+                previous_space = true;
+                spaces += 1;
+            }
+            b'\t'..=b'\r' | b'A'..=b'Z' | 0x80.. => return None,
+            _ => previous_space = false,
+        }
+    }
+    (!previous_space || text.is_empty()).then_some(spaces)
+}
+
+/// The fast fold: ASCII lower-cased, stable characters kept, characters
+/// with a simple mapping replaced, runs of white space folded to one space and
+/// trimmed; returns the measure of what it wrote. `None` (with `out` partly
+/// written) when the text holds a character that needs the general path.
+fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
+    let mut f = Folder {
+        out,
+        start: 0,
+        pending_space: false,
+        in_word: false,
+        tokens: 0,
+        chars: 0,
+    };
+    f.start = f.out.len();
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut block: Option<(u32, &'static Block)> = None;
+    let mut i = 0;
+    while i < n {
+        let b = bytes[i];
+        if b < 0x80 {
+            if b.is_ascii_whitespace() || b == 0x0b {
+                f.space();
+                i += 1;
+                continue;
+            }
+            // A run of ASCII word characters, copied at once and lower-cased.
+            let mut j = i + 1;
+            while j < n && bytes[j] < 0x80 && !bytes[j].is_ascii_whitespace() && bytes[j] != 0x0b {
+                j += 1;
+            }
+            f.word_run(&text[i..j], j - i);
+            i = j;
+            continue;
+        }
+        let (u, len) = decode(bytes, i);
+        if u >= 0x1_0000 {
+            return None;
+        }
+        let table = match block {
+            Some((high, t)) if high == u >> 8 => t,
+            _ => {
+                let t = block_of(u >> 8);
+                block = Some((u >> 8, t));
+                t
+            }
+        };
+        match table.kinds[(u & 0xff) as usize] {
+            WORD => f.piece(&text[i..i + len], false),
+            UNSPACED => {
+                // A run of Han and kana: each a token of its own, copied at once.
+                let mut table;
+                let mut j = i + len;
+                let mut count = 1;
+                while j < n && bytes[j] >= 0x80 {
+                    let (v, l) = decode(bytes, j);
+                    if v >= 0x1_0000 {
+                        break;
+                    }
+                    match block {
+                        Some((high, t)) if high == v >> 8 => table = t,
+                        _ => {
+                            table = block_of(v >> 8);
+                            block = Some((v >> 8, table));
+                        }
+                    }
+                    if table.kinds[(v & 0xff) as usize] != UNSPACED {
+                        break;
+                    }
+                    j += l;
+                    count += 1;
+                }
+                f.unspaced_run(&text[i..j], count);
+                i = j;
+                continue;
+            }
+            SPACE => f.space(),
+            MAPPED => {
+                for m in table.mapped(u & 0xff).chars() {
+                    let mut buf = [0u8; 4];
+                    f.piece(m.encode_utf8(&mut buf), is_unspaced_script(m));
+                }
+            }
+            _ => return None,
+        }
+        i += len;
+    }
+    Some((f.tokens, f.chars))
+}
+
+/// The code point of the (valid) UTF-8 sequence at `i`, and its length.
+#[inline]
+fn decode(b: &[u8], i: usize) -> (u32, usize) {
+    let b0 = u32::from(b[i]);
+    if b0 < 0xE0 {
+        (((b0 & 0x1F) << 6) | (u32::from(b[i + 1]) & 0x3F), 2)
+    } else if b0 < 0xF0 {
+        (
+            ((b0 & 0x0F) << 12)
+                | ((u32::from(b[i + 1]) & 0x3F) << 6)
+                | (u32::from(b[i + 2]) & 0x3F),
+            3,
+        )
+    } else {
+        (
+            ((b0 & 0x07) << 18)
+                | ((u32::from(b[i + 1]) & 0x3F) << 12)
+                | ((u32::from(b[i + 2]) & 0x3F) << 6)
+                | (u32::from(b[i + 3]) & 0x3F),
+            4,
+        )
+    }
+}
+
+/// What [`fold_simple`] has written so far, and how it measures.
+struct Folder<'o> {
+    out: &'o mut String,
+    start: usize,
+    pending_space: bool,
+    in_word: bool,
+    tokens: usize,
+    chars: usize,
+}
+
+impl Folder<'_> {
+    #[inline]
+    fn space(&mut self) {
+        self.pending_space = self.out.len() > self.start;
+        self.in_word = false;
+    }
+
+    #[inline]
+    fn before(&mut self) {
+        if self.pending_space {
+            self.out.push(' ');
+            self.chars += 1;
+            self.pending_space = false;
+        }
+    }
+
+    /// ASCII characters of one word.
+    #[inline]
+    fn word_run(&mut self, run: &str, count: usize) {
+        self.before();
+        let at = self.out.len();
+        self.out.push_str(run);
+        self.out[at..].make_ascii_lowercase();
+        self.chars += count;
+        self.tokens += usize::from(!self.in_word);
+        self.in_word = true;
+    }
+
+    /// Characters that are each a token of their own.
+    #[inline]
+    fn unspaced_run(&mut self, run: &str, count: usize) {
+        self.before();
+        self.out.push_str(run);
+        self.chars += count;
+        self.tokens += count;
+        self.in_word = false;
+    }
+
+    /// One character, given as its UTF-8 text.
+    #[inline]
+    fn piece(&mut self, c: &str, unspaced: bool) {
+        self.before();
+        self.out.push_str(c);
+        self.chars += 1;
+        if unspaced {
+            self.tokens += 1;
+            self.in_word = false;
+        } else {
+            self.tokens += usize::from(!self.in_word);
+            self.in_word = true;
+        }
+    }
+}
+
+const OTHER: u8 = 0;
+/// NFKC- and case-fold-stable, part of a word.
+const WORD: u8 = 1;
+/// Stable, and a token of its own (Han, kana).
+const UNSPACED: u8 = 2;
+const SPACE: u8 = 3;
+/// Replaced, in any context, by a fixed text of stable characters.
+const MAPPED: u8 = 4;
+
+/// What the fast fold knows of 256 code points.
+struct Block {
+    kinds: [u8; 256],
+    mapped: Vec<(u8, Box<str>)>,
+}
+
+impl Block {
+    fn mapped(&self, low: u32) -> &str {
+        let at = self
+            .mapped
+            .binary_search_by_key(&(low as u8), |m| m.0)
+            .expect("a mapped code point");
+        &self.mapped[at].1
+    }
+}
+
+static BLOCKS: [std::sync::OnceLock<Block>; 256] = [const { std::sync::OnceLock::new() }; 256];
+
+fn block_of(high: u32) -> &'static Block {
+    BLOCKS[high as usize].get_or_init(|| build_block(high))
+}
+
+/// True for a character that NFKC and full case folding leave as it is in any
+/// context: NFKC quick check Yes (so it neither decomposes nor composes with
+/// what precedes it), combining class 0, its own case fold, and not white space.
+/// A text made only of such characters, ASCII and white space normalises by
+/// lower-casing ASCII and folding white space (see the tests).
+fn is_stable_char(c: char) -> bool {
+    if c.is_whitespace()
+        || unicode_normalization::char::canonical_combining_class(c) != 0
+        || is_nfkc_quick(std::iter::once(c)) != IsNormalized::Yes
+    {
+        return false;
+    }
+    std::iter::once(c)
+        .default_case_fold()
+        .eq(std::iter::once(c))
+}
+
+/// The kinds of the code points `high << 8 .. (high + 1) << 8`. A character
+/// is MAPPED when its compatibility decomposition is made of characters that
+/// cannot reorder or compose with anything (combining class 0, NFKC quick
+/// check Yes), so that NFKC maps it alone whatever surrounds it, and the case
+/// fold of that is non-empty and made of lower-case ASCII and stable characters.
+fn build_block(high: u32) -> Block {
+    let mut kinds = [OTHER; 256];
+    let mut mapped = Vec::new();
+    for low in 0..256u32 {
+        let u = (high << 8) | low;
+        let Some(c) = char::from_u32(u) else {
+            continue;
+        };
+        if u < 0x80 {
+            continue; // ASCII is handled before the table
+        }
+        if c.is_whitespace() {
+            kinds[low as usize] = SPACE;
+        } else if is_stable_char(c) {
+            kinds[low as usize] = if is_unspaced_script(c) {
+                UNSPACED
+            } else {
+                WORD
+            };
+        } else {
+            let decomposed: Vec<char> = std::iter::once(c).nfkd().collect();
+            let inert = decomposed.iter().all(|&d| {
+                unicode_normalization::char::canonical_combining_class(d) == 0
+                    && is_nfkc_quick(std::iter::once(d)) == IsNormalized::Yes
+            });
+            if !inert || std::iter::once(c).nfkc().ne(decomposed.iter().copied()) {
+                continue;
+            }
+            let folded: String = decomposed.iter().copied().default_case_fold().collect();
+            let simple = !folded.is_empty()
+                && folded.chars().all(|f| {
+                    if f.is_ascii() {
+                        f.is_ascii_graphic() && !f.is_ascii_uppercase()
+                    } else {
+                        is_stable_char(f)
+                    }
+                });
+            if simple {
+                kinds[low as usize] = MAPPED;
+                mapped.push((low as u8, folded.into_boxed_str()));
+            }
+        }
+    }
+    Block { kinds, mapped }
+}
+
+#[cfg(test)]
+fn is_stable(c: char) -> bool {
+    let u = c as u32;
+    u < 0x1_0000 && matches!(block_of(u >> 8).kinds[(u & 0xff) as usize], WORD | UNSPACED)
+}
+
+#[cfg(test)]
+fn is_mapped(c: char) -> bool {
+    let u = c as u32;
+    u < 0x1_0000 && block_of(u >> 8).kinds[(u & 0xff) as usize] == MAPPED
 }
 
 /// ASCII without upper case, without white space other than single inner spaces.
 fn is_normal_ascii(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut previous_space = true; // a leading space is not normal
-    for &b in bytes {
-        match b {
-            b' ' if previous_space => return false,
-            b' ' => previous_space = true,
-            b'\t'..=b'\r' | b'A'..=b'Z' | 0x80.. => return false,
-            _ => previous_space = false,
-        }
-    }
-    !previous_space || bytes.is_empty()
+    normal_ascii_spaces(text).is_some()
 }
 
 fn normalize_owned(text: &str) -> String {
@@ -213,6 +536,70 @@ mod tests {
         assert!(matches!(normalize_text_cow(""), Cow::Borrowed(_)));
         for s in [" a", "a ", "a  b", "A", "a\tb", "a\x0bb", "é"] {
             assert!(matches!(normalize_text_cow(s), Cow::Owned(_)), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn the_fast_fold_agrees_with_the_general_path() {
+        // Every stable or mapped character, alone and between others.
+        let mut mapped = 0;
+        for u in 0x80u32..0x1_0000 {
+            let Some(c) = char::from_u32(u) else { continue };
+            mapped += usize::from(is_mapped(c));
+            if is_stable(c) || is_mapped(c) {
+                let t = format!("A{c} x{c}{c}\u{3000}Q");
+                let mut fast = String::new();
+                let m = fold_simple(&t, &mut fast);
+                assert_eq!(fast, normalize_owned(&t), "{u:x}");
+                assert_eq!(m, Some(measure(&fast)), "{u:x}");
+            }
+        }
+        // Every white space character folds to a separator in NFKC too.
+        for u in 0u32..0x11_0000 {
+            let Some(c) = char::from_u32(u) else { continue };
+            if c.is_whitespace() {
+                let t = format!("a{c}b");
+                let mut fast = String::new();
+                let m = fold_simple(&t, &mut fast);
+                assert_eq!(fast, normalize_owned(&t), "{u:x}");
+                assert_eq!(m, Some(measure(&fast)), "{u:x}");
+                assert!(c.to_string().nfkc().all(char::is_whitespace), "{u:x}");
+            }
+        }
+        assert!(mapped > 1000, "{mapped}");
+        // Half-width kana map alone; their voicing marks compose, so they
+        // (and the text around them) take the general path.
+        assert!(is_mapped('（') && is_mapped('Ａ') && is_mapped('①') && is_mapped('ｶ'));
+        assert!(!is_mapped('ﾞ') && !is_mapped('É') && !is_stable('ﾞ'));
+        for t in [
+            "ＡＢＣ",
+            "Straße",
+            "ﾃｽﾄ",
+            "É",
+            "ｶﾞ",
+            "ｶﾞｷﾞ ｶ",
+            "が",
+            "か\u{3099}",
+            "😀 X",
+            "（株）３件",
+            "あ日\u{3000}",
+            "日あ\u{3000}x本\u{3000}語",
+        ] {
+            let mut out = String::new();
+            normalize_into(t, &mut out);
+            assert_eq!(out, normalize_owned(t), "{t}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normalize_into_agrees_with_the_general_path(
+            text in "[a-zA-Z0-9 \t\n\u{b}\u{a0}\u{3000}àÀéÉßΣσ日本語あアｱﾞ゛\u{3099}ＡＺ①😀]{0,24}",
+        ) {
+            let mut out = String::from("prefix");
+            let m = normalize_measured(&text, &mut out);
+            proptest::prop_assert_eq!(&out[6..], normalize_owned(&text));
+            proptest::prop_assert_eq!(m, measure(&out[6..]));
         }
     }
 

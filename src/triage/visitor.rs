@@ -143,7 +143,7 @@ pub fn fingerprint_owned(payload: Map<String, Value>, ignore: &IgnoreList) -> Fi
 
 /// A honeypot counts as filled when it holds anything but null, `false` (an
 /// unticked box) or blank text.
-fn honeypot_is_filled(value: &Value) -> bool {
+pub(crate) fn honeypot_is_filled(value: &Value) -> bool {
     !matches!(value, Value::Bool(false)) && normalize_value(value).is_some()
 }
 

@@ -501,6 +501,7 @@ pub fn fixture() -> Fixture {
             read_only: None,
             state_changes_off: None,
             settings: Settings::new(NOW),
+            receipt_count: receipts.len(),
             receipts,
             replays,
             replay_total: 5,

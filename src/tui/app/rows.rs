@@ -164,7 +164,7 @@ impl Counts {
         let pending = |item: String| !snap.reviews.get(&item).is_some_and(|r| r.resolved);
         let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
         let mut counts = Counts {
-            receipts: snap.receipts.len() + t.damaged.len(),
+            receipts: snap.receipt_count + t.damaged.len(),
             groups: t.duplicates.len(),
             conflicts: t.conflicts.len(),
             stuck: t.stuck.len(),

@@ -151,7 +151,7 @@ impl State {
             });
         };
         self.data_version = crate::storage::data_version(self.database.conn()).ok();
-        match snapshot::read(&self.database, self.settings(), &mut progress) {
+        match snapshot::read_for_screen(&self.database, self.settings(), &mut progress) {
             Ok(mut snap) => {
                 if self.config.read_only && snap.read_only.is_none() {
                     snap.read_only = Some("opened with --read-only".into());

@@ -1,0 +1,385 @@
+//! Reading receipts in batches, for analyses that never hold every row.
+//!
+//! The reading thread only copies each row's values into one buffer per batch
+//! (no allocation per value); turning them into [`Row`]s (UTF-8 checks, the
+//! defaults of missing columns, descriptions of values of the wrong type)
+//! happens wherever the batch is consumed, on any thread. The values handed
+//! over are exactly those [`super::load`] hands over.
+
+use rusqlite::types::ValueRef;
+
+use super::error::StorageError;
+use super::load::{Plan, bad_id, integer_id};
+use super::open::Database;
+use crate::triage::model::{ReceiptId, Row, TimeRef};
+
+/// A value as stored, its bytes in the batch's buffer.
+#[derive(Clone, Copy, Debug)]
+enum Cell {
+    /// The column is not in the source.
+    Missing,
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(u32, u32),
+    Blob(u32, u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slots {
+    id: ReceiptId,
+    /// payload, created_at, scope, request_key, digest, state, updated_at
+    cells: [Cell; 7],
+}
+
+const PAYLOAD: usize = 0;
+const CREATED: usize = 1;
+const SCOPE: usize = 2;
+const KEY: usize = 3;
+const DIGEST: usize = 4;
+const STATE: usize = 5;
+const UPDATED: usize = 6;
+
+/// Rows read, in reading order.
+#[derive(Debug, Default)]
+pub struct Batch {
+    rows: Vec<Slots>,
+    bytes: Vec<u8>,
+}
+
+impl Batch {
+    pub fn with_capacity(rows: usize) -> Self {
+        Self {
+            rows: Vec::with_capacity(rows),
+            bytes: Vec::with_capacity(rows * 768),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        self.bytes.clear();
+    }
+
+    /// The ids of the rows, in reading order.
+    pub fn ids(&self) -> impl Iterator<Item = ReceiptId> + '_ {
+        self.rows.iter().map(|r| r.id)
+    }
+
+    fn push_cell(&mut self, value: ValueRef<'_>) -> Cell {
+        let mut store = |b: &[u8]| {
+            let start = self.bytes.len() as u32;
+            self.bytes.extend_from_slice(b);
+            (start, self.bytes.len() as u32)
+        };
+        match value {
+            ValueRef::Null => Cell::Null,
+            ValueRef::Integer(n) => Cell::Integer(n),
+            ValueRef::Real(x) => Cell::Real(x),
+            ValueRef::Text(t) => {
+                let (a, b) = store(t);
+                Cell::Text(a, b)
+            }
+            ValueRef::Blob(t) => {
+                let (a, b) = store(t);
+                Cell::Blob(a, b)
+            }
+        }
+    }
+
+    fn bytes(&self, a: u32, b: u32) -> &[u8] {
+        &self.bytes[a as usize..b as usize]
+    }
+
+    /// Row `i` as the triage engine reads it. Text that has to be made up
+    /// (lossy UTF-8, numbers as digits, descriptions of bad values) is
+    /// written to `buf`, which the row borrows.
+    pub fn row<'a>(&'a self, i: usize, buf: &'a mut String) -> Row<'a> {
+        buf.clear();
+        let slots = &self.rows[i];
+        let c = &slots.cells;
+        // First everything that may write to `buf` (as ranges), then the row.
+        let scope = self.text_or(c[SCOPE], "", "", buf);
+        let key = (!matches!(c[KEY], Cell::Missing | Cell::Null))
+            .then(|| self.text_or(c[KEY], "", "", buf));
+        let digest = (!matches!(c[DIGEST], Cell::Missing | Cell::Null))
+            .then(|| self.text_or(c[DIGEST], "", "", buf));
+        // A NULL state is kept visible as "" (an unknown state), not defaulted.
+        let state = self.text_or(c[STATE], "completed", "", buf);
+        let payload: Result<Part<'a>, Part<'a>> = match c[PAYLOAD] {
+            Cell::Text(a, b) => match std::str::from_utf8(self.bytes(a, b)) {
+                Ok(t) => Ok(Part::Batch(t)),
+                Err(_) => Err(describe(
+                    buf,
+                    format_args!("payload is text that is not valid UTF-8 ({} bytes)", b - a),
+                )),
+            },
+            Cell::Blob(a, b) => match std::str::from_utf8(self.bytes(a, b)) {
+                Ok(t) => Ok(Part::Batch(t)),
+                Err(_) => Err(describe(
+                    buf,
+                    format_args!("payload is a BLOB of {} bytes that is not UTF-8", b - a),
+                )),
+            },
+            Cell::Null | Cell::Missing => Err(Part::Static("payload is NULL")),
+            Cell::Integer(n) => Err(describe(
+                buf,
+                format_args!("payload is a number ({n}), not text"),
+            )),
+            Cell::Real(x) => Err(describe(
+                buf,
+                format_args!("payload is a number ({x}), not text"),
+            )),
+        };
+        let created = self.time(c[CREATED], buf);
+        let updated = self.time(c[UPDATED], buf);
+
+        let buf: &'a str = buf;
+        let text = |p: Part<'a>| -> &'a str {
+            match p {
+                Part::Batch(t) | Part::Static(t) => t,
+                Part::Buf(a, b) => &buf[a..b],
+            }
+        };
+        let time = |t: TimePart<'a>| match t {
+            TimePart::Null => TimeRef::Null,
+            TimePart::Integer(n) => TimeRef::Integer(n),
+            TimePart::Real(x) => TimeRef::Real(x),
+            TimePart::Text(t) => TimeRef::Text(t),
+            TimePart::Other(p) => TimeRef::Other(text(p)),
+        };
+        Row {
+            id: slots.id,
+            scope: text(scope),
+            request_key: key.map(text),
+            digest: digest.map(text),
+            payload: payload.map(text).map_err(text),
+            state: text(state),
+            created_at: time(created),
+            updated_at: time(updated),
+        }
+    }
+
+    /// A text-like column: text as is (lossy if not UTF-8), a number as digits.
+    fn text_or(
+        &self,
+        cell: Cell,
+        missing: &'static str,
+        null: &'static str,
+        buf: &mut String,
+    ) -> Part<'_> {
+        match cell {
+            Cell::Missing => Part::Static(missing),
+            Cell::Null => Part::Static(null),
+            Cell::Text(a, b) | Cell::Blob(a, b) => match std::str::from_utf8(self.bytes(a, b)) {
+                Ok(t) => Part::Batch(t),
+                Err(_) => {
+                    let at = buf.len();
+                    buf.push_str(&String::from_utf8_lossy(self.bytes(a, b)));
+                    Part::Buf(at, buf.len())
+                }
+            },
+            Cell::Integer(n) => describe(buf, format_args!("{n}")),
+            Cell::Real(x) => describe(buf, format_args!("{x}")),
+        }
+    }
+
+    /// A time column as stored; a BLOB that is UTF-8 counts as text.
+    fn time(&self, cell: Cell, buf: &mut String) -> TimePart<'_> {
+        match cell {
+            Cell::Missing | Cell::Null => TimePart::Null,
+            Cell::Integer(n) => TimePart::Integer(n),
+            Cell::Real(x) => TimePart::Real(x),
+            Cell::Text(a, b) => match std::str::from_utf8(self.bytes(a, b)) {
+                Ok(t) => TimePart::Text(t),
+                Err(_) => TimePart::Other(describe(
+                    buf,
+                    format_args!("text that is not valid UTF-8 ({} bytes)", b - a),
+                )),
+            },
+            Cell::Blob(a, b) => match std::str::from_utf8(self.bytes(a, b)) {
+                Ok(t) => TimePart::Text(t),
+                Err(_) => TimePart::Other(describe(buf, format_args!("a BLOB of {} bytes", b - a))),
+            },
+        }
+    }
+}
+
+/// A piece of text of a row: in the batch, in the row's buffer, or fixed.
+enum Part<'a> {
+    Batch(&'a str),
+    Buf(usize, usize),
+    Static(&'static str),
+}
+
+enum TimePart<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a str),
+    Other(Part<'a>),
+}
+
+fn describe<'a>(buf: &mut String, what: std::fmt::Arguments<'_>) -> Part<'a> {
+    use std::fmt::Write as _;
+    let at = buf.len();
+    let _ = buf.write_fmt(what);
+    Part::Buf(at, buf.len())
+}
+
+impl crate::triage::RowSource for Batch {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn row<'a>(&'a self, i: usize, buf: &'a mut String) -> Row<'a> {
+        Batch::row(self, i, buf)
+    }
+}
+
+/// Reads the receipts (all, or those with an id above `after`) in batches of
+/// `batch_rows`: `sink` takes each full batch and gives back an empty one to
+/// fill next. Returns the number of rows read.
+pub fn stream_receipts(
+    db: &Database,
+    after: Option<ReceiptId>,
+    batch_rows: usize,
+    sink: &mut dyn FnMut(Batch) -> Batch,
+) -> Result<u64, StorageError> {
+    let err = |e| db.error("reading receipts", e);
+    let plan = Plan::new(&db.source().columns);
+    let sql = match after {
+        Some(_) => format!("{} WHERE \"id\" > ?1", plan.sql),
+        None => plan.sql.clone(),
+    };
+    let mut stmt = db.conn().prepare(&sql).map_err(err)?;
+    let mut rows = match after {
+        Some(id) => stmt.query([id]),
+        None => stmt.query([]),
+    }
+    .map_err(err)?;
+    let mut batch = Batch::with_capacity(batch_rows);
+    let mut count = 0u64;
+    while let Some(row) = rows.next().map_err(err)? {
+        push_row(db, &plan, row, &mut batch)?;
+        count += 1;
+        if batch.len() >= batch_rows {
+            batch = sink(batch);
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        sink(batch);
+    }
+    Ok(count)
+}
+
+/// Reads the receipts with these ids (ascending), in batches as
+/// [`stream_receipts`] does. Ids that are not there are skipped.
+pub fn read_receipts_by_id(
+    db: &Database,
+    ids: &[ReceiptId],
+    batch_rows: usize,
+    sink: &mut dyn FnMut(Batch) -> Batch,
+) -> Result<u64, StorageError> {
+    let err = |e| db.error("reading receipts", e);
+    let plan = Plan::new(&db.source().columns);
+    let sql = format!("{} WHERE \"id\" = ?1", plan.sql);
+    let mut stmt = db.conn().prepare(&sql).map_err(err)?;
+    let mut batch = Batch::with_capacity(batch_rows.min(ids.len().max(1)));
+    let mut count = 0u64;
+    for &id in ids {
+        let mut rows = stmt.query([id]).map_err(err)?;
+        while let Some(row) = rows.next().map_err(err)? {
+            push_row(db, &plan, row, &mut batch)?;
+            count += 1;
+        }
+        if batch.len() >= batch_rows {
+            batch = sink(batch);
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        sink(batch);
+    }
+    Ok(count)
+}
+
+fn push_row(
+    db: &Database,
+    plan: &Plan,
+    row: &rusqlite::Row<'_>,
+    batch: &mut Batch,
+) -> Result<(), StorageError> {
+    let err = |e| db.error("reading receipts", e);
+    let get = |i: usize| row.get_ref(i).map_err(err);
+    let id = integer_id(get(0)?).ok_or_else(|| bad_id(db, "receipts", get(0)))?;
+    let mut cell = |slot: Option<usize>| -> Result<Cell, StorageError> {
+        Ok(match slot {
+            Some(i) => batch.push_cell(get(i)?),
+            None => Cell::Missing,
+        })
+    };
+    let cells = [
+        cell(Some(1))?,
+        cell(Some(2))?,
+        cell(plan.scope)?,
+        cell(plan.request_key)?,
+        cell(plan.digest)?,
+        cell(plan.state)?,
+        cell(plan.updated_at)?,
+    ];
+    batch.rows.push(Slots { id, cells });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_become_the_values_load_hands_over() {
+        let mut b = Batch::default();
+        let mut cells = [Cell::Missing; 7];
+        cells[PAYLOAD] = b.push_cell(ValueRef::Blob(b"{\"a\":1}"));
+        cells[CREATED] = b.push_cell(ValueRef::Real(1.5));
+        cells[SCOPE] = b.push_cell(ValueRef::Integer(42));
+        cells[KEY] = b.push_cell(ValueRef::Null);
+        cells[DIGEST] = b.push_cell(ValueRef::Text(&[0xff, b'a']));
+        cells[UPDATED] = b.push_cell(ValueRef::Blob(&[0xff]));
+        b.rows.push(Slots { id: 3, cells });
+        cells[PAYLOAD] = b.push_cell(ValueRef::Text(&[0xfe, 0xff]));
+        cells[STATE] = b.push_cell(ValueRef::Null);
+        cells[CREATED] = b.push_cell(ValueRef::Text(b"2026-11-29 10:15:30"));
+        b.rows.push(Slots { id: 4, cells });
+        cells[PAYLOAD] = b.push_cell(ValueRef::Integer(7));
+        b.rows.push(Slots { id: 5, cells });
+
+        let mut buf = String::new();
+        let r = b.row(0, &mut buf);
+        assert_eq!(r.id, 3);
+        assert_eq!(r.payload, Ok("{\"a\":1}"));
+        assert_eq!(r.created_at, TimeRef::Real(1.5));
+        assert_eq!(r.scope, "42");
+        assert_eq!(r.request_key, None);
+        assert_eq!(r.digest, Some("\u{fffd}a"));
+        assert_eq!(r.state, "completed");
+        assert_eq!(r.updated_at, TimeRef::Other("a BLOB of 1 bytes"));
+        let r = b.row(1, &mut buf);
+        assert_eq!(
+            r.payload,
+            Err("payload is text that is not valid UTF-8 (2 bytes)")
+        );
+        assert_eq!(r.state, "");
+        assert_eq!(r.created_at, TimeRef::Text("2026-11-29 10:15:30"));
+        let r = b.row(2, &mut buf);
+        assert_eq!(r.payload, Err("payload is a number (7), not text"));
+    }
+}
