@@ -480,6 +480,44 @@ fn report_check_and_export_put_no_raw_control_character_where_a_person_reads() {
         .collect();
     assert_eq!(jsonl_notes, built.notes);
 
+    // File names are text a person reads too.
+    let evil_out = dir.path().join("log\x1b]0;owned\x07\u{202e}.csv");
+    let evil_db = dir.path().join("new\x1b[2J\u{9b}31m.db");
+    let evil_demo = dir.path().join("demo\x1b]8;;evil\x07.db");
+    for (args, code) in [
+        (vec!["export", p, "--out", evil_out.to_str().unwrap()], 0),
+        (vec!["init", evil_db.to_str().unwrap()], 0),
+        (
+            vec![
+                "demo",
+                "--out",
+                evil_demo.to_str().unwrap(),
+                "--receipts",
+                "50",
+            ],
+            0,
+        ),
+        // And in the error of a second time.
+        (
+            vec![
+                "demo",
+                "--out",
+                evil_demo.to_str().unwrap(),
+                "--receipts",
+                "50",
+            ],
+            1,
+        ),
+    ] {
+        let o = run_timed(&args);
+        assert_eq!(
+            assert_clean_exit(&o, &format!("{args:?}")),
+            code,
+            "{}",
+            stderr(&o)
+        );
+    }
+
     // In a terminal, where a person reads them, the same commands write only
     // harmless text (an export to the screen shows cells' control characters
     // as visible escapes).

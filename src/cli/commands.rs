@@ -13,6 +13,7 @@ use crate::report;
 use crate::review;
 use crate::sanitize::inline;
 use crate::snapshot;
+use crate::storage::error::show_path;
 use crate::storage::{self, Access, Database};
 use crate::triage::model::Millis;
 
@@ -177,7 +178,7 @@ pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Re
         Some(path) => {
             let rows = review::export_to_file(database.conn(), format, path)
                 .with_context(|| format!("cannot export to {}", path.display()))?;
-            eprintln!("wrote {rows} log entries to {}", path.display());
+            eprintln!("wrote {rows} log entries to {}", show_path(path));
         }
         None => {
             let mut buffer = Vec::new();
@@ -220,7 +221,7 @@ pub fn canonical(digest: bool) -> anyhow::Result<i32> {
 
 pub fn init(db: &Path) -> anyhow::Result<i32> {
     storage::init(db)?;
-    eprintln!("created {} (WAL mode)", db.display());
+    eprintln!("created {} (WAL mode)", show_path(db));
     Ok(0)
 }
 
@@ -243,8 +244,8 @@ pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyh
     );
     eprintln!(
         "wrote {}; try: receipt-review report {}",
-        out.display(),
-        out.display()
+        show_path(out),
+        show_path(out)
     );
     Ok(0)
 }

@@ -40,7 +40,10 @@ pub fn run(args: TuiArgs) -> anyhow::Result<i32> {
     };
     let code = runtime::run(config)?;
     if args.demo {
-        eprintln!("the demo database stays at {}", path.display());
+        eprintln!(
+            "the demo database stays at {}",
+            crate::storage::error::show_path(&path)
+        );
     }
     Ok(code)
 }

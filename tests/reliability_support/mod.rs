@@ -223,6 +223,7 @@ pub fn helper_main() {
     let Ok(role) = std::env::var("RELIAB_ROLE") else {
         return;
     };
+    parent_alive();
     match role.as_str() {
         "writer" => writer(),
         "lock" => lock_holder(),
@@ -263,10 +264,9 @@ fn writer() {
     let mut latencies = Vec::new();
     let run = std::process::id();
     fs::write(&ready, b"ready").unwrap();
-    let deadline = Instant::now() + Duration::from_secs(300);
     let mut n: u64 = 0;
     let mut last_message = String::new();
-    while !stop.exists() && Instant::now() < deadline {
+    while !stop.exists() && parent_alive() {
         n += 1;
         let second_click = n.is_multiple_of(10);
         let message = if second_click {
@@ -356,8 +356,7 @@ fn lock_holder() {
     )
     .unwrap();
     fs::write(&ready, b"locked").unwrap();
-    let start = Instant::now();
-    while !stop.exists() && start.elapsed() < Duration::from_secs(120) {
+    while !stop.exists() && parent_alive() {
         std::thread::sleep(Duration::from_millis(10));
     }
     conn.execute_batch("ROLLBACK").unwrap();
@@ -402,7 +401,17 @@ fn dirty_writer() {
         .unwrap();
     }
     fs::write(&ready, b"dirty").unwrap();
-    std::thread::sleep(Duration::from_secs(120));
+    while parent_alive() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// False once the test that started this helper has gone (a helper never
+/// outlives a failed test).
+fn parent_alive() -> bool {
+    static PARENT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let now = std::os::unix::process::parent_id();
+    *PARENT.get_or_init(|| now) == now
 }
 
 // ---------------------------------------------------------------------------
