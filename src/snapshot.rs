@@ -145,8 +145,11 @@ fn read_with(
     } else {
         None
     };
+    let conflicts = storage::load_conflicts(db)?;
     let mut store = Store::new();
-    let inspector = Inspector::new(&settings, store.random.clone());
+    store.capture.originals = conflicts.iter().map(|c| c.receipt_id).collect();
+    store.capture.stuck = Some((settings.now_ms, settings.stuck_after_ms));
+    let inspector = Inspector::new(&settings, store.random);
     read_facts(db, &inspector, &mut store, None, &mut |done| {
         progress(Progress {
             stage: "reading receipts",
@@ -161,13 +164,16 @@ fn read_with(
         done: 0,
         total: Some(rows),
     });
-    let conflicts = storage::load_conflicts(db)?;
     let (replays, replay_total) = storage::load_replays(db)?;
     let needs = triage::needs(&store, &conflicts, &settings);
-    let mut details = Details::default();
-    for (index, receipt) in reread(db, &inspector, &store, &needs.indices())? {
-        details.supply(&store, &needs, index, &receipt);
-    }
+    let mut details = Details::new(&store);
+    reread_each(
+        db,
+        &inspector,
+        &store,
+        &needs.indices(),
+        &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
+    )?;
     let triage = triage::analyze_facts(&store, &conflicts, &needs, &details, &settings);
     drop(details);
     let receipts = if with_receipts {
@@ -292,11 +298,25 @@ pub fn reread(
     store: &Store,
     indices: &[u32],
 ) -> Result<Vec<(u32, Receipt)>, StorageError> {
+    let mut out: Vec<(u32, Receipt)> = Vec::with_capacity(indices.len());
+    reread_each(db, inspector, store, indices, &mut |index, r| {
+        out.push((index, r))
+    })?;
+    Ok(out)
+}
+
+/// [`reread`], handing each receipt to `each` as its batch is done (in order).
+pub fn reread_each(
+    db: &Database,
+    inspector: &Inspector,
+    store: &Store,
+    indices: &[u32],
+    each: &mut (dyn FnMut(u32, Receipt) + Send),
+) -> Result<(), StorageError> {
     let ids: Vec<ReceiptId> = indices
         .iter()
         .map(|&i| store.receipts[i as usize].id)
         .collect();
-    let mut out: Vec<(u32, Receipt)> = Vec::with_capacity(ids.len());
     pipeline(
         &mut |sink| stream::read_receipts_by_id(db, &ids, BATCH_ROWS, sink),
         &mut |batch| {
@@ -313,10 +333,12 @@ pub fn reread(
                 )
                 .flatten()
                 .collect();
-            out.extend(found);
+            for (index, r) in found {
+                each(index, r);
+            }
         },
     )?;
-    Ok(out)
+    Ok(())
 }
 
 /// Takes a full batch and gives back an empty one to fill.

@@ -44,17 +44,25 @@ pub struct Resume {
 
 /// Receipts with visitor fields, by scope, each scope in sweep order (time, id).
 pub fn scope_runs(store: &Store) -> Vec<Vec<u32>> {
-    let mut keys: Vec<(u32, Millis, i64, u32)> = store
-        .receipts
-        .par_iter()
-        .enumerate()
-        .filter(|(_, r)| !r.is_empty())
-        .map(|(i, r)| (r.scope, r.created_ms, r.id, i as u32))
-        .collect();
-    keys.par_sort_unstable();
-    keys.chunk_by(|a, b| a.0 == b.0)
-        .map(|run| run.iter().map(|k| k.3).collect())
-        .collect()
+    // Indices follow ids, so (time, index) is the sweep order.
+    let mut runs: Vec<Vec<u32>> = vec![Vec::new(); store.scopes.len()];
+    for (i, r) in store.receipts.iter().enumerate() {
+        if !r.is_empty() {
+            runs[r.scope as usize].push(i as u32);
+        }
+    }
+    runs.retain(|r| !r.is_empty());
+    runs.par_iter_mut().for_each(|run| {
+        if !run.is_sorted_by_key(|&i| store.receipts[i as usize].created_ms) {
+            let mut keyed: Vec<(Millis, u32)> = run
+                .iter()
+                .map(|&i| (store.receipts[i as usize].created_ms, i))
+                .collect();
+            keyed.par_sort_unstable();
+            *run = keyed.into_iter().map(|k| k.1).collect();
+        }
+    });
+    runs
 }
 
 /// All duplicate groups, ordered by (earliest copy time, id), and the
