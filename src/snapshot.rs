@@ -14,6 +14,7 @@ use crate::storage::stream::{self, Batch};
 use crate::storage::{self, Database, StorageError};
 use crate::triage::{
     self, Details, Inspector, Scratch, Store,
+    engine::Engine,
     model::{Millis, Receipt, ReceiptId, Settings, Triage},
 };
 
@@ -205,6 +206,239 @@ fn read_with(
     Ok(snap)
 }
 
+/// How a [`Reader`] read the database the last time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Every row.
+    Full,
+    /// The rows appended since the reading before, and the few that may change.
+    Incremental,
+}
+
+/// Reads a database again and again (the screen's worker): in full the first
+/// time, then only the rows appended since, as long as nothing else changed.
+/// Rows that may still change in place (receipts in flight or failed, damaged
+/// rows) are read again each time; any other change that the protocol does
+/// not make (a row deleted or rewritten) is caught by comparing the count and
+/// the sum of the ids now and then (every `verify_every`), and the next reading
+/// is then a full one.
+pub struct Reader {
+    settings: Settings,
+    engine: Option<Engine>,
+    /// The receipts the items showed last time, by id.
+    shown: Vec<Receipt>,
+    last: Reading,
+    /// Rows read and the sum of their ids, to compare with the database.
+    sum_ids: i128,
+    verified: Option<std::time::Instant>,
+    pub verify_every: std::time::Duration,
+}
+
+impl Reader {
+    pub fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            engine: None,
+            shown: Vec::new(),
+            last: Reading::Full,
+            sum_ids: 0,
+            verified: None,
+            verify_every: std::time::Duration::from_secs(30),
+        }
+    }
+
+    /// How the last reading went.
+    pub fn last_reading(&self) -> Reading {
+        self.last
+    }
+
+    /// The next reading will be a full one.
+    pub fn forget(&mut self) {
+        self.engine = None;
+        self.shown.clear();
+    }
+
+    /// Reads and analyses the database as of `now_ms`; the snapshot's
+    /// receipts are left to [`Reader::fill_receipts`].
+    pub fn read(
+        &mut self,
+        db: &Database,
+        now_ms: Millis,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<Snapshot> {
+        let tx = if db.conn().is_autocommit() {
+            Some(
+                db.conn()
+                    .unchecked_transaction()
+                    .map_err(|e| db.error("starting a read", e))?,
+            )
+        } else {
+            None
+        };
+        let incremental = match self.engine.as_mut() {
+            Some(engine) if !db.source().is_view() => {
+                continue_reading(db, engine, &mut self.shown)? && {
+                    let due = self
+                        .verified
+                        .is_none_or(|t| t.elapsed() >= self.verify_every);
+                    !due || verify(db, engine, self.sum_ids)?
+                }
+            }
+            _ => false,
+        };
+        if !incremental {
+            self.engine = None;
+            self.shown.clear();
+        }
+        let mut settings = self.settings.clone();
+        settings.now_ms = now_ms;
+        let engine = self.engine.get_or_insert_with(|| Engine::new(&settings));
+        let conflicts = storage::load_conflicts(db)?;
+        engine.begin(now_ms, conflicts);
+        let after = if incremental { engine.max_id() } else { None };
+        let read_before = engine.store().rows() as u64;
+        let mut sum_ids: i128 = 0;
+        let mut rows = 0u64;
+        pipeline(
+            &mut |sink| {
+                stream::stream_receipts(db, after, BATCH_ROWS, &mut |batch| {
+                    rows += batch.len() as u64;
+                    sum_ids += batch.ids().map(i128::from).sum::<i128>();
+                    progress(Progress {
+                        stage: "reading receipts",
+                        done: read_before + rows,
+                        total: None,
+                    });
+                    sink(batch)
+                })
+            },
+            &mut |batch| engine.ingest(batch),
+        )?;
+        let total = engine.store().rows() as u64;
+        progress(Progress {
+            stage: "analysing",
+            done: 0,
+            total: Some(total),
+        });
+        let (replays, replay_total) = storage::load_replays(db)?;
+        let wanted: Vec<ReceiptId> = engine
+            .wanted()
+            .into_iter()
+            .map(|i| engine.store().receipts[i as usize].id)
+            .collect();
+        let inspector = engine.inspector().clone();
+        reread_ids(db, &inspector, &wanted, &mut |receipt| {
+            engine.supply(&receipt)
+        })?;
+        let triage = engine.analyze().clone();
+        let receipt_count = engine.store().receipts.len();
+        if let Some(tx) = tx {
+            tx.commit().map_err(|e| db.error("ending a read", e))?;
+        }
+        if incremental {
+            self.sum_ids += sum_ids;
+        } else {
+            self.sum_ids = sum_ids;
+            self.verified = Some(std::time::Instant::now());
+        }
+        self.last = if incremental {
+            Reading::Incremental
+        } else {
+            Reading::Full
+        };
+        progress(Progress {
+            stage: "reading the review log",
+            done: total,
+            total: Some(total),
+        });
+        let mut snap = assemble(db, settings, receipt_count, triage)?;
+        snap.replays = replays;
+        snap.replay_total = replay_total;
+        Ok(snap)
+    }
+
+    /// Puts in `snap` the receipts its items show: those shown last time are
+    /// kept, the others read. `progress` hears how many were read.
+    pub fn fill_receipts(
+        &mut self,
+        db: &Database,
+        snap: &mut Snapshot,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<()> {
+        let Some(engine) = self.engine.as_ref() else {
+            return Ok(());
+        };
+        let store = engine.store();
+        let shown = shown_receipts(store, &snap.triage);
+        let known = std::mem::take(&mut self.shown);
+        let mut kept: Vec<Receipt> = Vec::with_capacity(shown.len());
+        let mut missing: Vec<u32> = Vec::new();
+        let mut k = 0;
+        for &i in &shown {
+            let id = store.receipts[i as usize].id;
+            while k < known.len() && known[k].id < id {
+                k += 1;
+            }
+            if k < known.len() && known[k].id == id {
+                kept.push(known[k].clone());
+            } else {
+                missing.push(i);
+            }
+        }
+        drop(known);
+        let total = missing.len() as u64;
+        progress(Progress {
+            stage: "reading the items' receipts",
+            done: 0,
+            total: Some(total),
+        });
+        let inspector = engine.inspector().clone();
+        let mut done = 0u64;
+        reread_each(db, &inspector, store, &missing, &mut |_, r| {
+            kept.push(r);
+            done += 1;
+        })?;
+        kept.sort_unstable_by_key(|r| r.id);
+        self.shown = kept.clone();
+        snap.receipts = kept;
+        Ok(())
+    }
+}
+
+/// Reads again the rows that may have changed in place and applies their
+/// new states; false when something else changed (then read everything).
+fn continue_reading(
+    db: &Database,
+    engine: &mut Engine,
+    shown: &mut Vec<Receipt>,
+) -> Result<bool, StorageError> {
+    let ids = engine.volatile_ids();
+    let mut batches: Vec<Batch> = Vec::new();
+    stream::read_receipts_by_id(db, &ids, BATCH_ROWS, &mut |b| {
+        batches.push(b);
+        Batch::with_capacity(BATCH_ROWS)
+    })?;
+    match engine.recheck(&ids, &stream::Batches(batches)) {
+        Some(changed) => {
+            // Receipts shown with their old state are read again.
+            shown.retain(|r| changed.binary_search(&r.id).is_err());
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// True when the database holds the rows read (by count and sum of ids).
+fn verify(db: &Database, engine: &Engine, sum_ids: i128) -> Result<bool, StorageError> {
+    let Some(max) = engine.max_id() else {
+        return Ok(false);
+    };
+    let Some((count, sum)) = storage::count_and_sum_ids(db, max)? else {
+        return Ok(false);
+    };
+    Ok(count == engine.store().rows() as i64 && i128::from(sum) == sum_ids)
+}
+
 /// The snapshot of an analysis: the review log joined in.
 fn assemble(
     db: &Database,
@@ -317,24 +551,35 @@ pub fn reread_each(
         .iter()
         .map(|&i| store.receipts[i as usize].id)
         .collect();
+    reread_ids(db, inspector, &ids, &mut |r| {
+        if let Some(index) = store.index_of(r.id) {
+            each(index, r)
+        }
+    })
+}
+
+/// The good receipts with these ids (ascending), read again and inspected in
+/// full, handed to `each` in order as their batch is done.
+pub fn reread_ids(
+    db: &Database,
+    inspector: &Inspector,
+    ids: &[ReceiptId],
+    each: &mut (dyn FnMut(Receipt) + Send),
+) -> Result<(), StorageError> {
     pipeline(
-        &mut |sink| stream::read_receipts_by_id(db, &ids, BATCH_ROWS, sink),
+        &mut |sink| stream::read_receipts_by_id(db, ids, BATCH_ROWS, sink),
         &mut |batch| {
-            let found: Vec<(u32, Receipt)> = (0..batch.len())
+            let found: Vec<Receipt> = (0..batch.len())
                 .into_par_iter()
                 .with_min_len(64)
                 .map_init(
                     || (Scratch::default(), String::new()),
-                    |(s, buf), i| {
-                        let row = batch.row(i, buf);
-                        let index = store.index_of(row.id)?;
-                        inspector.receipt(&row, s).ok().map(|r| (index, r))
-                    },
+                    |(s, buf), i| inspector.receipt(&batch.row(i, buf), s).ok(),
                 )
                 .flatten()
                 .collect();
-            for (index, r) in found {
-                each(index, r);
+            for r in found {
+                each(r);
             }
         },
     )?;

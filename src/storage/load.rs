@@ -54,6 +54,40 @@ pub fn load(db: &Database) -> Result<Loaded, StorageError> {
     })
 }
 
+/// The number of receipts with an id at most `max`, and the sum of those
+/// ids: what a reader that read them compares to see that none was deleted
+/// or added below `max`. `None` when the sum does not fit an integer.
+pub fn count_and_sum_ids(
+    db: &Database,
+    max: ReceiptId,
+) -> Result<Option<(i64, i64)>, StorageError> {
+    let err = |e| db.error("counting receipts", e);
+    // Over the whole table (SQLite counts it on its smallest index), less
+    // the rows above `max` (a range of the rowid): cheaper than a range scan
+    // of the table itself.
+    let all = db.conn().query_row(
+        "SELECT count(*), sum(\"id\") FROM main.\"receipts\"",
+        [],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+    );
+    let above = db.conn().query_row(
+        "SELECT count(*), sum(\"id\") FROM main.\"receipts\" WHERE \"id\" > ?1",
+        [max],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+    );
+    match (all, above) {
+        (Ok((n, s)), Ok((m, t))) => Ok(Some((n - m, s.unwrap_or(0) - t.unwrap_or(0)))),
+        (Err(e), _) | (_, Err(e)) if e.sqlite_error_code().is_some() && !is_overflow(&e) => {
+            Err(err(e))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn is_overflow(e: &rusqlite::Error) -> bool {
+    e.to_string().contains("overflow")
+}
+
 /// The stored payload of one receipt, for a detail view. `None` when there is
 /// no such receipt. A payload that is not text is shown as well as it can be:
 /// NULL as empty, a non-UTF-8 BLOB with replacement characters, a number as digits.

@@ -244,6 +244,25 @@ impl crate::triage::RowSource for Batch {
     }
 }
 
+/// Several batches read one after the other, as one source of rows.
+pub struct Batches(pub Vec<Batch>);
+
+impl crate::triage::RowSource for Batches {
+    fn len(&self) -> usize {
+        self.0.iter().map(Batch::len).sum()
+    }
+
+    fn row<'a>(&'a self, mut i: usize, buf: &'a mut String) -> Row<'a> {
+        for b in &self.0 {
+            if i < b.len() {
+                return b.row(i, buf);
+            }
+            i -= b.len();
+        }
+        panic!("row {i} past the end of the batches")
+    }
+}
+
 /// Reads the receipts (all, or those with an id above `after`) in batches of
 /// `batch_rows`: `sink` takes each full batch and gives back an empty one to
 /// fill next. Returns the number of rows read.

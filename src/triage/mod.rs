@@ -22,7 +22,7 @@ pub mod bots;
 mod conflicts;
 #[cfg(test)]
 mod digest;
-
+pub mod engine;
 pub mod facts;
 mod groups;
 mod hash;
@@ -131,6 +131,11 @@ impl Details {
         d
     }
 
+    /// Records the request key of receipt `index`.
+    pub fn set_key(&mut self, index: u32, key: String) {
+        self.keys.insert(index, key);
+    }
+
     /// The request key of a receipt (when it has one and it was read).
     pub fn key(&self, index: u32) -> Option<&str> {
         self.keys.get(&index).map(String::as_str)
@@ -165,13 +170,6 @@ impl Details {
                 self.texts.insert((index, pos), v.as_str().into());
             }
         }
-    }
-
-    /// Drops what is kept for receipts at or after `index` (they are read again).
-    pub fn forget_from(&mut self, index: u32) {
-        self.texts.retain(|k, _| k.0 < index);
-        self.keys.retain(|k, _| *k < index);
-        self.digests.retain(|k, _| *k < index);
     }
 }
 
@@ -335,7 +333,7 @@ pub fn analyze_facts(
     // does not pile up.
     let suspected_bots = bots::suspected_bots(store, settings);
     let conflicts = conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details);
-    let duplicates = groups::duplicate_groups(ctx, settings, None);
+    let duplicates = groups::duplicate_groups(ctx, settings);
     Triage {
         duplicates,
         conflicts,
