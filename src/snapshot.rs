@@ -146,7 +146,7 @@ fn read_with(
     } else {
         None
     };
-    let conflicts = storage::load_conflicts(db)?;
+    let conflicts = storage::load_conflict_rows(db, None, false)?;
     let mut store = Store::new();
     store.capture.originals = conflicts.iter().map(|c| c.receipt_id).collect();
     store.capture.stuck = Some((settings.now_ms, settings.stuck_after_ms));
@@ -225,8 +225,8 @@ pub enum Reading {
 pub struct Reader {
     settings: Settings,
     engine: Option<Engine>,
-    /// The receipts the items showed last time, by id.
-    shown: Vec<Receipt>,
+    /// The receipts the items showed last time, by id, kept compact.
+    shown: Shown,
     last: Reading,
     /// Rows read and the sum of their ids, to compare with the database.
     sum_ids: i128,
@@ -239,7 +239,7 @@ impl Reader {
         Self {
             settings,
             engine: None,
-            shown: Vec::new(),
+            shown: Shown::default(),
             last: Reading::Full,
             sum_ids: 0,
             verified: None,
@@ -255,7 +255,7 @@ impl Reader {
     /// The next reading will be a full one.
     pub fn forget(&mut self) {
         self.engine = None;
-        self.shown.clear();
+        self.shown = Shown::default();
     }
 
     /// Reads and analyses the database as of `now_ms`; the snapshot's
@@ -288,12 +288,19 @@ impl Reader {
         };
         if !incremental {
             self.engine = None;
-            self.shown.clear();
+            self.shown = Shown::default();
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
         let engine = self.engine.get_or_insert_with(|| Engine::new(&settings));
-        let conflicts = storage::load_conflicts(db)?;
+        let conflicts = if incremental {
+            let mut rows = engine.conflict_rows().to_vec();
+            let after = rows.last().map(|c| c.id);
+            rows.extend(storage::load_conflict_rows(db, after, false)?);
+            rows
+        } else {
+            storage::load_conflict_rows(db, None, false)?
+        };
         engine.begin(now_ms, conflicts);
         let after = if incremental { engine.max_id() } else { None };
         let read_before = engine.store().rows() as u64;
@@ -371,37 +378,142 @@ impl Reader {
         let store = engine.store();
         let shown = shown_receipts(store, &snap.triage);
         let known = std::mem::take(&mut self.shown);
-        let mut kept: Vec<Receipt> = Vec::with_capacity(shown.len());
-        let mut missing: Vec<u32> = Vec::new();
-        let mut k = 0;
-        for &i in &shown {
-            let id = store.receipts[i as usize].id;
-            while k < known.len() && known[k].id < id {
-                k += 1;
-            }
-            if k < known.len() && known[k].id == id {
-                kept.push(known[k].clone());
-            } else {
-                missing.push(i);
-            }
-        }
-        drop(known);
-        let total = missing.len() as u64;
+        let missing: Vec<u32> = shown
+            .iter()
+            .copied()
+            .filter(|&i| !known.has(store.receipts[i as usize].id))
+            .collect();
         progress(Progress {
             stage: "reading the items' receipts",
             done: 0,
-            total: Some(total),
+            total: Some(missing.len() as u64),
         });
         let inspector = engine.inspector().clone();
-        let mut done = 0u64;
-        reread_each(db, &inspector, store, &missing, &mut |_, r| {
+        let mut read: Vec<Receipt> = Vec::with_capacity(missing.len());
+        reread_each(db, &inspector, store, &missing, &mut |_, r| read.push(r))?;
+        // In id order: those kept come back from the old buffer, the others
+        // are read; both go to the new buffer.
+        read.sort_unstable_by_key(|r| r.id);
+        let mut read = read.into_iter().peekable();
+        let mut next = Shown::default();
+        let mut kept: Vec<Receipt> = Vec::with_capacity(shown.len());
+        for &i in &shown {
+            let id = store.receipts[i as usize].id;
+            let r = match known.get(id) {
+                Some(r) => r,
+                None => match read.next_if(|r| r.id == id) {
+                    Some(r) => r,
+                    None => continue, // gone since
+                },
+            };
+            next.push(&r);
             kept.push(r);
-            done += 1;
-        })?;
-        kept.sort_unstable_by_key(|r| r.id);
-        self.shown = kept.clone();
+        }
+        self.shown = next;
         snap.receipts = kept;
         Ok(())
+    }
+}
+
+/// Receipts kept compact (their texts in one buffer), to be handed out again
+/// as whole receipts; pushed in id order.
+#[derive(Default)]
+struct Shown {
+    ids: Vec<ReceiptId>,
+    kept: Vec<Kept>,
+    /// (key, value) of every receipt's visitor fields, in order.
+    pairs: Vec<(Text, Text)>,
+    text: String,
+    /// Receipts that changed since (read again).
+    stale: std::collections::HashSet<ReceiptId>,
+}
+
+/// A piece of [`Shown::text`].
+#[derive(Clone, Copy)]
+struct Text(u32, u32);
+
+struct Kept {
+    created_ms: Millis,
+    updated_ms: Option<Millis>,
+    state: triage::model::ReceiptState,
+    honeypot_filled: bool,
+    scope: Text,
+    request_key: Option<Text>,
+    digest: Text,
+    /// Its pairs: `pairs[first..first + count]`.
+    first: u32,
+    count: u32,
+}
+
+impl Shown {
+    #[cfg(test)]
+    fn of(receipts: &[Receipt]) -> Self {
+        let mut s = Shown::default();
+        for r in receipts {
+            s.push(r);
+        }
+        s
+    }
+
+    fn text(&mut self, t: &str) -> Text {
+        let at = self.text.len() as u32;
+        self.text.push_str(t);
+        Text(at, self.text.len() as u32)
+    }
+
+    /// Adds a receipt (ids ascending).
+    fn push(&mut self, r: &Receipt) {
+        let scope = self.text(&r.scope);
+        let request_key = r.request_key.as_deref().map(|k| self.text(k));
+        let digest = self.text(&r.digest);
+        let first = self.pairs.len() as u32;
+        for (k, v) in &r.visitor.0 {
+            let pair = (self.text(k), self.text(v));
+            self.pairs.push(pair);
+        }
+        self.ids.push(r.id);
+        self.kept.push(Kept {
+            created_ms: r.created_ms,
+            updated_ms: r.updated_ms,
+            state: r.state,
+            honeypot_filled: r.honeypot_filled,
+            scope,
+            request_key,
+            digest,
+            first,
+            count: r.visitor.0.len() as u32,
+        });
+    }
+
+    fn forget(&mut self, ids: &[ReceiptId]) {
+        self.stale.extend(ids.iter().copied());
+    }
+
+    fn has(&self, id: ReceiptId) -> bool {
+        !self.stale.contains(&id) && self.ids.binary_search(&id).is_ok()
+    }
+
+    fn get(&self, id: ReceiptId) -> Option<Receipt> {
+        if self.stale.contains(&id) {
+            return None;
+        }
+        let k = self.ids.binary_search(&id).ok()?;
+        let kept = &self.kept[k];
+        let s = |t: Text| self.text[t.0 as usize..t.1 as usize].to_string();
+        let pairs = &self.pairs[kept.first as usize..(kept.first + kept.count) as usize];
+        Some(Receipt {
+            id,
+            scope: s(kept.scope),
+            request_key: kept.request_key.map(s),
+            digest: s(kept.digest),
+            state: kept.state,
+            created_ms: kept.created_ms,
+            updated_ms: kept.updated_ms,
+            visitor: triage::model::VisitorFields(
+                pairs.iter().map(|&(k, v)| (s(k), s(v))).collect(),
+            ),
+            honeypot_filled: kept.honeypot_filled,
+        })
     }
 }
 
@@ -410,7 +522,7 @@ impl Reader {
 fn continue_reading(
     db: &Database,
     engine: &mut Engine,
-    shown: &mut Vec<Receipt>,
+    shown: &mut Shown,
 ) -> Result<bool, StorageError> {
     let ids = engine.volatile_ids();
     let mut batches: Vec<Batch> = Vec::new();
@@ -421,7 +533,7 @@ fn continue_reading(
     match engine.recheck(&ids, &stream::Batches(batches)) {
         Some(changed) => {
             // Receipts shown with their old state are read again.
-            shown.retain(|r| changed.binary_search(&r.id).is_err());
+            shown.forget(&changed);
             Ok(true)
         }
         None => Ok(false),
@@ -436,7 +548,16 @@ fn verify(db: &Database, engine: &Engine, sum_ids: i128) -> Result<bool, Storage
     let Some((count, sum)) = storage::count_and_sum_ids(db, max)? else {
         return Ok(false);
     };
-    Ok(count == engine.store().rows() as i64 && i128::from(sum) == sum_ids)
+    let rows = engine.conflict_rows();
+    let conflicts_ok = match rows.last() {
+        None => true,
+        Some(last) => {
+            let sum: i128 = rows.iter().map(|c| i128::from(c.id)).sum();
+            storage::count_and_sum_conflict_ids(db, last.id)?
+                .is_some_and(|(n, s)| n == rows.len() as i64 && i128::from(s) == sum)
+        }
+    };
+    Ok(conflicts_ok && count == engine.store().rows() as i64 && i128::from(sum) == sum_ids)
 }
 
 /// The snapshot of an analysis: the review log joined in.
@@ -696,4 +817,43 @@ pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
         Kind::Stuck => vec![t.stuck.iter().find(|s| s.receipt_id == id)?.receipt_id],
     };
     Some(Target { kind, receipt_ids })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triage::model::{ReceiptState, VisitorFields};
+
+    #[test]
+    fn kept_receipts_come_back_whole() {
+        let a = Receipt {
+            id: 3,
+            scope: "site/form".into(),
+            request_key: Some("k-1".into()),
+            digest: "ab".repeat(32),
+            state: ReceiptState::InFlight,
+            created_ms: -5,
+            updated_ms: Some(1_795_947_330_123),
+            visitor: VisitorFields(vec![
+                ("message".into(), "見積もり please".into()),
+                ("name".into(), String::new()),
+            ]),
+            honeypot_filled: true,
+        };
+        let b = Receipt {
+            id: 7,
+            request_key: None,
+            updated_ms: None,
+            state: ReceiptState::Failed,
+            visitor: VisitorFields(Vec::new()),
+            honeypot_filled: false,
+            ..a.clone()
+        };
+        let mut shown = Shown::of(&[a.clone(), b.clone()]);
+        assert_eq!(shown.get(3), Some(a));
+        assert_eq!(shown.get(7), Some(b));
+        assert_eq!(shown.get(5), None);
+        shown.forget(&[7]);
+        assert_eq!(shown.get(7), None);
+    }
 }

@@ -20,7 +20,7 @@ pub fn shared_keys(store: &Store) -> Vec<Vec<u32>> {
 }
 
 /// The hash of (scope, request key) of a receipt that has a key.
-fn key_hash(store: &Store, i: usize) -> Option<u64> {
+pub fn key_hash(store: &Store, i: usize) -> Option<u64> {
     let r = &store.receipts[i];
     r.has_key()
         .then(|| hash::combine(store.scopes.hash(r.scope), r.key_hash))
@@ -35,19 +35,6 @@ pub fn keyed(store: &Store) -> Vec<(u64, u32)> {
         .collect();
     keyed.par_sort_unstable();
     keyed
-}
-
-/// [`keyed`] of `old` (receipts before index `from`) and the receipts from `from` on.
-pub fn keyed_merged(store: &Store, old: &[(u64, u32)], from: usize) -> Vec<(u64, u32)> {
-    let mut merged: Vec<(u64, u32)> = Vec::with_capacity(old.len() + store.receipts.len() - from);
-    merged.extend_from_slice(old);
-    let start = merged.len();
-    merged.extend(
-        (from..store.receipts.len()).filter_map(|i| key_hash(store, i).map(|h| (h, i as u32))),
-    );
-    merged[start..].sort_unstable();
-    merged.sort(); // two sorted runs: a merge
-    merged
 }
 
 /// The groups of receipts sharing a (scope, key) in `keyed`.

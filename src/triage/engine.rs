@@ -45,12 +45,20 @@ pub struct Engine {
     placements: Vec<Option<Placement>>,
     /// By scope id: receipts with fields in sweep order.
     runs: Vec<Vec<u32>>,
-    /// (scope, body) hashes with receipt indices, sorted.
-    bodies: Vec<BodyKey>,
+    /// (scope, body) hashes with receipt indices.
+    bodies: SortedIndex,
     /// By receipt index: part of a campaign.
     campaigns: Vec<bool>,
-    /// (scope, request key) hashes with receipt indices, sorted.
-    keyed: Vec<(u64, u32)>,
+    /// Ids of suspected bots, ascending.
+    bot_ids: Vec<ReceiptId>,
+    /// (scope, request key) hashes with receipt indices.
+    keyed: SortedIndex,
+    /// Receipts sharing a (scope, request key).
+    shared: Vec<Vec<u32>>,
+    /// Receipts (indices, ascending) that are not completed: in flight or failed.
+    unsettled: Vec<u32>,
+    /// Receipts before this index are sorted into `unsettled`.
+    unsettled_upto: usize,
     triage: Triage,
     /// (anchor time, anchor id) of each of `triage.duplicates`.
     dup_keys: Vec<(Millis, ReceiptId)>,
@@ -75,9 +83,13 @@ impl Engine {
             needs: Needs::default(),
             placements: Vec::new(),
             runs: Vec::new(),
-            bodies: Vec::new(),
+            bodies: SortedIndex::default(),
             campaigns: Vec::new(),
-            keyed: Vec::new(),
+            bot_ids: Vec::new(),
+            keyed: SortedIndex::default(),
+            shared: Vec::new(),
+            unsettled: Vec::new(),
+            unsettled_upto: 0,
             triage: Triage::default(),
             dup_keys: Vec::new(),
             analysed: false,
@@ -113,6 +125,11 @@ impl Engine {
         self.store.max_id()
     }
 
+    /// The `key_conflicts` rows of the last reading.
+    pub fn conflict_rows(&self) -> &[RawConflict] {
+        &self.conflict_rows
+    }
+
     /// Starts a reading as of `now_ms`, with the current `key_conflicts`
     /// rows. Rows given to [`Engine::ingest`] next are added.
     pub fn begin(&mut self, now_ms: Millis, conflict_rows: Vec<RawConflict>) {
@@ -135,11 +152,9 @@ impl Engine {
     /// them again) and damaged rows. Ascending.
     pub fn volatile_ids(&self) -> Vec<ReceiptId> {
         let mut ids: Vec<ReceiptId> = self
-            .store
-            .receipts
+            .unsettled
             .iter()
-            .filter(|r| r.state != ReceiptState::Completed)
-            .map(|r| r.id)
+            .map(|&i| self.store.receipts[i as usize].id)
             .chain(self.store.damaged.iter().map(|d| d.receipt_id))
             .collect();
         ids.sort_unstable();
@@ -184,6 +199,9 @@ impl Engine {
                     if a.state != b.state {
                         changed.push(id);
                         self.store.receipts[i as usize].state = b.state;
+                        if b.state == ReceiptState::Completed {
+                            self.unsettled.retain(|&u| u != i);
+                        }
                     }
                 }
                 (None, None) => {
@@ -212,6 +230,15 @@ impl Engine {
     /// to be handed to [`Engine::supply`].
     pub fn wanted(&mut self) -> Vec<u32> {
         self.store.finish();
+        if self.analysed {
+            let n = self.store.receipts.len();
+            let store = &self.store;
+            self.unsettled.extend(
+                (self.unsettled_upto as u32..n as u32)
+                    .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed),
+            );
+            self.unsettled_upto = n;
+        }
         self.needs = if self.analysed {
             self.spans = self.plan_spans();
             self.incremental_needs()
@@ -286,22 +313,48 @@ impl Engine {
             .iter()
             .map(|g| (time_of(store, g.members[0].id), g.members[0].id))
             .collect();
-        self.bodies = bots::bodies(store);
-        self.campaigns = bots::campaign_flags(store, &self.bodies, settings);
-        self.keyed = conflicts::keyed(store);
-        let shared = conflicts::shared_in(store, &self.keyed);
+        let bodies = bots::bodies(store);
+        self.campaigns = bots::campaign_flags(store, &bodies, settings);
+        self.bot_ids = bots::flagged_ids(store, &self.campaigns);
+        self.bodies = SortedIndex::from_sorted(bodies);
+        let keyed = conflicts::keyed(store);
+        self.shared = conflicts::shared_in(store, &keyed);
+        self.keyed = SortedIndex::from_sorted(keyed);
+        self.unsettled = (0..store.receipts.len() as u32)
+            .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
+            .collect();
+        self.unsettled_upto = store.receipts.len();
         self.triage = Triage {
             duplicates,
-            conflicts: conflicts::conflicts(store, &shared, &self.conflict_rows, &self.details),
+            conflicts: conflicts::conflicts(
+                store,
+                &self.shared,
+                &self.conflict_rows,
+                &self.details,
+            ),
             stuck: stuck::stuck(
                 store,
                 &stuck::stuck_indices(store, settings),
                 &self.details,
                 settings,
             ),
-            suspected_bots: bots::flagged_ids(store, &self.campaigns),
+            suspected_bots: self.bot_ids.clone(),
             damaged: store.damaged.clone(),
         };
+    }
+
+    /// Stuck receipts among the unsettled ones (as `stuck::stuck_indices`).
+    fn stuck_now(&self) -> Vec<u32> {
+        let s = &self.settings;
+        self.unsettled
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let r = &self.store.receipts[i as usize];
+                r.state == ReceiptState::InFlight
+                    && s.now_ms.saturating_sub(r.created_ms) > s.stuck_after_ms
+            })
+            .collect()
     }
 
     /// The scopes the added receipts fall in, each with its run merged.
@@ -366,9 +419,8 @@ impl Engine {
         }
         texts.sort_unstable();
         texts.dedup();
-        let keyed = conflicts::keyed_merged(store, &self.keyed, self.added_from.0);
-        let shared = conflicts::shared_in(store, &keyed);
-        let stuck = stuck::stuck_indices(store, &self.settings);
+        let (_, shared) = self.shared_after_adding();
+        let stuck = self.stuck_now();
         let mut keys = conflicts::originals(store, &shared, &self.conflict_rows);
         keys.extend(stuck.iter().copied());
         keys.retain(|&i| {
@@ -383,6 +435,40 @@ impl Engine {
             shared_keys: shared,
             stuck,
         }
+    }
+
+    /// The (scope, key) hashes of the added receipts, and the groups of
+    /// receipts sharing a key once they are in.
+    fn shared_after_adding(&self) -> (Vec<(u64, u32)>, Vec<Vec<u32>>) {
+        let store = &self.store;
+        let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
+            .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
+            .collect();
+        added.sort_unstable();
+        let mut hashes: Vec<u64> = added.iter().map(|k| k.0).collect();
+        hashes.dedup();
+        let affected: HashSet<u64> = hashes
+            .iter()
+            .copied()
+            .filter(|&h| {
+                !self.keyed.equal(h).is_empty() || added.iter().filter(|k| k.0 == h).count() > 1
+            })
+            .collect();
+        let mut shared: Vec<Vec<u32>> = self
+            .shared
+            .iter()
+            .filter(|g| {
+                conflicts::key_hash(store, g[0] as usize).is_none_or(|h| !affected.contains(&h))
+            })
+            .cloned()
+            .collect();
+        for &h in &affected {
+            let mut entries = self.keyed.equal(h);
+            entries.extend(added.iter().filter(|k| k.0 == h).copied());
+            shared.extend(conflicts::shared_in(store, &entries));
+        }
+        shared.sort_unstable();
+        (added, shared)
     }
 
     fn incremental(&mut self) {
@@ -449,39 +535,91 @@ impl Engine {
         // Campaigns: the runs of the added bodies.
         let store = &self.store;
         self.campaigns.resize(n, false);
-        let mut added: Vec<BodyKey> = (from..n)
+        let added: Vec<BodyKey> = (from..n)
             .filter_map(|i| bots::body_key(store, i as u32, &store.receipts[i]))
             .collect();
-        added.sort_unstable();
         let mut hashes: Vec<u64> = added.iter().map(|b| b.0).collect();
+        hashes.sort_unstable();
         hashes.dedup();
-        self.bodies.extend(added);
-        self.bodies.sort(); // two sorted runs: a merge
+        self.bodies.add(added);
+        let mut maybe: Vec<u32> = (from as u32..n as u32).collect();
         for h in hashes {
-            let lo = self.bodies.partition_point(|b| b.0 < h);
-            let hi = self.bodies.partition_point(|b| b.0 <= h);
-            let run = &self.bodies[lo..hi];
-            for b in run {
+            let run = self.bodies.equal(h);
+            for b in &run {
                 self.campaigns[b.1 as usize] = false;
+                maybe.push(b.1);
             }
-            bots::mark_run(store, run, settings.window_ms, &mut self.campaigns);
+            bots::mark_run(store, &run, settings.window_ms, &mut self.campaigns);
+        }
+        maybe.sort_unstable();
+        maybe.dedup();
+        for i in maybe {
+            let r = &store.receipts[i as usize];
+            let flagged = r.honeypot_filled() || self.campaigns[i as usize];
+            match (self.bot_ids.binary_search(&r.id), flagged) {
+                (Err(at), true) => self.bot_ids.insert(at, r.id),
+                (Ok(at), false) => {
+                    self.bot_ids.remove(at);
+                }
+                _ => {}
+            }
         }
 
         // Shared keys and conflicts, stuck receipts, damaged rows.
-        self.keyed = conflicts::keyed_merged(store, &self.keyed, from);
-        let shared = conflicts::shared_in(store, &self.keyed);
+        let (added_keyed, shared) = self.shared_after_adding();
+        self.keyed.add(added_keyed);
+        self.shared = shared;
         self.triage.conflicts =
-            conflicts::conflicts(store, &shared, &self.conflict_rows, &self.details);
-        self.triage.stuck = stuck::stuck(
-            store,
-            &stuck::stuck_indices(store, &settings),
-            &self.details,
-            &settings,
-        );
-        self.triage.suspected_bots = bots::flagged_ids(store, &self.campaigns);
+            conflicts::conflicts(store, &self.shared, &self.conflict_rows, &self.details);
+        self.triage.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
+        self.triage.suspected_bots = self.bot_ids.clone();
         self.triage
             .damaged
             .extend(store.damaged[damaged_from..].iter().cloned());
+    }
+}
+
+/// A sorted index of (hash, receipt index), in two parts so that adding a
+/// few entries does not move them all: a large main part and a small delta,
+/// merged when the delta grows past a fraction of the main part.
+#[derive(Clone, Debug, Default)]
+struct SortedIndex {
+    main: Vec<(u64, u32)>,
+    delta: Vec<(u64, u32)>,
+}
+
+impl SortedIndex {
+    fn from_sorted(main: Vec<(u64, u32)>) -> Self {
+        Self {
+            main,
+            delta: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, mut entries: Vec<(u64, u32)>) {
+        if entries.is_empty() {
+            return;
+        }
+        entries.sort_unstable();
+        self.delta.extend(entries);
+        self.delta.sort(); // two sorted runs: a merge
+        if self.delta.len() * 32 > self.main.len() {
+            self.main.append(&mut self.delta);
+            self.main.sort();
+        }
+    }
+
+    /// The entries with this hash, sorted.
+    fn equal(&self, h: u64) -> Vec<(u64, u32)> {
+        let range = |v: &[(u64, u32)]| {
+            let lo = v.partition_point(|e| e.0 < h);
+            let hi = v.partition_point(|e| e.0 <= h);
+            v[lo..hi].to_vec()
+        };
+        let mut out = range(&self.main);
+        out.extend(range(&self.delta));
+        out.sort_unstable();
+        out
     }
 }
 
