@@ -15,6 +15,7 @@ use crate::storage::{self, Database, StorageError};
 use crate::triage::{
     self, Details, Inspector, Scratch, Store,
     engine::Engine,
+    facts,
     model::{Millis, Receipt, ReceiptId, Settings, Triage},
 };
 
@@ -148,8 +149,7 @@ fn read_with(
     };
     let conflicts = storage::load_conflict_rows(db, None, false)?;
     let mut store = Store::new();
-    store.capture.originals = conflicts.iter().map(|c| c.receipt_id).collect();
-    store.capture.stuck = Some((settings.now_ms, settings.stuck_after_ms));
+    store.capture = facts::Capture::new(&conflicts, settings.now_ms, settings.stuck_after_ms);
     let inspector = Inspector::new(&settings, store.random);
     read_facts(db, &inspector, &mut store, None, &mut |done| {
         progress(Progress {
@@ -308,7 +308,7 @@ impl Reader {
         let mut rows = 0u64;
         pipeline(
             &mut |sink| {
-                stream::stream_receipts(db, after, BATCH_ROWS, &mut |batch| {
+                stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
                     rows += batch.len() as u64;
                     sum_ids += batch.ids().map(i128::from).sum::<i128>();
                     progress(Progress {
@@ -635,7 +635,7 @@ pub fn read_facts(
     let mut read = 0u64;
     pipeline(
         &mut |sink| {
-            stream::stream_receipts(db, after, BATCH_ROWS, &mut |batch| {
+            stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
                 read += batch.len() as u64;
                 progress(read);
                 sink(batch)

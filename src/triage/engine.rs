@@ -134,8 +134,8 @@ impl Engine {
     /// rows. Rows given to [`Engine::ingest`] next are added.
     pub fn begin(&mut self, now_ms: Millis, conflict_rows: Vec<RawConflict>) {
         self.settings.now_ms = now_ms;
-        self.store.capture.originals = conflict_rows.iter().map(|c| c.receipt_id).collect();
-        self.store.capture.stuck = Some((now_ms, self.settings.stuck_after_ms));
+        self.store.capture =
+            super::facts::Capture::new(&conflict_rows, now_ms, self.settings.stuck_after_ms);
         self.conflict_rows = conflict_rows;
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
         self.spans.clear();

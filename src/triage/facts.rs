@@ -210,15 +210,31 @@ pub struct DamagedRow {
 /// receipts show (so that they need not be read again).
 #[derive(Clone, Debug, Default)]
 pub struct Capture {
-    /// Receipts that `key_conflicts` rows refer to.
-    pub originals: std::collections::HashSet<ReceiptId>,
+    /// Receipts that `key_conflicts` rows refer to (ascending, see [`Capture::new`]).
+    pub originals: Vec<ReceiptId>,
     /// `(now, stuck_after)`: keep the keys of receipts that are stuck then.
     pub stuck: Option<(i64, i64)>,
 }
 
 impl Capture {
+    /// Keeps the keys of the receipts these `key_conflicts` rows refer to, and
+    /// of those stuck as of `now_ms`.
+    pub fn new(
+        conflict_rows: &[super::model::RawConflict],
+        now_ms: i64,
+        stuck_after_ms: i64,
+    ) -> Self {
+        let mut originals: Vec<ReceiptId> = conflict_rows.iter().map(|c| c.receipt_id).collect();
+        originals.sort_unstable();
+        originals.dedup();
+        Self {
+            originals,
+            stuck: Some((now_ms, stuck_after_ms)),
+        }
+    }
+
     pub fn wants(&self, id: ReceiptId, state: ReceiptState, created_ms: i64) -> bool {
-        self.originals.contains(&id)
+        self.originals.binary_search(&id).is_ok()
             || self.stuck.is_some_and(|(now, after)| {
                 state == ReceiptState::InFlight && now.saturating_sub(created_ms) > after
             })

@@ -79,10 +79,13 @@ pub fn sweep_runs(
 ) -> Vec<DuplicateGroup> {
     let wanted = placements.is_some();
     type Swept = (Vec<(Millis, DuplicateGroup)>, Vec<(u32, Placement)>);
-    let swept: Vec<Swept> = runs
+    let pieces: Vec<&[u32]> = runs
+        .iter()
+        .flat_map(|run| pieces(ctx.store, run, window_ms))
+        .collect();
+    let swept: Vec<Swept> = pieces
         .par_iter()
-        .filter(|items| !items.is_empty())
-        .map(|items| {
+        .map(|&items| {
             let placed = sweep(ctx, items, window_ms, &Resume::default());
             let global: Vec<(u32, Placement)> = if wanted {
                 placed
@@ -129,6 +132,27 @@ pub fn span_start(store: &Store, run: &[u32], first_new: usize, window_ms: Milli
         .div_euclid(epoch_ms);
     let span_ms = epoch.saturating_sub(1).saturating_mul(epoch_ms);
     run[..first_new].partition_point(|&i| store.receipts[i as usize].created_ms < span_ms)
+}
+
+/// Cuts a run into pieces that can be swept apart: no group spans a gap of
+/// more than a window between two copies (every group is dead after it, so
+/// what comes after decides as a fresh sweep would). Pieces are kept large
+/// enough that sweeping them one by one costs nothing extra.
+fn pieces<'r>(store: &Store, run: &'r [u32], window_ms: Millis) -> Vec<&'r [u32]> {
+    const LARGE: usize = 1 << 14;
+    let created = |i: u32| store.receipts[i as usize].created_ms;
+    let mut out = Vec::new();
+    let mut start = 0;
+    for p in 1..run.len() {
+        if p - start >= LARGE && created(run[p]) - created(run[p - 1]) > window_ms.max(0) {
+            out.push(&run[start..p]);
+            start = p;
+        }
+    }
+    if start < run.len() {
+        out.push(&run[start..]);
+    }
+    out
 }
 
 /// What re-sweeping the end of one scope changed.
@@ -299,12 +323,14 @@ pub fn groups_of(
         size[anchor as usize] += 1;
     }
     let mut slot = vec![NONE; items.len()];
-    let mut out: Vec<(Millis, DuplicateGroup)> = Vec::new();
+    // Each group with the time of its newest copy so far.
+    let mut out: Vec<(Millis, DuplicateGroup, Millis)> = Vec::new();
     for (pos, &(anchor, kind)) in placed.iter().enumerate() {
         let a = anchor as usize;
         if size[a] < 2 {
             continue;
         }
+        let at = store.receipts[items[pos] as usize].created_ms;
         if slot[a] == NONE {
             slot[a] = out.len() as u32;
             let r = &store.receipts[items[a] as usize];
@@ -316,15 +342,23 @@ pub fn groups_of(
                     members: Vec::with_capacity(size[a] as usize),
                     gaps_ms: Vec::with_capacity(size[a] as usize - 1),
                 },
+                at,
             ));
         }
         let member = member(store, items[a], items[pos], kind);
-        out[slot[a] as usize].1.members.push(member);
+        let (_, g, last) = &mut out[slot[a] as usize];
+        if !g.members.is_empty() {
+            g.gaps_ms.push(at - *last);
+        }
+        *last = at;
+        g.members.push(member);
     }
-    for (_, g) in &mut out {
-        finish_group(store, g);
-    }
-    out
+    out.into_iter()
+        .map(|(t, mut g, _)| {
+            g.class = GapClass::of_gap(g.gaps_ms.iter().copied().max().unwrap_or(0));
+            (t, g)
+        })
+        .collect()
 }
 
 /// A member of the group anchored at receipt `anchor`.

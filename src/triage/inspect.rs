@@ -493,21 +493,19 @@ impl Inspector {
     }
 }
 
-/// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without the hex.
+/// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without allocating.
 fn digest_matches(stored: &str, computed: &[u8; 32]) -> bool {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let t = stored.trim().as_bytes();
     if t.len() != 64 {
         return false;
     }
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    computed.iter().enumerate().all(|(i, &byte)| {
-        matches!((nibble(t[2 * i]), nibble(t[2 * i + 1])), (Some(h), Some(l)) if (h << 4 | l) == byte)
-    })
+    let mut hex = [0u8; 64];
+    for (i, b) in computed.iter().enumerate() {
+        hex[2 * i] = HEX[usize::from(b >> 4)];
+        hex[2 * i + 1] = HEX[usize::from(b & 15)];
+    }
+    t.eq_ignore_ascii_case(&hex)
 }
 
 /// Inspects rows in parallel into a [`Store`]: facts of good receipts, in the

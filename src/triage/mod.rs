@@ -325,13 +325,31 @@ pub fn analyze_facts(
     details: &Details,
     settings: &Settings,
 ) -> Triage {
+    let suspected_bots = bots::suspected_bots(store, settings);
+    analyze_facts_with(
+        store,
+        conflict_rows,
+        needs,
+        details,
+        settings,
+        suspected_bots,
+    )
+}
+
+/// [`analyze_facts`] with the suspected bots already found
+/// ([`bots::suspected_bots`] needs no text read again).
+pub fn analyze_facts_with(
+    store: &Store,
+    conflict_rows: &[RawConflict],
+    needs: &Needs,
+    details: &Details,
+    settings: &Settings,
+    suspected_bots: Vec<model::ReceiptId>,
+) -> Triage {
     let ctx = near::Ctx {
         store,
         texts: &details.texts,
     };
-    // One after the other (each is parallel inside): their scratch memory
-    // does not pile up.
-    let suspected_bots = bots::suspected_bots(store, settings);
     let conflicts = conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details);
     let duplicates = groups::duplicate_groups(ctx, settings);
     Triage {
