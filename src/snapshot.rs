@@ -230,6 +230,8 @@ pub struct Reader {
     last: Reading,
     /// Rows read and the sum of their ids, to compare with the database.
     sum_ids: i128,
+    /// Receipts to read again next time besides those that may change.
+    touched: Vec<ReceiptId>,
     verified: Option<std::time::Instant>,
     pub verify_every: std::time::Duration,
 }
@@ -242,6 +244,7 @@ impl Reader {
             shown: Shown::default(),
             last: Reading::Full,
             sum_ids: 0,
+            touched: Vec::new(),
             verified: None,
             verify_every: std::time::Duration::from_secs(30),
         }
@@ -250,6 +253,12 @@ impl Reader {
     /// How the last reading went.
     pub fn last_reading(&self) -> Reading {
         self.last
+    }
+
+    /// These receipts changed in place (say, an undone decision put one back
+    /// in flight): the next reading reads them again.
+    pub fn recheck(&mut self, ids: &[ReceiptId]) {
+        self.touched.extend_from_slice(ids);
     }
 
     /// The next reading will be a full one.
@@ -277,7 +286,8 @@ impl Reader {
         };
         let incremental = match self.engine.as_mut() {
             Some(engine) if !db.source().is_view() => {
-                continue_reading(db, engine, &mut self.shown)? && {
+                let touched = std::mem::take(&mut self.touched);
+                continue_reading(db, engine, &mut self.shown, &touched)? && {
                     let due = self
                         .verified
                         .is_none_or(|t| t.elapsed() >= self.verify_every);
@@ -523,8 +533,12 @@ fn continue_reading(
     db: &Database,
     engine: &mut Engine,
     shown: &mut Shown,
+    touched: &[ReceiptId],
 ) -> Result<bool, StorageError> {
-    let ids = engine.volatile_ids();
+    let mut ids = engine.volatile_ids();
+    ids.extend_from_slice(touched);
+    ids.sort_unstable();
+    ids.dedup();
     let mut batches: Vec<Batch> = Vec::new();
     stream::read_receipts_by_id(db, &ids, BATCH_ROWS, &mut |b| {
         batches.push(b);

@@ -253,6 +253,28 @@ fn run(seed: u64, receipts: usize, rounds: usize) {
         assert_same(&snap, &full(&path, now), round);
     }
 
+    // An undone decision puts a receipt back in flight: the screen says so.
+    let id: i64 = appender
+        .conn
+        .query_row(
+            "SELECT id FROM receipts WHERE state = 'completed' AND json_valid(payload) ORDER BY id LIMIT 1 OFFSET 7",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    appender
+        .conn
+        .execute(
+            "UPDATE receipts SET state = 'in_flight' WHERE id = ?1",
+            [id],
+        )
+        .unwrap();
+    reader.recheck(&[id]);
+    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_reading(), Reading::Incremental);
+    assert!(snap.triage.stuck.iter().any(|s| s.receipt_id == id));
+    assert_same(&snap, &full(&path, latest), rounds + 1);
+
     // A row changed in a way the intake never changes one: a full reading.
     appender
         .conn
@@ -260,7 +282,7 @@ fn run(seed: u64, receipts: usize, rounds: usize) {
         .unwrap();
     let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
     assert_eq!(reader.last_reading(), Reading::Full);
-    assert_same(&snap, &full(&path, latest), rounds + 1);
+    assert_same(&snap, &full(&path, latest), rounds + 2);
 }
 
 #[test]

@@ -199,8 +199,16 @@ impl Engine {
                     if a.state != b.state {
                         changed.push(id);
                         self.store.receipts[i as usize].state = b.state;
-                        if b.state == ReceiptState::Completed {
-                            self.unsettled.retain(|&u| u != i);
+                        match (self.unsettled.binary_search(&i), b.state) {
+                            (Ok(at), ReceiptState::Completed) => {
+                                self.unsettled.remove(at);
+                            }
+                            (Err(at), ReceiptState::InFlight | ReceiptState::Failed)
+                                if (i as usize) < self.unsettled_upto =>
+                            {
+                                self.unsettled.insert(at, i);
+                            }
+                            _ => {}
                         }
                     }
                 }

@@ -257,7 +257,13 @@ impl State {
             &self.config.operator,
             crate::time::now_ms(),
         ) {
-            Ok(Some(undone)) => Ok(describe_undo(&undone)),
+            Ok(Some(undone)) => {
+                // A receipt put back in flight changed in place: read it again.
+                if let review::StateRevert::Reverted { receipt_id, .. } = &undone.state {
+                    self.reader.recheck(&[*receipt_id]);
+                }
+                Ok(describe_undo(&undone))
+            }
             Ok(None) => Err("nothing of yours to undo".into()),
             Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
         }
