@@ -14,6 +14,8 @@ use crate::storage::stream::{self, Batch};
 use crate::storage::{self, Database, StorageError};
 use crate::triage::{
     self, Details, Inspector, Scratch, Store,
+    engine::Engine,
+    facts,
     model::{Millis, Receipt, ReceiptId, Settings, Triage},
 };
 
@@ -145,8 +147,10 @@ fn read_with(
     } else {
         None
     };
+    let conflicts = storage::load_conflict_rows(db, None, false)?;
     let mut store = Store::new();
-    let inspector = Inspector::new(&settings, store.random.clone());
+    store.capture = facts::Capture::new(&conflicts, settings.now_ms, settings.stuck_after_ms);
+    let inspector = Inspector::new(&settings, store.random);
     read_facts(db, &inspector, &mut store, None, &mut |done| {
         progress(Progress {
             stage: "reading receipts",
@@ -161,13 +165,16 @@ fn read_with(
         done: 0,
         total: Some(rows),
     });
-    let conflicts = storage::load_conflicts(db)?;
     let (replays, replay_total) = storage::load_replays(db)?;
     let needs = triage::needs(&store, &conflicts, &settings);
-    let mut details = Details::default();
-    for (index, receipt) in reread(db, &inspector, &store, &needs.indices())? {
-        details.supply(&store, &needs, index, &receipt);
-    }
+    let mut details = Details::new(&store);
+    reread_each(
+        db,
+        &inspector,
+        &store,
+        &needs.indices(),
+        &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
+    )?;
     let triage = triage::analyze_facts(&store, &conflicts, &needs, &details, &settings);
     drop(details);
     let receipts = if with_receipts {
@@ -197,6 +204,374 @@ fn read_with(
     snap.replays = replays;
     snap.replay_total = replay_total;
     Ok(snap)
+}
+
+/// How a [`Reader`] read the database the last time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Every row.
+    Full,
+    /// The rows appended since the reading before, and the few that may change.
+    Incremental,
+}
+
+/// Reads a database again and again (the screen's worker): in full the first
+/// time, then only the rows appended since, as long as nothing else changed.
+/// Rows that may still change in place (receipts in flight or failed, damaged
+/// rows) are read again each time; any other change that the protocol does
+/// not make (a row deleted or rewritten) is caught by comparing the count and
+/// the sum of the ids now and then (every `verify_every`), and the next reading
+/// is then a full one.
+pub struct Reader {
+    settings: Settings,
+    engine: Option<Engine>,
+    /// The receipts the items showed last time, by id, kept compact.
+    shown: Shown,
+    last: Reading,
+    /// Rows read and the sum of their ids, to compare with the database.
+    sum_ids: i128,
+    /// Receipts to read again next time besides those that may change.
+    touched: Vec<ReceiptId>,
+    verified: Option<std::time::Instant>,
+    pub verify_every: std::time::Duration,
+}
+
+impl Reader {
+    pub fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            engine: None,
+            shown: Shown::default(),
+            last: Reading::Full,
+            sum_ids: 0,
+            touched: Vec::new(),
+            verified: None,
+            verify_every: std::time::Duration::from_secs(30),
+        }
+    }
+
+    /// How the last reading went.
+    pub fn last_reading(&self) -> Reading {
+        self.last
+    }
+
+    /// These receipts changed in place (say, an undone decision put one back
+    /// in flight): the next reading reads them again.
+    pub fn recheck(&mut self, ids: &[ReceiptId]) {
+        self.touched.extend_from_slice(ids);
+    }
+
+    /// The next reading will be a full one.
+    pub fn forget(&mut self) {
+        self.engine = None;
+        self.shown = Shown::default();
+    }
+
+    /// Reads and analyses the database as of `now_ms`; the snapshot's
+    /// receipts are left to [`Reader::fill_receipts`].
+    pub fn read(
+        &mut self,
+        db: &Database,
+        now_ms: Millis,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<Snapshot> {
+        let tx = if db.conn().is_autocommit() {
+            Some(
+                db.conn()
+                    .unchecked_transaction()
+                    .map_err(|e| db.error("starting a read", e))?,
+            )
+        } else {
+            None
+        };
+        let incremental = match self.engine.as_mut() {
+            Some(engine) if !db.source().is_view() => {
+                let touched = std::mem::take(&mut self.touched);
+                continue_reading(db, engine, &mut self.shown, &touched)? && {
+                    let due = self
+                        .verified
+                        .is_none_or(|t| t.elapsed() >= self.verify_every);
+                    !due || verify(db, engine, self.sum_ids)?
+                }
+            }
+            _ => false,
+        };
+        if !incremental {
+            self.engine = None;
+            self.shown = Shown::default();
+        }
+        let mut settings = self.settings.clone();
+        settings.now_ms = now_ms;
+        let engine = self.engine.get_or_insert_with(|| Engine::new(&settings));
+        let conflicts = if incremental {
+            let mut rows = engine.conflict_rows().to_vec();
+            let after = rows.last().map(|c| c.id);
+            rows.extend(storage::load_conflict_rows(db, after, false)?);
+            rows
+        } else {
+            storage::load_conflict_rows(db, None, false)?
+        };
+        engine.begin(now_ms, conflicts);
+        let after = if incremental { engine.max_id() } else { None };
+        let read_before = engine.store().rows() as u64;
+        let mut sum_ids: i128 = 0;
+        let mut rows = 0u64;
+        pipeline(
+            &mut |sink| {
+                stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
+                    rows += batch.len() as u64;
+                    sum_ids += batch.ids().map(i128::from).sum::<i128>();
+                    progress(Progress {
+                        stage: "reading receipts",
+                        done: read_before + rows,
+                        total: None,
+                    });
+                    sink(batch)
+                })
+            },
+            &mut |batch| engine.ingest(batch),
+        )?;
+        let total = engine.store().rows() as u64;
+        progress(Progress {
+            stage: "analysing",
+            done: 0,
+            total: Some(total),
+        });
+        let (replays, replay_total) = storage::load_replays(db)?;
+        let wanted: Vec<ReceiptId> = engine
+            .wanted()
+            .into_iter()
+            .map(|i| engine.store().receipts[i as usize].id)
+            .collect();
+        let inspector = engine.inspector().clone();
+        reread_ids(db, &inspector, &wanted, &mut |receipt| {
+            engine.supply(&receipt)
+        })?;
+        let triage = engine.analyze().clone();
+        let receipt_count = engine.store().receipts.len();
+        if let Some(tx) = tx {
+            tx.commit().map_err(|e| db.error("ending a read", e))?;
+        }
+        if incremental {
+            self.sum_ids += sum_ids;
+        } else {
+            self.sum_ids = sum_ids;
+            self.verified = Some(std::time::Instant::now());
+        }
+        self.last = if incremental {
+            Reading::Incremental
+        } else {
+            Reading::Full
+        };
+        progress(Progress {
+            stage: "reading the review log",
+            done: total,
+            total: Some(total),
+        });
+        let mut snap = assemble(db, settings, receipt_count, triage)?;
+        snap.replays = replays;
+        snap.replay_total = replay_total;
+        Ok(snap)
+    }
+
+    /// Puts in `snap` the receipts its items show: those shown last time are
+    /// kept, the others read. `progress` hears how many were read.
+    pub fn fill_receipts(
+        &mut self,
+        db: &Database,
+        snap: &mut Snapshot,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<()> {
+        let Some(engine) = self.engine.as_ref() else {
+            return Ok(());
+        };
+        let store = engine.store();
+        let shown = shown_receipts(store, &snap.triage);
+        let known = std::mem::take(&mut self.shown);
+        let missing: Vec<u32> = shown
+            .iter()
+            .copied()
+            .filter(|&i| !known.has(store.receipts[i as usize].id))
+            .collect();
+        progress(Progress {
+            stage: "reading the items' receipts",
+            done: 0,
+            total: Some(missing.len() as u64),
+        });
+        let inspector = engine.inspector().clone();
+        let mut read: Vec<Receipt> = Vec::with_capacity(missing.len());
+        reread_each(db, &inspector, store, &missing, &mut |_, r| read.push(r))?;
+        // In id order: those kept come back from the old buffer, the others
+        // are read; both go to the new buffer.
+        read.sort_unstable_by_key(|r| r.id);
+        let mut read = read.into_iter().peekable();
+        let mut next = Shown::default();
+        let mut kept: Vec<Receipt> = Vec::with_capacity(shown.len());
+        for &i in &shown {
+            let id = store.receipts[i as usize].id;
+            let r = match known.get(id) {
+                Some(r) => r,
+                None => match read.next_if(|r| r.id == id) {
+                    Some(r) => r,
+                    None => continue, // gone since
+                },
+            };
+            next.push(&r);
+            kept.push(r);
+        }
+        self.shown = next;
+        snap.receipts = kept;
+        Ok(())
+    }
+}
+
+/// Receipts kept compact (their texts in one buffer), to be handed out again
+/// as whole receipts; pushed in id order.
+#[derive(Default)]
+struct Shown {
+    ids: Vec<ReceiptId>,
+    kept: Vec<Kept>,
+    /// (key, value) of every receipt's visitor fields, in order.
+    pairs: Vec<(Text, Text)>,
+    text: String,
+    /// Receipts that changed since (read again).
+    stale: std::collections::HashSet<ReceiptId>,
+}
+
+/// A piece of [`Shown::text`].
+#[derive(Clone, Copy)]
+struct Text(u32, u32);
+
+struct Kept {
+    created_ms: Millis,
+    updated_ms: Option<Millis>,
+    state: triage::model::ReceiptState,
+    honeypot_filled: bool,
+    scope: Text,
+    request_key: Option<Text>,
+    digest: Text,
+    /// Its pairs: `pairs[first..first + count]`.
+    first: u32,
+    count: u32,
+}
+
+impl Shown {
+    #[cfg(test)]
+    fn of(receipts: &[Receipt]) -> Self {
+        let mut s = Shown::default();
+        for r in receipts {
+            s.push(r);
+        }
+        s
+    }
+
+    fn text(&mut self, t: &str) -> Text {
+        let at = self.text.len() as u32;
+        self.text.push_str(t);
+        Text(at, self.text.len() as u32)
+    }
+
+    /// Adds a receipt (ids ascending).
+    fn push(&mut self, r: &Receipt) {
+        let scope = self.text(&r.scope);
+        let request_key = r.request_key.as_deref().map(|k| self.text(k));
+        let digest = self.text(&r.digest);
+        let first = self.pairs.len() as u32;
+        for (k, v) in &r.visitor.0 {
+            let pair = (self.text(k), self.text(v));
+            self.pairs.push(pair);
+        }
+        self.ids.push(r.id);
+        self.kept.push(Kept {
+            created_ms: r.created_ms,
+            updated_ms: r.updated_ms,
+            state: r.state,
+            honeypot_filled: r.honeypot_filled,
+            scope,
+            request_key,
+            digest,
+            first,
+            count: r.visitor.0.len() as u32,
+        });
+    }
+
+    fn forget(&mut self, ids: &[ReceiptId]) {
+        self.stale.extend(ids.iter().copied());
+    }
+
+    fn has(&self, id: ReceiptId) -> bool {
+        !self.stale.contains(&id) && self.ids.binary_search(&id).is_ok()
+    }
+
+    fn get(&self, id: ReceiptId) -> Option<Receipt> {
+        if self.stale.contains(&id) {
+            return None;
+        }
+        let k = self.ids.binary_search(&id).ok()?;
+        let kept = &self.kept[k];
+        let s = |t: Text| self.text[t.0 as usize..t.1 as usize].to_string();
+        let pairs = &self.pairs[kept.first as usize..(kept.first + kept.count) as usize];
+        Some(Receipt {
+            id,
+            scope: s(kept.scope),
+            request_key: kept.request_key.map(s),
+            digest: s(kept.digest),
+            state: kept.state,
+            created_ms: kept.created_ms,
+            updated_ms: kept.updated_ms,
+            visitor: triage::model::VisitorFields(
+                pairs.iter().map(|&(k, v)| (s(k), s(v))).collect(),
+            ),
+            honeypot_filled: kept.honeypot_filled,
+        })
+    }
+}
+
+/// Reads again the rows that may have changed in place and applies their
+/// new states; false when something else changed (then read everything).
+fn continue_reading(
+    db: &Database,
+    engine: &mut Engine,
+    shown: &mut Shown,
+    touched: &[ReceiptId],
+) -> Result<bool, StorageError> {
+    let mut ids = engine.volatile_ids();
+    ids.extend_from_slice(touched);
+    ids.sort_unstable();
+    ids.dedup();
+    let mut batches: Vec<Batch> = Vec::new();
+    stream::read_receipts_by_id(db, &ids, BATCH_ROWS, &mut |b| {
+        batches.push(b);
+        Batch::with_capacity(BATCH_ROWS)
+    })?;
+    match engine.recheck(&ids, &stream::Batches(batches)) {
+        Some(changed) => {
+            // Receipts shown with their old state are read again.
+            shown.forget(&changed);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// True when the database holds the rows read (by count and sum of ids).
+fn verify(db: &Database, engine: &Engine, sum_ids: i128) -> Result<bool, StorageError> {
+    let Some(max) = engine.max_id() else {
+        return Ok(false);
+    };
+    let Some((count, sum)) = storage::count_and_sum_ids(db, max)? else {
+        return Ok(false);
+    };
+    let rows = engine.conflict_rows();
+    let conflicts_ok = match rows.last() {
+        None => true,
+        Some(last) => {
+            let sum: i128 = rows.iter().map(|c| i128::from(c.id)).sum();
+            storage::count_and_sum_conflict_ids(db, last.id)?
+                .is_some_and(|(n, s)| n == rows.len() as i64 && i128::from(s) == sum)
+        }
+    };
+    Ok(conflicts_ok && count == engine.store().rows() as i64 && i128::from(sum) == sum_ids)
 }
 
 /// The snapshot of an analysis: the review log joined in.
@@ -274,7 +649,7 @@ pub fn read_facts(
     let mut read = 0u64;
     pipeline(
         &mut |sink| {
-            stream::stream_receipts(db, after, BATCH_ROWS, &mut |batch| {
+            stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
                 read += batch.len() as u64;
                 progress(read);
                 sink(batch)
@@ -292,31 +667,58 @@ pub fn reread(
     store: &Store,
     indices: &[u32],
 ) -> Result<Vec<(u32, Receipt)>, StorageError> {
+    let mut out: Vec<(u32, Receipt)> = Vec::with_capacity(indices.len());
+    reread_each(db, inspector, store, indices, &mut |index, r| {
+        out.push((index, r))
+    })?;
+    Ok(out)
+}
+
+/// [`reread`], handing each receipt to `each` as its batch is done (in order).
+pub fn reread_each(
+    db: &Database,
+    inspector: &Inspector,
+    store: &Store,
+    indices: &[u32],
+    each: &mut (dyn FnMut(u32, Receipt) + Send),
+) -> Result<(), StorageError> {
     let ids: Vec<ReceiptId> = indices
         .iter()
         .map(|&i| store.receipts[i as usize].id)
         .collect();
-    let mut out: Vec<(u32, Receipt)> = Vec::with_capacity(ids.len());
+    reread_ids(db, inspector, &ids, &mut |r| {
+        if let Some(index) = store.index_of(r.id) {
+            each(index, r)
+        }
+    })
+}
+
+/// The good receipts with these ids (ascending), read again and inspected in
+/// full, handed to `each` in order as their batch is done.
+pub fn reread_ids(
+    db: &Database,
+    inspector: &Inspector,
+    ids: &[ReceiptId],
+    each: &mut (dyn FnMut(Receipt) + Send),
+) -> Result<(), StorageError> {
     pipeline(
-        &mut |sink| stream::read_receipts_by_id(db, &ids, BATCH_ROWS, sink),
+        &mut |sink| stream::read_receipts_by_id(db, ids, BATCH_ROWS, sink),
         &mut |batch| {
-            let found: Vec<(u32, Receipt)> = (0..batch.len())
+            let found: Vec<Receipt> = (0..batch.len())
                 .into_par_iter()
                 .with_min_len(64)
                 .map_init(
                     || (Scratch::default(), String::new()),
-                    |(s, buf), i| {
-                        let row = batch.row(i, buf);
-                        let index = store.index_of(row.id)?;
-                        inspector.receipt(&row, s).ok().map(|r| (index, r))
-                    },
+                    |(s, buf), i| inspector.receipt(&batch.row(i, buf), s).ok(),
                 )
                 .flatten()
                 .collect();
-            out.extend(found);
+            for r in found {
+                each(r);
+            }
         },
     )?;
-    Ok(out)
+    Ok(())
 }
 
 /// Takes a full batch and gives back an empty one to fill.
@@ -429,4 +831,43 @@ pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
         Kind::Stuck => vec![t.stuck.iter().find(|s| s.receipt_id == id)?.receipt_id],
     };
     Some(Target { kind, receipt_ids })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triage::model::{ReceiptState, VisitorFields};
+
+    #[test]
+    fn kept_receipts_come_back_whole() {
+        let a = Receipt {
+            id: 3,
+            scope: "site/form".into(),
+            request_key: Some("k-1".into()),
+            digest: "ab".repeat(32),
+            state: ReceiptState::InFlight,
+            created_ms: -5,
+            updated_ms: Some(1_795_947_330_123),
+            visitor: VisitorFields(vec![
+                ("message".into(), "見積もり please".into()),
+                ("name".into(), String::new()),
+            ]),
+            honeypot_filled: true,
+        };
+        let b = Receipt {
+            id: 7,
+            request_key: None,
+            updated_ms: None,
+            state: ReceiptState::Failed,
+            visitor: VisitorFields(Vec::new()),
+            honeypot_filled: false,
+            ..a.clone()
+        };
+        let mut shown = Shown::of(&[a.clone(), b.clone()]);
+        assert_eq!(shown.get(3), Some(a));
+        assert_eq!(shown.get(7), Some(b));
+        assert_eq!(shown.get(5), None);
+        shown.forget(&[7]);
+        assert_eq!(shown.get(7), None);
+    }
 }

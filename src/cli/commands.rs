@@ -20,12 +20,11 @@ use crate::triage::model::Millis;
 pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;
     let snap = snapshot::read(&database, analysis.settings(), &mut |_| {})?;
-    let text = if json {
-        report::json::render(&snap)
+    if json {
+        output::print_with(|out| report::json::write(&snap, out))?;
     } else {
-        report::text::render(&snap)
-    };
-    output::print(&text)?;
+        output::print(&report::text::render(&snap))?;
+    }
     Ok(0)
 }
 

@@ -45,8 +45,11 @@ struct DuplicateOut<'a> {
     receipt_ids: Vec<ReceiptId>,
     members: &'a [Member],
     gaps_ms: &'a [Millis],
-    #[serde(flatten)]
-    review: ReviewOut,
+    // The review's fields, in place (flattening would serialise a map).
+    status: &'static str,
+    decision: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    new_copy_since_decision: bool,
 }
 
 #[derive(Serialize)]
@@ -56,8 +59,11 @@ struct ConflictOut<'a> {
     scope: &'a str,
     request_key: &'a str,
     attempts: &'a [Attempt],
-    #[serde(flatten)]
-    review: ReviewOut,
+    // The review's fields, in place (flattening would serialise a map).
+    status: &'static str,
+    decision: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    new_copy_since_decision: bool,
 }
 
 #[derive(Serialize)]
@@ -67,8 +73,11 @@ struct StuckOut<'a> {
     scope: &'a str,
     request_key: Option<&'a str>,
     age_s: i64,
-    #[serde(flatten)]
-    review: ReviewOut,
+    // The review's fields, in place (flattening would serialise a map).
+    status: &'static str,
+    decision: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    new_copy_since_decision: bool,
 }
 
 #[derive(Serialize)]
@@ -78,11 +87,11 @@ struct DamagedOut<'a> {
     detail: &'a str,
 }
 
-#[derive(Serialize)]
+/// What the review log says of an item, as the report shows it (in place in
+/// each item's object).
 struct ReviewOut {
     status: &'static str,
     decision: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     new_copy_since_decision: bool,
 }
 
@@ -109,6 +118,13 @@ fn seconds(ms: Millis) -> serde_json::Number {
 /// terminal-unsafe characters escaped (`\u202e`), which any JSON reader decodes
 /// back to the original.
 pub fn render(input: &Snapshot) -> String {
+    let mut out = Vec::new();
+    write(input, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// [`render`], written to `out` as it is made (no copy of the whole text).
+pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let t = &input.triage;
     let report = Report {
         now: format_rfc3339(input.settings.now_ms),
@@ -129,39 +145,57 @@ pub fn render(input: &Snapshot) -> String {
         duplicates: t
             .duplicates
             .iter()
-            .map(|g| DuplicateOut {
-                item: g.item(),
-                scope: &g.scope,
-                class: g.class,
-                exact: g.is_exact(),
-                receipt_ids: g.receipt_ids(),
-                members: &g.members,
-                gaps_ms: &g.gaps_ms,
-                review: input.review(&g.item()).into(),
+            .map(|g| {
+                let item = g.item();
+                let r = ReviewOut::from(input.review(&item));
+                DuplicateOut {
+                    item,
+                    scope: &g.scope,
+                    class: g.class,
+                    exact: g.is_exact(),
+                    receipt_ids: g.receipt_ids(),
+                    members: &g.members,
+                    gaps_ms: &g.gaps_ms,
+                    status: r.status,
+                    decision: r.decision,
+                    new_copy_since_decision: r.new_copy_since_decision,
+                }
             })
             .collect(),
         conflicts: t
             .conflicts
             .iter()
-            .map(|c| ConflictOut {
-                item: c.item(),
-                receipt_id: c.receipt_id,
-                scope: &c.scope,
-                request_key: &c.request_key,
-                attempts: &c.attempts,
-                review: input.review(&c.item()).into(),
+            .map(|c| {
+                let item = c.item();
+                let r = ReviewOut::from(input.review(&item));
+                ConflictOut {
+                    item,
+                    receipt_id: c.receipt_id,
+                    scope: &c.scope,
+                    request_key: &c.request_key,
+                    attempts: &c.attempts,
+                    status: r.status,
+                    decision: r.decision,
+                    new_copy_since_decision: r.new_copy_since_decision,
+                }
             })
             .collect(),
         stuck: t
             .stuck
             .iter()
-            .map(|s| StuckOut {
-                item: s.item(),
-                receipt_id: s.receipt_id,
-                scope: &s.scope,
-                request_key: s.request_key.as_deref(),
-                age_s: s.age_ms / 1000,
-                review: input.review(&s.item()).into(),
+            .map(|s| {
+                let item = s.item();
+                let r = ReviewOut::from(input.review(&item));
+                StuckOut {
+                    item,
+                    receipt_id: s.receipt_id,
+                    scope: &s.scope,
+                    request_key: s.request_key.as_deref(),
+                    age_s: s.age_ms / 1000,
+                    status: r.status,
+                    decision: r.decision,
+                    new_copy_since_decision: r.new_copy_since_decision,
+                }
             })
             .collect(),
         suspected_bots: &t.suspected_bots,
@@ -175,9 +209,8 @@ pub fn render(input: &Snapshot) -> String {
             })
             .collect(),
     };
-    let mut text = super::safe_json::to_string_pretty(&report);
-    text.push('\n');
-    text
+    super::safe_json::to_writer_pretty(&mut *out, &report)?;
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]

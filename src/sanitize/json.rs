@@ -82,6 +82,12 @@ pub fn to_string_pretty<T: Serialize>(value: &T) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
+/// Pretty-printed, terminal-safe JSON, written to `out`.
+pub fn to_writer_pretty<W: io::Write, T: Serialize>(out: W, value: &T) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, TerminalSafe(PrettyFormatter::new()));
+    value.serialize(&mut ser).map_err(io::Error::from)
+}
+
 /// One line of terminal-safe JSON (for JSONL).
 pub fn to_string_compact<T: Serialize>(value: &T) -> String {
     let mut out = Vec::new();

@@ -54,6 +54,62 @@ pub fn load(db: &Database) -> Result<Loaded, StorageError> {
     })
 }
 
+/// The number of `key_conflicts` rows with an id at most `max`, and the sum
+/// of those ids (`(0, 0)` when the table is absent); `None` when the sum does
+/// not fit an integer.
+pub fn count_and_sum_conflict_ids(
+    db: &Database,
+    max: i64,
+) -> Result<Option<(i64, i64)>, StorageError> {
+    if !db.source().key_conflicts.is_usable() {
+        return Ok(Some((0, 0)));
+    }
+    let found = db.conn().query_row(
+        "SELECT count(*), sum(\"id\") FROM main.\"key_conflicts\" WHERE \"id\" <= ?1",
+        [max],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+    );
+    match found {
+        Ok((n, s)) => Ok(Some((n, s.unwrap_or(0)))),
+        Err(e) if is_overflow(&e) => Ok(None),
+        Err(e) => Err(db.error("counting key_conflicts", e)),
+    }
+}
+
+/// The number of receipts with an id at most `max`, and the sum of those
+/// ids: what a reader that read them compares to see that none was deleted
+/// or added below `max`. `None` when the sum does not fit an integer.
+pub fn count_and_sum_ids(
+    db: &Database,
+    max: ReceiptId,
+) -> Result<Option<(i64, i64)>, StorageError> {
+    let err = |e| db.error("counting receipts", e);
+    // Over the whole table (SQLite counts it on its smallest index), less
+    // the rows above `max` (a range of the rowid): cheaper than a range scan
+    // of the table itself.
+    let all = db.conn().query_row(
+        "SELECT count(*), sum(\"id\") FROM main.\"receipts\"",
+        [],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+    );
+    let above = db.conn().query_row(
+        "SELECT count(*), sum(\"id\") FROM main.\"receipts\" WHERE \"id\" > ?1",
+        [max],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+    );
+    match (all, above) {
+        (Ok((n, s)), Ok((m, t))) => Ok(Some((n - m, s.unwrap_or(0) - t.unwrap_or(0)))),
+        (Err(e), _) | (_, Err(e)) if e.sqlite_error_code().is_some() && !is_overflow(&e) => {
+            Err(err(e))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn is_overflow(e: &rusqlite::Error) -> bool {
+    e.to_string().contains("overflow")
+}
+
 /// The stored payload of one receipt, for a detail view. `None` when there is
 /// no such receipt. A payload that is not text is shown as well as it can be:
 /// NULL as empty, a non-UTF-8 BLOB with replacement characters, a number as digits.
@@ -163,18 +219,35 @@ fn load_receipts(db: &Database, source: &Source) -> Result<Vec<RawReceipt>, Stor
 
 /// The rows of `key_conflicts`, by id (none when the table is absent or unusable).
 pub fn load_conflicts(db: &Database) -> Result<Vec<RawConflict>, StorageError> {
+    load_conflict_rows(db, None, true)
+}
+
+/// The rows of `key_conflicts` with an id above `after` (all with `None`), by
+/// id; with `payloads` false their payloads (which no rule reads) are left empty.
+pub fn load_conflict_rows(
+    db: &Database,
+    after: Option<i64>,
+    payloads: bool,
+) -> Result<Vec<RawConflict>, StorageError> {
     if !db.source().key_conflicts.is_usable() {
         return Ok(Vec::new());
     }
     let err = |e| db.error("reading key_conflicts", e);
-    let mut stmt = db
-        .conn()
-        .prepare(
-            "SELECT \"id\", \"receipt_id\", \"digest\", \"payload\", \"received_at\" \
-             FROM main.\"key_conflicts\"",
-        )
-        .map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
+    let sql = format!(
+        "SELECT \"id\", \"receipt_id\", \"digest\", {}, \"received_at\" FROM main.\"key_conflicts\"{}",
+        if payloads { "\"payload\"" } else { "''" },
+        if after.is_some() {
+            " WHERE \"id\" > ?1"
+        } else {
+            ""
+        }
+    );
+    let mut stmt = db.conn().prepare(&sql).map_err(err)?;
+    let mut rows = match after {
+        Some(id) => stmt.query([id]),
+        None => stmt.query([]),
+    }
+    .map_err(err)?;
     let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(err)? {
         let get = |i: usize| row.get_ref(i).map_err(err);

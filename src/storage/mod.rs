@@ -22,7 +22,10 @@ pub mod stream;
 
 pub use check::{schema_notes, schema_problems};
 pub use error::StorageError;
-pub use load::{Loaded, load, load_conflicts, load_payload, load_replays};
+pub use load::{
+    Loaded, count_and_sum_conflict_ids, count_and_sum_ids, load, load_conflict_rows,
+    load_conflicts, load_payload, load_replays,
+};
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
 pub use schema::{SCHEMA_SQL, init};
 pub use source::{ReceiptColumns, Related, RelationKind, Source};

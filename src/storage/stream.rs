@@ -244,6 +244,25 @@ impl crate::triage::RowSource for Batch {
     }
 }
 
+/// Several batches read one after the other, as one source of rows.
+pub struct Batches(pub Vec<Batch>);
+
+impl crate::triage::RowSource for Batches {
+    fn len(&self) -> usize {
+        self.0.iter().map(Batch::len).sum()
+    }
+
+    fn row<'a>(&'a self, mut i: usize, buf: &'a mut String) -> Row<'a> {
+        for b in &self.0 {
+            if i < b.len() {
+                return b.row(i, buf);
+            }
+            i -= b.len();
+        }
+        panic!("row {i} past the end of the batches")
+    }
+}
+
 /// Reads the receipts (all, or those with an id above `after`) in batches of
 /// `batch_rows`: `sink` takes each full batch and gives back an empty one to
 /// fill next. Returns the number of rows read.
@@ -253,8 +272,22 @@ pub fn stream_receipts(
     batch_rows: usize,
     sink: &mut dyn FnMut(Batch) -> Batch,
 ) -> Result<u64, StorageError> {
+    stream_receipts_with(db, after, batch_rows, true, sink)
+}
+
+/// [`stream_receipts`]; without `updated_at` (which no rule reads: it only
+/// shows in a detail view) the rows hand over `updated_at` as NULL.
+pub fn stream_receipts_with(
+    db: &Database,
+    after: Option<ReceiptId>,
+    batch_rows: usize,
+    updated_at: bool,
+    sink: &mut dyn FnMut(Batch) -> Batch,
+) -> Result<u64, StorageError> {
     let err = |e| db.error("reading receipts", e);
-    let plan = Plan::new(&db.source().columns);
+    let mut columns = db.source().columns.clone();
+    columns.updated_at &= updated_at;
+    let plan = Plan::new(&columns);
     let sql = match after {
         Some(_) => format!("{} WHERE \"id\" > ?1", plan.sql),
         None => plan.sql.clone(),

@@ -10,10 +10,13 @@ use super::model::{Millis, ReceiptId, Settings};
 /// How many different senders of one body make it a campaign.
 pub const MIN_SENDERS: usize = 3;
 
-/// One receipt with a body: (scope, body) hash, time, id, index, sender.
-pub type BodyKey = (u64, Millis, ReceiptId, u32, u64);
+/// One receipt with a body: the hash of (scope, body) and its index.
+pub type BodyKey = (u64, u32);
 
-/// The body key of every receipt that has a body, sorted.
+/// A copy of a body as the campaign rule reads it: time, id, index, sender.
+type Copy = (Millis, ReceiptId, u32, u64);
+
+/// The body key of every receipt that has a body, sorted (by key, then index).
 pub fn bodies(store: &Store) -> Vec<BodyKey> {
     let mut bodies: Vec<BodyKey> = store
         .receipts
@@ -25,27 +28,28 @@ pub fn bodies(store: &Store) -> Vec<BodyKey> {
     bodies
 }
 
-/// The body key of one receipt (sender 0: nobody else to tell senders apart).
+/// The body key of one receipt.
 pub fn body_key(store: &Store, index: u32, r: &super::facts::ReceiptFact) -> Option<BodyKey> {
     let body = store.body(r)?;
+    Some((
+        hash::combine(store.scopes.hash(r.scope), body.value()),
+        index,
+    ))
+}
+
+/// The sender of a copy: the other visitor fields (0: nothing else to tell
+/// senders apart by).
+fn sender(store: &Store, r: &super::facts::ReceiptFact) -> u64 {
     let fields = store.fields_of(r);
+    if fields.len() <= 1 {
+        return 0;
+    }
     let others: u64 = fields
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != r.body as usize)
         .fold(0u64, |s, (_, x)| s.wrapping_add(store.pair(x)));
-    let sender = if fields.len() > 1 {
-        hash::fmix(others) | 1
-    } else {
-        0
-    };
-    Some((
-        hash::combine(store.scopes.hash(r.scope), body.value()),
-        r.created_ms,
-        r.id,
-        index,
-        sender,
-    ))
+    hash::fmix(others) | 1
 }
 
 /// Receipt ids, ascending.
@@ -80,24 +84,27 @@ pub fn mark_run(store: &Store, run: &[BodyKey], window_ms: Millis, flagged: &mut
         return;
     }
     // Confirm on the checks (a hash collision must not make a campaign).
-    let identity = |k: &BodyKey| {
-        let r = &store.receipts[k.3 as usize];
+    let identity = |i: u32| {
+        let r = &store.receipts[i as usize];
         let body = store.body(r).expect("has a body");
         (r.scope, body.value(), body.check())
     };
-    let mut run: Vec<BodyKey> = run.to_vec();
-    run.sort_by(|a, b| {
-        identity(a)
-            .cmp(&identity(b))
-            .then((a.1, a.2).cmp(&(b.1, b.2)))
-    });
-    for same in run.chunk_by(|a, b| identity(a) == identity(b)) {
-        mark_campaigns(same, window_ms, flagged);
+    let mut copies: Vec<((u32, u64, u32), Copy)> = run
+        .iter()
+        .map(|&(_, i)| {
+            let r = &store.receipts[i as usize];
+            (identity(i), (r.created_ms, r.id, i, sender(store, r)))
+        })
+        .collect();
+    copies.sort_by(|a, b| a.0.cmp(&b.0).then((a.1.0, a.1.1).cmp(&(b.1.0, b.1.1))));
+    for same in copies.chunk_by(|a, b| a.0 == b.0) {
+        let same: Vec<Copy> = same.iter().map(|c| c.1).collect();
+        mark_campaigns(&same, window_ms, flagged);
     }
 }
 
 /// Marks every copy that lies in some window holding [`MIN_SENDERS`] senders.
-fn mark_campaigns(copies: &[BodyKey], window_ms: Millis, flagged: &mut [bool]) {
+fn mark_campaigns(copies: &[Copy], window_ms: Millis, flagged: &mut [bool]) {
     if copies.len() < MIN_SENDERS {
         return;
     }
@@ -105,11 +112,11 @@ fn mark_campaigns(copies: &[BodyKey], window_ms: Millis, flagged: &mut [bool]) {
     let mut start = 0;
     let mut marked_to = 0; // copies[..marked_to] are marked
     for end in 0..copies.len() {
-        if copies[end].4 != 0 {
-            *senders.entry(copies[end].4).or_insert(0) += 1;
+        if copies[end].3 != 0 {
+            *senders.entry(copies[end].3).or_insert(0) += 1;
         }
-        while copies[end].1 - copies[start].1 > window_ms {
-            let s = copies[start].4;
+        while copies[end].0 - copies[start].0 > window_ms {
+            let s = copies[start].3;
             if s != 0 {
                 let n = senders.get_mut(&s).expect("counted");
                 *n -= 1;
@@ -121,7 +128,7 @@ fn mark_campaigns(copies: &[BodyKey], window_ms: Millis, flagged: &mut [bool]) {
         }
         if senders.len() >= MIN_SENDERS {
             for c in &copies[start.max(marked_to)..=end] {
-                flagged[c.3 as usize] = true;
+                flagged[c.2 as usize] = true;
             }
             marked_to = end + 1;
         }

@@ -16,19 +16,29 @@ use crate::time::parse_time;
 /// Receipts (indices) sharing a (scope, request key) with another receipt,
 /// each group in arrival order (time, id); groups in no particular order.
 pub fn shared_keys(store: &Store) -> Vec<Vec<u32>> {
-    let mut keyed: Vec<(u64, u32)> = store
-        .receipts
-        .par_iter()
-        .enumerate()
-        .filter(|(_, r)| r.has_key())
-        .map(|(i, r)| {
-            (
-                hash::combine(store.scopes.hash(r.scope), r.key_hash),
-                i as u32,
-            )
-        })
+    shared_in(store, &keyed(store))
+}
+
+/// The hash of (scope, request key) of a receipt that has a key.
+pub fn key_hash(store: &Store, i: usize) -> Option<u64> {
+    let r = &store.receipts[i];
+    r.has_key()
+        .then(|| hash::combine(store.scopes.hash(r.scope), r.key_hash))
+}
+
+/// (scope, request key) hashes of the receipts that have a key, sorted.
+pub fn keyed(store: &Store) -> Vec<(u64, u32)> {
+    let mut keyed: Vec<(u64, u32)> = (0..store.receipts.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .filter_map(|i| key_hash(store, i).map(|h| (h, i as u32)))
         .collect();
     keyed.par_sort_unstable();
+    keyed
+}
+
+/// The groups of receipts sharing a (scope, key) in `keyed`.
+pub fn shared_in(store: &Store, keyed: &[(u64, u32)]) -> Vec<Vec<u32>> {
     let mut out = Vec::new();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         if run.len() < 2 {
@@ -49,6 +59,7 @@ pub fn shared_keys(store: &Store) -> Vec<Vec<u32>> {
             }
         }
     }
+    out.sort_unstable();
     out
 }
 

@@ -7,12 +7,11 @@
 //! Two kinds of hashes are kept. The *fixed* hashes ([`super::hash`]) order
 //! fields and block candidates exactly as before, so every choice that
 //! depends on an order stays the same. The *keyed* checks (SipHash with a key
-//! drawn per process) confirm that equal fixed hashes are equal texts where the
+//! drawn per process, [`hash::Keyed`]) confirm that equal fixed hashes are equal texts where the
 //! rules compare texts: a stranger who can make two values collide under the
-//! fixed hash cannot predict the check.
+//! fixed hash cannot make their checks collide.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
 
 use super::hash;
 use super::model::{Damaged, ReceiptId, ReceiptState};
@@ -161,14 +160,14 @@ impl Table {
     }
 
     /// The id of `name`, adding it with its fixed hash (seeded by `seed`).
-    pub fn intern(&mut self, name: &str, seed: u64, random: &RandomState) -> u32 {
+    pub fn intern(&mut self, name: &str, seed: u64, random: &hash::Keyed) -> u32 {
         if let Some(id) = self.get(name) {
             return id;
         }
         let id = self.names.len() as u32;
         self.names.push(name.into());
         self.hashes.push(hash::str(seed, name));
-        self.checks.push(random.hash_one(name));
+        self.checks.push(random.str(name));
         self.index.insert(name.into(), id);
         id
     }
@@ -207,6 +206,41 @@ pub struct DamagedRow {
     pub request_key: Option<String>,
 }
 
+/// Which request keys to keep while reading: those that conflicts and stuck
+/// receipts show (so that they need not be read again).
+#[derive(Clone, Debug, Default)]
+pub struct Capture {
+    /// Receipts that `key_conflicts` rows refer to (ascending, see [`Capture::new`]).
+    pub originals: Vec<ReceiptId>,
+    /// `(now, stuck_after)`: keep the keys of receipts that are stuck then.
+    pub stuck: Option<(i64, i64)>,
+}
+
+impl Capture {
+    /// Keeps the keys of the receipts these `key_conflicts` rows refer to, and
+    /// of those stuck as of `now_ms`.
+    pub fn new(
+        conflict_rows: &[super::model::RawConflict],
+        now_ms: i64,
+        stuck_after_ms: i64,
+    ) -> Self {
+        let mut originals: Vec<ReceiptId> = conflict_rows.iter().map(|c| c.receipt_id).collect();
+        originals.sort_unstable();
+        originals.dedup();
+        Self {
+            originals,
+            stuck: Some((now_ms, stuck_after_ms)),
+        }
+    }
+
+    pub fn wants(&self, id: ReceiptId, state: ReceiptState, created_ms: i64) -> bool {
+        self.originals.binary_search(&id).is_ok()
+            || self.stuck.is_some_and(|(now, after)| {
+                state == ReceiptState::InFlight && now.saturating_sub(created_ms) > after
+            })
+    }
+}
+
 /// The facts of every row read: good receipts by id, and damaged rows.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -220,7 +254,11 @@ pub struct Store {
     /// In the order of `damaged`.
     pub damaged_rows: Vec<DamagedRow>,
     /// The key of the keyed checks; one per store, so checks compare within it.
-    pub random: RandomState,
+    pub random: hash::Keyed,
+    /// What to keep while reading...
+    pub capture: Capture,
+    /// ...and what was kept: request keys by receipt id.
+    pub request_keys: HashMap<ReceiptId, Box<str>>,
 }
 
 impl Default for Store {
@@ -238,7 +276,9 @@ impl Store {
             scopes: Table::default(),
             damaged: Vec::new(),
             damaged_rows: Vec::new(),
-            random: RandomState::new(),
+            random: hash::Keyed::new(),
+            capture: Capture::default(),
+            request_keys: HashMap::new(),
         }
     }
 

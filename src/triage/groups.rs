@@ -42,68 +42,75 @@ pub struct Resume {
     pub replay: Vec<(u32, MatchKind)>,
 }
 
-/// Receipts with visitor fields, by scope, each scope in sweep order (time, id).
+/// Receipts with visitor fields, by scope id, each scope in sweep order
+/// (time, then index, which follows id).
 pub fn scope_runs(store: &Store) -> Vec<Vec<u32>> {
-    let mut keys: Vec<(u32, Millis, i64, u32)> = store
-        .receipts
-        .par_iter()
-        .enumerate()
-        .filter(|(_, r)| !r.is_empty())
-        .map(|(i, r)| (r.scope, r.created_ms, r.id, i as u32))
-        .collect();
-    keys.par_sort_unstable();
-    keys.chunk_by(|a, b| a.0 == b.0)
-        .map(|run| run.iter().map(|k| k.3).collect())
-        .collect()
+    let mut runs: Vec<Vec<u32>> = vec![Vec::new(); store.scopes.len()];
+    for (i, r) in store.receipts.iter().enumerate() {
+        if !r.is_empty() {
+            runs[r.scope as usize].push(i as u32);
+        }
+    }
+    runs.par_iter_mut().for_each(|run| {
+        if !run.is_sorted_by_key(|&i| store.receipts[i as usize].created_ms) {
+            let mut keyed: Vec<(Millis, u32)> = run
+                .iter()
+                .map(|&i| (store.receipts[i as usize].created_ms, i))
+                .collect();
+            keyed.par_sort_unstable();
+            *run = keyed.into_iter().map(|k| k.1).collect();
+        }
+    });
+    runs
 }
 
-/// All duplicate groups, ordered by (earliest copy time, id), and the
-/// placement of every receipt with fields (by receipt index; others `None`).
-pub fn duplicate_groups(
+/// All duplicate groups, ordered by (earliest copy time, id).
+pub fn duplicate_groups(ctx: Ctx<'_>, settings: &Settings) -> Vec<DuplicateGroup> {
+    sweep_runs(ctx, &scope_runs(ctx.store), settings.window_ms, None)
+}
+
+/// Sweeps every scope's run; with `placements`, also records where every
+/// receipt with fields was placed (by receipt index; others `None`).
+pub fn sweep_runs(
     ctx: Ctx<'_>,
-    settings: &Settings,
+    runs: &[Vec<u32>],
+    window_ms: Millis,
     placements: Option<&mut Vec<Option<Placement>>>,
 ) -> Vec<DuplicateGroup> {
-    let runs = scope_runs(ctx.store);
+    let wanted = placements.is_some();
     type Swept = (Vec<(Millis, DuplicateGroup)>, Vec<(u32, Placement)>);
-    let swept: Vec<Swept> = runs
+    let pieces: Vec<&[u32]> = runs
+        .iter()
+        .flat_map(|run| pieces(ctx.store, run, window_ms))
+        .collect();
+    let swept: Vec<Swept> = pieces
         .par_iter()
-        .map(|items| {
-            let placed = sweep(ctx, items, settings.window_ms, &Resume::default());
-            let global: Vec<(u32, Placement)> = placed
-                .iter()
-                .enumerate()
-                .map(|(pos, &(anchor, kind))| {
-                    (
-                        items[pos],
-                        Placement {
-                            anchor: items[anchor as usize],
-                            kind,
-                        },
-                    )
-                })
-                .collect();
-            let groups = groups_of(ctx.store, items, &placed);
-            (
-                groups,
-                if placements.is_some() {
-                    global
-                } else {
-                    Vec::new()
-                },
-            )
+        .map(|&items| {
+            let placed = sweep(ctx, items, window_ms, &Resume::default());
+            let global: Vec<(u32, Placement)> = if wanted {
+                placed
+                    .iter()
+                    .enumerate()
+                    .map(|(pos, &(anchor, kind))| {
+                        let anchor = items[anchor as usize];
+                        (items[pos], Placement { anchor, kind })
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (groups_of(ctx.store, items, &placed), global)
         })
         .collect();
-    let mut groups: Vec<(Millis, DuplicateGroup)> = Vec::new();
-    let wanted = placements.is_some();
     let mut all = placements;
     if let Some(p) = all.as_deref_mut() {
         p.clear();
         p.resize(ctx.store.receipts.len(), None);
     }
+    let mut groups: Vec<(Millis, DuplicateGroup)> = Vec::new();
     for (g, placed) in swept {
         groups.extend(g);
-        if wanted && let Some(p) = all.as_deref_mut() {
+        if let Some(p) = all.as_deref_mut() {
             for (i, placement) in placed {
                 p[i as usize] = Some(placement);
             }
@@ -111,6 +118,197 @@ pub fn duplicate_groups(
     }
     groups.par_sort_unstable_by_key(|(t, g)| (*t, g.members[0].id));
     groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Where the replayed span of a continued sweep starts: the first position
+/// in the epoch before the one of position `first_new`.
+pub fn span_start(store: &Store, run: &[u32], first_new: usize, window_ms: Millis) -> usize {
+    if first_new >= run.len() {
+        return run.len();
+    }
+    let epoch_ms = window_ms.max(1);
+    let epoch = store.receipts[run[first_new] as usize]
+        .created_ms
+        .div_euclid(epoch_ms);
+    let span_ms = epoch.saturating_sub(1).saturating_mul(epoch_ms);
+    run[..first_new].partition_point(|&i| store.receipts[i as usize].created_ms < span_ms)
+}
+
+/// Cuts a run into pieces that can be swept apart: no group spans a gap of
+/// more than a window between two copies (every group is dead after it, so
+/// what comes after decides as a fresh sweep would). Pieces are kept large
+/// enough that sweeping them one by one costs nothing extra.
+fn pieces<'r>(store: &Store, run: &'r [u32], window_ms: Millis) -> Vec<&'r [u32]> {
+    const LARGE: usize = 1 << 14;
+    let created = |i: u32| store.receipts[i as usize].created_ms;
+    let mut out = Vec::new();
+    let mut start = 0;
+    for p in 1..run.len() {
+        if p - start >= LARGE && created(run[p]) - created(run[p - 1]) > window_ms.max(0) {
+            out.push(&run[start..p]);
+            start = p;
+        }
+    }
+    if start < run.len() {
+        out.push(&run[start..]);
+    }
+    out
+}
+
+/// What re-sweeping the end of one scope changed.
+#[derive(Debug, Default)]
+pub struct Resweep {
+    /// Anchors (receipt indices) whose groups may have changed: their old
+    /// groups are replaced by `groups`.
+    pub touched: Vec<u32>,
+    /// The groups of two copies or more among the touched anchors, as they
+    /// are now, each with its anchor's time.
+    pub groups: Vec<(Millis, DuplicateGroup)>,
+}
+
+/// Re-sweeps one scope after receipts were added to it. `run` is the scope's
+/// receipt indices in sweep order, added ones included, and `first_new` the
+/// position of the earliest added one. `placements` (by receipt index) is
+/// updated; `old_group` gives the current group of an anchor, by its id.
+///
+/// Placements before `first_new` cannot change (a sweep never looks ahead).
+/// The blocking index there holds only what was registered during the
+/// epoch of `first_new` and the one before, so the sweep replays the known
+/// placements of that span (rebuilding the index exactly) and decides the
+/// rest. Groups begun earlier that are still live then enter with the time
+/// of their newest copy before the span.
+pub fn resweep<'g>(
+    ctx: Ctx<'_>,
+    run: &[u32],
+    first_new: usize,
+    window_ms: Millis,
+    placements: &mut [Option<Placement>],
+    old_group: &dyn Fn(i64) -> Option<&'g DuplicateGroup>,
+) -> Resweep {
+    let store = ctx.store;
+    let created = |pos: usize| store.receipts[run[pos] as usize].created_ms;
+    let from = span_start(store, run, first_new, window_ms);
+    let span_ms = created(from).min(created(first_new));
+    let lookback = span_ms.saturating_sub(window_ms.max(0));
+    let before = run[..from].partition_point(|&i| store.receipts[i as usize].created_ms < lookback);
+
+    // Groups begun before the span that a replayed copy joins.
+    let placed = |i: u32| placements[i as usize].expect("placed");
+    let in_span: std::collections::HashMap<u32, usize> = run[from..]
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| (i, k))
+        .collect();
+    let mut external: Vec<u32> = run[from..first_new]
+        .iter()
+        .map(|&i| placed(i).anchor)
+        .filter(|a| !in_span.contains_key(a))
+        .collect();
+    external.sort_unstable_by_key(|&a| (store.receipts[a as usize].created_ms, a));
+    external.dedup();
+    let mut last: std::collections::HashMap<u32, Millis> = std::collections::HashMap::new();
+    for &i in &run[before..from] {
+        let a = placed(i).anchor;
+        if external
+            .binary_search_by_key(&(store.receipts[a as usize].created_ms, a), |&x| {
+                (store.receipts[x as usize].created_ms, x)
+            })
+            .is_ok()
+        {
+            last.insert(a, store.receipts[i as usize].created_ms);
+        }
+    }
+    let pre = external.len();
+    let items: Vec<u32> = external
+        .iter()
+        .copied()
+        .chain(run[from..].iter().copied())
+        .collect();
+    let position = |a: u32| -> u32 {
+        match in_span.get(&a) {
+            Some(&k) => (pre + k) as u32,
+            None => external
+                .iter()
+                .position(|&x| x == a)
+                .expect("an external anchor") as u32,
+        }
+    };
+    let resume = Resume {
+        anchors: external
+            .iter()
+            .map(|a| {
+                last.get(a)
+                    .copied()
+                    .unwrap_or(store.receipts[*a as usize].created_ms)
+            })
+            .collect(),
+        replay: run[from..first_new]
+            .iter()
+            .map(|&i| {
+                let p = placed(i);
+                (position(p.anchor), p.kind)
+            })
+            .collect(),
+    };
+    let swept = sweep(ctx, &items, window_ms, &resume);
+
+    // Old and new anchors of every position from the span on.
+    let mut touched: Vec<u32> = run[from..]
+        .iter()
+        .filter_map(|&i| placements[i as usize].map(|p| p.anchor))
+        .collect();
+    for (k, &i) in run[from..].iter().enumerate() {
+        let (anchor, kind) = swept[pre + k];
+        let placement = Placement {
+            anchor: items[anchor as usize],
+            kind,
+        };
+        debug_assert!(k >= first_new - from || placements[i as usize] == Some(placement));
+        placements[i as usize] = Some(placement);
+        touched.push(placement.anchor);
+    }
+    touched.sort_unstable();
+    touched.dedup();
+
+    // The touched groups now: members before the span, then those placed since.
+    let start_key = (created(from), run[from]);
+    let mut groups = Vec::new();
+    for &a in &touched {
+        let anchor = &store.receipts[a as usize];
+        let mut members: Vec<Member> = match old_group(anchor.id) {
+            Some(g) => g
+                .members
+                .iter()
+                .filter(|m| {
+                    store
+                        .index_of(m.id)
+                        .is_some_and(|i| (store.receipts[i as usize].created_ms, i) < start_key)
+                })
+                .cloned()
+                .collect(),
+            None if (anchor.created_ms, a) < start_key => {
+                vec![member(store, a, a, MatchKind::Exact)]
+            }
+            None => Vec::new(),
+        };
+        for (k, &i) in run[from..].iter().enumerate() {
+            let (anchor_pos, kind) = swept[pre + k];
+            if items[anchor_pos as usize] == a {
+                members.push(member(store, a, i, kind));
+            }
+        }
+        if members.len() >= 2 {
+            let mut g = DuplicateGroup {
+                scope: store.scopes.name(anchor.scope).to_string(),
+                class: GapClass::Simultaneous,
+                members,
+                gaps_ms: Vec::new(),
+            };
+            finish_group(store, &mut g);
+            groups.push((anchor.created_ms, g));
+        }
+    }
+    Resweep { touched, groups }
 }
 
 /// The groups of two or more copies among swept positions, each with the time
@@ -125,12 +323,14 @@ pub fn groups_of(
         size[anchor as usize] += 1;
     }
     let mut slot = vec![NONE; items.len()];
-    let mut out: Vec<(Millis, DuplicateGroup)> = Vec::new();
+    // Each group with the time of its newest copy so far.
+    let mut out: Vec<(Millis, DuplicateGroup, Millis)> = Vec::new();
     for (pos, &(anchor, kind)) in placed.iter().enumerate() {
         let a = anchor as usize;
         if size[a] < 2 {
             continue;
         }
+        let at = store.receipts[items[pos] as usize].created_ms;
         if slot[a] == NONE {
             slot[a] = out.len() as u32;
             let r = &store.receipts[items[a] as usize];
@@ -142,15 +342,23 @@ pub fn groups_of(
                     members: Vec::with_capacity(size[a] as usize),
                     gaps_ms: Vec::with_capacity(size[a] as usize - 1),
                 },
+                at,
             ));
         }
         let member = member(store, items[a], items[pos], kind);
-        out[slot[a] as usize].1.members.push(member);
+        let (_, g, last) = &mut out[slot[a] as usize];
+        if !g.members.is_empty() {
+            g.gaps_ms.push(at - *last);
+        }
+        *last = at;
+        g.members.push(member);
     }
-    for (_, g) in &mut out {
-        finish_group(store, g);
-    }
-    out
+    out.into_iter()
+        .map(|(t, mut g, _)| {
+            g.class = GapClass::of_gap(g.gaps_ms.iter().copied().max().unwrap_or(0));
+            (t, g)
+        })
+        .collect()
 }
 
 /// A member of the group anchored at receipt `anchor`.

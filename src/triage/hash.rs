@@ -48,6 +48,80 @@ pub const SEED_KEY: u64 = 0x6B65_7973;
 pub const SEED_VALUE: u64 = 0x7661_6C75;
 pub const SEED_SCOPE: u64 = 0x7363_6F70;
 
+const MERSENNE: u64 = (1 << 61) - 1;
+
+/// A keyed hash for checking that texts with equal fixed hashes are equal:
+/// the text, cut into 7-byte chunks and followed by its length, is read as a
+/// polynomial evaluated at a point drawn at random per process, modulo the
+/// prime 2^61 - 1. Two different texts of at most `n` chunks have the same
+/// value with probability at most (n + 1) / 2^61 whatever they are, so texts
+/// cannot be chosen to collide without knowing the point.
+#[derive(Clone, Copy, Debug)]
+pub struct Keyed {
+    point: u64,
+}
+
+impl Default for Keyed {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Keyed {
+    /// A fresh random point.
+    pub fn new() -> Self {
+        use std::hash::BuildHasher;
+        let bits = std::hash::RandomState::new().hash_one(0x006b_6579_6564_u64);
+        Self {
+            point: bits % (MERSENNE - 1) + 1,
+        }
+    }
+
+    #[inline]
+    fn step(&self, h: u64, m: u64) -> u64 {
+        let x = u128::from(h) * u128::from(self.point);
+        let mut v = ((x as u64) & MERSENNE) + ((x >> 61) as u64);
+        if v >= MERSENNE {
+            v -= MERSENNE;
+        }
+        v += m; // m < 2^61: v < 2 * MERSENNE
+        if v >= MERSENNE { v - MERSENNE } else { v }
+    }
+
+    /// The keyed hash of some bytes (61 bits).
+    pub fn bytes(&self, data: &[u8]) -> u64 {
+        const LOW56: u64 = (1 << 56) - 1;
+        let mut h = 0u64;
+        let mut i = 0;
+        while i + 8 <= data.len() {
+            let w = u64::from_le_bytes(data[i..i + 8].try_into().expect("8 bytes"));
+            h = self.step(h, w & LOW56);
+            i += 7;
+        }
+        if i < data.len() {
+            let mut buf = [0u8; 8];
+            buf[..data.len() - i].copy_from_slice(&data[i..]);
+            h = self.step(h, u64::from_le_bytes(buf) & LOW56);
+        }
+        self.step(h, data.len() as u64 & LOW56)
+    }
+
+    pub fn str(&self, text: &str) -> u64 {
+        self.bytes(text.as_bytes())
+    }
+
+    /// The keyed hash of a sequence of values (each cut in two 32-bit halves).
+    pub fn words(&self, words: impl IntoIterator<Item = u64>) -> u64 {
+        let mut h = 0u64;
+        let mut n = 0u64;
+        for w in words {
+            h = self.step(self.step(h, w & 0xffff_ffff), w >> 32);
+            n += 1;
+        }
+        self.step(h, n)
+    }
+}
+
 /// A hasher for keys that are already well-mixed 64-bit hashes.
 #[derive(Default, Clone, Copy)]
 pub struct PassThrough(u64);
@@ -79,5 +153,31 @@ mod tests {
         assert_ne!(str(1, "hello"), str(1, "hellp"));
         assert_ne!(str(1, "a\0"), str(1, "a"));
         assert_ne!(combine(1, 2), combine(2, 1));
+    }
+
+    #[test]
+    fn keyed_checks_tell_texts_apart() {
+        let k = Keyed::new();
+        let texts = [
+            "",
+            "a",
+            "a\0",
+            "\0",
+            "abcdefg",
+            "abcdefg\0",
+            "abcdefgh",
+            "abcdefghijklmno",
+        ];
+        for (i, a) in texts.iter().enumerate() {
+            assert_eq!(k.str(a), k.str(a));
+            assert!(k.str(a) < MERSENNE);
+            for b in &texts[i + 1..] {
+                assert_ne!(k.str(a), k.str(b), "{a:?} {b:?}");
+            }
+        }
+        assert_ne!(k.words([1, 2]), k.words([2, 1]));
+        assert_ne!(k.words([1]), k.words([1, 0]));
+        // Another point, other values.
+        assert_ne!(Keyed::new().str("abc"), k.str("abc"));
     }
 }

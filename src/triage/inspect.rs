@@ -8,7 +8,6 @@
 //! [`crate::intake::canonical`], with the same answers.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher, RandomState};
 use std::ops::Range;
 use std::sync::RwLock;
 
@@ -37,14 +36,14 @@ pub(crate) const SEED_REQUEST_KEY: u64 = 0x4B45;
 
 /// Checks one row against the database contract.
 pub fn inspect(raw: &RawReceipt, settings: &Settings) -> Result<Receipt, Damaged> {
-    Inspector::new(settings, RandomState::new()).receipt(&raw.row(), &mut Scratch::default())
+    Inspector::new(settings, hash::Keyed::new()).receipt(&raw.row(), &mut Scratch::default())
 }
 
 /// [`inspect`] with the ignore list already prepared (once per analysis).
 pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Damaged> {
     Inspector {
         ignore: ignore.clone(),
-        random: RandomState::new(),
+        random: hash::Keyed::new(),
     }
     .receipt(&raw.row(), &mut Scratch::default())
 }
@@ -54,7 +53,7 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
 #[derive(Clone, Debug)]
 pub struct Inspector {
     ignore: IgnoreList,
-    random: RandomState,
+    random: hash::Keyed,
 }
 
 /// How a payload key is treated.
@@ -126,7 +125,7 @@ pub struct Interners<'a> {
     pub scopes: &'a RwLock<Table>,
 }
 
-fn intern(table: &RwLock<Table>, name: &str, seed: u64, random: &RandomState) -> u32 {
+fn intern(table: &RwLock<Table>, name: &str, seed: u64, random: &hash::Keyed) -> u32 {
     if let Some(id) = table.read().expect("names").get(name) {
         return id;
     }
@@ -154,7 +153,7 @@ enum Val<'a> {
 
 impl Inspector {
     /// `random` keys the checks; facts compare only with facts of the same key.
-    pub fn new(settings: &Settings, random: RandomState) -> Self {
+    pub fn new(settings: &Settings, random: hash::Keyed) -> Self {
         Self {
             ignore: IgnoreList::new(&settings.ignore_fields),
             random,
@@ -200,14 +199,19 @@ impl Inspector {
     ) -> Result<ReceiptFact, Damaged> {
         let c = self.check(row, s, Some(names.keys))?;
         let mut fingerprint: u64 = 0x5EED;
-        let mut fp_check = self.random.build_hasher();
+        let mut checks: [u64; 64] = [0; 64];
+        let mut spilled: Vec<u64> = Vec::new();
         let mut body: Option<(usize, usize)> = None;
         let start = fields.len();
         for (i, f) in s.fields.iter().enumerate() {
             let k = &s.local_keys[f.key as usize];
             fingerprint = hash::combine(fingerprint, hash::combine(k.hash, f.value));
-            fp_check.write_u64(k.check);
-            fp_check.write_u64(f.check);
+            if s.fields.len() * 2 <= checks.len() {
+                checks[2 * i] = k.check;
+                checks[2 * i + 1] = f.check;
+            } else {
+                spilled.extend([k.check, f.check]);
+            }
             if text::is_free_text_measure(f.tokens, f.chars)
                 && body.is_none_or(|(_, c)| f.chars > c)
             {
@@ -224,10 +228,7 @@ impl Inspector {
             }
         };
         let (key_hash, key_check) = match row.request_key {
-            Some(k) => (
-                hash::str(SEED_REQUEST_KEY, k),
-                self.random.hash_one(k) as u32,
-            ),
+            Some(k) => (hash::str(SEED_REQUEST_KEY, k), self.random.str(k) as u32),
             None => (0, 0),
         };
         let mut flags = 0;
@@ -241,7 +242,12 @@ impl Inspector {
             id: row.id,
             created_ms: c.created_ms,
             fingerprint,
-            fp_check: fp_check.finish(),
+            fp_check: if spilled.is_empty() {
+                self.random
+                    .words(checks[..2 * s.fields.len()].iter().copied())
+            } else {
+                self.random.words(spilled)
+            },
             key_hash,
             fields: start as u32,
             scope,
@@ -457,7 +463,7 @@ impl Inspector {
             key,
             text: start..s.text.len(),
             value: hash::str(hash::SEED_VALUE, value),
-            check: self.random.hash_one(value),
+            check: self.random.str(value),
             tokens,
             chars,
         });
@@ -478,7 +484,7 @@ impl Inspector {
         let local = s.local_keys.len() as u32;
         s.local_keys.push(LocalKey {
             hash: hash::str(hash::SEED_KEY, &key),
-            check: self.random.hash_one(key.as_str()),
+            check: self.random.str(&key),
             name: key.as_str().into(),
             id,
         });
@@ -487,21 +493,19 @@ impl Inspector {
     }
 }
 
-/// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without the hex.
+/// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without allocating.
 fn digest_matches(stored: &str, computed: &[u8; 32]) -> bool {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let t = stored.trim().as_bytes();
     if t.len() != 64 {
         return false;
     }
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    computed.iter().enumerate().all(|(i, &byte)| {
-        matches!((nibble(t[2 * i]), nibble(t[2 * i + 1])), (Some(h), Some(l)) if (h << 4 | l) == byte)
-    })
+    let mut hex = [0u8; 64];
+    for (i, b) in computed.iter().enumerate() {
+        hex[2 * i] = HEX[usize::from(b >> 4)];
+        hex[2 * i + 1] = HEX[usize::from(b & 15)];
+    }
+    t.eq_ignore_ascii_case(&hex)
 }
 
 /// Inspects rows in parallel into a [`Store`]: facts of good receipts, in the
@@ -542,7 +546,9 @@ pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector
         receipts: Vec<ReceiptFact>,
         fields: Vec<FieldFact>,
         damaged: Vec<(Damaged, DamagedRow)>,
+        keys: Vec<(i64, Box<str>)>,
     }
+    let capture = &store.capture;
     let keys = RwLock::new(std::mem::take(&mut store.keys));
     let scopes = RwLock::new(std::mem::take(&mut store.scopes));
     let names = Interners {
@@ -560,11 +566,19 @@ pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector
                 receipts: Vec::with_capacity(range.len()),
                 fields: Vec::with_capacity(range.len() * 6),
                 damaged: Vec::new(),
+                keys: Vec::new(),
             };
             for i in range {
                 let row = rows.row(i, &mut buf);
                 match inspector.facts(&row, &mut s, &names, &mut part.fields) {
-                    Ok(f) => part.receipts.push(f),
+                    Ok(f) => {
+                        if let Some(key) = row.request_key
+                            && capture.wants(f.id, f.state, f.created_ms)
+                        {
+                            part.keys.push((f.id, key.into()));
+                        }
+                        part.receipts.push(f);
+                    }
                     Err(d) => part.damaged.push((d, Inspector::damaged_row(&row))),
                 }
             }
@@ -588,6 +602,7 @@ pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector
             store.damaged.push(d);
             store.damaged_rows.push(row);
         }
+        store.request_keys.extend(part.keys);
     }
 }
 

@@ -22,7 +22,7 @@ pub mod bots;
 mod conflicts;
 #[cfg(test)]
 mod digest;
-
+pub mod engine;
 pub mod facts;
 mod groups;
 mod hash;
@@ -59,7 +59,7 @@ pub fn analyze(
     settings: &Settings,
 ) -> Analysis {
     let mut store = Store::new();
-    let inspector = Inspector::new(settings, store.random.clone());
+    let inspector = Inspector::new(settings, store.random);
     let rows: Vec<model::Row<'_>> = raws.iter().map(RawReceipt::row).collect();
     ingest(&mut store, &inspector, &rows);
     store.finish();
@@ -120,6 +120,22 @@ pub struct Details {
 }
 
 impl Details {
+    /// The request keys the store kept while reading.
+    pub fn new(store: &Store) -> Self {
+        let mut d = Self::default();
+        for (id, key) in &store.request_keys {
+            if let Some(i) = store.index_of(*id) {
+                d.keys.insert(i, key.to_string());
+            }
+        }
+        d
+    }
+
+    /// Records the request key of receipt `index`.
+    pub fn set_key(&mut self, index: u32, key: String) {
+        self.keys.insert(index, key);
+    }
+
     /// The request key of a receipt (when it has one and it was read).
     pub fn key(&self, index: u32) -> Option<&str> {
         self.keys.get(&index).map(String::as_str)
@@ -148,41 +164,31 @@ impl Details {
             let found = receipt.visitor.0.iter().find(|(k, v)| {
                 k == name
                     && hash::str(hash::SEED_VALUE, v) == f.value()
-                    && std::hash::BuildHasher::hash_one(&store.random, v.as_str()) as u32
-                        == f.check()
+                    && store.random.str(v) as u32 == f.check()
             });
             if let Some((_, v)) = found {
                 self.texts.insert((index, pos), v.as_str().into());
             }
         }
     }
-
-    /// Drops what is kept for receipts at or after `index` (they are read again).
-    pub fn forget_from(&mut self, index: u32) {
-        self.texts.retain(|k, _| k.0 < index);
-        self.keys.retain(|k, _| *k < index);
-        self.digests.retain(|k, _| *k < index);
-    }
 }
 
 /// What the rules will need to read again from the database.
 pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) -> Needs {
-    let (texts, (shared_keys, stuck)) = rayon::join(
-        || text_needs(store),
-        || {
-            (
-                conflicts::shared_keys(store),
-                stuck::stuck_indices(store, settings),
-            )
-        },
-    );
+    let texts = text_needs(store);
+    let shared_keys = conflicts::shared_keys(store);
+    let stuck = stuck::stuck_indices(store, settings);
     let mut keys = conflicts::originals(store, &shared_keys, conflict_rows);
     keys.extend(
         stuck
             .iter()
             .filter(|&&i| store.receipts[i as usize].has_key()),
     );
-    keys.retain(|&i| store.receipts[i as usize].has_key());
+    // Keys kept while reading need not be read again.
+    keys.retain(|&i| {
+        let r = &store.receipts[i as usize];
+        r.has_key() && !store.request_keys.contains_key(&r.id)
+    });
     keys.sort_unstable();
     keys.dedup();
     Needs {
@@ -198,52 +204,94 @@ pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) 
 /// share the hash of (scope, the other fields, that key). Among receipts that
 /// share it, the values that differ and whose sizes allow an edit are needed.
 fn text_needs(store: &Store) -> Vec<(u32, u16)> {
-    let keys_of = |i: usize| {
+    let keys_of = |i: usize, out: &mut Vec<(u64, u16)>| {
+        out.clear();
         let r = &store.receipts[i];
         let fields = store.fields_of(r);
-        let sum = fields
-            .iter()
-            .fold(0u64, |s, f| s.wrapping_add(store.pair(f)));
+        if !fields.iter().any(|f| f.tokens() >= 2) {
+            return;
+        }
+        let mut pairs = [0u64; 32];
+        let many = fields.len() > pairs.len();
+        let pair_at = |p: usize| store.pair(&fields[p]);
+        let mut sum = 0u64;
+        for (p, f) in fields.iter().enumerate() {
+            let pair = store.pair(f);
+            if !many {
+                pairs[p] = pair;
+            }
+            sum = sum.wrapping_add(pair);
+        }
         let scope = u64::from(r.scope);
-        fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.tokens() >= 2)
-            .map(move |(p, f)| {
+        for (p, f) in fields.iter().enumerate() {
+            if f.tokens() >= 2 {
+                let pair = if many { pair_at(p) } else { pairs[p] };
                 let k = hash::combine(
-                    hash::combine(scope, sum.wrapping_sub(store.pair(f))),
+                    hash::combine(scope, sum.wrapping_sub(pair)),
                     u64::from(f.key()),
                 );
-                (k, p as u16)
-            })
+                out.push((k, p as u16));
+            }
+        }
     };
     let n = store.receipts.len();
-    // Keys shared by two receipts or more.
-    let mut all: Vec<u64> = (0..n)
+    // Keys seen twice or more: a bitmap of key hashes finds the candidates
+    // (every second sighting, and a few false ones), which are then counted.
+    let count: usize = store.receipts.iter().map(|r| r.nfields as usize).sum();
+    let bits = (count.max(1) * 8)
+        .next_power_of_two()
+        .clamp(1 << 16, 1 << 30);
+    let shift = 64 - bits.trailing_zeros();
+    let bitmap: Vec<std::sync::atomic::AtomicU64> = (0..bits / 64)
+        .map(|_| std::sync::atomic::AtomicU64::new(0))
+        .collect();
+    let mut again: Vec<u64> = (0..n)
         .into_par_iter()
         .with_min_len(1024)
-        .flat_map_iter(|i| keys_of(i).map(|(k, _)| k))
+        .fold(
+            || (Vec::new(), Vec::new()),
+            |(mut found, mut buf): (Vec<u64>, Vec<(u64, u16)>), i| {
+                keys_of(i, &mut buf);
+                for &(k, _) in &buf {
+                    let bit = (k >> shift) as usize;
+                    let mask = 1u64 << (bit & 63);
+                    let old = bitmap[bit >> 6].fetch_or(mask, std::sync::atomic::Ordering::Relaxed);
+                    if old & mask != 0 {
+                        found.push(k);
+                    }
+                }
+                (found, buf)
+            },
+        )
+        .map(|(found, _)| found)
+        .flatten_iter()
         .collect();
-    all.par_sort_unstable();
-    let mut shared: hash::HashMap64<()> = hash::HashMap64::default();
-    for w in all.windows(2) {
-        if w[0] == w[1] {
-            shared.insert(w[0], ());
-        }
-    }
-    drop(all);
-    if shared.is_empty() {
+    drop(bitmap);
+    again.par_sort_unstable();
+    again.dedup();
+    if again.is_empty() {
         return Vec::new();
     }
-    let mut members: Vec<(u64, u32, u16)> = (0..n)
+    let shared: hash::HashMap64<()> = again.into_iter().map(|k| (k, ())).collect();
+    /// (key, receipt, field position)
+    type Member = (u64, u32, u16);
+    let mut members: Vec<Member> = (0..n)
         .into_par_iter()
         .with_min_len(1024)
-        .flat_map_iter(|i| {
-            keys_of(i)
-                .filter(|(k, _)| shared.contains_key(k))
-                .map(move |(k, p)| (k, i as u32, p))
-                .collect::<Vec<_>>()
-        })
+        .fold(
+            || (Vec::new(), Vec::new()),
+            |(mut found, mut buf): (Vec<Member>, Vec<(u64, u16)>), i| {
+                keys_of(i, &mut buf);
+                found.extend(
+                    buf.iter()
+                        .filter(|(k, _)| shared.contains_key(k))
+                        .map(|&(k, p)| (k, i as u32, p)),
+                );
+                (found, buf)
+            },
+        )
+        .map(|(found, _)| found)
+        .flatten_iter()
         .collect();
     members.par_sort_unstable();
     let field = |m: &(u64, u32, u16)| store.fields_at(m.1)[m.2 as usize];
@@ -277,19 +325,33 @@ pub fn analyze_facts(
     details: &Details,
     settings: &Settings,
 ) -> Triage {
+    let suspected_bots = bots::suspected_bots(store, settings);
+    analyze_facts_with(
+        store,
+        conflict_rows,
+        needs,
+        details,
+        settings,
+        suspected_bots,
+    )
+}
+
+/// [`analyze_facts`] with the suspected bots already found
+/// ([`bots::suspected_bots`] needs no text read again).
+pub fn analyze_facts_with(
+    store: &Store,
+    conflict_rows: &[RawConflict],
+    needs: &Needs,
+    details: &Details,
+    settings: &Settings,
+    suspected_bots: Vec<model::ReceiptId>,
+) -> Triage {
     let ctx = near::Ctx {
         store,
         texts: &details.texts,
     };
-    let (duplicates, (conflicts, suspected_bots)) = rayon::join(
-        || groups::duplicate_groups(ctx, settings, None),
-        || {
-            rayon::join(
-                || conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details),
-                || bots::suspected_bots(store, settings),
-            )
-        },
-    );
+    let conflicts = conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details);
+    let duplicates = groups::duplicate_groups(ctx, settings);
     Triage {
         duplicates,
         conflicts,

@@ -180,7 +180,7 @@ mod tests {
             .collect();
         let mut store = Store::new();
         let settings = Settings::new(0);
-        let inspector = Inspector::new(&settings, store.random.clone());
+        let inspector = Inspector::new(&settings, store.random);
         ingest(&mut store, &inspector, &rows);
         let mut texts = Texts::new();
         for (i, row) in rows.iter().enumerate() {

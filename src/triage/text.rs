@@ -166,7 +166,7 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
 }
 
 /// The code point of the (valid) UTF-8 sequence at `i`, and its length.
-#[inline]
+#[inline(always)]
 fn decode(b: &[u8], i: usize) -> (u32, usize) {
     let b0 = u32::from(b[i]);
     if b0 < 0xE0 {

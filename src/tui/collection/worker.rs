@@ -8,7 +8,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::review;
-use crate::snapshot::{self, Snapshot};
+use crate::snapshot::{self, Reader, Reading, Snapshot};
 use crate::storage::{Access, Database};
 use crate::triage::model::{Millis, Settings};
 use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef};
@@ -82,17 +82,23 @@ struct State {
     database: Database,
     messages: Sender<Msg>,
     data_version: Option<i64>,
+    /// The last reading (its triage finds the items decisions are about).
     last: Option<Snapshot>,
+    /// Keeps the analysis between readings, so that a reading after the
+    /// intake appended rows only analyses those.
+    reader: Reader,
 }
 
 impl State {
     fn new(config: WorkerConfig, database: Database, messages: Sender<Msg>) -> Self {
+        let reader = Reader::new(config.settings.clone());
         Self {
             config,
             database,
             messages,
             data_version: None,
             last: None,
+            reader,
         }
     }
 
@@ -151,15 +157,33 @@ impl State {
             });
         };
         self.data_version = crate::storage::data_version(self.database.conn()).ok();
-        match snapshot::read_for_screen(&self.database, self.settings(), &mut progress) {
-            Ok(mut snap) => {
-                if self.config.read_only && snap.read_only.is_none() {
-                    snap.read_only = Some("opened with --read-only".into());
-                }
-                self.last = Some(snap.clone());
-                self.send(Msg::Loaded(Box::new(snap)));
+        let now = self.settings().now_ms;
+        let read = self.reader.read(&self.database, now, &mut progress);
+        let mut snap = match read {
+            Ok(snap) => snap,
+            Err(e) => {
+                self.reader.forget();
+                self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
+                return;
             }
-            Err(e) => self.send(Msg::LoadFailed(crate::cli::error::one_line(&e))),
+        };
+        if self.config.read_only && snap.read_only.is_none() {
+            snap.read_only = Some("opened with --read-only".into());
+        }
+        self.last = Some(snap.clone());
+        if self.reader.last_reading() == Reading::Full {
+            // The analysis first; the receipts its items show follow.
+            self.send(Msg::Loaded(Box::new(snap.clone())));
+        }
+        match self
+            .reader
+            .fill_receipts(&self.database, &mut snap, &mut progress)
+        {
+            Ok(()) => self.send(Msg::Loaded(Box::new(snap))),
+            Err(e) => {
+                self.reader.forget();
+                self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
+            }
         }
     }
 
@@ -233,7 +257,13 @@ impl State {
             &self.config.operator,
             crate::time::now_ms(),
         ) {
-            Ok(Some(undone)) => Ok(describe_undo(&undone)),
+            Ok(Some(undone)) => {
+                // A receipt put back in flight changed in place: read it again.
+                if let review::StateRevert::Reverted { receipt_id, .. } = &undone.state {
+                    self.reader.recheck(&[*receipt_id]);
+                }
+                Ok(describe_undo(&undone))
+            }
             Ok(None) => Err("nothing of yours to undo".into()),
             Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
         }

@@ -1,0 +1,638 @@
+//! The triage kept between readings, for a screen that stays open while the
+//! intake writes: the facts of every receipt, where each was placed, and the
+//! sorted indexes of bodies and request keys. When rows are appended (ids
+//! above every id read), only they are inspected, and only what they touch is
+//! recomputed: the end of their scopes' sweeps, the campaigns of their
+//! bodies, the receipts sharing their keys, conflicts and stuck receipts. The
+//! result is the [`Triage`] a full analysis of all rows gives (see the tests).
+//!
+//! The engine does no I/O. Whoever drives it reads rows, hands them over
+//! ([`Engine::begin`], [`Engine::ingest`]), reads again the few receipts
+//! [`Engine::wanted`] names ([`Engine::supply`]) and calls [`Engine::analyze`].
+
+use std::collections::HashSet;
+
+use super::bots::{self, BodyKey};
+use super::conflicts;
+use super::facts::{ReceiptFact, Store};
+use super::groups::{self, Placement};
+use super::hash::HashMap64;
+use super::inspect::{Inspector, RowSource, ingest_by};
+use super::model::{
+    DuplicateGroup, Millis, RawConflict, Receipt, ReceiptId, ReceiptState, Settings, Triage,
+};
+use super::near::Ctx;
+use super::stuck;
+use super::{Details, Needs};
+
+/// One scope whose sweep continues: its run with the added receipts in
+/// place, and the position of the earliest added one.
+struct Span {
+    scope: u32,
+    run: Vec<u32>,
+    first_new: usize,
+}
+
+/// The state of one analysis, kept for the next.
+pub struct Engine {
+    settings: Settings,
+    inspector: Inspector,
+    store: Store,
+    conflict_rows: Vec<RawConflict>,
+    details: Details,
+    needs: Needs,
+    /// By receipt index: where each receipt with fields was placed.
+    placements: Vec<Option<Placement>>,
+    /// By scope id: receipts with fields in sweep order.
+    runs: Vec<Vec<u32>>,
+    /// (scope, body) hashes with receipt indices.
+    bodies: SortedIndex,
+    /// By receipt index: part of a campaign.
+    campaigns: Vec<bool>,
+    /// Ids of suspected bots, ascending.
+    bot_ids: Vec<ReceiptId>,
+    /// (scope, request key) hashes with receipt indices.
+    keyed: SortedIndex,
+    /// Receipts sharing a (scope, request key).
+    shared: Vec<Vec<u32>>,
+    /// Receipts (indices, ascending) that are not completed: in flight or failed.
+    unsettled: Vec<u32>,
+    /// Receipts before this index are sorted into `unsettled`.
+    unsettled_upto: usize,
+    triage: Triage,
+    /// (anchor time, anchor id) of each of `triage.duplicates`.
+    dup_keys: Vec<(Millis, ReceiptId)>,
+    /// False until the first analysis.
+    analysed: bool,
+    /// Receipts and damaged rows from these indices on were added since the
+    /// last analysis.
+    added_from: (usize, usize),
+    /// The continued sweeps of the analysis being prepared.
+    spans: Vec<Span>,
+}
+
+impl Engine {
+    pub fn new(settings: &Settings) -> Self {
+        let store = Store::new();
+        Self {
+            settings: settings.clone(),
+            inspector: Inspector::new(settings, store.random),
+            store,
+            conflict_rows: Vec::new(),
+            details: Details::default(),
+            needs: Needs::default(),
+            placements: Vec::new(),
+            runs: Vec::new(),
+            bodies: SortedIndex::default(),
+            campaigns: Vec::new(),
+            bot_ids: Vec::new(),
+            keyed: SortedIndex::default(),
+            shared: Vec::new(),
+            unsettled: Vec::new(),
+            unsettled_upto: 0,
+            triage: Triage::default(),
+            dup_keys: Vec::new(),
+            analysed: false,
+            added_from: (0, 0),
+            spans: Vec::new(),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn inspector(&self) -> &Inspector {
+        &self.inspector
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The triage of the last analysis.
+    pub fn triage(&self) -> &Triage {
+        &self.triage
+    }
+
+    /// True once a first analysis was made: later ones are incremental.
+    pub fn analysed(&self) -> bool {
+        self.analysed
+    }
+
+    /// The highest id read (good or damaged).
+    pub fn max_id(&self) -> Option<ReceiptId> {
+        self.store.max_id()
+    }
+
+    /// The `key_conflicts` rows of the last reading.
+    pub fn conflict_rows(&self) -> &[RawConflict] {
+        &self.conflict_rows
+    }
+
+    /// Starts a reading as of `now_ms`, with the current `key_conflicts`
+    /// rows. Rows given to [`Engine::ingest`] next are added.
+    pub fn begin(&mut self, now_ms: Millis, conflict_rows: Vec<RawConflict>) {
+        self.settings.now_ms = now_ms;
+        self.store.capture =
+            super::facts::Capture::new(&conflict_rows, now_ms, self.settings.stuck_after_ms);
+        self.conflict_rows = conflict_rows;
+        self.added_from = (self.store.receipts.len(), self.store.damaged.len());
+        self.spans.clear();
+    }
+
+    /// Inspects rows (in parallel) and adds them. After the first analysis
+    /// they must have ids above every id read (what `WHERE id > max` reads).
+    pub fn ingest<S: RowSource + ?Sized>(&mut self, rows: &S) {
+        ingest_by(&mut self.store, &self.inspector, rows);
+    }
+
+    /// Rows to read again on every reading, because they may still change in
+    /// place: receipts in flight or failed (the intake settles or claims
+    /// them again) and damaged rows. Ascending.
+    pub fn volatile_ids(&self) -> Vec<ReceiptId> {
+        let mut ids: Vec<ReceiptId> = self
+            .unsettled
+            .iter()
+            .map(|&i| self.store.receipts[i as usize].id)
+            .chain(self.store.damaged.iter().map(|d| d.receipt_id))
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Compares the rows with these ids (`ids`, as read again into `rows`)
+    /// with what was read before. When at most the states of good receipts
+    /// differ, applies them and returns the ids that changed; when anything
+    /// else differs or a row is gone, returns `None` (read everything again).
+    pub fn recheck<S: RowSource + ?Sized>(
+        &mut self,
+        ids: &[ReceiptId],
+        rows: &S,
+    ) -> Option<Vec<ReceiptId>> {
+        let mut again = Store::new();
+        again.random = self.store.random;
+        again.keys = self.store.keys.clone();
+        again.scopes = self.store.scopes.clone();
+        ingest_by(&mut again, &self.inspector, rows);
+        again.finish();
+        let mut changed = Vec::new();
+        for &id in ids {
+            match (self.store.index_of(id), again.index_of(id)) {
+                (Some(i), Some(j)) => {
+                    let (a, b) = (
+                        &self.store.receipts[i as usize],
+                        &again.receipts[j as usize],
+                    );
+                    let same = ReceiptFact {
+                        state: a.state,
+                        fields: 0,
+                        ..*a
+                    } == ReceiptFact {
+                        state: a.state,
+                        fields: 0,
+                        ..*b
+                    } && self.store.fields_of(a) == again.fields_of(b);
+                    if !same {
+                        return None;
+                    }
+                    if a.state != b.state {
+                        changed.push(id);
+                        self.store.receipts[i as usize].state = b.state;
+                        match (self.unsettled.binary_search(&i), b.state) {
+                            (Ok(at), ReceiptState::Completed) => {
+                                self.unsettled.remove(at);
+                            }
+                            (Err(at), ReceiptState::InFlight | ReceiptState::Failed)
+                                if (i as usize) < self.unsettled_upto =>
+                            {
+                                self.unsettled.insert(at, i);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                (None, None) => {
+                    let before = self
+                        .store
+                        .damaged
+                        .binary_search_by_key(&id, |d| d.receipt_id)
+                        .ok()
+                        .map(|k| &self.store.damaged[k]);
+                    let now = again
+                        .damaged
+                        .binary_search_by_key(&id, |d| d.receipt_id)
+                        .ok()
+                        .map(|k| &again.damaged[k]);
+                    if before.is_none() || before != now {
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(changed)
+    }
+
+    /// The receipts (indices) the next [`Engine::analyze`] wants read again,
+    /// to be handed to [`Engine::supply`].
+    pub fn wanted(&mut self) -> Vec<u32> {
+        self.store.finish();
+        if self.analysed {
+            let n = self.store.receipts.len();
+            let store = &self.store;
+            self.unsettled.extend(
+                (self.unsettled_upto as u32..n as u32)
+                    .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed),
+            );
+            self.unsettled_upto = n;
+        }
+        self.needs = if self.analysed {
+            self.spans = self.plan_spans();
+            self.incremental_needs()
+        } else {
+            super::needs(&self.store, &self.conflict_rows, &self.settings)
+        };
+        let mut wanted = self.needs.indices();
+        wanted.retain(|&i| !self.has_details(i));
+        wanted
+    }
+
+    /// True when nothing that `self.needs` asks of receipt `i` is missing.
+    fn has_details(&self, i: u32) -> bool {
+        let needs = &self.needs;
+        let r = &self.store.receipts[i as usize];
+        let key_ok = !r.has_key()
+            || self.details.key(i).is_some()
+            || self.store.request_keys.contains_key(&r.id)
+            || needs.keys.binary_search(&i).is_err();
+        let digest_ok =
+            self.details.digest(i).is_some() || !needs.shared_keys.iter().any(|g| g.contains(&i));
+        let from = needs.texts.partition_point(|t| t.0 < i);
+        let texts_ok = needs.texts[from..]
+            .iter()
+            .take_while(|t| t.0 == i)
+            .all(|t| self.details.texts.contains_key(t));
+        key_ok && digest_ok && texts_ok
+    }
+
+    /// Takes what was asked of a receipt from it, read again.
+    pub fn supply(&mut self, receipt: &Receipt) {
+        if let Some(index) = self.store.index_of(receipt.id) {
+            self.details
+                .supply(&self.store, &self.needs, index, receipt);
+        }
+    }
+
+    /// Analyses: everything the first time, then only what the rows added
+    /// since touch. Call [`Engine::wanted`] (and supply what it names) first.
+    pub fn analyze(&mut self) -> &Triage {
+        self.store.finish();
+        for (id, key) in std::mem::take(&mut self.store.request_keys) {
+            if let Some(i) = self.store.index_of(id) {
+                self.details.set_key(i, key.into_string());
+            }
+        }
+        if self.analysed {
+            self.incremental();
+        } else {
+            self.full();
+            self.analysed = true;
+        }
+        self.added_from = (self.store.receipts.len(), self.store.damaged.len());
+        &self.triage
+    }
+
+    fn full(&mut self) {
+        let store = &self.store;
+        let settings = &self.settings;
+        self.runs = groups::scope_runs(store);
+        let ctx = Ctx {
+            store,
+            texts: &self.details.texts,
+        };
+        let duplicates = groups::sweep_runs(
+            ctx,
+            &self.runs,
+            settings.window_ms,
+            Some(&mut self.placements),
+        );
+        self.dup_keys = duplicates
+            .iter()
+            .map(|g| (time_of(store, g.members[0].id), g.members[0].id))
+            .collect();
+        let bodies = bots::bodies(store);
+        self.campaigns = bots::campaign_flags(store, &bodies, settings);
+        self.bot_ids = bots::flagged_ids(store, &self.campaigns);
+        self.bodies = SortedIndex::from_sorted(bodies);
+        let keyed = conflicts::keyed(store);
+        self.shared = conflicts::shared_in(store, &keyed);
+        self.keyed = SortedIndex::from_sorted(keyed);
+        self.unsettled = (0..store.receipts.len() as u32)
+            .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
+            .collect();
+        self.unsettled_upto = store.receipts.len();
+        self.triage = Triage {
+            duplicates,
+            conflicts: conflicts::conflicts(
+                store,
+                &self.shared,
+                &self.conflict_rows,
+                &self.details,
+            ),
+            stuck: stuck::stuck(
+                store,
+                &stuck::stuck_indices(store, settings),
+                &self.details,
+                settings,
+            ),
+            suspected_bots: self.bot_ids.clone(),
+            damaged: store.damaged.clone(),
+        };
+    }
+
+    /// Stuck receipts among the unsettled ones (as `stuck::stuck_indices`).
+    fn stuck_now(&self) -> Vec<u32> {
+        let s = &self.settings;
+        self.unsettled
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let r = &self.store.receipts[i as usize];
+                r.state == ReceiptState::InFlight
+                    && s.now_ms.saturating_sub(r.created_ms) > s.stuck_after_ms
+            })
+            .collect()
+    }
+
+    /// The scopes the added receipts fall in, each with its run merged.
+    fn plan_spans(&self) -> Vec<Span> {
+        let store = &self.store;
+        let key = |j: u32| (store.receipts[j as usize].created_ms, j);
+        let mut added: HashMap64<Vec<u32>> = HashMap64::default();
+        for i in self.added_from.0..store.receipts.len() {
+            let r = &store.receipts[i];
+            if !r.is_empty() {
+                added.entry(u64::from(r.scope)).or_default().push(i as u32);
+            }
+        }
+        let mut spans: Vec<Span> = added
+            .into_iter()
+            .map(|(scope, mut new)| {
+                new.sort_unstable_by_key(|&j| key(j));
+                let old = self.runs.get(scope as usize).map_or(&[][..], |r| &r[..]);
+                let first_new = old.partition_point(|&j| key(j) < key(new[0]));
+                let mut run = Vec::with_capacity(old.len() + new.len());
+                run.extend_from_slice(&old[..first_new]);
+                let (mut a, mut b) = (first_new, 0);
+                while a < old.len() || b < new.len() {
+                    if b == new.len() || (a < old.len() && key(old[a]) < key(new[b])) {
+                        run.push(old[a]);
+                        a += 1;
+                    } else {
+                        run.push(new[b]);
+                        b += 1;
+                    }
+                }
+                Span {
+                    scope: scope as u32,
+                    run,
+                    first_new,
+                }
+            })
+            .collect();
+        spans.sort_unstable_by_key(|s| s.scope);
+        spans
+    }
+
+    /// What an incremental analysis reads again: the texts of every field an
+    /// edit check of the continued sweeps may compare, and the keys and
+    /// digests that conflicts and stuck receipts now show.
+    fn incremental_needs(&self) -> Needs {
+        let store = &self.store;
+        let mut texts: Vec<(u32, u16)> = Vec::new();
+        for span in &self.spans {
+            let start =
+                groups::span_start(store, &span.run, span.first_new, self.settings.window_ms);
+            let anchors = span.run[start..span.first_new]
+                .iter()
+                .filter_map(|&i| self.placements[i as usize].map(|p| p.anchor));
+            for i in span.run[start..].iter().copied().chain(anchors) {
+                for (p, f) in store.fields_at(i).iter().enumerate() {
+                    if f.tokens() >= 2 && !self.details.texts.contains_key(&(i, p as u16)) {
+                        texts.push((i, p as u16));
+                    }
+                }
+            }
+        }
+        texts.sort_unstable();
+        texts.dedup();
+        let (_, shared) = self.shared_after_adding();
+        let stuck = self.stuck_now();
+        let mut keys = conflicts::originals(store, &shared, &self.conflict_rows);
+        keys.extend(stuck.iter().copied());
+        keys.retain(|&i| {
+            let r = &store.receipts[i as usize];
+            r.has_key() && self.details.key(i).is_none() && !store.request_keys.contains_key(&r.id)
+        });
+        keys.sort_unstable();
+        keys.dedup();
+        Needs {
+            texts,
+            keys,
+            shared_keys: shared,
+            stuck,
+        }
+    }
+
+    /// The (scope, key) hashes of the added receipts, and the groups of
+    /// receipts sharing a key once they are in.
+    fn shared_after_adding(&self) -> (Vec<(u64, u32)>, Vec<Vec<u32>>) {
+        let store = &self.store;
+        let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
+            .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
+            .collect();
+        added.sort_unstable();
+        let mut hashes: Vec<u64> = added.iter().map(|k| k.0).collect();
+        hashes.dedup();
+        let affected: HashSet<u64> = hashes
+            .iter()
+            .copied()
+            .filter(|&h| {
+                !self.keyed.equal(h).is_empty() || added.iter().filter(|k| k.0 == h).count() > 1
+            })
+            .collect();
+        let mut shared: Vec<Vec<u32>> = self
+            .shared
+            .iter()
+            .filter(|g| {
+                conflicts::key_hash(store, g[0] as usize).is_none_or(|h| !affected.contains(&h))
+            })
+            .cloned()
+            .collect();
+        for &h in &affected {
+            let mut entries = self.keyed.equal(h);
+            entries.extend(added.iter().filter(|k| k.0 == h).copied());
+            shared.extend(conflicts::shared_in(store, &entries));
+        }
+        shared.sort_unstable();
+        (added, shared)
+    }
+
+    fn incremental(&mut self) {
+        let settings = self.settings.clone();
+        let (from, damaged_from) = self.added_from;
+        let n = self.store.receipts.len();
+        self.placements.resize(n, None);
+        if self.runs.len() < self.store.scopes.len() {
+            self.runs.resize(self.store.scopes.len(), Vec::new());
+        }
+
+        // Duplicate groups: continue each touched scope's sweep.
+        let spans = std::mem::take(&mut self.spans);
+        let mut touched: HashSet<ReceiptId> = HashSet::new();
+        let mut regrouped: Vec<(Millis, DuplicateGroup)> = Vec::new();
+        for span in spans {
+            let ctx = Ctx {
+                store: &self.store,
+                texts: &self.details.texts,
+            };
+            let (dups, keys, store) = (&self.triage.duplicates, &self.dup_keys, &self.store);
+            let old_group = |id: ReceiptId| -> Option<&DuplicateGroup> {
+                let at = keys.partition_point(|k| *k < (time_of(store, id), id));
+                dups.get(at).filter(|g| g.members[0].id == id)
+            };
+            let r = groups::resweep(
+                ctx,
+                &span.run,
+                span.first_new,
+                settings.window_ms,
+                &mut self.placements,
+                &old_group,
+            );
+            touched.extend(r.touched.iter().map(|&a| store.receipts[a as usize].id));
+            regrouped.extend(r.groups);
+            self.runs[span.scope as usize] = span.run;
+        }
+        if !touched.is_empty() {
+            let old = std::mem::take(&mut self.triage.duplicates);
+            let old_keys = std::mem::take(&mut self.dup_keys);
+            let mut kept: Vec<((Millis, ReceiptId), DuplicateGroup)> = old_keys
+                .into_iter()
+                .zip(old)
+                .filter(|(k, _)| !touched.contains(&k.1))
+                .collect();
+            let mut fresh: Vec<((Millis, ReceiptId), DuplicateGroup)> = regrouped
+                .into_iter()
+                .map(|(t, g)| ((t, g.members[0].id), g))
+                .collect();
+            fresh.sort_by_key(|(k, _)| *k);
+            // Both sorted: merge.
+            let mut merged = Vec::with_capacity(kept.len() + fresh.len());
+            let mut fresh = fresh.into_iter().peekable();
+            for item in kept.drain(..) {
+                while fresh.peek().is_some_and(|f| f.0 < item.0) {
+                    merged.push(fresh.next().expect("peeked"));
+                }
+                merged.push(item);
+            }
+            merged.extend(fresh);
+            (self.dup_keys, self.triage.duplicates) = merged.into_iter().unzip();
+        }
+
+        // Campaigns: the runs of the added bodies.
+        let store = &self.store;
+        self.campaigns.resize(n, false);
+        let added: Vec<BodyKey> = (from..n)
+            .filter_map(|i| bots::body_key(store, i as u32, &store.receipts[i]))
+            .collect();
+        let mut hashes: Vec<u64> = added.iter().map(|b| b.0).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        self.bodies.add(added);
+        let mut maybe: Vec<u32> = (from as u32..n as u32).collect();
+        for h in hashes {
+            let run = self.bodies.equal(h);
+            for b in &run {
+                self.campaigns[b.1 as usize] = false;
+                maybe.push(b.1);
+            }
+            bots::mark_run(store, &run, settings.window_ms, &mut self.campaigns);
+        }
+        maybe.sort_unstable();
+        maybe.dedup();
+        for i in maybe {
+            let r = &store.receipts[i as usize];
+            let flagged = r.honeypot_filled() || self.campaigns[i as usize];
+            match (self.bot_ids.binary_search(&r.id), flagged) {
+                (Err(at), true) => self.bot_ids.insert(at, r.id),
+                (Ok(at), false) => {
+                    self.bot_ids.remove(at);
+                }
+                _ => {}
+            }
+        }
+
+        // Shared keys and conflicts, stuck receipts, damaged rows.
+        let (added_keyed, shared) = self.shared_after_adding();
+        self.keyed.add(added_keyed);
+        self.shared = shared;
+        self.triage.conflicts =
+            conflicts::conflicts(store, &self.shared, &self.conflict_rows, &self.details);
+        self.triage.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
+        self.triage.suspected_bots = self.bot_ids.clone();
+        self.triage
+            .damaged
+            .extend(store.damaged[damaged_from..].iter().cloned());
+    }
+}
+
+/// A sorted index of (hash, receipt index), in two parts so that adding a
+/// few entries does not move them all: a large main part and a small delta,
+/// merged when the delta grows past a fraction of the main part.
+#[derive(Clone, Debug, Default)]
+struct SortedIndex {
+    main: Vec<(u64, u32)>,
+    delta: Vec<(u64, u32)>,
+}
+
+impl SortedIndex {
+    fn from_sorted(main: Vec<(u64, u32)>) -> Self {
+        Self {
+            main,
+            delta: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, mut entries: Vec<(u64, u32)>) {
+        if entries.is_empty() {
+            return;
+        }
+        entries.sort_unstable();
+        self.delta.extend(entries);
+        self.delta.sort(); // two sorted runs: a merge
+        if self.delta.len() * 32 > self.main.len() {
+            self.main.append(&mut self.delta);
+            self.main.sort();
+        }
+    }
+
+    /// The entries with this hash, sorted.
+    fn equal(&self, h: u64) -> Vec<(u64, u32)> {
+        let range = |v: &[(u64, u32)]| {
+            let lo = v.partition_point(|e| e.0 < h);
+            let hi = v.partition_point(|e| e.0 <= h);
+            v[lo..hi].to_vec()
+        };
+        let mut out = range(&self.main);
+        out.extend(range(&self.delta));
+        out.sort_unstable();
+        out
+    }
+}
+
+fn time_of(store: &Store, id: ReceiptId) -> Millis {
+    store
+        .index_of(id)
+        .map_or(0, |i| store.receipts[i as usize].created_ms)
+}

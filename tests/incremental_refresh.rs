@@ -1,0 +1,327 @@
+//! The screen's reader analyses only what the intake appended: after random
+//! appends (exact, edited and partial copies, new messages, times a little out
+//! of order, receipts settling, refused attempts, replays, damaged rows) its
+//! triage is the one a full reading of the database gives.
+
+use std::path::Path;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use receipt_review::demo::{DemoOptions, generate};
+use receipt_review::intake::canonical;
+use receipt_review::snapshot::{self, Reader, Reading, Snapshot};
+use receipt_review::storage::{Access, Database};
+use receipt_review::time::format_rfc3339;
+use receipt_review::triage::model::Settings;
+use rusqlite::{Connection, params};
+
+const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
+
+fn settings(now_ms: i64) -> Settings {
+    Settings::new(now_ms)
+}
+
+/// A fresh full analysis of the database, as `report` makes it.
+fn full(path: &Path, now_ms: i64) -> Snapshot {
+    let db = Database::open(path, Access::ReadOnly).unwrap();
+    snapshot::read(&db, settings(now_ms), &mut |_| {}).unwrap()
+}
+
+fn assert_same(incremental: &Snapshot, full: &Snapshot, round: usize) {
+    assert_eq!(
+        incremental.receipt_count, full.receipt_count,
+        "round {round}: receipts"
+    );
+    assert_eq!(incremental.replays, full.replays, "round {round}: replays");
+    assert_eq!(
+        incremental.replay_total, full.replay_total,
+        "round {round}: replay rows"
+    );
+    let (a, b) = (&incremental.triage, &full.triage);
+    assert_eq!(a.damaged, b.damaged, "round {round}: damaged");
+    assert_eq!(a.stuck, b.stuck, "round {round}: stuck");
+    assert_eq!(a.conflicts, b.conflicts, "round {round}: conflicts");
+    assert_eq!(
+        a.suspected_bots, b.suspected_bots,
+        "round {round}: suspected bots"
+    );
+    assert_eq!(
+        a.duplicates.len(),
+        b.duplicates.len(),
+        "round {round}: groups"
+    );
+    for (x, y) in a.duplicates.iter().zip(&b.duplicates) {
+        assert_eq!(x, y, "round {round}: group");
+    }
+    assert_eq!(a, b, "round {round}");
+}
+
+/// Appends rows the way an intake (and its visitors) would, some of them
+/// copies of what is already there.
+struct Appender {
+    conn: Connection,
+    rng: ChaCha8Rng,
+    next_key: u64,
+}
+
+impl Appender {
+    fn existing(&mut self) -> (i64, String, String, i64) {
+        let max: i64 = self
+            .conn
+            .query_row("SELECT max(id) FROM receipts", [], |r| r.get(0))
+            .unwrap();
+        loop {
+            let id = self.rng.random_range(1..=max);
+            let row = self.conn.query_row(
+                "SELECT id, scope, payload, created_at FROM receipts WHERE id >= ?1 LIMIT 1",
+                [id],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, rusqlite::types::Value>(3)?,
+                    ))
+                },
+            );
+            let Ok((id, scope, payload, created)) = row else {
+                continue;
+            };
+            let rusqlite::types::Value::Text(created) = created else {
+                continue;
+            };
+            let Ok(at) = receipt_review::time::parse_text(&created) else {
+                continue;
+            };
+            if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&payload).is_ok()
+            {
+                return (id, scope, payload, at);
+            }
+        }
+    }
+
+    fn insert(&mut self, scope: &str, payload: &serde_json::Value, at_ms: i64, state: &str) -> i64 {
+        let text = canonical::canonical_text(&payload.to_string()).unwrap();
+        let digest = canonical::sha256_hex(&text);
+        self.next_key += 1;
+        let key = (self.rng.random_range(0..4) > 0).then(|| format!("inc-{}", self.next_key));
+        self.conn
+            .execute(
+                "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                params![scope, key, digest, text, state, format_rfc3339(at_ms)],
+            )
+            .unwrap();
+        self.conn.last_insert_rowid()
+    }
+
+    /// One random append.
+    fn append(&mut self, latest_ms: i64) {
+        let (id, scope, payload, at) = self.existing();
+        let mut fields: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&payload).unwrap();
+        let kind = self.rng.random_range(0..10);
+        // Mostly after everything so far, sometimes a little before it (two
+        // handlers whose clocks disagree), sometimes right after its original.
+        let when = match self.rng.random_range(0..6) {
+            0 => at + self.rng.random_range(0..700_000),
+            1 => latest_ms - self.rng.random_range(0..5_000),
+            _ => latest_ms + self.rng.random_range(0..900_000),
+        };
+        let state = if self.rng.random_range(0..8) == 0 {
+            "in_flight"
+        } else {
+            "completed"
+        };
+        match kind {
+            // An exact copy (with new noise).
+            0..=2 => {
+                fields.insert(
+                    "event_id".into(),
+                    format!("e{}", self.rng.random::<u32>()).into(),
+                );
+                self.insert(&scope, &serde_json::Value::Object(fields), when, state);
+            }
+            // An edited copy: a word of the message changed.
+            3 | 4 => {
+                if let Some(serde_json::Value::String(m)) = fields.get_mut("message") {
+                    let mut words: Vec<String> = m.split(' ').map(str::to_string).collect();
+                    let at = self.rng.random_range(0..words.len());
+                    words[at] = "changed".into();
+                    *m = words.join(" ");
+                }
+                self.insert(&scope, &serde_json::Value::Object(fields), when, state);
+            }
+            // A partial copy: one field left out.
+            5 => {
+                let keys: Vec<String> = fields.keys().cloned().collect();
+                let drop = &keys[self.rng.random_range(0..keys.len())];
+                fields.remove(drop);
+                self.insert(&scope, &serde_json::Value::Object(fields), when, state);
+            }
+            // Somebody else.
+            6 => {
+                fields.insert(
+                    "email".into(),
+                    format!("new{}@example.org", self.rng.random::<u32>()).into(),
+                );
+                fields.insert(
+                    "message".into(),
+                    format!("a new question number {}", self.rng.random::<u32>()).into(),
+                );
+                self.insert(&scope, &serde_json::Value::Object(fields), when, state);
+            }
+            // A refused attempt at an existing key, and a replay.
+            7 => {
+                self.conn
+                    .execute(
+                        "INSERT INTO key_conflicts (receipt_id, digest, payload, received_at) VALUES (?1, ?2, ?3, ?4)",
+                        params![id, "0".repeat(64), "{\"x\":1}", format_rfc3339(when)],
+                    )
+                    .unwrap();
+                self.conn
+                    .execute(
+                        "INSERT INTO replays (receipt_id, received_at) VALUES (?1, ?2)",
+                        params![id, format_rfc3339(when)],
+                    )
+                    .unwrap();
+            }
+            // A damaged row.
+            8 => {
+                self.conn
+                    .execute(
+                        "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at)
+                         VALUES (?1, NULL, ?2, '{\"broken', 'completed', ?3)",
+                        params![scope, "0".repeat(64), format_rfc3339(when)],
+                    )
+                    .unwrap();
+            }
+            // A receipt in flight settles (or fails).
+            _ => {
+                let state = if self.rng.random_range(0..3) == 0 {
+                    "failed"
+                } else {
+                    "completed"
+                };
+                self.conn
+                    .execute(
+                        "UPDATE receipts SET state = ?1, updated_at = ?2 WHERE id = (
+                           SELECT id FROM receipts WHERE state = 'in_flight' ORDER BY id LIMIT 1)",
+                        params![state, format_rfc3339(when)],
+                    )
+                    .unwrap();
+            }
+        }
+    }
+}
+
+fn run(seed: u64, receipts: usize, rounds: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inc.db");
+    generate(
+        &path,
+        &DemoOptions {
+            receipts,
+            seed,
+            now_ms: NOW_MS,
+        },
+    )
+    .unwrap();
+    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let mut reader = Reader::new(settings(NOW_MS));
+    reader.verify_every = std::time::Duration::ZERO;
+    let first = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_reading(), Reading::Full);
+    assert_same(&first, &full(&path, NOW_MS), 0);
+
+    let mut appender = Appender {
+        conn: Connection::open(&path).unwrap(),
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        next_key: 0,
+    };
+    let mut latest = NOW_MS - 3_600_000;
+    for round in 1..=rounds {
+        let appends = appender.rng.random_range(1..40);
+        for _ in 0..appends {
+            appender.append(latest);
+            latest += appender.rng.random_range(0..120_000);
+        }
+        // Time passes too: receipts in flight become stuck.
+        let now = latest + appender.rng.random_range(0..600_000);
+        let snap = reader.read(&db, now, &mut |_| {}).unwrap();
+        assert_eq!(reader.last_reading(), Reading::Incremental, "round {round}");
+        assert_same(&snap, &full(&path, now), round);
+    }
+
+    // An undone decision puts a receipt back in flight: the screen says so.
+    let id: i64 = appender
+        .conn
+        .query_row(
+            "SELECT id FROM receipts WHERE state = 'completed' AND json_valid(payload) ORDER BY id LIMIT 1 OFFSET 7",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    appender
+        .conn
+        .execute(
+            "UPDATE receipts SET state = 'in_flight' WHERE id = ?1",
+            [id],
+        )
+        .unwrap();
+    reader.recheck(&[id]);
+    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_reading(), Reading::Incremental);
+    assert!(snap.triage.stuck.iter().any(|s| s.receipt_id == id));
+    assert_same(&snap, &full(&path, latest), rounds + 1);
+
+    // A row changed in a way the intake never changes one: a full reading.
+    appender
+        .conn
+        .execute("DELETE FROM receipts WHERE id = 5", [])
+        .unwrap();
+    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_reading(), Reading::Full);
+    assert_same(&snap, &full(&path, latest), rounds + 2);
+}
+
+#[test]
+fn appends_give_the_triage_of_a_full_reading() {
+    for seed in [1, 2, 3] {
+        run(seed, 1_500, 12);
+    }
+}
+
+#[test]
+fn the_items_receipts_follow_the_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("items.db");
+    generate(
+        &path,
+        &DemoOptions {
+            receipts: 800,
+            seed: 9,
+            now_ms: NOW_MS,
+        },
+    )
+    .unwrap();
+    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let mut reader = Reader::new(settings(NOW_MS));
+    let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
+    let mut appender = Appender {
+        conn: Connection::open(&path).unwrap(),
+        rng: ChaCha8Rng::seed_from_u64(9),
+        next_key: 0,
+    };
+    for _ in 0..30 {
+        appender.append(NOW_MS - 60_000);
+    }
+    let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
+    let mut expected = full(&path, NOW_MS);
+    let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+    expected.receipts = fresh.receipts;
+    assert_eq!(snap.receipts, expected.receipts);
+    assert!(!snap.receipts.is_empty());
+}
