@@ -300,3 +300,39 @@ fn bad_usage_is_one_line_and_exit_2() {
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn demo_refuses_an_existing_file_or_a_missing_folder_with_exit_2_and_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = dir.path().join("notes.txt");
+    std::fs::write(&taken, "keep me").unwrap();
+    let o = run(&["demo", "--out", taken.to_str().unwrap(), "--receipts", "10"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "keep me");
+
+    let nowhere = dir.path().join("no-such-folder").join("demo.db");
+    let o = run(&[
+        "demo",
+        "--out",
+        nowhere.to_str().unwrap(),
+        "--receipts",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no-such-folder does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!nowhere.parent().unwrap().exists());
+
+    // An empty file is a new file: the demo fills it.
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, "").unwrap();
+    let o = run(&["demo", "--out", empty.to_str().unwrap(), "--receipts", "50"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = report_json(empty.to_str().unwrap());
+    assert_eq!(v["counts"]["receipts"], 50);
+}

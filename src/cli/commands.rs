@@ -224,12 +224,38 @@ pub fn init(db: &Path) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// The demo writes only a new (or empty) file, into a folder that exists:
+/// anything else is the caller's mistake, not a failure (exit 2).
+fn refuse_unusable_demo_path(out: &Path) -> anyhow::Result<()> {
+    if let Ok(meta) = std::fs::metadata(out)
+        && (meta.is_dir() || meta.len() > 0)
+    {
+        return Err(unusable(format!(
+            "{} already exists and is not empty; the demo writes only to a new file",
+            show_path(out)
+        )));
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(unusable(format!(
+            "cannot create {}: the folder {} does not exist",
+            show_path(out),
+            show_path(parent)
+        )));
+    }
+    Ok(())
+}
+
 pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyhow::Result<i32> {
     let options = crate::demo::DemoOptions {
         receipts,
         seed,
         now_ms: now.unwrap_or_else(crate::time::now_ms),
     };
+    refuse_unusable_demo_path(out)?;
     let summary = crate::demo::generate(out, &options)?;
     eprintln!(
         "planted {} duplicate groups, {} follow-ups hours later, {} conflicts, {} stuck, {} bot receipts, {} damaged rows among {} receipts",
