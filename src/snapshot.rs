@@ -136,6 +136,8 @@ fn read_with(
     with_receipts: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<Snapshot> {
+    // Helper connections start their reading first (see storage::split).
+    let helpers = storage::split::Helpers::open(db, crate::reading::helpers_wanted());
     // One read transaction: the receipts, what is read again, conflicts and
     // replays all come from one snapshot of the database.
     let tx = if db.conn().is_autocommit() {
@@ -151,13 +153,19 @@ fn read_with(
     let mut store = Store::new();
     store.capture = facts::Capture::new(&conflicts, settings.now_ms, settings.stuck_after_ms);
     let inspector = Inspector::new(&settings, store.random);
-    read_facts(db, &inspector, &mut store, None, &mut |done| {
+    let mut reading = |done| {
         progress(Progress {
             stage: "reading receipts",
             done,
             total: None,
         })
-    })?;
+    };
+    let split = helpers
+        .and_then(|h| crate::reading::read_split(db, h, &inspector, &mut store, &mut reading));
+    match split {
+        Some(read) => read.map(drop)?,
+        None => read_facts(db, &inspector, &mut store, None, &mut reading).map(drop)?,
+    }
     store.finish();
     let rows = store.rows() as u64;
     progress(Progress {
