@@ -33,14 +33,16 @@ pub fn read_split(
     store: &mut Store,
     progress: &mut dyn FnMut(u64),
 ) -> Option<Result<u64, StorageError>> {
-    let (conns, ranges) = helpers.split(db)?;
+    let (conns, ranges, each) = helpers.split(db)?;
+    // Facts sized once (rowids may have gaps: then this is too much).
+    let rows_hint = each.min(1 << 22) as usize;
     let origin = Origin::of(db);
     let columns = &db.source().columns;
     let ingest = Ingest::begin(store, inspector);
     let done = AtomicU64::new(0);
     // Each thread: its range, read and inspected batch by batch.
     let work = |conn: &rusqlite::Connection, range: Range, each: &mut dyn FnMut(u64)| {
-        let mut part = Part::default();
+        let mut part = Part::with_capacity(rows_hint);
         let (mut scratch, mut buf) = (Scratch::default(), String::new());
         let read = stream::stream_rowids(conn, origin, columns, range, BATCH_ROWS, &mut |b| {
             ingest.inspect(&mut part, &b, 0..b.len(), &mut scratch, &mut buf);
@@ -197,7 +199,7 @@ mod tests {
         // Nothing committed in between: the split goes ahead.
         let helpers = Helpers::open(&db, 1).expect("helpers");
         let tx = db.conn().unchecked_transaction().unwrap();
-        let (conns, ranges) = helpers.split(&db).expect("split");
+        let (conns, ranges, _) = helpers.split(&db).expect("split");
         assert_eq!((conns.len(), ranges.len()), (1, 2));
         tx.commit().unwrap();
     }

@@ -55,8 +55,9 @@ impl Helpers {
     /// the rowid ranges to read, the first for the main connection and one for
     /// each helper, in ascending order and covering every rowid. `None` when
     /// something was committed since the helpers started, or when there are
-    /// too few rows to be worth splitting.
-    pub fn split(self, db: &Database) -> Option<(Vec<Connection>, Vec<Range>)> {
+    /// too few rows to be worth splitting. Also the rowids in each range (an
+    /// upper bound of its rows).
+    pub fn split(self, db: &Database) -> Option<(Vec<Connection>, Vec<Range>, u64)> {
         if db.conn().is_autocommit() || data_version(db.conn()).ok()? != self.version {
             return None;
         }
@@ -74,7 +75,8 @@ impl Helpers {
         if span < MIN_SPLIT {
             return None;
         }
-        Some((self.conns, ranges(lo, span, parts)))
+        let each = (span as u64 / parts as u64).saturating_add(1);
+        Some((self.conns, ranges(lo, span, parts), each))
     }
 }
 
