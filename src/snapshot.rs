@@ -173,18 +173,26 @@ fn read_with(
         done: 0,
         total: Some(rows),
     });
-    let (replays, replay_total) = storage::load_replays(db)?;
-    let needs = triage::needs(&store, &conflicts, &settings);
-    let mut details = Details::new(&store);
-    reread_each(
-        db,
-        &inspector,
-        &store,
-        &needs.indices(),
-        &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
-    )?;
-    let triage = triage::analyze_facts(&store, &conflicts, &needs, &details, &settings);
-    drop(details);
+    // Suspected bots need no text read again: they are found meanwhile.
+    let (triage, replays, replay_total) = std::thread::scope(|scope| {
+        let bots = scope.spawn(|| triage::bots::suspected_bots(&store, &settings));
+        let (replays, replay_total) = storage::load_replays(db)?;
+        let needs = triage::needs(&store, &conflicts, &settings);
+        let mut details = Details::new(&store);
+        reread_each(
+            db,
+            &inspector,
+            &store,
+            &needs.indices(),
+            &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
+        )?;
+        let bots = bots
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let triage =
+            triage::analyze_facts_with(&store, &conflicts, &needs, &details, &settings, bots);
+        anyhow::Ok((triage, replays, replay_total))
+    })?;
     let receipts = if with_receipts {
         progress(Progress {
             stage: "reading the items' receipts",
