@@ -5,6 +5,7 @@
 //! - [`intake`]: the idempotent intake protocol, the one definition of what the database holds;
 //! - [`triage`]: pure analysis over receipts (duplicates, conflicts, stuck, bots, damage);
 //! - [`review`]: decisions, the append-only review log, guarded writes, export;
+//! - [`reading`]: a full reading of the receipts into facts, on every core;
 //! - [`report`]: the triage summary for people and scripts;
 //! - [`tui`]: the terminal interface (state, `update`, view);
 //! - [`cli`]: the command line.
@@ -12,6 +13,7 @@
 pub mod cli;
 pub mod demo;
 pub mod intake;
+pub mod reading;
 pub mod report;
 pub mod review;
 pub mod sanitize;

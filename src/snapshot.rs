@@ -136,6 +136,8 @@ fn read_with(
     with_receipts: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<Snapshot> {
+    // Helper connections start their reading first (see storage::split).
+    let helpers = storage::split::Helpers::open(db, crate::reading::helpers_wanted());
     // One read transaction: the receipts, what is read again, conflicts and
     // replays all come from one snapshot of the database.
     let tx = if db.conn().is_autocommit() {
@@ -151,13 +153,19 @@ fn read_with(
     let mut store = Store::new();
     store.capture = facts::Capture::new(&conflicts, settings.now_ms, settings.stuck_after_ms);
     let inspector = Inspector::new(&settings, store.random);
-    read_facts(db, &inspector, &mut store, None, &mut |done| {
+    let mut reading = |done| {
         progress(Progress {
             stage: "reading receipts",
             done,
             total: None,
         })
-    })?;
+    };
+    let split = helpers
+        .and_then(|h| crate::reading::read_split(db, h, &inspector, &mut store, &mut reading));
+    match split {
+        Some(read) => read.map(drop)?,
+        None => read_facts(db, &inspector, &mut store, None, &mut reading).map(drop)?,
+    }
     store.finish();
     let rows = store.rows() as u64;
     progress(Progress {
@@ -165,18 +173,26 @@ fn read_with(
         done: 0,
         total: Some(rows),
     });
-    let (replays, replay_total) = storage::load_replays(db)?;
-    let needs = triage::needs(&store, &conflicts, &settings);
-    let mut details = Details::new(&store);
-    reread_each(
-        db,
-        &inspector,
-        &store,
-        &needs.indices(),
-        &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
-    )?;
-    let triage = triage::analyze_facts(&store, &conflicts, &needs, &details, &settings);
-    drop(details);
+    // Suspected bots need no text read again: they are found meanwhile.
+    let (triage, replays, replay_total) = std::thread::scope(|scope| {
+        let bots = scope.spawn(|| triage::bots::suspected_bots(&store, &settings));
+        let (replays, replay_total) = storage::load_replays(db)?;
+        let needs = triage::needs(&store, &conflicts, &settings);
+        let mut details = Details::new(&store);
+        reread_each(
+            db,
+            &inspector,
+            &store,
+            &needs.indices(),
+            &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
+        )?;
+        let bots = bots
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let triage =
+            triage::analyze_facts_with(&store, &conflicts, &needs, &details, &settings, bots);
+        anyhow::Ok((triage, replays, replay_total))
+    })?;
     let receipts = if with_receipts {
         progress(Progress {
             stage: "reading the items' receipts",

@@ -307,12 +307,21 @@ pub(super) fn bad_id(
     what: &str,
     value: Result<ValueRef<'_>, StorageError>,
 ) -> StorageError {
+    bad_id_in(db.path(), what, value)
+}
+
+/// [`bad_id`] of the database at `path`.
+pub(super) fn bad_id_in(
+    path: &std::path::Path,
+    what: &str,
+    value: Result<ValueRef<'_>, StorageError>,
+) -> StorageError {
     let shown = match value {
         Ok(v) => describe(v),
         Err(e) => return e,
     };
     StorageError::BadReceipts {
-        path: super::error::show_path(db.path()),
+        path: super::error::show_path(path),
         detail: format!("a row of {what} has id {shown}, not an integer"),
     }
 }

@@ -5,6 +5,7 @@
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
 //! - [`load`]: reading receipts, key conflicts and replays for triage;
 //! - [`stream`]: reading receipts in batches, for analyses that keep only facts;
+//! - [`split`]: helper connections that read ranges of rows in the same state;
 //! - [`check`]: what `check` says about the schema;
 //! - [`error`]: [`StorageError`], one clear line per failure.
 //!
@@ -18,6 +19,7 @@ pub mod load;
 pub mod open;
 pub mod schema;
 pub mod source;
+pub mod split;
 pub mod stream;
 
 pub use check::{schema_notes, schema_problems};

@@ -541,68 +541,127 @@ impl RowSource for [Row<'_>] {
 pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector, rows: &S) {
     use rayon::prelude::*;
     let n = rows.len();
-
-    struct Part {
-        receipts: Vec<ReceiptFact>,
-        fields: Vec<FieldFact>,
-        damaged: Vec<(Damaged, DamagedRow)>,
-        keys: Vec<(i64, Box<str>)>,
-    }
-    let capture = &store.capture;
-    let keys = RwLock::new(std::mem::take(&mut store.keys));
-    let scopes = RwLock::new(std::mem::take(&mut store.scopes));
-    let names = Interners {
-        keys: &keys,
-        scopes: &scopes,
-    };
+    let ingest = Ingest::begin(store, inspector);
     const CHUNK: usize = 512;
     let parts: Vec<Part> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-            let mut s = Scratch::default();
-            let mut buf = String::new();
-            let mut part = Part {
-                receipts: Vec::with_capacity(range.len()),
-                fields: Vec::with_capacity(range.len() * 6),
-                damaged: Vec::new(),
-                keys: Vec::new(),
-            };
-            for i in range {
-                let row = rows.row(i, &mut buf);
-                match inspector.facts(&row, &mut s, &names, &mut part.fields) {
-                    Ok(f) => {
-                        if let Some(key) = row.request_key
-                            && capture.wants(f.id, f.state, f.created_ms)
-                        {
-                            part.keys.push((f.id, key.into()));
-                        }
-                        part.receipts.push(f);
-                    }
-                    Err(d) => part.damaged.push((d, Inspector::damaged_row(&row))),
-                }
-            }
+            let mut part = Part::with_capacity(range.len());
+            ingest.inspect(
+                &mut part,
+                rows,
+                range,
+                &mut Scratch::default(),
+                &mut String::new(),
+            );
             part
         })
         .collect();
-    store.keys = keys.into_inner().expect("names");
-    store.scopes = scopes.into_inner().expect("names");
-    let added: usize = parts.iter().map(|p| p.receipts.len()).sum();
-    store.receipts.reserve(added);
-    for part in parts {
-        let base = store.fields.len() as u32;
-        store.fields.extend_from_slice(&part.fields);
-        store
-            .receipts
-            .extend(part.receipts.into_iter().map(|mut r| {
-                r.fields += base;
-                r
-            }));
-        for (d, row) in part.damaged {
-            store.damaged.push(d);
-            store.damaged_rows.push(row);
+    ingest.finish(store, parts);
+}
+
+/// Inspecting rows on any number of threads into one [`Store`]: each thread
+/// fills its own [`Part`] (names are interned in tables shared by all), and
+/// [`Ingest::finish`] appends the parts in the order given.
+pub struct Ingest<'i> {
+    inspector: &'i Inspector,
+    capture: super::facts::Capture,
+    keys: RwLock<Table>,
+    scopes: RwLock<Table>,
+}
+
+/// The facts of some rows, in the order inspected.
+#[derive(Debug, Default)]
+pub struct Part {
+    receipts: Vec<ReceiptFact>,
+    fields: Vec<FieldFact>,
+    damaged: Vec<(Damaged, DamagedRow)>,
+    keys: Vec<(i64, Box<str>)>,
+}
+
+impl Part {
+    pub fn with_capacity(rows: usize) -> Self {
+        Self {
+            receipts: Vec::with_capacity(rows),
+            fields: Vec::with_capacity(rows * 6),
+            damaged: Vec::new(),
+            keys: Vec::new(),
         }
-        store.request_keys.extend(part.keys);
+    }
+
+    /// Rows inspected: good and damaged.
+    pub fn rows(&self) -> usize {
+        self.receipts.len() + self.damaged.len()
+    }
+}
+
+impl<'i> Ingest<'i> {
+    /// Takes the name tables of `store` until [`Ingest::finish`].
+    pub fn begin(store: &mut Store, inspector: &'i Inspector) -> Self {
+        Self {
+            inspector,
+            capture: store.capture.clone(),
+            keys: RwLock::new(std::mem::take(&mut store.keys)),
+            scopes: RwLock::new(std::mem::take(&mut store.scopes)),
+        }
+    }
+
+    /// Inspects rows `range` of `rows` into `part`; `s` and `buf` are the
+    /// calling thread's, reused from call to call.
+    pub fn inspect<S: RowSource + ?Sized>(
+        &self,
+        part: &mut Part,
+        rows: &S,
+        range: Range<usize>,
+        s: &mut Scratch,
+        buf: &mut String,
+    ) {
+        let names = Interners {
+            keys: &self.keys,
+            scopes: &self.scopes,
+        };
+        for i in range {
+            let row = rows.row(i, buf);
+            match self.inspector.facts(&row, s, &names, &mut part.fields) {
+                Ok(f) => {
+                    if let Some(key) = row.request_key
+                        && self.capture.wants(f.id, f.state, f.created_ms)
+                    {
+                        part.keys.push((f.id, key.into()));
+                    }
+                    part.receipts.push(f);
+                }
+                Err(d) => part.damaged.push((d, Inspector::damaged_row(&row))),
+            }
+        }
+    }
+
+    /// Gives the name tables back and appends the parts, in order.
+    pub fn finish(self, store: &mut Store, parts: impl IntoIterator<Item = Part>) {
+        store.keys = self.keys.into_inner().expect("names");
+        store.scopes = self.scopes.into_inner().expect("names");
+        for mut part in parts {
+            if store.receipts.is_empty() && store.fields.is_empty() {
+                // The first part of an empty store becomes its facts: a full
+                // reading moves, rather than copies, a good share of them.
+                std::mem::swap(&mut store.receipts, &mut part.receipts);
+                std::mem::swap(&mut store.fields, &mut part.fields);
+            }
+            let base = store.fields.len() as u32;
+            store.fields.extend_from_slice(&part.fields);
+            store
+                .receipts
+                .extend(part.receipts.into_iter().map(|mut r| {
+                    r.fields += base;
+                    r
+                }));
+            for (d, row) in part.damaged {
+                store.damaged.push(d);
+                store.damaged_rows.push(row);
+            }
+            store.request_keys.extend(part.keys);
+        }
     }
 }
 

@@ -39,7 +39,8 @@ use rayon::prelude::*;
 
 pub use facts::Store;
 pub use inspect::{
-    Inspector, Interners, RowSource, Scratch, ingest, ingest_by, inspect, inspect_with,
+    Ingest, Inspector, Interners, Part, RowSource, Scratch, ingest, ingest_by, inspect,
+    inspect_with,
 };
 use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};
 pub use near::Texts;

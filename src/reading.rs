@@ -1,0 +1,206 @@
+//! A full reading of the receipts into facts, on every core: each thread reads
+//! a range of rowids on a connection of its own ([`storage::split`]) and
+//! inspects its rows as it reads them, in small batches that stay in its
+//! cache. The parts are appended in rowid order, so the facts are those of a
+//! reading on one connection (see the tests).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::storage::split::{Helpers, Range};
+use crate::storage::stream::{self, Origin};
+use crate::storage::{Database, StorageError};
+use crate::triage::{Ingest, Inspector, Part, Scratch, Store};
+
+/// Rows per batch: small, so that a batch is inspected while its bytes are
+/// still in the cache of the core that read them.
+const BATCH_ROWS: usize = 256;
+
+/// How many helper connections to open: one per core besides the main one.
+pub fn helpers_wanted() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        - 1
+}
+
+/// Reads every receipt into `store` with the main connection and the helpers
+/// (see [`Helpers::open`]); `None` when they cannot be used (the caller then
+/// reads on the main connection alone). `progress` hears the rows read so far.
+pub fn read_split(
+    db: &Database,
+    helpers: Helpers,
+    inspector: &Inspector,
+    store: &mut Store,
+    progress: &mut dyn FnMut(u64),
+) -> Option<Result<u64, StorageError>> {
+    let (conns, ranges, each) = helpers.split(db)?;
+    // Facts sized once (rowids may have gaps: then this is too much).
+    let rows_hint = each.min(1 << 22) as usize;
+    let origin = Origin::of(db);
+    let columns = &db.source().columns;
+    let ingest = Ingest::begin(store, inspector);
+    let done = AtomicU64::new(0);
+    // Each thread: its range, read and inspected batch by batch.
+    let work = |conn: &rusqlite::Connection, range: Range, each: &mut dyn FnMut(u64)| {
+        let mut part = Part::with_capacity(rows_hint);
+        let (mut scratch, mut buf) = (Scratch::default(), String::new());
+        let read = stream::stream_rowids(conn, origin, columns, range, BATCH_ROWS, &mut |b| {
+            ingest.inspect(&mut part, &b, 0..b.len(), &mut scratch, &mut buf);
+            each(done.fetch_add(b.len() as u64, Ordering::Relaxed) + b.len() as u64);
+            b
+        });
+        read.map(|_| part)
+    };
+    let parts: Result<Vec<Part>, StorageError> = std::thread::scope(|scope| {
+        let work = &work;
+        let threads: Vec<_> = conns
+            .into_iter()
+            .zip(ranges[1..].iter().copied())
+            .map(|(conn, range)| scope.spawn(move || work(&conn, range, &mut |_| {})))
+            .collect();
+        let first = work(db.conn(), ranges[0], progress);
+        let rest = threads.into_iter().map(|t| match t.join() {
+            Ok(part) => part,
+            Err(panic) => std::panic::resume_unwind(panic),
+        });
+        std::iter::once(first).chain(rest).collect()
+    });
+    let parts = match parts {
+        Ok(parts) => parts,
+        Err(e) => {
+            ingest.finish(store, []);
+            return Some(Err(e));
+        }
+    };
+    let rows = parts.iter().map(|p| p.rows() as u64).sum();
+    ingest.finish(store, parts);
+    Some(Ok(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::{DemoOptions, generate};
+    use crate::storage::Access;
+    use crate::triage::model::Settings;
+
+    const NOW: i64 = 1_795_947_330_000;
+
+    /// A demo database, with damaged rows far above the others so that the
+    /// rowid range is wide enough to split.
+    fn database(dir: &tempfile::TempDir) -> std::path::PathBuf {
+        let path = dir.path().join("r.db");
+        let opts = DemoOptions {
+            receipts: 3000,
+            seed: 7,
+            now_ms: NOW,
+        };
+        generate(&path, &opts).unwrap();
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let insert = "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                      VALUES (?1, 's', 'x', ?2, ?3)";
+        conn.execute(
+            insert,
+            rusqlite::params![40_000, vec![0xffu8, 0xfe], "2026-11-29 10:00:00"],
+        )
+        .unwrap();
+        conn.execute(
+            insert,
+            rusqlite::params![50_000, "{\"a\":\"b\"}", "yesterday"],
+        )
+        .unwrap();
+        conn.execute(
+            insert,
+            rusqlite::params![60_000, "[1]", "2026-11-29 10:00:00"],
+        )
+        .unwrap();
+        path
+    }
+
+    /// What a store says of each row, with names in place of interned ids
+    /// (which depend on which thread met a name first).
+    fn facts(store: &Store) -> Vec<String> {
+        let mut out: Vec<String> = store
+            .receipts
+            .iter()
+            .map(|r| {
+                let fields: Vec<_> = store
+                    .fields_of(r)
+                    .iter()
+                    .map(|f| (store.keys.name(f.key()), f.value(), f.check(), f.tokens()))
+                    .collect();
+                let r2 = crate::triage::facts::ReceiptFact {
+                    fields: 0,
+                    scope: 0,
+                    ..*r
+                };
+                format!("{r2:?} {} {fields:?}", store.scopes.name(r.scope))
+            })
+            .collect();
+        out.extend(store.damaged.iter().map(|d| format!("{d:?}")));
+        out.extend(store.damaged_rows.iter().map(|d| format!("{d:?}")));
+        let mut keys: Vec<_> = store.request_keys.iter().collect();
+        keys.sort();
+        out.push(format!("{keys:?}"));
+        out
+    }
+
+    /// Reads with the helpers or without; `like` gives the key of the checks.
+    fn read(db: &Database, split: bool, like: Option<&Store>) -> Store {
+        let settings = Settings::new(NOW);
+        let helpers = split.then(|| Helpers::open(db, 1).expect("helpers"));
+        let tx = db.conn().unchecked_transaction().unwrap();
+        let conflicts = crate::storage::load_conflict_rows(db, None, false).unwrap();
+        let mut store = Store::new();
+        if let Some(other) = like {
+            store.random = other.random;
+        }
+        store.capture =
+            crate::triage::facts::Capture::new(&conflicts, NOW, settings.stuck_after_ms);
+        let inspector = Inspector::new(&settings, store.random);
+        match helpers {
+            Some(h) => read_split(db, h, &inspector, &mut store, &mut |_| {})
+                .expect("split")
+                .unwrap(),
+            None => {
+                crate::snapshot::read_facts(db, &inspector, &mut store, None, &mut |_| {}).unwrap()
+            }
+        };
+        tx.commit().unwrap();
+        store.finish();
+        store
+    }
+
+    #[test]
+    fn a_split_reading_gives_the_facts_of_one_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(database(&dir), Access::ReadOnly).unwrap();
+        let one = read(&db, false, None);
+        let split = read(&db, true, Some(&one));
+        assert_eq!(split.rows(), 3003);
+        assert_eq!(split.damaged.len(), one.damaged.len());
+        assert!(one.damaged.len() >= 3);
+        assert_eq!(facts(&split), facts(&one));
+    }
+
+    #[test]
+    fn a_commit_before_the_main_reading_starts_means_reading_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(&dir);
+        let db = Database::open(&path, Access::ReadOnly).unwrap();
+        let helpers = Helpers::open(&db, 1).expect("helpers");
+        let writer = rusqlite::Connection::open(&path).unwrap();
+        writer
+            .execute("UPDATE receipts SET state = 'failed' WHERE id = 1", [])
+            .unwrap();
+        let tx = db.conn().unchecked_transaction().unwrap();
+        assert!(helpers.split(&db).is_none());
+        tx.commit().unwrap();
+        // Nothing committed in between: the split goes ahead.
+        let helpers = Helpers::open(&db, 1).expect("helpers");
+        let tx = db.conn().unchecked_transaction().unwrap();
+        let (conns, ranges, _) = helpers.split(&db).expect("split");
+        assert_eq!((conns.len(), ranges.len()), (1, 2));
+        tx.commit().unwrap();
+    }
+}
