@@ -4,7 +4,10 @@ use serde::Serialize;
 
 use crate::snapshot::{ItemReview, Snapshot};
 use crate::time::format_rfc3339;
-use crate::triage::model::{Attempt, DamageReason, GapClass, Member, Millis, ReceiptId};
+use super::safe_json;
+use crate::triage::model::{
+    Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member, Millis, ReceiptId,
+};
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -142,44 +145,9 @@ pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<
             damaged: t.damaged.len(),
             replays: input.replay_total,
         },
-        duplicates: t
-            .duplicates
-            .iter()
-            .map(|g| {
-                let item = g.item();
-                let r = ReviewOut::from(input.review(&item));
-                DuplicateOut {
-                    item,
-                    scope: &g.scope,
-                    class: g.class,
-                    exact: g.is_exact(),
-                    receipt_ids: g.receipt_ids(),
-                    members: &g.members,
-                    gaps_ms: &g.gaps_ms,
-                    status: r.status,
-                    decision: r.decision,
-                    new_copy_since_decision: r.new_copy_since_decision,
-                }
-            })
-            .collect(),
-        conflicts: t
-            .conflicts
-            .iter()
-            .map(|c| {
-                let item = c.item();
-                let r = ReviewOut::from(input.review(&item));
-                ConflictOut {
-                    item,
-                    receipt_id: c.receipt_id,
-                    scope: &c.scope,
-                    request_key: &c.request_key,
-                    attempts: &c.attempts,
-                    status: r.status,
-                    decision: r.decision,
-                    new_copy_since_decision: r.new_copy_since_decision,
-                }
-            })
-            .collect(),
+        // The long lists are put in place of these (see below).
+        duplicates: Vec::new(),
+        conflicts: Vec::new(),
         stuck: t
             .stuck
             .iter()
@@ -209,8 +177,64 @@ pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<
             })
             .collect(),
     };
-    super::safe_json::to_writer_pretty(&mut *out, &report)?;
+    let mut head = Vec::new();
+    super::safe_json::to_writer_pretty(&mut head, &report)?;
+    // The duplicates and conflicts, nearly all of a report, are rendered in
+    // parallel and written in place of their empty arrays in the rest.
+    let duplicates = safe_json::pretty_elements(&t.duplicates, 2, |g| duplicate_out(input, g));
+    let conflicts = safe_json::pretty_elements(&t.conflicts, 2, |c| conflict_out(input, c));
+    let mut rest = &head[..];
+    for (key, chunks) in [("duplicates", duplicates), ("conflicts", conflicts)] {
+        let marker = format!("\n  \"{key}\": [");
+        let at = find(rest, marker.as_bytes()).expect("the report has every list") + marker.len();
+        out.write_all(&rest[..at])?;
+        if !chunks.is_empty() {
+            for chunk in &chunks {
+                out.write_all(chunk)?;
+            }
+            out.write_all(b"\n  ")?;
+        }
+        rest = &rest[at..];
+    }
+    out.write_all(rest)?;
     out.write_all(b"\n")
+}
+
+/// Where `needle` first occurs in `hay`.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn duplicate_out<'a>(input: &Snapshot, g: &'a DuplicateGroup) -> DuplicateOut<'a> {
+    let item = g.item();
+    let r = ReviewOut::from(input.review(&item));
+    DuplicateOut {
+        item,
+        scope: &g.scope,
+        class: g.class,
+        exact: g.is_exact(),
+        receipt_ids: g.receipt_ids(),
+        members: &g.members,
+        gaps_ms: &g.gaps_ms,
+        status: r.status,
+        decision: r.decision,
+        new_copy_since_decision: r.new_copy_since_decision,
+    }
+}
+
+fn conflict_out<'a>(input: &Snapshot, c: &'a Conflict) -> ConflictOut<'a> {
+    let item = c.item();
+    let r = ReviewOut::from(input.review(&item));
+    ConflictOut {
+        item,
+        receipt_id: c.receipt_id,
+        scope: &c.scope,
+        request_key: &c.request_key,
+        attempts: &c.attempts,
+        status: r.status,
+        decision: r.decision,
+        new_copy_since_decision: r.new_copy_since_decision,
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use std::io;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
 
@@ -20,6 +21,10 @@ impl<F: Formatter> Formatter for TerminalSafe<F> {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // ASCII below DEL is never unsafe here (serde_json escapes C0 itself).
+        if fragment.bytes().all(|b| b < 0x7f) {
+            return writer.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if is_unsafe(c) {
@@ -88,6 +93,48 @@ pub fn to_writer_pretty<W: io::Write, T: Serialize>(out: W, value: &T) -> io::Re
     value.serialize(&mut ser).map_err(io::Error::from)
 }
 
+/// The elements of a pretty-printed, terminal-safe array `depth` levels deep,
+/// as [`to_writer_pretty`] would write them between `[` and its closing
+/// line: each on a new line, indented, separated by commas. Elements are
+/// rendered in parallel, in chunks returned in order (the caller writes them
+/// one after the other). `view` gives what is serialised for each item.
+pub fn pretty_elements<'a, T, V, F>(items: &'a [T], depth: usize, view: F) -> Vec<Vec<u8>>
+where
+    T: Sync,
+    V: Serialize,
+    F: Fn(&'a T) -> V + Sync,
+{
+    const CHUNK: usize = 512;
+    let indent = b"  ".repeat(depth);
+    items
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut out = Vec::new();
+            let mut one = Vec::new();
+            for (k, item) in chunk.iter().enumerate() {
+                out.extend_from_slice(if c == 0 && k == 0 { b"\n" } else { b",\n" });
+                out.extend_from_slice(&indent);
+                one.clear();
+                let formatter = TerminalSafe(PrettyFormatter::new());
+                let mut ser = serde_json::Serializer::with_formatter(&mut one, formatter);
+                view(item).serialize(&mut ser).expect("serialising to memory");
+                // Rendered at the top level: its inner lines move `depth`
+                // levels in. A string's own line breaks are escaped, so every
+                // raw newline is one the formatter wrote.
+                let mut lines = one.split(|&b| b == b'\n');
+                out.extend_from_slice(lines.next().unwrap_or_default());
+                for line in lines {
+                    out.push(b'\n');
+                    out.extend_from_slice(&indent);
+                    out.extend_from_slice(line);
+                }
+            }
+            out
+        })
+        .collect()
+}
+
 /// One line of terminal-safe JSON (for JSONL).
 pub fn to_string_compact<T: Serialize>(value: &T) -> String {
     let mut out = Vec::new();
@@ -112,6 +159,30 @@ mod tests {
         );
         let back: String = serde_json::from_str(&text).unwrap();
         assert_eq!(back, original);
+    }
+
+    #[test]
+    fn elements_rendered_apart_are_those_of_the_whole_array() {
+        let items: Vec<serde_json::Value> = (0..1300)
+            .map(|i| {
+                serde_json::json!({
+                    "id": i,
+                    "text": format!("line\n{i}\u{202e}\u{7f}"),
+                    "list": (0..i % 4).collect::<Vec<_>>(),
+                    "empty": [],
+                    "nested": {"a": [{"b": i}]},
+                })
+            })
+            .collect();
+        for n in [0, 1, 2, 512, 513, 1300] {
+            let whole = to_string_pretty(&serde_json::json!({ "x": &items[..n] }));
+            let mut joined = String::from("{\n  \"x\": [");
+            for chunk in pretty_elements(&items[..n], 2, |v| v) {
+                joined.push_str(std::str::from_utf8(&chunk).unwrap());
+            }
+            joined.push_str(if n == 0 { "]\n}" } else { "\n  ]\n}" });
+            assert_eq!(joined, whole, "{n} elements");
+        }
     }
 
     #[test]
