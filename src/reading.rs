@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::storage::split::{Helpers, Range};
 use crate::storage::stream::{self, Origin};
 use crate::storage::{Database, StorageError};
+use rusqlite::Connection;
+
+use crate::triage::model::{Receipt, ReceiptId};
 use crate::triage::{Ingest, Inspector, Part, Scratch, Store};
 
 /// Rows per batch: small, so that a batch is inspected while its bytes are
@@ -26,13 +29,15 @@ pub fn helpers_wanted() -> usize {
 /// Reads every receipt into `store` with the main connection and the helpers
 /// (see [`Helpers::open`]); `None` when they cannot be used (the caller then
 /// reads on the main connection alone). `progress` hears the rows read so far.
+/// Gives back the helpers, still in their read transactions, for
+/// [`reread_split`].
 pub fn read_split(
     db: &Database,
     helpers: Helpers,
     inspector: &Inspector,
     store: &mut Store,
     progress: &mut dyn FnMut(u64),
-) -> Option<Result<u64, StorageError>> {
+) -> Option<Result<Vec<Connection>, StorageError>> {
     let (conns, ranges, each) = helpers.split(db)?;
     // Facts sized once (rowids may have gaps: then this is too much).
     let rows_hint = each.min(1 << 22) as usize;
@@ -41,7 +46,7 @@ pub fn read_split(
     let ingest = Ingest::begin(store, inspector);
     let done = AtomicU64::new(0);
     // Each thread: its range, read and inspected batch by batch.
-    let work = |conn: &rusqlite::Connection, range: Range, each: &mut dyn FnMut(u64)| {
+    let work = |conn: &Connection, range: Range, each: &mut dyn FnMut(u64)| {
         let mut part = Part::with_capacity(rows_hint);
         let (mut scratch, mut buf) = (Scratch::default(), String::new());
         let read = stream::stream_rowids(conn, origin, columns, range, BATCH_ROWS, &mut |b| {
@@ -51,16 +56,20 @@ pub fn read_split(
         });
         read.map(|_| part)
     };
+    let mut kept = Vec::with_capacity(conns.len());
     let parts: Result<Vec<Part>, StorageError> = std::thread::scope(|scope| {
         let work = &work;
         let threads: Vec<_> = conns
             .into_iter()
             .zip(ranges[1..].iter().copied())
-            .map(|(conn, range)| scope.spawn(move || work(&conn, range, &mut |_| {})))
+            .map(|(conn, range)| scope.spawn(move || (work(&conn, range, &mut |_| {}), conn)))
             .collect();
         let first = work(db.conn(), ranges[0], progress);
         let rest = threads.into_iter().map(|t| match t.join() {
-            Ok(part) => part,
+            Ok((part, conn)) => {
+                kept.push(conn);
+                part
+            }
             Err(panic) => std::panic::resume_unwind(panic),
         });
         std::iter::once(first).chain(rest).collect()
@@ -72,9 +81,71 @@ pub fn read_split(
             return Some(Err(e));
         }
     };
-    let rows = parts.iter().map(|p| p.rows() as u64).sum();
     ingest.finish(store, parts);
-    Some(Ok(rows))
+    Some(Ok(kept))
+}
+
+/// The receipts at these indices of `store` (ascending), read again and
+/// inspected in full, each connection (the main one, then the helpers that
+/// [`read_split`] gave back) a share of them in order; `each` hears every good
+/// one that still matches an index, in index order. What [`reread_each`] does
+/// on the main connection alone.
+///
+/// [`reread_each`]: crate::snapshot::reread_each
+pub fn reread_split(
+    db: &Database,
+    helpers: Vec<Connection>,
+    inspector: &Inspector,
+    store: &Store,
+    indices: &[u32],
+    each: &mut dyn FnMut(u32, Receipt),
+) -> Result<(), StorageError> {
+    let ids: Vec<ReceiptId> = indices
+        .iter()
+        .map(|&i| store.receipts[i as usize].id)
+        .collect();
+    let share = ids.len().div_ceil(helpers.len() + 1).max(1);
+    let mut shares = ids.chunks(share);
+    let origin = Origin::of(db);
+    let columns = &db.source().columns;
+    let work = |conn: &Connection, ids: &[ReceiptId], each: &mut dyn FnMut(u32, Receipt)| {
+        let (mut scratch, mut buf) = (Scratch::default(), String::new());
+        stream::read_ids_on(conn, origin, columns, ids, BATCH_ROWS, &mut |b| {
+            for i in 0..b.len() {
+                if let Ok(r) = inspector.receipt(&b.row(i, &mut buf), &mut scratch)
+                    && let Some(index) = store.index_of(r.id)
+                {
+                    each(index, r);
+                }
+            }
+            b
+        })
+    };
+    let first = shares.next().unwrap_or_default();
+    std::thread::scope(|scope| {
+        let work = &work;
+        // The helpers' receipts wait for the main share to be handed over.
+        let threads: Vec<_> = helpers
+            .into_iter()
+            .zip(shares)
+            .map(|(conn, ids)| {
+                scope.spawn(move || {
+                    let mut found = Vec::new();
+                    work(&conn, ids, &mut |index, r| found.push((index, r))).map(|_| found)
+                })
+            })
+            .collect();
+        work(db.conn(), first, each)?;
+        for t in threads {
+            let found = t
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            for (index, r) in found {
+                each(index, r);
+            }
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -161,10 +232,11 @@ mod tests {
         match helpers {
             Some(h) => read_split(db, h, &inspector, &mut store, &mut |_| {})
                 .expect("split")
+                .map(drop)
                 .unwrap(),
-            None => {
-                crate::snapshot::read_facts(db, &inspector, &mut store, None, &mut |_| {}).unwrap()
-            }
+            None => crate::snapshot::read_facts(db, &inspector, &mut store, None, &mut |_| {})
+                .map(drop)
+                .unwrap(),
         };
         tx.commit().unwrap();
         store.finish();
@@ -181,6 +253,40 @@ mod tests {
         assert_eq!(split.damaged.len(), one.damaged.len());
         assert!(one.damaged.len() >= 3);
         assert_eq!(facts(&split), facts(&one));
+    }
+
+    #[test]
+    fn a_split_reading_again_gives_the_receipts_of_one_reading_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(database(&dir), Access::ReadOnly).unwrap();
+        let store = read(&db, false, None);
+        let inspector = Inspector::new(&Settings::new(NOW), store.random);
+        // Every third receipt: a share for each connection.
+        let indices: Vec<u32> = (0..store.receipts.len() as u32).step_by(3).collect();
+        let helpers = Helpers::open(&db, 1).expect("helpers");
+        let tx = db.conn().unchecked_transaction().unwrap();
+        let (conns, _, _) = helpers.split(&db).expect("split");
+        let mut split = Vec::new();
+        reread_split(&db, conns, &inspector, &store, &indices, &mut |i, r| {
+            split.push((i, r))
+        })
+        .unwrap();
+        let one = crate::snapshot::reread(&db, &inspector, &store, &indices).unwrap();
+        tx.commit().unwrap();
+        assert!(one.len() > 900);
+        assert_eq!(split, one);
+        // No helpers: the main connection reads them all.
+        let mut alone = Vec::new();
+        reread_split(
+            &db,
+            Vec::new(),
+            &inspector,
+            &store,
+            &indices,
+            &mut |i, r| alone.push((i, r)),
+        )
+        .unwrap();
+        assert_eq!(alone, one);
     }
 
     #[test]

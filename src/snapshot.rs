@@ -162,10 +162,10 @@ fn read_with(
     };
     let split = helpers
         .and_then(|h| crate::reading::read_split(db, h, &inspector, &mut store, &mut reading));
-    match split {
-        Some(read) => read.map(drop)?,
-        None => read_facts(db, &inspector, &mut store, None, &mut reading).map(drop)?,
-    }
+    let helpers = match split {
+        Some(read) => read?,
+        None => read_facts(db, &inspector, &mut store, None, &mut reading).map(|_| Vec::new())?,
+    };
     store.finish();
     let rows = store.rows() as u64;
     progress(Progress {
@@ -179,13 +179,14 @@ fn read_with(
         let (replays, replay_total) = storage::load_replays(db)?;
         let needs = triage::needs(&store, &conflicts, &settings);
         let mut details = Details::new(&store);
-        reread_each(
-            db,
-            &inspector,
-            &store,
-            &needs.indices(),
-            &mut |index, receipt| details.supply(&store, &needs, index, &receipt),
-        )?;
+        let supply = &mut |index, receipt: Receipt| details.supply(&store, &needs, index, &receipt);
+        // The helpers, in the same state of the database, share the reading.
+        let indices = needs.indices();
+        if helpers.is_empty() {
+            reread_each(db, &inspector, &store, &indices, supply)?;
+        } else {
+            crate::reading::reread_split(db, helpers, &inspector, &store, &indices, supply)?;
+        }
         let bots = bots
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
+use super::safe_json;
 use crate::snapshot::{ItemReview, Snapshot};
 use crate::time::format_rfc3339;
-use super::safe_json;
 use crate::triage::model::{
     Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member, Millis, ReceiptId,
 };

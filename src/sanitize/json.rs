@@ -118,7 +118,9 @@ where
                 one.clear();
                 let formatter = TerminalSafe(PrettyFormatter::new());
                 let mut ser = serde_json::Serializer::with_formatter(&mut one, formatter);
-                view(item).serialize(&mut ser).expect("serialising to memory");
+                view(item)
+                    .serialize(&mut ser)
+                    .expect("serialising to memory");
                 // Rendered at the top level: its inner lines move `depth`
                 // levels in. A string's own line breaks are escaped, so every
                 // raw newline is one the formatter wrote.

@@ -331,16 +331,29 @@ pub fn read_receipts_by_id(
     batch_rows: usize,
     sink: &mut dyn FnMut(Batch) -> Batch,
 ) -> Result<u64, StorageError> {
+    let columns = &db.source().columns;
+    read_ids_on(db.conn(), Origin::of(db), columns, ids, batch_rows, sink)
+}
+
+/// [`read_receipts_by_id`] on a connection of its own (see [`stream_rowids`]).
+pub fn read_ids_on(
+    conn: &rusqlite::Connection,
+    db: Origin<'_>,
+    columns: &ReceiptColumns,
+    ids: &[ReceiptId],
+    batch_rows: usize,
+    sink: &mut dyn FnMut(Batch) -> Batch,
+) -> Result<u64, StorageError> {
     let err = |e| db.error("reading receipts", e);
-    let plan = Plan::new(&db.source().columns);
+    let plan = Plan::new(columns);
     let sql = format!("{} WHERE \"id\" = ?1", plan.sql);
-    let mut stmt = db.conn().prepare(&sql).map_err(err)?;
+    let mut stmt = conn.prepare(&sql).map_err(err)?;
     let mut batch = Batch::with_capacity(batch_rows.min(ids.len().max(1)));
     let mut count = 0u64;
     for &id in ids {
         let mut rows = stmt.query([id]).map_err(err)?;
         while let Some(row) = rows.next().map_err(err)? {
-            push_row(Origin::of(db), &plan, row, &mut batch)?;
+            push_row(db, &plan, row, &mut batch)?;
             count += 1;
         }
         if batch.len() >= batch_rows {
