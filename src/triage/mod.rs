@@ -34,6 +34,7 @@ pub mod text;
 pub mod visitor;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -200,82 +201,81 @@ pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) 
     }
 }
 
+/// The keys of [`text_needs`] of receipt `i`: one for each field with two
+/// tokens or more, with its position.
+fn edit_keys(store: &Store, i: usize, out: &mut Vec<(u64, u16)>) {
+    out.clear();
+    let r = &store.receipts[i];
+    let fields = store.fields_of(r);
+    if !fields.iter().any(|f| f.tokens() >= 2) {
+        return;
+    }
+    let mut pairs = [0u64; 32];
+    let many = fields.len() > pairs.len();
+    let pair_at = |p: usize| store.pair(&fields[p]);
+    let mut sum = 0u64;
+    for (p, f) in fields.iter().enumerate() {
+        let pair = store.pair(f);
+        if !many {
+            pairs[p] = pair;
+        }
+        sum = sum.wrapping_add(pair);
+    }
+    let scope = u64::from(r.scope);
+    for (p, f) in fields.iter().enumerate() {
+        if f.tokens() >= 2 {
+            let pair = if many { pair_at(p) } else { pairs[p] };
+            let k = hash::combine(
+                hash::combine(scope, sum.wrapping_sub(pair)),
+                u64::from(f.key()),
+            );
+            out.push((k, p as u16));
+        }
+    }
+}
+
 /// The values an edit check may compare: an edited copy and its anchor have
 /// the same scope and the same fields but one, whose key they share, so they
 /// share the hash of (scope, the other fields, that key). Among receipts that
 /// share it, the values that differ and whose sizes allow an edit are needed.
 fn text_needs(store: &Store) -> Vec<(u32, u16)> {
-    let keys_of = |i: usize, out: &mut Vec<(u64, u16)>| {
-        out.clear();
-        let r = &store.receipts[i];
-        let fields = store.fields_of(r);
-        if !fields.iter().any(|f| f.tokens() >= 2) {
-            return;
-        }
-        let mut pairs = [0u64; 32];
-        let many = fields.len() > pairs.len();
-        let pair_at = |p: usize| store.pair(&fields[p]);
-        let mut sum = 0u64;
-        for (p, f) in fields.iter().enumerate() {
-            let pair = store.pair(f);
-            if !many {
-                pairs[p] = pair;
-            }
-            sum = sum.wrapping_add(pair);
-        }
-        let scope = u64::from(r.scope);
-        for (p, f) in fields.iter().enumerate() {
-            if f.tokens() >= 2 {
-                let pair = if many { pair_at(p) } else { pairs[p] };
-                let k = hash::combine(
-                    hash::combine(scope, sum.wrapping_sub(pair)),
-                    u64::from(f.key()),
-                );
-                out.push((k, p as u16));
-            }
-        }
-    };
+    let keys_of = |i: usize, out: &mut Vec<(u64, u16)>| edit_keys(store, i, out);
     let n = store.receipts.len();
-    // Keys seen twice or more: a bitmap of key hashes finds the candidates
-    // (every second sighting, and a few false ones), which are then counted.
+    // Keys seen twice or more: a bitmap of key hashes marks every key seen,
+    // and a second one every key seen again (with a few false ones, whose
+    // runs below hold a single member and so need nothing). Testing a bit is
+    // much cheaper than looking keys up in a table.
     let count: usize = store.receipts.iter().map(|r| r.nfields as usize).sum();
     let bits = (count.max(1) * 8)
         .next_power_of_two()
         .clamp(1 << 16, 1 << 30);
     let shift = 64 - bits.trailing_zeros();
-    let bitmap: Vec<std::sync::atomic::AtomicU64> = (0..bits / 64)
-        .map(|_| std::sync::atomic::AtomicU64::new(0))
-        .collect();
-    let mut again: Vec<u64> = (0..n)
+    let bitmap = || -> Vec<AtomicU64> { (0..bits / 64).map(|_| AtomicU64::new(0)).collect() };
+    let (seen, again) = (bitmap(), bitmap());
+    let at = |k: u64| {
+        let bit = (k >> shift) as usize;
+        (bit >> 6, 1u64 << (bit & 63))
+    };
+    let repeated: usize = (0..n)
         .into_par_iter()
         .with_min_len(1024)
-        .fold(
-            || (Vec::new(), Vec::new()),
-            |(mut found, mut buf): (Vec<u64>, Vec<(u64, u16)>), i| {
-                keys_of(i, &mut buf);
-                for &(k, _) in &buf {
-                    let bit = (k >> shift) as usize;
-                    let mask = 1u64 << (bit & 63);
-                    let old = bitmap[bit >> 6].fetch_or(mask, std::sync::atomic::Ordering::Relaxed);
-                    if old & mask != 0 {
-                        found.push(k);
-                    }
+        .map_init(Vec::new, |buf, i| {
+            keys_of(i, buf);
+            let mut repeated = 0;
+            for &(k, _) in buf.iter() {
+                let (word, mask) = at(k);
+                if seen[word].fetch_or(mask, Ordering::Relaxed) & mask != 0 {
+                    again[word].fetch_or(mask, Ordering::Relaxed);
+                    repeated += 1;
                 }
-                (found, buf)
-            },
-        )
-        .map(|(found, _)| found)
-        .flatten_iter()
-        .collect();
-    drop(bitmap);
-    again.par_sort_unstable();
-    again.dedup();
-    if again.is_empty() {
+            }
+            repeated
+        })
+        .sum();
+    drop(seen);
+    if repeated == 0 {
         return Vec::new();
     }
-    let shared: hash::HashMap64<()> = again.into_iter().map(|k| (k, ())).collect();
-    /// (key, receipt, field position)
-    type Member = (u64, u32, u16);
     let mut members: Vec<Member> = (0..n)
         .into_par_iter()
         .with_min_len(1024)
@@ -285,7 +285,10 @@ fn text_needs(store: &Store) -> Vec<(u32, u16)> {
                 keys_of(i, &mut buf);
                 found.extend(
                     buf.iter()
-                        .filter(|(k, _)| shared.contains_key(k))
+                        .filter(|(k, _)| {
+                            let (word, mask) = at(*k);
+                            again[word].load(Ordering::Relaxed) & mask != 0
+                        })
                         .map(|&(k, p)| (k, i as u32, p)),
                 );
                 (found, buf)
@@ -294,7 +297,17 @@ fn text_needs(store: &Store) -> Vec<(u32, u16)> {
         .map(|(found, _)| found)
         .flatten_iter()
         .collect();
+    drop(again);
     members.par_sort_unstable();
+    needed_texts(store, &members)
+}
+
+/// (key, receipt, field position)
+type Member = (u64, u32, u16);
+
+/// The texts needed among `members` (sorted): in each run of one key, the
+/// values that differ from another's and whose sizes allow an edit.
+fn needed_texts(store: &Store, members: &[Member]) -> Vec<(u32, u16)> {
     let field = |m: &(u64, u32, u16)| store.fields_at(m.1)[m.2 as usize];
     let mut out: Vec<(u32, u16)> = Vec::new();
     for run in members.chunk_by(|a, b| a.0 == b.0) {
@@ -359,5 +372,60 @@ pub fn analyze_facts_with(
         stuck: stuck::stuck(store, &needs.stuck, details, settings),
         suspected_bots,
         damaged: store.damaged.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::{DemoOptions, generate};
+    use crate::storage::{Access, Database};
+
+    /// [`text_needs`] the plain way: every key counted in a table.
+    fn text_needs_by_table(store: &Store) -> Vec<(u32, u16)> {
+        let mut by_key: HashMap<u64, Vec<(u32, u16)>> = HashMap::new();
+        let mut buf = Vec::new();
+        for i in 0..store.receipts.len() {
+            edit_keys(store, i, &mut buf);
+            for &(k, p) in &buf {
+                by_key.entry(k).or_default().push((i as u32, p));
+            }
+        }
+        let mut members: Vec<Member> = by_key
+            .into_iter()
+            .filter(|(_, v)| v.len() >= 2)
+            .flat_map(|(k, v)| v.into_iter().map(move |(i, p)| (k, i, p)))
+            .collect();
+        members.sort_unstable();
+        needed_texts(store, &members)
+    }
+
+    #[test]
+    fn the_bitmaps_find_the_texts_a_table_of_keys_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let now_ms = 1_795_947_330_000;
+        for (receipts, seed) in [(0, 1), (40, 2), (6000, 3)] {
+            generate(
+                &path,
+                &DemoOptions {
+                    receipts,
+                    seed,
+                    now_ms,
+                },
+            )
+            .unwrap();
+            let db = Database::open(&path, Access::ReadOnly).unwrap();
+            let settings = Settings::new(now_ms);
+            let mut store = Store::new();
+            let inspector = Inspector::new(&settings, store.random);
+            crate::snapshot::read_facts(&db, &inspector, &mut store, None, &mut |_| {}).unwrap();
+            store.finish();
+            let found = text_needs(&store);
+            assert_eq!(found, text_needs_by_table(&store), "{receipts} receipts");
+            assert!(receipts < 6000 || found.len() > 10, "{}", found.len());
+            drop(db);
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 }
