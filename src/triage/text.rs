@@ -130,6 +130,11 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
                 let mut j = i + len;
                 let mut count = 1;
                 while j < n && bytes[j] >= 0x80 {
+                    if is_common_han(bytes, j) {
+                        j += 3;
+                        count += 1;
+                        continue;
+                    }
                     let (v, l) = decode(bytes, j);
                     if v >= 0x1_0000 {
                         break;
@@ -163,6 +168,15 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
         i += len;
     }
     Some((f.tokens, f.chars))
+}
+
+/// True when the (valid) UTF-8 sequence at `i` is a CJK unified ideograph
+/// (U+4E00..=U+9FFF, three bytes), all of them unspaced and stable: seen from
+/// the bytes, without decoding or looking up a block (most of the text of
+/// Chinese and Japanese forms).
+#[inline(always)]
+fn is_common_han(b: &[u8], i: usize) -> bool {
+    matches!(b[i], 0xE5..=0xE9) || (b[i] == 0xE4 && b[i + 1] >= 0xB8)
 }
 
 /// The code point of the (valid) UTF-8 sequence at `i`, and its length.
@@ -526,6 +540,31 @@ pub fn token_distance_at_most(a: &[&str], b: &[&str], limit: usize) -> Option<us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn common_han_seen_from_bytes_is_what_the_blocks_say() {
+        for u in 0x3000..=0xFFFF_u32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            let mut buf = [0u8; 4];
+            let text = c.encode_utf8(&mut buf);
+            if is_common_han(text.as_bytes(), 0) {
+                assert!((0x4E00..=0x9FFF).contains(&u), "{u:x}");
+                assert_eq!(
+                    block_of(u >> 8).kinds[(u & 0xff) as usize],
+                    UNSPACED,
+                    "{u:x}"
+                );
+            } else {
+                assert!(!(0x4E00..=0x9FFF).contains(&u), "{u:x}");
+            }
+        }
+        // A run of them folds as the general path does.
+        let text = "東都企画株式会社の加藤です。一丁目乙丙龥鿿";
+        let mut fast = String::new();
+        let measured = normalize_measured(text, &mut fast);
+        assert_eq!(fast, normalize_owned(text));
+        assert_eq!(measured, measure(&fast));
+    }
 
     #[test]
     fn normal_text_is_borrowed() {
