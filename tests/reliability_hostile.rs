@@ -506,7 +506,7 @@ fn report_check_and_export_put_no_raw_control_character_where_a_person_reads() {
                 "--receipts",
                 "50",
             ],
-            1,
+            2,
         ),
     ] {
         let o = run_timed(&args);
