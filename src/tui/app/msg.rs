@@ -5,11 +5,14 @@
 //! quitting) and feeds their results back in as messages.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 
 use crate::snapshot::Snapshot;
 use crate::triage::model::ReceiptId;
+
+use super::search::SearchIndex;
 
 #[derive(Debug)]
 pub enum Msg {
@@ -25,7 +28,7 @@ pub enum Msg {
         total: Option<u64>,
     },
     /// A fresh reading of the database (first load, reload, or after a change).
-    Loaded(Box<Snapshot>),
+    Loaded(Reading),
     /// The database could not be read; the message is one line, already safe to show.
     LoadFailed(String),
     /// Payload texts asked for with [`Effect::LoadPayloads`].
@@ -39,6 +42,25 @@ pub enum Msg {
     /// The database changed on disk (`PRAGMA data_version` moved).
     DatabaseChanged,
     Tick,
+}
+
+/// A reading as the screen takes it: the snapshot and its filter index, both
+/// made off the UI thread and shared with the worker rather than copied.
+#[derive(Clone, Debug)]
+pub struct Reading {
+    pub snapshot: Arc<Snapshot>,
+    pub search: Arc<SearchIndex>,
+}
+
+impl Reading {
+    /// A reading indexed from scratch.
+    pub fn new(snapshot: Snapshot) -> Self {
+        let search = Arc::new(SearchIndex::build(&snapshot, None));
+        Reading {
+            snapshot: Arc::new(snapshot),
+            search,
+        }
+    }
 }
 
 /// A payload the detail pane can show on demand.

@@ -6,6 +6,7 @@ use crate::snapshot::Snapshot;
 use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, ReceiptId};
 
 use super::msg::PayloadRef;
+use super::search::SearchIndex;
 use super::state::{ClassFilter, Tab};
 
 /// The receipts a conflict decision covers: the original, and any legacy
@@ -39,6 +40,19 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
     })
 }
 
+/// The number in a row's id ([`row_id`] without the allocation): the
+/// group's first receipt, the receipt, or the log entry. Unique within a tab.
+pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
+    let t = &snap.triage;
+    Some(match tab {
+        Tab::Duplicates => t.duplicates.get(index)?.members[0].id,
+        Tab::Conflicts => t.conflicts.get(index)?.receipt_id,
+        Tab::Stuck => t.stuck.get(index)?.receipt_id,
+        Tab::Damaged => t.damaged.get(index)?.receipt_id,
+        Tab::Log => snap.log.get(index)?.id,
+    })
+}
+
 /// The filter text as it is compared: NFKC, case-folded, white space folded,
 /// the way the triage engine normalises visitor field values.
 pub fn normalize_query(text: &str) -> String {
@@ -65,8 +79,43 @@ fn id_matches(id: ReceiptId, query: &str) -> bool {
 }
 
 /// The rows a tab shows, in its order: indices into the snapshot's lists
-/// (for the log, newest first).
-pub fn compute(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> Vec<usize> {
+/// (for the log, newest first), found with the reading's filter index.
+/// `query` is folded ([`normalize_query`]); `among`, when given, are the rows
+/// this tab showed for a query that `query` extends (same class filter): the
+/// rows matching "smith" are among those matching "smit".
+pub fn compute(
+    snap: &Snapshot,
+    search: &SearchIndex,
+    tab: Tab,
+    class: ClassFilter,
+    query: &str,
+    among: Option<&[usize]>,
+) -> Vec<usize> {
+    let index = search.tab(tab);
+    let mut rows: Vec<usize> = if query.is_empty() {
+        (0..index.len()).collect()
+    } else {
+        let ascending: Option<Vec<usize>> = among.map(|rows| {
+            let mut rows = rows.to_vec();
+            rows.sort_unstable();
+            rows
+        });
+        index.matching(query, ascending.as_deref())
+    };
+    if tab == Tab::Duplicates && class != ClassFilter::All {
+        let groups = &snap.triage.duplicates;
+        rows.retain(|&i| groups.get(i).is_some_and(|g| class.admits(g.class)));
+    }
+    if tab == Tab::Log {
+        rows.reverse();
+    }
+    rows
+}
+
+/// The rows a tab shows, by comparing every row with the filter: the
+/// definition that [`compute`] and its index must agree with (the tests
+/// compare them).
+pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> Vec<usize> {
     let query = normalize_query(filter);
     let q = query.as_str();
     let any = q.is_empty();

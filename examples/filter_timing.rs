@@ -1,0 +1,59 @@
+//! How long the text filter takes on a database, in-process: the index's
+//! build and size, and each letter of a few words typed one by one, on the
+//! tab with the most rows (each letter narrowing the rows of the one before).
+//!
+//! `cargo run --release --example filter_timing -- DB`
+
+use std::time::Instant;
+
+use receipt_review::snapshot;
+use receipt_review::storage::{Access, Database};
+use receipt_review::triage::model::Settings;
+use receipt_review::tui::app::rows::{compute, normalize_query};
+use receipt_review::tui::app::search::SearchIndex;
+use receipt_review::tui::app::{ClassFilter, Tab};
+
+fn main() -> anyhow::Result<()> {
+    let path = std::env::args()
+        .nth(1)
+        .ok_or_else(|| anyhow::anyhow!("usage: filter_timing DB"))?;
+    let db = Database::open(std::path::Path::new(&path), Access::ReadOnly)?;
+    let now =
+        receipt_review::time::parse_text("2026-11-29T12:00:00Z").map_err(anyhow::Error::msg)?;
+    let snap = snapshot::read_for_screen(&db, Settings::new(now), &mut |_| {})?;
+    let t = Instant::now();
+    let search = SearchIndex::build(&snap, None);
+    println!(
+        "index: built in {:.0} ms, {} MB; {} groups",
+        t.elapsed().as_secs_f64() * 1e3,
+        search.bytes() >> 20,
+        snap.triage.duplicates.len()
+    );
+    let t = Instant::now();
+    let again = SearchIndex::build(&snap, Some(&search));
+    println!(
+        "index: copied from the last in {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    drop(again);
+    for word in [
+        "shop", "smith", "dup:1", "corp.ex", "tanaka", "x", "lp/ai", "zq",
+    ] {
+        let mut shown: Option<(String, Vec<usize>)> = None;
+        let mut times = Vec::new();
+        for end in 1..=word.len() {
+            let q = normalize_query(&word[..end]);
+            let among = shown
+                .as_ref()
+                .filter(|(b, _)| q.contains(b.as_str()))
+                .map(|(_, r)| r.as_slice());
+            let t = Instant::now();
+            let rows = compute(&snap, &search, Tab::Duplicates, ClassFilter::All, &q, among);
+            times.push(format!("{:.1}", t.elapsed().as_secs_f64() * 1e3));
+            shown = Some((q, rows));
+        }
+        let n = shown.map_or(0, |s| s.1.len());
+        println!("{word:>8}: {} ms per letter; {n} rows", times.join(" "));
+    }
+    Ok(())
+}
