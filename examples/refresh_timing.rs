@@ -5,8 +5,9 @@
 //!
 //! `cargo run --release --example refresh_timing -- COPY.db [APPENDS] [ROUNDS]`
 //! appends APPENDS (1000) receipts per round to COPY.db (give it a copy: it
-//! writes): copies of receipts already there, so that groups grow and new
-//! ones form.
+//! writes), as an intake would: visitors sending again what they sent a
+//! little earlier (exact copies of the latest receipts, seconds to minutes
+//! later), so that groups grow and new ones form.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -17,7 +18,8 @@ use receipt_review::tui::app::msg::Msg;
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
 
-const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z... as the demo's --now
+/// The demo databases' `--now` (2026-11-29T12:00:00Z).
+const NOW_MS: i64 = 1_795_953_600_000;
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -123,16 +125,17 @@ fn move_selection(app: &mut App) {
     }
 }
 
-/// Exact copies of receipts already there (a visitor sending again).
+/// Exact copies of the latest receipts, 1 to 600 s after the latest one.
 fn append(conn: &rusqlite::Connection, n: usize, round: usize) -> anyhow::Result<()> {
-    let max: i64 = conn.query_row("SELECT max(id) FROM receipts", [], |r| r.get(0))?;
     let tx = conn.unchecked_transaction()?;
     tx.execute(
         "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at)
-         SELECT scope, NULL, digest,
-payload, state, created_at, updated_at
-         FROM receipts WHERE id > ?1 - 50000 * ?2 AND json_valid(payload) ORDER BY id LIMIT ?3",
-        rusqlite::params![max, round as i64, n as i64],
+         SELECT scope, NULL, digest, payload, 'completed', t, t FROM (
+           SELECT scope, digest, payload,
+                  strftime('%Y-%m-%dT%H:%M:%fZ', (SELECT created_at FROM receipts ORDER BY id DESC LIMIT 1),
+                           '+' || (1 + (id * 7 + ?1) % 600) || ' seconds') AS t
+           FROM receipts WHERE json_valid(payload) ORDER BY id DESC LIMIT ?2)",
+        rusqlite::params![round as i64, n as i64],
     )?;
     tx.commit()?;
     Ok(())

@@ -353,7 +353,8 @@ fn hostile_fixture() -> Fixture {
         g.scope = format!("site{CSI_CLEAR}{BIDI}");
     }
     s.triage.duplicates[1].members[1].fields = vec![format!("phone{OSC_52}")];
-    for r in &mut s.receipts {
+    let mut receipts = s.receipts.to_vec();
+    for r in &mut receipts {
         r.request_key = Some(format!("k{OSC_8}{CSI_DSR}"));
         r.scope = format!("scope{DCS}");
         for (k, v) in &mut r.visitor.0 {
@@ -361,6 +362,7 @@ fn hostile_fixture() -> Fixture {
             *v = format!("{v}{ZERO_WIDTH}");
         }
     }
+    s.receipts = receipts.into();
     s.triage.conflicts[0].request_key = format!("order{CSI_DSR}{OSC_TITLE}");
     s.triage.conflicts[0].scope = format!("orders{OSC_52}");
     s.triage.stuck[0].scope = format!("pay{BIDI}");

@@ -502,7 +502,7 @@ pub fn fixture() -> Fixture {
             state_changes_off: None,
             settings: Settings::new(NOW),
             receipt_count: receipts.len(),
-            receipts,
+            receipts: receipts.into(),
             replays,
             replay_total: 5,
             triage,

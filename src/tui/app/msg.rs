@@ -12,6 +12,7 @@ use crossterm::event::KeyEvent;
 use crate::snapshot::Snapshot;
 use crate::triage::model::ReceiptId;
 
+use super::rows::Counts;
 use super::search::SearchIndex;
 
 #[derive(Debug)]
@@ -44,21 +45,30 @@ pub enum Msg {
     Tick,
 }
 
-/// A reading as the screen takes it: the snapshot and its filter index, both
-/// made off the UI thread and shared with the worker rather than copied.
+/// A reading as the screen takes it: the snapshot, its filter index and its
+/// totals, all made off the UI thread and shared with the worker rather than
+/// copied, so that taking in a reading costs the screen little.
 #[derive(Clone, Debug)]
 pub struct Reading {
     pub snapshot: Arc<Snapshot>,
     pub search: Arc<SearchIndex>,
+    pub counts: Counts,
 }
 
 impl Reading {
     /// A reading indexed from scratch.
     pub fn new(snapshot: Snapshot) -> Self {
-        let search = Arc::new(SearchIndex::build(&snapshot, None));
+        Self::after(snapshot, None)
+    }
+
+    /// A reading whose rows unchanged since `previous` are copied from its index.
+    pub fn after(snapshot: Snapshot, previous: Option<&Reading>) -> Self {
+        let search = SearchIndex::build(&snapshot, previous.map(|p| &*p.search));
+        let counts = Counts::of(&snapshot);
         Reading {
+            counts,
             snapshot: Arc::new(snapshot),
-            search,
+            search: Arc::new(search),
         }
     }
 }

@@ -131,7 +131,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                 any || contains(&g.item(), q)
                     || contains(&g.scope, q)
                     || g.members.iter().any(|m| {
-                        id_matches(m.id, q) || receipt(m.id).is_some_and(|r| receipt_matches(r, q))
+                        id_matches(m.id, q) || receipt(m.id).is_some_and(|r| receipt_matches(&r, q))
                     })
             })
             .map(|(i, _)| i)
@@ -145,7 +145,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                     || contains(&c.scope, q)
                     || contains(&c.request_key, q)
                     || id_matches(c.receipt_id, q)
-                    || receipt(c.receipt_id).is_some_and(|r| receipt_matches(r, q))
+                    || receipt(c.receipt_id).is_some_and(|r| receipt_matches(&r, q))
             })
             .map(|(i, _)| i)
             .collect(),
@@ -158,7 +158,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                     || contains(&s.scope, q)
                     || s.request_key.as_deref().is_some_and(|k| contains(k, q))
                     || id_matches(s.receipt_id, q)
-                    || receipt(s.receipt_id).is_some_and(|r| receipt_matches(r, q))
+                    || receipt(s.receipt_id).is_some_and(|r| receipt_matches(&r, q))
             })
             .map(|(i, _)| i)
             .collect(),
@@ -209,8 +209,8 @@ pub struct Counts {
 
 impl Counts {
     pub fn of(snap: &Snapshot) -> Self {
+        use std::fmt::Write;
         let t = &snap.triage;
-        let pending = |item: String| !snap.reviews.get(&item).is_some_and(|r| r.resolved);
         let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
         let mut counts = Counts {
             receipts: snap.receipt_count + t.damaged.len(),
@@ -222,25 +222,37 @@ impl Counts {
             bots: t.suspected_bots.len(),
             ..Counts::default()
         };
+        // Item ids are written into one buffer: a reading has many items.
+        let mut item = String::new();
+        let mut review = |prefix: &str, id: ReceiptId| {
+            item.clear();
+            let _ = write!(item, "{prefix}:{id}");
+            snap.reviews.get(&item)
+        };
         for g in &t.duplicates {
             counts.by_class[class_index(g.class)] += 1;
             if g.is_exact() {
                 counts.exact += 1;
             }
-            let item = g.item();
-            if snap
-                .reviews
-                .get(&item)
-                .is_some_and(|r| r.new_copy_since_decision)
-            {
+            let r = review("dup", g.members[0].id);
+            if r.is_some_and(|r| r.new_copy_since_decision) {
                 counts.groups_new_copy += 1;
             }
-            if pending(item) {
+            if !r.is_some_and(|r| r.resolved) {
                 counts.groups_pending += 1;
             }
         }
-        counts.conflicts_pending = t.conflicts.iter().filter(|c| pending(c.item())).count();
-        counts.stuck_pending = t.stuck.iter().filter(|s| pending(s.item())).count();
+        let pending = |r: Option<&crate::snapshot::ItemReview>| !r.is_some_and(|r| r.resolved);
+        counts.conflicts_pending = t
+            .conflicts
+            .iter()
+            .filter(|c| pending(review("conflict", c.receipt_id)))
+            .count();
+        counts.stuck_pending = t
+            .stuck
+            .iter()
+            .filter(|s| pending(review("stuck", s.receipt_id)))
+            .count();
         counts
     }
 

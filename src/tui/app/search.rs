@@ -14,8 +14,8 @@
 use memchr::memmem;
 use rayon::prelude::*;
 
-use crate::snapshot::Snapshot;
-use crate::triage::model::{Receipt, ReceiptId};
+use crate::snapshot::{Snapshot, View};
+use crate::triage::model::ReceiptId;
 
 use super::rows::normalize_query;
 use super::state::Tab;
@@ -39,9 +39,13 @@ pub struct TabIndex {
     /// Per row: the bytes its text holds, to pass over most rows that
     /// cannot match without looking at their text.
     sets: Vec<[u64; 4]>,
-    /// Per row: what its text was made from (see [`fingerprint`]), so that a
-    /// later reading copies the text of a row that did not change.
-    prints: Vec<u64>,
+    /// Per row: its receipts and what else its text was made from (see
+    /// [`fingerprint`]; none for rows never copied), so that a later reading
+    /// copies the text of a row that did not change.
+    prints: Vec<Option<u64>>,
+    row_ids: Vec<ReceiptId>,
+    /// Where each row's receipts end in `row_ids`.
+    row_ids_end: Vec<u32>,
 }
 
 /// The filter index of every tab, for one reading.
@@ -56,39 +60,60 @@ impl SearchIndex {
     pub fn build(snap: &Snapshot, previous: Option<&SearchIndex>) -> Self {
         let old = |tab: Tab| previous.map(|p| &p.tabs[tab.index()]);
         let t = &snap.triage;
-        let receipt = |id| snap.receipt(id);
-        let duplicates = Builder::run(
-            old(Tab::Duplicates),
-            t.duplicates.iter().map(|g| {
-                let ids: Vec<ReceiptId> = g.members.iter().map(|m| m.id).collect();
-                (fingerprint(snap, &ids, &g.scope), ids)
-            }),
-            |g_index, b| {
-                let g = &t.duplicates[g_index];
-                b.fold(&g.item());
-                b.fold(&g.scope);
-                for m in &g.members {
-                    b.receipt(receipt(m.id));
-                }
+        let receipt = |id| snap.receipt_view(id);
+        let members = |ids: &mut Vec<ReceiptId>, g: usize| {
+            ids.extend(t.duplicates[g].members.iter().map(|m| m.id));
+        };
+        // The two long tabs side by side.
+        let (duplicates, conflicts) = rayon::join(
+            || {
+                Builder::run(
+                    old(Tab::Duplicates),
+                    snap,
+                    t.duplicates.len(),
+                    |g, ids| {
+                        members(ids, g);
+                        Some(t.duplicates[g].scope.as_str())
+                    },
+                    |g_index, b| {
+                        let g = &t.duplicates[g_index];
+                        b.fold(&g.item());
+                        b.fold(&g.scope);
+                        for m in &g.members {
+                            b.receipt(receipt(m.id));
+                        }
+                    },
+                )
+            },
+            || {
+                Builder::run(
+                    old(Tab::Conflicts),
+                    snap,
+                    t.conflicts.len(),
+                    |i, ids| {
+                        let c = &t.conflicts[i];
+                        ids.push(c.receipt_id);
+                        Some(c.request_key.as_str())
+                    },
+                    |i, b| {
+                        let c = &t.conflicts[i];
+                        b.fold(&c.item());
+                        b.fold(&c.scope);
+                        b.fold(&c.request_key);
+                        b.receipt(receipt(c.receipt_id));
+                    },
+                )
             },
         );
-        let conflicts = Builder::run(
-            old(Tab::Conflicts),
-            t.conflicts.iter().map(|c| {
-                let ids = vec![c.receipt_id];
-                (fingerprint(snap, &ids, &c.request_key), ids)
-            }),
-            |i, b| {
-                let c = &t.conflicts[i];
-                b.fold(&c.item());
-                b.fold(&c.scope);
-                b.fold(&c.request_key);
-                b.receipt(receipt(c.receipt_id));
-            },
-        );
+        // The other tabs are short: made again each time.
         let stuck = Builder::run(
             None,
-            t.stuck.iter().map(|s| (0, vec![s.receipt_id])),
+            snap,
+            t.stuck.len(),
+            |i, ids| {
+                ids.push(t.stuck[i].receipt_id);
+                None
+            },
             |i, b| {
                 let s = &t.stuck[i];
                 b.fold(&s.item());
@@ -101,7 +126,12 @@ impl SearchIndex {
         );
         let damaged = Builder::run(
             None,
-            t.damaged.iter().map(|d| (0, vec![d.receipt_id])),
+            snap,
+            t.damaged.len(),
+            |i, ids| {
+                ids.push(t.damaged[i].receipt_id);
+                None
+            },
             |i, b| {
                 let d = &t.damaged[i];
                 b.fold(&format!("damaged:{}", d.receipt_id));
@@ -111,7 +141,12 @@ impl SearchIndex {
         );
         let log = Builder::run(
             None,
-            snap.log.iter().map(|l| (0, l.receipt_ids.clone())),
+            snap,
+            snap.log.len(),
+            |i, ids| {
+                ids.extend_from_slice(&snap.log[i].receipt_ids);
+                None
+            },
             |i, b| {
                 let l = &snap.log[i];
                 b.fold(&l.item);
@@ -140,7 +175,9 @@ impl SearchIndex {
                     + t.ends.capacity() * 8
                     + t.ids.capacity() * 16
                     + t.sets.capacity() * 32
-                    + t.prints.capacity() * 8
+                    + t.prints.capacity() * 16
+                    + t.row_ids.capacity() * 8
+                    + t.row_ids_end.capacity() * 4
             })
             .sum()
     }
@@ -153,6 +190,15 @@ impl TabIndex {
 
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
+    }
+
+    fn row_ids(&self, row: usize) -> &[ReceiptId] {
+        let start = if row == 0 {
+            0
+        } else {
+            self.row_ids_end[row - 1] as usize
+        };
+        &self.row_ids[start..self.row_ids_end[row] as usize]
     }
 
     fn start(&self, row: usize) -> usize {
@@ -226,20 +272,23 @@ fn as_receipt_id(query: &str) -> Option<ReceiptId> {
     query.parse().ok()
 }
 
-/// What a row's text is made of: its receipts' ids, which of them the
-/// reading holds (the first reading of a database comes before its
-/// receipts), and one text of its own. A receipt's texts (scope, key,
-/// fields) are written once and never change in place.
-fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    ids.hash(&mut h);
-    text.hash(&mut h);
-    for &id in ids {
-        snap.receipt(id).is_some().hash(&mut h);
+/// What a row's text is made of besides its receipts' ids (compared in
+/// full): which of them the reading holds (the first reading of a database
+/// comes before its receipts) and one text of its own. A receipt's texts
+/// (scope, key, fields) are written once and never change in place.
+fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> u64 {
+    // FxHash's step: cheap, and a collision also needs equal ids.
+    let step = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    let mut h = own.len() as u64;
+    for chunk in own.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = step(h, u64::from_le_bytes(word));
     }
-    // 0 means "never copy".
-    h.finish() | 1
+    for &id in ids {
+        h = step(h, u64::from(snap.receipts.contains(id)));
+    }
+    h
 }
 
 /// Collects one tab's rows.
@@ -251,11 +300,14 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    /// Builds a tab from its rows' (fingerprint, receipt ids), calling
-    /// `texts` for a row whose text cannot be copied from `old`.
-    fn run(
+    /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
+    /// its text may be copied from `old`, the one text of its own that the
+    /// text depends on; `texts` gives the texts of a row not copied.
+    fn run<'s>(
         old: Option<&'a TabIndex>,
-        rows: impl Iterator<Item = (u64, Vec<ReceiptId>)>,
+        snap: &'s Snapshot,
+        rows: usize,
+        mut key: impl FnMut(usize, &mut Vec<ReceiptId>) -> Option<&'s str>,
         mut texts: impl FnMut(usize, &mut Builder<'a>),
     ) -> TabIndex {
         let mut b = Builder {
@@ -263,50 +315,73 @@ impl<'a> Builder<'a> {
             old,
             row: Vec::new(),
         };
-        for (i, (print, ids)) in rows.enumerate() {
-            if !b.copy(print, &ids) {
-                texts(i, &mut b);
-                b.row.sort_unstable();
-                b.row.dedup();
-                for t in b.row.drain(..) {
-                    b.index.text.extend_from_slice(t.as_bytes());
-                    b.index.text.push(SEPARATOR);
+        // About as long as the last time: no copying as it grows.
+        if let Some(old) = old {
+            b.index.text.reserve(old.text.len() + old.text.len() / 16);
+            b.index.row_ids.reserve(old.row_ids.len() + 1024);
+        }
+        b.index.ends.reserve(rows);
+        b.index.sets.reserve(rows);
+        b.index.prints.reserve(rows);
+        b.index.row_ids_end.reserve(rows);
+        let mut ids = Vec::new();
+        for i in 0..rows {
+            ids.clear();
+            let print = key(i, &mut ids).map(|own| fingerprint(snap, &ids, own));
+            let start = b.index.text.len();
+            let set = match print.and_then(|p| b.copy(p, &ids)) {
+                Some(set) => set,
+                None => {
+                    texts(i, &mut b);
+                    b.row.sort_unstable();
+                    b.row.dedup();
+                    for t in b.row.drain(..) {
+                        b.index.text.extend_from_slice(t.as_bytes());
+                        b.index.text.push(SEPARATOR);
+                    }
+                    byte_set(&b.index.text[start..])
                 }
-            }
-            let start = b.index.ends.last().copied().unwrap_or(0);
-            b.index.sets.push(byte_set(&b.index.text[start..]));
+            };
+            b.index.sets.push(set);
             b.index.ends.push(b.index.text.len());
             b.index.prints.push(print);
-            b.index.ids.extend(ids.iter().map(|&id| (id, i as u32)));
+            b.index.row_ids.extend_from_slice(&ids);
+            b.index.row_ids_end.push(b.index.row_ids.len() as u32);
         }
+        b.index.ids = b
+            .index
+            .row_ids_end
+            .iter()
+            .enumerate()
+            .flat_map(|(row, &end)| {
+                let start = if row == 0 {
+                    0
+                } else {
+                    b.index.row_ids_end[row - 1]
+                };
+                (start..end).map(move |k| (k, row as u32))
+            })
+            .map(|(k, row)| (b.index.row_ids[k as usize], row))
+            .collect();
         b.index.ids.sort_unstable();
-        b.index.text.shrink_to_fit();
         b.index
     }
 
-    /// Copies the text of the old row with this fingerprint, found by its
-    /// first receipt; false when there is none.
-    fn copy(&mut self, print: u64, ids: &[ReceiptId]) -> bool {
-        let (Some(old), Some(&first)) = (self.old, ids.first()) else {
-            return false;
-        };
-        if print == 0 {
-            return false;
-        }
+    /// Copies the text of the old row with these receipts and fingerprint,
+    /// found by its first receipt; its byte set, if there is one.
+    fn copy(&mut self, print: u64, ids: &[ReceiptId]) -> Option<[u64; 4]> {
+        let old = self.old?;
+        let first = *ids.first()?;
         let from = old.ids.partition_point(|e| e.0 < first);
-        let found = old.ids[from..]
+        let r = old.ids[from..]
             .iter()
             .take_while(|e| e.0 == first)
             .map(|e| e.1 as usize)
-            .find(|&r| old.prints[r] == print);
-        match found {
-            Some(r) => {
-                let text = &old.text[old.start(r)..old.ends[r]];
-                self.index.text.extend_from_slice(text);
-                true
-            }
-            None => false,
-        }
+            .find(|&r| old.prints[r] == Some(print) && old.row_ids(r) == ids)?;
+        self.index
+            .text
+            .extend_from_slice(&old.text[old.start(r)..old.ends[r]]);
+        Some(old.sets[r])
     }
 
     /// A text compared as the filter compares it: folded like a query,
@@ -321,13 +396,13 @@ impl<'a> Builder<'a> {
     }
 
     /// A receipt's request key (folded) and visitor values (already folded).
-    fn receipt(&mut self, r: Option<&Receipt>) {
+    fn receipt(&mut self, r: Option<View<'_>>) {
         let Some(r) = r else { return };
-        if let Some(k) = &r.request_key {
+        if let Some(k) = r.request_key() {
             self.fold(k);
         }
-        for (_, value) in &r.visitor.0 {
-            self.row.push(value.clone());
+        for (_, value) in r.fields() {
+            self.row.push(value.to_string());
         }
     }
 }

@@ -10,7 +10,7 @@ use super::decision::{self, Decision};
 use super::keymap::{self, Command, Mode};
 use super::layout;
 use super::msg::{DecisionRequest, Effect, ExportFormat, Msg, Reading};
-use super::rows::{self, Counts};
+use super::rows;
 use super::state::{
     App, Confirm, ConfirmAction, Focus, Input, Overlay, Progress, Status, StatusKind, Tab,
 };
@@ -136,7 +136,7 @@ fn on_loaded(app: &mut App, reading: Reading) {
         .iter()
         .map(|&tab| (selected_key(app, tab), app.pos(tab).selected))
         .collect();
-    app.counts = Counts::of(&reading.snapshot);
+    app.counts = reading.counts;
     app.snapshot = Some(reading.snapshot);
     app.search = reading.search;
     app.rows_for = Default::default();

@@ -3,7 +3,6 @@
 //! delays a decision, not a keypress.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -13,7 +12,6 @@ use crate::snapshot::{self, Reader, Reading::Full, Snapshot};
 use crate::storage::{Access, Database};
 use crate::triage::model::{Millis, Settings};
 use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
-use crate::tui::app::search::SearchIndex;
 
 /// How often the worker asks SQLite whether another connection wrote.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
@@ -87,6 +85,9 @@ struct State {
     /// The last reading, shared with the screen (its triage finds the items
     /// decisions are about; its index is copied from for the next one).
     last: Option<Reading>,
+    /// The reading before, held until the screen has surely let go of it, so
+    /// that it is freed here and not on the screen's thread.
+    retired: Option<Reading>,
     /// Keeps the analysis between readings, so that a reading after the
     /// intake appended rows only analyses those.
     reader: Reader,
@@ -101,6 +102,7 @@ impl State {
             messages,
             data_version: None,
             last: None,
+            retired: None,
             reader,
         }
     }
@@ -192,19 +194,16 @@ impl State {
     /// Indexes a reading for the filter (rows unchanged since the last
     /// reading are copied) and hands it to the screen, keeping a share.
     fn publish(&mut self, snap: Snapshot) {
-        let previous = self.last.take();
-        let search = SearchIndex::build(&snap, previous.as_ref().map(|r| &*r.search));
-        drop(previous);
-        let reading = Reading {
-            snapshot: Arc::new(snap),
-            search: Arc::new(search),
-        };
-        self.last = Some(reading.clone());
+        let reading = Reading::after(snap, self.last.as_ref());
+        self.retired = self.last.replace(reading.clone());
         self.send(Msg::Loaded(reading));
     }
 
     /// Reloads by itself when another connection (the intake, a colleague) wrote.
     fn watch(&mut self) {
+        // Half a second after a reading was handed over, the screen has
+        // taken the new one.
+        self.retired = None;
         let Ok(version) = crate::storage::data_version(self.database.conn()) else {
             return;
         };
