@@ -1,10 +1,19 @@
 //! How long the text filter takes on a database, in-process: the index's
-//! build and size, and each letter of a few words typed one by one, on the
-//! tab with the most rows (each letter narrowing the rows of the one before).
+//! build and size, each letter of a few words typed one by one on the tab
+//! with the most rows (each letter narrowing the rows of the one before),
+//! and then the screen's whole answer to each key (`update`, then drawing
+//! into a 160×48 buffer), p50/p99 over the keys of `scripts/bench_tui.py`.
 //!
 //! `cargo run --release --example filter_timing -- DB`
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use receipt_review::tui::app::msg::{Msg, Reading};
+use receipt_review::tui::app::{App, update};
+use receipt_review::tui::canvas;
 
 use receipt_review::snapshot;
 use receipt_review::storage::{Access, Database};
@@ -55,5 +64,50 @@ fn main() -> anyhow::Result<()> {
         let n = shown.map_or(0, |s| s.1.len());
         println!("{word:>8}: {} ms per letter; {n} rows", times.join(" "));
     }
+    drop(search);
+
+    let mut app = App::new(true);
+    update(
+        &mut app,
+        Msg::Resize {
+            width: 160,
+            height: 48,
+        },
+    );
+    update(&mut app, Msg::Loaded(Reading::new(snap)));
+    let mut terminal = Terminal::new(TestBackend::new(160, 48))?;
+    let press = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    let (mut updates, mut draws) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        for word in ["shop", "smith", "dup:1", "corp.ex", "tanaka", "x", "lp/ai"] {
+            let keys = std::iter::once(KeyCode::Char('/'))
+                .chain(word.chars().map(KeyCode::Char))
+                .chain([KeyCode::Esc]);
+            for key in keys {
+                let t = Instant::now();
+                update(&mut app, press(key));
+                updates.push(t.elapsed());
+                let t = Instant::now();
+                terminal.draw(|f| canvas::draw(f, &app))?;
+                draws.push(t.elapsed());
+            }
+        }
+    }
+    println!(
+        "screen, per key: update {}; draw {}",
+        stats(&mut updates),
+        stats(&mut draws)
+    );
     Ok(())
+}
+
+fn stats(times: &mut [Duration]) -> String {
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
+    format!(
+        "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    )
 }

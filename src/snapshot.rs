@@ -344,9 +344,9 @@ impl Reader {
         )?;
         let total = engine.store().rows() as u64;
         progress(Progress {
-            stage: "analysing",
+            stage: "analysing: reading replays",
             done: 0,
-            total: Some(total),
+            total: None,
         });
         let (replays, replay_total) = storage::load_replays(db)?;
         let wanted: Vec<ReceiptId> = engine
@@ -355,10 +355,38 @@ impl Reader {
             .map(|i| engine.store().receipts[i as usize].id)
             .collect();
         let inspector = engine.inspector().clone();
-        reread_ids(db, &inspector, &wanted, &mut |receipt| {
-            engine.supply(&receipt)
-        })?;
-        engine.analyze();
+        // The analysis shows where it is: the receipts it compares in full
+        // are read again (counted), then its steps.
+        let asked = wanted.len() as u64;
+        let mut count = |done| {
+            progress(Progress {
+                stage: "analysing: reading texts to compare",
+                done,
+                total: Some(asked),
+            })
+        };
+        count(0);
+        reread_ids_counted(
+            db,
+            &inspector,
+            &wanted,
+            &mut |receipt| engine.supply(&receipt),
+            &mut count,
+        )?;
+        engine.analyze_with(&mut |stage, done, total| {
+            progress(Progress {
+                stage: match stage {
+                    "grouping copies" => "analysing: grouping copies",
+                    "looking for campaigns" => "analysing: looking for campaigns",
+                    "key conflicts and stuck receipts" => {
+                        "analysing: key conflicts and stuck receipts"
+                    }
+                    other => other,
+                },
+                done,
+                total: Some(total),
+            })
+        });
         let triage = engine.triage().clone();
         let receipt_count = engine.store().receipts.len();
         if let Some(tx) = tx {
@@ -419,7 +447,20 @@ impl Reader {
         });
         let inspector = engine.inspector().clone();
         let mut read: Vec<Receipt> = Vec::with_capacity(missing.len());
-        reread_ids(db, &inspector, &missing, &mut |r| read.push(r))?;
+        let asked = missing.len() as u64;
+        reread_ids_counted(
+            db,
+            &inspector,
+            &missing,
+            &mut |r| read.push(r),
+            &mut |done| {
+                progress(Progress {
+                    stage: "reading the items' receipts",
+                    done,
+                    total: Some(asked),
+                })
+            },
+        )?;
         read.sort_unstable_by_key(|r| r.id);
         // Those kept are shared with the reading before; those read are added.
         self.shown = self.shown.next(&shown, &missing, &read);
@@ -623,8 +664,26 @@ pub fn reread_ids(
     ids: &[ReceiptId],
     each: &mut (dyn FnMut(Receipt) + Send),
 ) -> Result<(), StorageError> {
+    reread_ids_counted(db, inspector, ids, each, &mut |_| {})
+}
+
+/// [`reread_ids`], telling `read` how many rows were read so far.
+pub fn reread_ids_counted(
+    db: &Database,
+    inspector: &Inspector,
+    ids: &[ReceiptId],
+    each: &mut (dyn FnMut(Receipt) + Send),
+    read: &mut dyn FnMut(u64),
+) -> Result<(), StorageError> {
+    let mut done = 0u64;
     pipeline(
-        &mut |sink| stream::read_receipts_by_id(db, ids, BATCH_ROWS, sink),
+        &mut |sink| {
+            stream::read_receipts_by_id(db, ids, BATCH_ROWS, &mut |batch| {
+                done += batch.len() as u64;
+                read(done);
+                sink(batch)
+            })
+        },
         &mut |batch| {
             let found: Vec<Receipt> = (0..batch.len())
                 .into_par_iter()

@@ -364,6 +364,10 @@ impl<'a> Builder<'a> {
             .map(|(k, row)| (b.index.row_ids[k as usize], row))
             .collect();
         b.index.ids.sort_unstable();
+        // Grown by doubling (a first index): give back what is unused.
+        if b.index.text.capacity() > b.index.text.len() / 8 * 9 {
+            b.index.text.shrink_to_fit();
+        }
         b.index
     }
 

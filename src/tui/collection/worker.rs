@@ -194,6 +194,11 @@ impl State {
     /// Indexes a reading for the filter (rows unchanged since the last
     /// reading are copied) and hands it to the screen, keeping a share.
     fn publish(&mut self, snap: Snapshot) {
+        self.send(Msg::Progress {
+            stage: "indexing for the filter",
+            done: 0,
+            total: None,
+        });
         let reading = Reading::after(snap, self.last.as_ref());
         self.retired = self.last.replace(reading.clone());
         self.send(Msg::Loaded(reading));
