@@ -78,12 +78,14 @@ fn main() -> anyhow::Result<()> {
     let mut terminal = Terminal::new(TestBackend::new(160, 48))?;
     let press = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
     let (mut updates, mut draws) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
+    for _ in 0..3 {
         for word in ["shop", "smith", "dup:1", "corp.ex", "tanaka", "x", "lp/ai"] {
             let keys = std::iter::once(KeyCode::Char('/'))
                 .chain(word.chars().map(KeyCode::Char))
                 .chain([KeyCode::Esc]);
             for key in keys {
+                // As a typist: the screen is idle between keys.
+                std::thread::sleep(Duration::from_millis(150));
                 let t = Instant::now();
                 update(&mut app, press(key));
                 updates.push(t.elapsed());

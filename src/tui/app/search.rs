@@ -9,7 +9,10 @@
 //! (a group's copies mostly say the same) and ended by a `\n`. A folded
 //! query never holds a `\n`, so a match never spans two texts: a row matches
 //! exactly when one of its texts contains the query. Receipt ids, which match
-//! whole, are kept apart, sorted.
+//! whole, are kept apart, sorted. Each row also has a [`Signature`] of the
+//! bytes and pairs of bytes it holds: most rows that cannot match are passed
+//! over without reading their text, and the first two letters typed are
+//! answered from signatures alone.
 
 use memchr::memmem;
 use rayon::prelude::*;
@@ -36,9 +39,9 @@ pub struct TabIndex {
     ends: Vec<usize>,
     /// (receipt id, row) for queries that are a receipt id, sorted.
     ids: Vec<(ReceiptId, u32)>,
-    /// Per row: the bytes its text holds, to pass over most rows that
-    /// cannot match without looking at their text.
-    sets: Vec<[u64; 4]>,
+    /// Per row: the bytes and pairs of bytes its text holds, to pass over
+    /// most rows that cannot match without looking at their text.
+    sigs: Vec<Signature>,
     /// Per row: its receipts and what else its text was made from (see
     /// [`fingerprint`]; none for rows never copied), so that a later reading
     /// copies the text of a row that did not change.
@@ -174,7 +177,7 @@ impl SearchIndex {
                 t.text.capacity()
                     + t.ends.capacity() * 8
                     + t.ids.capacity() * 16
-                    + t.sets.capacity() * 32
+                    + t.sigs.capacity() * std::mem::size_of::<Signature>()
                     + t.prints.capacity() * 16
                     + t.row_ids.capacity() * 8
                     + t.row_ids_end.capacity() * 4
@@ -211,15 +214,14 @@ impl TabIndex {
     /// of a query this one extends — and ids are looked up in full.
     pub fn matching(&self, query: &str, among: Option<&[usize]>) -> Vec<usize> {
         let needle = query.as_bytes();
-        let wanted = byte_set(needle);
+        let wanted = Signature::of(needle);
+        let exact = Signature::decides(needle);
         let finder = memmem::Finder::new(needle);
-        // A row without every byte of the query cannot hold it; with one
-        // byte, one that has it does.
+        // A row without every byte and pair of bytes of the query cannot
+        // hold it; for one byte or two letters, one that has them does.
         let holds = |r: usize| {
-            let set = &self.sets[r];
-            let has_all = (0..4).all(|w| set[w] & wanted[w] == wanted[w]);
-            has_all
-                && (needle.len() == 1
+            self.sigs[r].covers(&wanted)
+                && (exact
                     || finder
                         .find(&self.text[self.start(r)..self.ends[r]])
                         .is_some())
@@ -253,13 +255,56 @@ impl TabIndex {
     }
 }
 
-/// The bytes a text holds, as a 256-bit set.
-fn byte_set(text: &[u8]) -> [u64; 4] {
-    let mut set = [0u64; 4];
-    for &b in text {
-        set[usize::from(b >> 6)] |= 1 << (b & 63);
+/// The bytes a text holds (a 256-bit set) and the pairs of adjacent bytes
+/// it holds, by class (a 32×32-bit set: each letter a class of its own,
+/// other bytes sharing a few).
+#[derive(Clone, Copy, Debug, Default)]
+struct Signature {
+    bytes: [u64; 4],
+    pairs: [u64; 16],
+}
+
+impl Signature {
+    fn of(text: &[u8]) -> Self {
+        let mut sig = Signature::default();
+        for &b in text {
+            sig.bytes[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        for w in text.windows(2) {
+            let pair = class(w[0]) * 32 + class(w[1]);
+            sig.pairs[pair / 64] |= 1 << (pair % 64);
+        }
+        sig
     }
-    set
+
+    /// True when every byte and pair of `wanted` is here.
+    fn covers(&self, wanted: &Signature) -> bool {
+        let all = |have: &[u64], want: &[u64]| have.iter().zip(want).all(|(h, w)| h & w == *w);
+        all(&self.bytes, &wanted.bytes) && all(&self.pairs, &wanted.pairs)
+    }
+
+    /// True when holding the query's signature means holding the query:
+    /// one byte, or two letters (a pair of letters is its own class).
+    fn decides(query: &[u8]) -> bool {
+        match query {
+            [_] => true,
+            [a, b] => a.is_ascii_lowercase() && b.is_ascii_lowercase(),
+            _ => false,
+        }
+    }
+}
+
+/// A byte's class for [`Signature::pairs`].
+fn class(b: u8) -> usize {
+    match b {
+        b'a'..=b'z' => usize::from(b - b'a'),
+        b'0'..=b'9' => 26,
+        b' ' => 27,
+        b'.' | b'@' | b'-' | b'_' | b'/' | b':' => 28,
+        0x80.. => 29,
+        SEPARATOR => 30,
+        _ => 31,
+    }
 }
 
 /// The id a query names, when it is one as ids are written (digits, no
@@ -321,7 +366,7 @@ impl<'a> Builder<'a> {
             b.index.row_ids.reserve(old.row_ids.len() + 1024);
         }
         b.index.ends.reserve(rows);
-        b.index.sets.reserve(rows);
+        b.index.sigs.reserve(rows);
         b.index.prints.reserve(rows);
         b.index.row_ids_end.reserve(rows);
         let mut ids = Vec::new();
@@ -329,8 +374,8 @@ impl<'a> Builder<'a> {
             ids.clear();
             let print = key(i, &mut ids).map(|own| fingerprint(snap, &ids, own));
             let start = b.index.text.len();
-            let set = match print.and_then(|p| b.copy(p, &ids)) {
-                Some(set) => set,
+            let sig = match print.and_then(|p| b.copy(p, &ids)) {
+                Some(sig) => sig,
                 None => {
                     texts(i, &mut b);
                     b.row.sort_unstable();
@@ -339,10 +384,10 @@ impl<'a> Builder<'a> {
                         b.index.text.extend_from_slice(t.as_bytes());
                         b.index.text.push(SEPARATOR);
                     }
-                    byte_set(&b.index.text[start..])
+                    Signature::of(&b.index.text[start..])
                 }
             };
-            b.index.sets.push(set);
+            b.index.sigs.push(sig);
             b.index.ends.push(b.index.text.len());
             b.index.prints.push(print);
             b.index.row_ids.extend_from_slice(&ids);
@@ -372,8 +417,8 @@ impl<'a> Builder<'a> {
     }
 
     /// Copies the text of the old row with these receipts and fingerprint,
-    /// found by its first receipt; its byte set, if there is one.
-    fn copy(&mut self, print: u64, ids: &[ReceiptId]) -> Option<[u64; 4]> {
+    /// found by its first receipt; its signature, if there is one.
+    fn copy(&mut self, print: u64, ids: &[ReceiptId]) -> Option<Signature> {
         let old = self.old?;
         let first = *ids.first()?;
         let from = old.ids.partition_point(|e| e.0 < first);
@@ -385,7 +430,7 @@ impl<'a> Builder<'a> {
         self.index
             .text
             .extend_from_slice(&old.text[old.start(r)..old.ends[r]]);
-        Some(old.sets[r])
+        Some(old.sigs[r])
     }
 
     /// A text compared as the filter compares it: folded like a query,
@@ -530,5 +575,25 @@ mod tests {
             again.tabs[Tab::Log.index()].text,
             first.tabs[Tab::Log.index()].text
         );
+    }
+}
+
+#[cfg(test)]
+mod signature_tests {
+    use super::*;
+
+    #[test]
+    fn signatures_pass_over_rows_that_cannot_match() {
+        let row = Signature::of("shop smith\nx@corp.example\n".as_bytes());
+        let holds = |q: &str| row.covers(&Signature::of(q.as_bytes()));
+        for q in ["s", "sh", "shop", "mi", "@c", "p.e", "smith"] {
+            assert!(holds(q), "{q}");
+        }
+        // No "hs", "ps", "px" or "z" in it.
+        for q in ["hs", "ps", "z", "hopx"] {
+            assert!(!holds(q), "{q}");
+        }
+        assert!(Signature::decides(b"sh") && Signature::decides(b"x"));
+        assert!(!Signature::decides(b"s.") && !Signature::decides(b"sho"));
     }
 }
