@@ -39,9 +39,11 @@ pub struct TabIndex {
     ends: Vec<usize>,
     /// (receipt id, row) for queries that are a receipt id, sorted.
     ids: Vec<(ReceiptId, u32)>,
-    /// Per row: the bytes and pairs of bytes its text holds, to pass over
-    /// most rows that cannot match without looking at their text.
-    sigs: Vec<Signature>,
+    /// Per row: the bytes and pairs of bytes its text holds ([`Signature`]),
+    /// to pass over most rows that cannot match without reading their text;
+    /// apart, so that a query of one byte reads only the bytes.
+    bytes: Vec<[u64; 4]>,
+    pairs: Vec<[u64; 16]>,
     /// Per row: its receipts and what else its text was made from (see
     /// [`fingerprint`]; none for rows never copied), so that a later reading
     /// copies the text of a row that did not change.
@@ -177,7 +179,8 @@ impl SearchIndex {
                 t.text.capacity()
                     + t.ends.capacity() * 8
                     + t.ids.capacity() * 16
-                    + t.sigs.capacity() * std::mem::size_of::<Signature>()
+                    + t.bytes.capacity() * 32
+                    + t.pairs.capacity() * 128
                     + t.prints.capacity() * 16
                     + t.row_ids.capacity() * 8
                     + t.row_ids_end.capacity() * 4
@@ -216,11 +219,22 @@ impl TabIndex {
         let needle = query.as_bytes();
         let wanted = Signature::of(needle);
         let exact = Signature::decides(needle);
+        // Only the words the query sets are looked at.
+        let words = |sets: &[u64]| -> Vec<(usize, u64)> {
+            sets.iter()
+                .copied()
+                .enumerate()
+                .filter(|&(_, m)| m != 0)
+                .collect()
+        };
+        let (want_bytes, want_pairs) = (words(&wanted.bytes), words(&wanted.pairs));
         let finder = memmem::Finder::new(needle);
         // A row without every byte and pair of bytes of the query cannot
         // hold it; for one byte or two letters, one that has them does.
         let holds = |r: usize| {
-            self.sigs[r].covers(&wanted)
+            let (bytes, pairs) = (&self.bytes[r], &self.pairs[r]);
+            want_bytes.iter().all(|&(w, m)| bytes[w] & m == m)
+                && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
                 && (exact
                     || finder
                         .find(&self.text[self.start(r)..self.ends[r]])
@@ -278,6 +292,7 @@ impl Signature {
     }
 
     /// True when every byte and pair of `wanted` is here.
+    #[cfg(test)]
     fn covers(&self, wanted: &Signature) -> bool {
         let all = |have: &[u64], want: &[u64]| have.iter().zip(want).all(|(h, w)| h & w == *w);
         all(&self.bytes, &wanted.bytes) && all(&self.pairs, &wanted.pairs)
@@ -366,7 +381,8 @@ impl<'a> Builder<'a> {
             b.index.row_ids.reserve(old.row_ids.len() + 1024);
         }
         b.index.ends.reserve(rows);
-        b.index.sigs.reserve(rows);
+        b.index.bytes.reserve(rows);
+        b.index.pairs.reserve(rows);
         b.index.prints.reserve(rows);
         b.index.row_ids_end.reserve(rows);
         let mut ids = Vec::new();
@@ -387,7 +403,8 @@ impl<'a> Builder<'a> {
                     Signature::of(&b.index.text[start..])
                 }
             };
-            b.index.sigs.push(sig);
+            b.index.bytes.push(sig.bytes);
+            b.index.pairs.push(sig.pairs);
             b.index.ends.push(b.index.text.len());
             b.index.prints.push(print);
             b.index.row_ids.extend_from_slice(&ids);
@@ -430,7 +447,10 @@ impl<'a> Builder<'a> {
         self.index
             .text
             .extend_from_slice(&old.text[old.start(r)..old.ends[r]]);
-        Some(old.sigs[r])
+        Some(Signature {
+            bytes: old.bytes[r],
+            pairs: old.pairs[r],
+        })
     }
 
     /// A text compared as the filter compares it: folded like a query,
