@@ -9,6 +9,9 @@ use std::sync::mpsc;
 use anyhow::Context;
 use rayon::prelude::*;
 
+mod receipts;
+pub use receipts::{Receipts, View};
+
 use crate::review::{self, Kind, LogEntry, Status};
 use crate::storage::stream::{self, Batch};
 use crate::storage::{self, Database, StorageError};
@@ -66,9 +69,10 @@ pub struct Snapshot {
     /// Receipts that passed inspection.
     pub receipt_count: usize,
     /// The receipts the items show (members of duplicate groups, conflict
-    /// originals, stuck receipts), ordered by id; empty from [`read`], which
-    /// serves reports, and filled by [`read_for_screen`].
-    pub receipts: Vec<Receipt>,
+    /// originals, stuck receipts), compact and shared between readings;
+    /// empty from [`read`], which serves reports, and filled by
+    /// [`read_for_screen`] and [`Reader::fill_receipts`].
+    pub receipts: Receipts,
     /// Retries absorbed by each receipt's key.
     pub replays: HashMap<ReceiptId, u32>,
     pub replay_total: u64,
@@ -90,12 +94,15 @@ impl Snapshot {
         self.reviews.get(item).cloned().unwrap_or_default()
     }
 
-    /// The receipt with this id, if it passed inspection and an item shows it.
-    pub fn receipt(&self, id: ReceiptId) -> Option<&Receipt> {
-        self.receipts
-            .binary_search_by_key(&id, |r| r.id)
-            .ok()
-            .map(|i| &self.receipts[i])
+    /// The receipt with this id, if it passed inspection and an item shows
+    /// it (made whole for the caller: ask for the few that are drawn).
+    pub fn receipt(&self, id: ReceiptId) -> Option<Receipt> {
+        self.receipts.get(id)
+    }
+
+    /// The receipt with this id in its compact form, without copying it.
+    pub fn receipt_view(&self, id: ReceiptId) -> Option<View<'_>> {
+        self.receipts.view(id)
     }
 
     pub fn replays_of(&self, id: ReceiptId) -> u32 {
@@ -201,12 +208,13 @@ fn read_with(
             total: Some(rows),
         });
         let shown = shown_receipts(&store, &triage);
-        reread(db, &inspector, &store, &shown)?
+        let read: Vec<Receipt> = reread(db, &inspector, &store, &shown)?
             .into_iter()
             .map(|(_, r)| r)
-            .collect()
+            .collect();
+        Receipts::from(read)
     } else {
-        Vec::new()
+        Receipts::default()
     };
     if let Some(tx) = tx {
         tx.commit().map_err(|e| db.error("ending a read", e))?;
@@ -242,8 +250,10 @@ pub enum Reading {
 pub struct Reader {
     settings: Settings,
     engine: Option<Engine>,
-    /// The receipts the items showed last time, by id, kept compact.
-    shown: Shown,
+    /// The receipts the items showed last time (shared with that reading).
+    shown: Receipts,
+    /// Receipts that changed in place since (to be read again).
+    stale: std::collections::HashSet<ReceiptId>,
     last: Reading,
     /// Rows read and the sum of their ids, to compare with the database.
     sum_ids: i128,
@@ -258,7 +268,8 @@ impl Reader {
         Self {
             settings,
             engine: None,
-            shown: Shown::default(),
+            shown: Receipts::default(),
+            stale: Default::default(),
             last: Reading::Full,
             sum_ids: 0,
             touched: Vec::new(),
@@ -281,7 +292,8 @@ impl Reader {
     /// The next reading will be a full one.
     pub fn forget(&mut self) {
         self.engine = None;
-        self.shown = Shown::default();
+        self.shown = Receipts::default();
+        self.stale.clear();
     }
 
     /// Reads and analyses the database as of `now_ms`; the snapshot's
@@ -304,7 +316,7 @@ impl Reader {
         let incremental = match self.engine.as_mut() {
             Some(engine) if !db.source().is_view() => {
                 let touched = std::mem::take(&mut self.touched);
-                continue_reading(db, engine, &mut self.shown, &touched)? && {
+                continue_reading(db, engine, &mut self.stale, &touched)? && {
                     let due = self
                         .verified
                         .is_none_or(|t| t.elapsed() >= self.verify_every);
@@ -314,8 +326,7 @@ impl Reader {
             _ => false,
         };
         if !incremental {
-            self.engine = None;
-            self.shown = Shown::default();
+            self.forget();
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
@@ -350,9 +361,9 @@ impl Reader {
         )?;
         let total = engine.store().rows() as u64;
         progress(Progress {
-            stage: "analysing",
+            stage: "analysing: reading replays",
             done: 0,
-            total: Some(total),
+            total: None,
         });
         let (replays, replay_total) = storage::load_replays(db)?;
         let wanted: Vec<ReceiptId> = engine
@@ -361,10 +372,39 @@ impl Reader {
             .map(|i| engine.store().receipts[i as usize].id)
             .collect();
         let inspector = engine.inspector().clone();
-        reread_ids(db, &inspector, &wanted, &mut |receipt| {
-            engine.supply(&receipt)
-        })?;
-        let triage = engine.analyze().clone();
+        // The analysis shows where it is: the receipts it compares in full
+        // are read again (counted), then its steps.
+        let asked = wanted.len() as u64;
+        let mut count = |done| {
+            progress(Progress {
+                stage: "analysing: reading texts to compare",
+                done,
+                total: Some(asked),
+            })
+        };
+        count(0);
+        reread_ids_counted(
+            db,
+            &inspector,
+            &wanted,
+            &mut |receipt| engine.supply(&receipt),
+            &mut count,
+        )?;
+        engine.analyze_with(&mut |stage, done, total| {
+            progress(Progress {
+                stage: match stage {
+                    "grouping copies" => "analysing: grouping copies",
+                    "looking for campaigns" => "analysing: looking for campaigns",
+                    "key conflicts and stuck receipts" => {
+                        "analysing: key conflicts and stuck receipts"
+                    }
+                    other => other,
+                },
+                done,
+                total: Some(total),
+            })
+        });
+        let triage = engine.triage().clone();
         let receipt_count = engine.store().receipts.len();
         if let Some(tx) = tx {
             tx.commit().map_err(|e| db.error("ending a read", e))?;
@@ -402,13 +442,20 @@ impl Reader {
         let Some(engine) = self.engine.as_ref() else {
             return Ok(());
         };
-        let store = engine.store();
-        let shown = shown_receipts(store, &snap.triage);
-        let known = std::mem::take(&mut self.shown);
-        let missing: Vec<u32> = shown
+        // Every receipt an item shows passed inspection.
+        let shown = shown_ids(&snap.triage);
+        // Read: those not shown last time, and those changed since.
+        let (known, stale) = (self.shown.ids(), &self.stale);
+        let mut at = 0;
+        let missing: Vec<ReceiptId> = shown
             .iter()
             .copied()
-            .filter(|&i| !known.has(store.receipts[i as usize].id))
+            .filter(|id| {
+                while known.get(at).is_some_and(|k| k < id) {
+                    at += 1;
+                }
+                known.get(at) != Some(id) || stale.contains(id)
+            })
             .collect();
         progress(Progress {
             stage: "reading the items' receipts",
@@ -417,130 +464,26 @@ impl Reader {
         });
         let inspector = engine.inspector().clone();
         let mut read: Vec<Receipt> = Vec::with_capacity(missing.len());
-        reread_each(db, &inspector, store, &missing, &mut |_, r| read.push(r))?;
-        // In id order: those kept come back from the old buffer, the others
-        // are read; both go to the new buffer.
+        let asked = missing.len() as u64;
+        reread_ids_counted(
+            db,
+            &inspector,
+            &missing,
+            &mut |r| read.push(r),
+            &mut |done| {
+                progress(Progress {
+                    stage: "reading the items' receipts",
+                    done,
+                    total: Some(asked),
+                })
+            },
+        )?;
         read.sort_unstable_by_key(|r| r.id);
-        let mut read = read.into_iter().peekable();
-        let mut next = Shown::default();
-        let mut kept: Vec<Receipt> = Vec::with_capacity(shown.len());
-        for &i in &shown {
-            let id = store.receipts[i as usize].id;
-            let r = match known.get(id) {
-                Some(r) => r,
-                None => match read.next_if(|r| r.id == id) {
-                    Some(r) => r,
-                    None => continue, // gone since
-                },
-            };
-            next.push(&r);
-            kept.push(r);
-        }
-        self.shown = next;
-        snap.receipts = kept;
+        // Those kept are shared with the reading before; those read are added.
+        self.shown = self.shown.next(&shown, &missing, &read);
+        self.stale.clear();
+        snap.receipts = self.shown.clone();
         Ok(())
-    }
-}
-
-/// Receipts kept compact (their texts in one buffer), to be handed out again
-/// as whole receipts; pushed in id order.
-#[derive(Default)]
-struct Shown {
-    ids: Vec<ReceiptId>,
-    kept: Vec<Kept>,
-    /// (key, value) of every receipt's visitor fields, in order.
-    pairs: Vec<(Text, Text)>,
-    text: String,
-    /// Receipts that changed since (read again).
-    stale: std::collections::HashSet<ReceiptId>,
-}
-
-/// A piece of [`Shown::text`].
-#[derive(Clone, Copy)]
-struct Text(u32, u32);
-
-struct Kept {
-    created_ms: Millis,
-    updated_ms: Option<Millis>,
-    state: triage::model::ReceiptState,
-    honeypot_filled: bool,
-    scope: Text,
-    request_key: Option<Text>,
-    digest: Text,
-    /// Its pairs: `pairs[first..first + count]`.
-    first: u32,
-    count: u32,
-}
-
-impl Shown {
-    #[cfg(test)]
-    fn of(receipts: &[Receipt]) -> Self {
-        let mut s = Shown::default();
-        for r in receipts {
-            s.push(r);
-        }
-        s
-    }
-
-    fn text(&mut self, t: &str) -> Text {
-        let at = self.text.len() as u32;
-        self.text.push_str(t);
-        Text(at, self.text.len() as u32)
-    }
-
-    /// Adds a receipt (ids ascending).
-    fn push(&mut self, r: &Receipt) {
-        let scope = self.text(&r.scope);
-        let request_key = r.request_key.as_deref().map(|k| self.text(k));
-        let digest = self.text(&r.digest);
-        let first = self.pairs.len() as u32;
-        for (k, v) in &r.visitor.0 {
-            let pair = (self.text(k), self.text(v));
-            self.pairs.push(pair);
-        }
-        self.ids.push(r.id);
-        self.kept.push(Kept {
-            created_ms: r.created_ms,
-            updated_ms: r.updated_ms,
-            state: r.state,
-            honeypot_filled: r.honeypot_filled,
-            scope,
-            request_key,
-            digest,
-            first,
-            count: r.visitor.0.len() as u32,
-        });
-    }
-
-    fn forget(&mut self, ids: &[ReceiptId]) {
-        self.stale.extend(ids.iter().copied());
-    }
-
-    fn has(&self, id: ReceiptId) -> bool {
-        !self.stale.contains(&id) && self.ids.binary_search(&id).is_ok()
-    }
-
-    fn get(&self, id: ReceiptId) -> Option<Receipt> {
-        if self.stale.contains(&id) {
-            return None;
-        }
-        let k = self.ids.binary_search(&id).ok()?;
-        let kept = &self.kept[k];
-        let s = |t: Text| self.text[t.0 as usize..t.1 as usize].to_string();
-        let pairs = &self.pairs[kept.first as usize..(kept.first + kept.count) as usize];
-        Some(Receipt {
-            id,
-            scope: s(kept.scope),
-            request_key: kept.request_key.map(s),
-            digest: s(kept.digest),
-            state: kept.state,
-            created_ms: kept.created_ms,
-            updated_ms: kept.updated_ms,
-            visitor: triage::model::VisitorFields(
-                pairs.iter().map(|&(k, v)| (s(k), s(v))).collect(),
-            ),
-            honeypot_filled: kept.honeypot_filled,
-        })
     }
 }
 
@@ -549,7 +492,7 @@ impl Shown {
 fn continue_reading(
     db: &Database,
     engine: &mut Engine,
-    shown: &mut Shown,
+    stale: &mut std::collections::HashSet<ReceiptId>,
     touched: &[ReceiptId],
 ) -> Result<bool, StorageError> {
     let mut ids = engine.volatile_ids();
@@ -564,7 +507,7 @@ fn continue_reading(
     match engine.recheck(&ids, &stream::Batches(batches)) {
         Some(changed) => {
             // Receipts shown with their old state are read again.
-            shown.forget(&changed);
+            stale.extend(changed.iter().copied());
             Ok(true)
         }
         None => Ok(false),
@@ -602,16 +545,28 @@ fn assemble(
     let log = review::read_log(db.conn()).context("reading review_log")?;
     let mut reviews = HashMap::new();
     let t = &triage;
-    let items = t
-        .duplicates
-        .iter()
-        .map(|g| (g.item(), g.receipt_ids()))
-        .chain(t.conflicts.iter().map(|c| (c.item(), vec![c.receipt_id])))
-        .chain(t.stuck.iter().map(|s| (s.item(), vec![s.receipt_id])));
-    for (item, ids) in items {
+    // Most items have no log entry: their ids are written into one buffer
+    // and their receipts listed only when they have one.
+    let mut item = String::new();
+    let mut review = |prefix: &str, id: ReceiptId, ids: &dyn Fn() -> Vec<ReceiptId>| {
+        use std::fmt::Write;
+        item.clear();
+        let _ = write!(item, "{prefix}:{id}");
         if let Some(status) = statuses.get(&item) {
-            reviews.insert(item, item_review(&status.latest, status.status(&ids)));
+            reviews.insert(
+                item.clone(),
+                item_review(&status.latest, status.status(&ids())),
+            );
         }
+    };
+    for g in &t.duplicates {
+        review("dup", g.members[0].id, &|| g.receipt_ids());
+    }
+    for c in &t.conflicts {
+        review("conflict", c.receipt_id, &|| vec![c.receipt_id]);
+    }
+    for s in &t.stuck {
+        review("stuck", s.receipt_id, &|| vec![s.receipt_id]);
     }
     Ok(Snapshot {
         database: db.path().to_path_buf(),
@@ -622,7 +577,7 @@ fn assemble(
         state_changes_off: db.state_changes_off(),
         settings,
         receipt_count,
-        receipts: Vec::new(),
+        receipts: Receipts::default(),
         replays: HashMap::new(),
         replay_total: 0,
         triage,
@@ -634,6 +589,14 @@ fn assemble(
 /// Indices of the receipts the items show: members of duplicate groups,
 /// conflict originals (and receipts holding an attempt), stuck receipts.
 pub fn shown_receipts(store: &Store, t: &Triage) -> Vec<u32> {
+    shown_ids(t)
+        .into_iter()
+        .filter_map(|id| store.index_of(id))
+        .collect()
+}
+
+/// The ids of the receipts the items show (see [`shown_receipts`]), ascending.
+pub fn shown_ids(t: &Triage) -> Vec<ReceiptId> {
     let ids = t
         .duplicates
         .iter()
@@ -647,7 +610,7 @@ pub fn shown_receipts(store: &Store, t: &Triage) -> Vec<u32> {
             )
         }))
         .chain(t.stuck.iter().map(|s| s.receipt_id));
-    let mut out: Vec<u32> = ids.filter_map(|id| store.index_of(id)).collect();
+    let mut out: Vec<ReceiptId> = ids.collect();
     out.par_sort_unstable();
     out.dedup();
     out
@@ -718,8 +681,26 @@ pub fn reread_ids(
     ids: &[ReceiptId],
     each: &mut (dyn FnMut(Receipt) + Send),
 ) -> Result<(), StorageError> {
+    reread_ids_counted(db, inspector, ids, each, &mut |_| {})
+}
+
+/// [`reread_ids`], telling `read` how many rows were read so far.
+pub fn reread_ids_counted(
+    db: &Database,
+    inspector: &Inspector,
+    ids: &[ReceiptId],
+    each: &mut (dyn FnMut(Receipt) + Send),
+    read: &mut dyn FnMut(u64),
+) -> Result<(), StorageError> {
+    let mut done = 0u64;
     pipeline(
-        &mut |sink| stream::read_receipts_by_id(db, ids, BATCH_ROWS, sink),
+        &mut |sink| {
+            stream::read_receipts_by_id(db, ids, BATCH_ROWS, &mut |batch| {
+                done += batch.len() as u64;
+                read(done);
+                sink(batch)
+            })
+        },
         &mut |batch| {
             let found: Vec<Receipt> = (0..batch.len())
                 .into_par_iter()
@@ -848,43 +829,4 @@ pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
         Kind::Stuck => vec![t.stuck.iter().find(|s| s.receipt_id == id)?.receipt_id],
     };
     Some(Target { kind, receipt_ids })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::triage::model::{ReceiptState, VisitorFields};
-
-    #[test]
-    fn kept_receipts_come_back_whole() {
-        let a = Receipt {
-            id: 3,
-            scope: "site/form".into(),
-            request_key: Some("k-1".into()),
-            digest: "ab".repeat(32),
-            state: ReceiptState::InFlight,
-            created_ms: -5,
-            updated_ms: Some(1_795_947_330_123),
-            visitor: VisitorFields(vec![
-                ("message".into(), "見積もり please".into()),
-                ("name".into(), String::new()),
-            ]),
-            honeypot_filled: true,
-        };
-        let b = Receipt {
-            id: 7,
-            request_key: None,
-            updated_ms: None,
-            state: ReceiptState::Failed,
-            visitor: VisitorFields(Vec::new()),
-            honeypot_filled: false,
-            ..a.clone()
-        };
-        let mut shown = Shown::of(&[a.clone(), b.clone()]);
-        assert_eq!(shown.get(3), Some(a));
-        assert_eq!(shown.get(7), Some(b));
-        assert_eq!(shown.get(5), None);
-        shown.forget(&[7]);
-        assert_eq!(shown.get(7), None);
-    }
 }

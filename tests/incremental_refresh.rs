@@ -314,14 +314,73 @@ fn the_items_receipts_follow_the_appends() {
         rng: ChaCha8Rng::seed_from_u64(9),
         next_key: 0,
     };
-    for _ in 0..30 {
-        appender.append(NOW_MS - 60_000);
+    // Round after round (receipts settle, so some are read again; the
+    // compact parts pile up and are merged).
+    for round in 0..12 {
+        for _ in 0..30 {
+            appender.append(NOW_MS - 60_000);
+        }
+        let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
+        let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+        assert_eq!(
+            snap.receipts.to_vec(),
+            fresh.receipts.to_vec(),
+            "round {round}"
+        );
+        assert!(!snap.receipts.is_empty());
     }
-    let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
-    reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
-    let mut expected = full(&path, NOW_MS);
-    let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
-    expected.receipts = fresh.receipts;
-    assert_eq!(snap.receipts, expected.receipts);
-    assert!(!snap.receipts.is_empty());
+}
+
+#[test]
+fn a_first_reading_tells_how_its_analysis_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("progress.db");
+    let options = DemoOptions {
+        receipts: 3_000,
+        seed: 5,
+        now_ms: NOW_MS,
+    };
+    generate(&path, &options).unwrap();
+    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let mut reader = Reader::new(settings(NOW_MS));
+    let mut seen: Vec<snapshot::Progress> = Vec::new();
+    let mut snap = reader.read(&db, NOW_MS, &mut |p| seen.push(p)).unwrap();
+    reader
+        .fill_receipts(&db, &mut snap, &mut |p| seen.push(p))
+        .unwrap();
+    let analysing: Vec<&snapshot::Progress> = seen
+        .iter()
+        .filter(|p| p.stage.starts_with("analysing"))
+        .collect();
+    // Its steps, in order, each with a count that moves.
+    let stages: Vec<&str> = analysing.iter().map(|p| p.stage).collect();
+    for step in [
+        "analysing: reading texts to compare",
+        "analysing: grouping copies",
+        "analysing: looking for campaigns",
+        "analysing: key conflicts and stuck receipts",
+    ] {
+        assert!(stages.contains(&step), "{step} not told: {stages:?}");
+    }
+    let texts: Vec<u64> = analysing
+        .iter()
+        .filter(|p| p.stage == "analysing: reading texts to compare")
+        .map(|p| p.done)
+        .collect();
+    assert!(texts.len() >= 2 && texts.windows(2).all(|w| w[0] <= w[1]));
+    assert!(texts.last() > texts.first(), "{texts:?}");
+    let steps: Vec<u64> = analysing
+        .iter()
+        .filter(|p| p.total == Some(3))
+        .map(|p| p.done)
+        .collect();
+    assert_eq!(steps, vec![0, 1, 2]);
+    // The items' receipts are counted as they are read.
+    let items = seen
+        .iter()
+        .filter(|p| p.stage == "reading the items' receipts")
+        .map(|p| p.done)
+        .max();
+    assert_eq!(items, Some(snap.receipts.len() as u64));
 }

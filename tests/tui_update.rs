@@ -6,7 +6,9 @@ mod fixture;
 use fixture::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::triage::model::GapClass;
-use receipt_review::tui::app::msg::{DecisionRequest, Effect, ExportFormat, Msg, PayloadRef};
+use receipt_review::tui::app::msg::{
+    DecisionRequest, Effect, ExportFormat, Msg, PayloadRef, Reading,
+};
 use receipt_review::tui::app::{
     App, ClassFilter, Focus, Overlay, Selected, StatusKind, Tab, update,
 };
@@ -47,7 +49,7 @@ fn opens_on_duplicates_with_the_first_pending_group_selected() {
 fn the_selection_asks_for_its_payloads_once() {
     let fx = fixture();
     let mut app = App::new(false);
-    let effects = update(&mut app, Msg::Loaded(Box::new(fx.snapshot.clone())));
+    let effects = update(&mut app, Msg::Loaded(Reading::new(fx.snapshot.clone())));
     assert_eq!(
         effects,
         vec![Effect::LoadPayloads(vec![
@@ -620,12 +622,12 @@ fn the_selection_is_kept_by_item_id_across_a_reload() {
     let mut extra = next.triage.duplicates[2].clone();
     extra.members[0].id = 99;
     next.triage.duplicates.insert(0, extra);
-    send(&mut app, &fx, Msg::Loaded(Box::new(next.clone())));
+    send(&mut app, &fx, Msg::Loaded(Reading::new(next.clone())));
     assert_eq!(app.pos(Tab::Duplicates).selected, 5);
     assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     // The selected group disappears: the nearest row is selected.
     next.triage.duplicates.pop();
-    send(&mut app, &fx, Msg::Loaded(Box::new(next)));
+    send(&mut app, &fx, Msg::Loaded(Reading::new(next)));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
 }
 
@@ -700,7 +702,11 @@ fn a_failed_first_load_and_a_failed_reload() {
     update(&mut app, Msg::LoadFailed("no such table: receipts".into()));
     assert_eq!(app.load_error.as_deref(), Some("no such table: receipts"));
     assert_eq!(update(&mut app, key('r')), vec![Effect::Reload]);
-    send(&mut app, &fx, Msg::Loaded(Box::new(fx.snapshot.clone())));
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(Reading::new(fx.snapshot.clone())),
+    );
     assert!(app.load_error.is_none());
     update(&mut app, Msg::LoadFailed("database is locked".into()));
     assert!(app.stale);

@@ -10,7 +10,7 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use receipt_review::tui::app::msg::{Msg, PayloadRef};
+use receipt_review::tui::app::msg::{Msg, PayloadRef, Reading};
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas::draw;
 
@@ -215,7 +215,7 @@ fn loading_80x24() {
 fn payloads_show_loading_until_they_arrive() {
     let fx = fixture();
     let mut app = App::new(false);
-    update(&mut app, Msg::Loaded(Box::new(fx.snapshot.clone())));
+    update(&mut app, Msg::Loaded(Reading::new(fx.snapshot.clone())));
     assert!(screen(&app, 160, 48).contains("loading…"));
     update(
         &mut app,
@@ -353,7 +353,8 @@ fn hostile_fixture() -> Fixture {
         g.scope = format!("site{CSI_CLEAR}{BIDI}");
     }
     s.triage.duplicates[1].members[1].fields = vec![format!("phone{OSC_52}")];
-    for r in &mut s.receipts {
+    let mut receipts = s.receipts.to_vec();
+    for r in &mut receipts {
         r.request_key = Some(format!("k{OSC_8}{CSI_DSR}"));
         r.scope = format!("scope{DCS}");
         for (k, v) in &mut r.visitor.0 {
@@ -361,6 +362,7 @@ fn hostile_fixture() -> Fixture {
             *v = format!("{v}{ZERO_WIDTH}");
         }
     }
+    s.receipts = receipts.into();
     s.triage.conflicts[0].request_key = format!("order{CSI_DSR}{OSC_TITLE}");
     s.triage.conflicts[0].scope = format!("orders{OSC_52}");
     s.triage.stuck[0].scope = format!("pay{BIDI}");

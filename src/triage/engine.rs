@@ -287,6 +287,12 @@ impl Engine {
     /// Analyses: everything the first time, then only what the rows added
     /// since touch. Call [`Engine::wanted`] (and supply what it names) first.
     pub fn analyze(&mut self) -> &Triage {
+        self.analyze_with(&mut |_, _, _| {})
+    }
+
+    /// [`Engine::analyze`], telling `step` which step of how many it is at
+    /// (a first analysis of a large database takes seconds).
+    pub fn analyze_with(&mut self, step: &mut dyn FnMut(&'static str, u64, u64)) -> &Triage {
         self.store.finish();
         for (id, key) in std::mem::take(&mut self.store.request_keys) {
             if let Some(i) = self.store.index_of(id) {
@@ -296,16 +302,17 @@ impl Engine {
         if self.analysed {
             self.incremental();
         } else {
-            self.full();
+            self.full(step);
             self.analysed = true;
         }
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
         &self.triage
     }
 
-    fn full(&mut self) {
+    fn full(&mut self, step: &mut dyn FnMut(&'static str, u64, u64)) {
         let store = &self.store;
         let settings = &self.settings;
+        step("grouping copies", 0, 3);
         self.runs = groups::scope_runs(store);
         let ctx = Ctx {
             store,
@@ -321,10 +328,12 @@ impl Engine {
             .iter()
             .map(|g| (time_of(store, g.members[0].id), g.members[0].id))
             .collect();
+        step("looking for campaigns", 1, 3);
         let bodies = bots::bodies(store);
         self.campaigns = bots::campaign_flags(store, &bodies, settings);
         self.bot_ids = bots::flagged_ids(store, &self.campaigns);
         self.bodies = SortedIndex::from_sorted(bodies);
+        step("key conflicts and stuck receipts", 2, 3);
         let keyed = conflicts::keyed(store);
         self.shared = conflicts::shared_in(store, &keyed);
         self.keyed = SortedIndex::from_sorted(keyed);

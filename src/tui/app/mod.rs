@@ -5,6 +5,7 @@
 //! - [`keymap`]: the one table of keys behind dispatch, footer hints and help;
 //! - [`update()`]: one message in, the state changed, effects out, no I/O;
 //! - [`rows`]: which rows each tab shows under the class and text filters;
+//! - [`search`]: the filter's index, folded once per reading;
 //! - [`layout`]: where things go, shared with the canvas.
 
 pub mod decision;
@@ -12,6 +13,7 @@ pub mod keymap;
 pub mod layout;
 pub mod msg;
 pub mod rows;
+pub mod search;
 pub mod state;
 mod update;
 

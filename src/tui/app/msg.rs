@@ -5,11 +5,15 @@
 //! quitting) and feeds their results back in as messages.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 
 use crate::snapshot::Snapshot;
 use crate::triage::model::ReceiptId;
+
+use super::rows::Counts;
+use super::search::SearchIndex;
 
 #[derive(Debug)]
 pub enum Msg {
@@ -25,7 +29,7 @@ pub enum Msg {
         total: Option<u64>,
     },
     /// A fresh reading of the database (first load, reload, or after a change).
-    Loaded(Box<Snapshot>),
+    Loaded(Reading),
     /// The database could not be read; the message is one line, already safe to show.
     LoadFailed(String),
     /// Payload texts asked for with [`Effect::LoadPayloads`].
@@ -39,6 +43,34 @@ pub enum Msg {
     /// The database changed on disk (`PRAGMA data_version` moved).
     DatabaseChanged,
     Tick,
+}
+
+/// A reading as the screen takes it: the snapshot, its filter index and its
+/// totals, all made off the UI thread and shared with the worker rather than
+/// copied, so that taking in a reading costs the screen little.
+#[derive(Clone, Debug)]
+pub struct Reading {
+    pub snapshot: Arc<Snapshot>,
+    pub search: Arc<SearchIndex>,
+    pub counts: Counts,
+}
+
+impl Reading {
+    /// A reading indexed from scratch.
+    pub fn new(snapshot: Snapshot) -> Self {
+        Self::after(snapshot, None)
+    }
+
+    /// A reading whose rows unchanged since `previous` are copied from its index.
+    pub fn after(snapshot: Snapshot, previous: Option<&Reading>) -> Self {
+        let search = SearchIndex::build(&snapshot, previous.map(|p| &*p.search));
+        let counts = Counts::of(&snapshot);
+        Reading {
+            counts,
+            snapshot: Arc::new(snapshot),
+            search: Arc::new(search),
+        }
+    }
 }
 
 /// A payload the detail pane can show on demand.

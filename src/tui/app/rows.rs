@@ -6,6 +6,7 @@ use crate::snapshot::Snapshot;
 use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, ReceiptId};
 
 use super::msg::PayloadRef;
+use super::search::SearchIndex;
 use super::state::{ClassFilter, Tab};
 
 /// The receipts a conflict decision covers: the original, and any legacy
@@ -39,6 +40,19 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
     })
 }
 
+/// The number in a row's id ([`row_id`] without the allocation): the
+/// group's first receipt, the receipt, or the log entry. Unique within a tab.
+pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
+    let t = &snap.triage;
+    Some(match tab {
+        Tab::Duplicates => t.duplicates.get(index)?.members[0].id,
+        Tab::Conflicts => t.conflicts.get(index)?.receipt_id,
+        Tab::Stuck => t.stuck.get(index)?.receipt_id,
+        Tab::Damaged => t.damaged.get(index)?.receipt_id,
+        Tab::Log => snap.log.get(index)?.id,
+    })
+}
+
 /// The filter text as it is compared: NFKC, case-folded, white space folded,
 /// the way the triage engine normalises visitor field values.
 pub fn normalize_query(text: &str) -> String {
@@ -65,8 +79,43 @@ fn id_matches(id: ReceiptId, query: &str) -> bool {
 }
 
 /// The rows a tab shows, in its order: indices into the snapshot's lists
-/// (for the log, newest first).
-pub fn compute(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> Vec<usize> {
+/// (for the log, newest first), found with the reading's filter index.
+/// `query` is folded ([`normalize_query`]); `among`, when given, are the rows
+/// this tab showed for a query that `query` extends (same class filter): the
+/// rows matching "smith" are among those matching "smit".
+pub fn compute(
+    snap: &Snapshot,
+    search: &SearchIndex,
+    tab: Tab,
+    class: ClassFilter,
+    query: &str,
+    among: Option<&[usize]>,
+) -> Vec<usize> {
+    let index = search.tab(tab);
+    let mut rows: Vec<usize> = if query.is_empty() {
+        (0..index.len()).collect()
+    } else {
+        let ascending: Option<Vec<usize>> = among.map(|rows| {
+            let mut rows = rows.to_vec();
+            rows.sort_unstable();
+            rows
+        });
+        index.matching(query, ascending.as_deref())
+    };
+    if tab == Tab::Duplicates && class != ClassFilter::All {
+        let groups = &snap.triage.duplicates;
+        rows.retain(|&i| groups.get(i).is_some_and(|g| class.admits(g.class)));
+    }
+    if tab == Tab::Log {
+        rows.reverse();
+    }
+    rows
+}
+
+/// The rows a tab shows, by comparing every row with the filter: the
+/// definition that [`compute`] and its index must agree with (the tests
+/// compare them).
+pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> Vec<usize> {
     let query = normalize_query(filter);
     let q = query.as_str();
     let any = q.is_empty();
@@ -82,7 +131,7 @@ pub fn compute(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> V
                 any || contains(&g.item(), q)
                     || contains(&g.scope, q)
                     || g.members.iter().any(|m| {
-                        id_matches(m.id, q) || receipt(m.id).is_some_and(|r| receipt_matches(r, q))
+                        id_matches(m.id, q) || receipt(m.id).is_some_and(|r| receipt_matches(&r, q))
                     })
             })
             .map(|(i, _)| i)
@@ -96,7 +145,7 @@ pub fn compute(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> V
                     || contains(&c.scope, q)
                     || contains(&c.request_key, q)
                     || id_matches(c.receipt_id, q)
-                    || receipt(c.receipt_id).is_some_and(|r| receipt_matches(r, q))
+                    || receipt(c.receipt_id).is_some_and(|r| receipt_matches(&r, q))
             })
             .map(|(i, _)| i)
             .collect(),
@@ -109,7 +158,7 @@ pub fn compute(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> V
                     || contains(&s.scope, q)
                     || s.request_key.as_deref().is_some_and(|k| contains(k, q))
                     || id_matches(s.receipt_id, q)
-                    || receipt(s.receipt_id).is_some_and(|r| receipt_matches(r, q))
+                    || receipt(s.receipt_id).is_some_and(|r| receipt_matches(&r, q))
             })
             .map(|(i, _)| i)
             .collect(),
@@ -160,8 +209,8 @@ pub struct Counts {
 
 impl Counts {
     pub fn of(snap: &Snapshot) -> Self {
+        use std::fmt::Write;
         let t = &snap.triage;
-        let pending = |item: String| !snap.reviews.get(&item).is_some_and(|r| r.resolved);
         let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
         let mut counts = Counts {
             receipts: snap.receipt_count + t.damaged.len(),
@@ -173,25 +222,37 @@ impl Counts {
             bots: t.suspected_bots.len(),
             ..Counts::default()
         };
+        // Item ids are written into one buffer: a reading has many items.
+        let mut item = String::new();
+        let mut review = |prefix: &str, id: ReceiptId| {
+            item.clear();
+            let _ = write!(item, "{prefix}:{id}");
+            snap.reviews.get(&item)
+        };
         for g in &t.duplicates {
             counts.by_class[class_index(g.class)] += 1;
             if g.is_exact() {
                 counts.exact += 1;
             }
-            let item = g.item();
-            if snap
-                .reviews
-                .get(&item)
-                .is_some_and(|r| r.new_copy_since_decision)
-            {
+            let r = review("dup", g.members[0].id);
+            if r.is_some_and(|r| r.new_copy_since_decision) {
                 counts.groups_new_copy += 1;
             }
-            if pending(item) {
+            if !r.is_some_and(|r| r.resolved) {
                 counts.groups_pending += 1;
             }
         }
-        counts.conflicts_pending = t.conflicts.iter().filter(|c| pending(c.item())).count();
-        counts.stuck_pending = t.stuck.iter().filter(|s| pending(s.item())).count();
+        let pending = |r: Option<&crate::snapshot::ItemReview>| !r.is_some_and(|r| r.resolved);
+        counts.conflicts_pending = t
+            .conflicts
+            .iter()
+            .filter(|c| pending(review("conflict", c.receipt_id)))
+            .count();
+        counts.stuck_pending = t
+            .stuck
+            .iter()
+            .filter(|s| pending(review("stuck", s.receipt_id)))
+            .count();
         counts
     }
 

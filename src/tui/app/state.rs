@@ -3,6 +3,7 @@
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::snapshot::{ItemReview, Snapshot};
 use crate::triage::model::{GapClass, ReceiptId};
@@ -10,6 +11,7 @@ use crate::triage::model::{GapClass, ReceiptId};
 use super::keymap::Mode;
 use super::msg::{DecisionRequest, ExportFormat, PayloadRef};
 use super::rows::{self, Counts};
+use super::search::SearchIndex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tab {
@@ -196,7 +198,9 @@ pub struct App {
     pub operator: Option<String>,
     /// The database being opened, shown while the first reading is under way.
     pub database: Option<PathBuf>,
-    pub snapshot: Option<Box<Snapshot>>,
+    pub snapshot: Option<Arc<Snapshot>>,
+    /// The filter index of `snapshot`.
+    pub search: Arc<SearchIndex>,
     /// Totals of the current reading, for the header and the tab bar.
     pub counts: Counts,
     /// The first reading failed: why (already safe to show).
@@ -214,6 +218,10 @@ pub struct App {
     pub focus: Focus,
     /// Visible rows per tab: indices into the snapshot's lists (Log: newest first).
     pub rows: [Vec<usize>; 5],
+    /// Per tab: the folded query and class filter its `rows` answer, when
+    /// they answer one for the current reading (a longer query then only
+    /// looks at these rows).
+    pub rows_for: [Option<(String, ClassFilter)>; 5],
     pub pos: [ListPos; 5],
     pub detail_scroll: usize,
     /// Set by the canvas: how far the detail pane can scroll at its last drawing.
@@ -240,6 +248,7 @@ impl App {
             operator: None,
             database: None,
             snapshot: None,
+            search: Arc::default(),
             counts: Counts::default(),
             load_error: None,
             stale: false,
@@ -251,6 +260,7 @@ impl App {
             filter: String::new(),
             focus: Focus::List,
             rows: Default::default(),
+            rows_for: Default::default(),
             pos: Default::default(),
             detail_scroll: 0,
             detail_max_scroll: Cell::new(usize::MAX),

@@ -4,14 +4,13 @@ use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sanitize::inline;
-use crate::snapshot::Snapshot;
 use crate::time::format_rfc3339;
 
 use super::decision::{self, Decision};
 use super::keymap::{self, Command, Mode};
 use super::layout;
-use super::msg::{DecisionRequest, Effect, ExportFormat, Msg};
-use super::rows::{self, Counts};
+use super::msg::{DecisionRequest, Effect, ExportFormat, Msg, Reading};
+use super::rows;
 use super::state::{
     App, Confirm, ConfirmAction, Focus, Input, Overlay, Progress, Status, StatusKind, Tab,
 };
@@ -35,7 +34,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Progress { stage, done, total } => {
             app.progress = Some(Progress { stage, done, total });
         }
-        Msg::Loaded(snapshot) => on_loaded(app, snapshot),
+        Msg::Loaded(reading) => on_loaded(app, reading),
         Msg::LoadFailed(why) => {
             app.progress = None;
             if app.snapshot.is_some() {
@@ -131,68 +130,85 @@ fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
     effects.push(Effect::LoadPayloads(missing));
 }
 
-fn on_loaded(app: &mut App, snapshot: Box<Snapshot>) {
+fn on_loaded(app: &mut App, reading: Reading) {
     let first = app.snapshot.is_none();
-    let before: Vec<(Option<String>, usize)> = Tab::ALL
+    let before: Vec<(Option<i64>, usize)> = Tab::ALL
         .iter()
-        .map(|&tab| {
-            let index = app.pos(tab).selected;
-            let id = app
-                .rows(tab)
-                .get(index)
-                .and_then(|&row| app.row_id(tab, row));
-            (id, index)
-        })
+        .map(|&tab| (selected_key(app, tab), app.pos(tab).selected))
         .collect();
-    app.counts = Counts::of(&snapshot);
-    app.snapshot = Some(snapshot);
+    app.counts = reading.counts;
+    app.snapshot = Some(reading.snapshot);
+    app.search = reading.search;
+    app.rows_for = Default::default();
     app.progress = None;
     app.load_error = None;
     app.stale = false;
     for tab in Tab::ALL {
         recompute_rows(app, tab);
-        let (id, index) = &before[tab.index()];
+        let (key, index) = before[tab.index()];
         let selected = if first {
             first_pending(app, tab).unwrap_or(0)
         } else {
-            id.as_ref()
-                .and_then(|id| find_row(app, tab, id))
-                .unwrap_or(*index)
+            key.and_then(|key| find_row(app, tab, key)).unwrap_or(index)
         };
         select(app, tab, selected);
     }
     if app.selected().is_none() {
         app.focus = Focus::List;
     }
-    let now = app.selected().and_then(|_| {
-        let tab = app.tab;
-        let row = *app.rows(tab).get(app.pos(tab).selected)?;
-        app.row_id(tab, row)
-    });
-    if now != before[app.tab.index()].0 {
+    if selected_key(app, app.tab) != before[app.tab.index()].0 {
         app.detail_scroll = 0;
     }
     // Anything asked for and not answered is asked again if still wanted.
     app.requested.clear();
 }
 
-fn recompute_rows(app: &mut App, tab: Tab) {
-    if let Some(snap) = app.snapshot.as_ref() {
-        app.rows[tab.index()] = rows::compute(snap, tab, app.class_filter, &app.filter);
-    }
+/// The key ([`rows::row_key`]) of a tab's selected row.
+fn selected_key(app: &App, tab: Tab) -> Option<i64> {
+    let snap = app.snapshot.as_ref()?;
+    let row = *app.rows(tab).get(app.pos(tab).selected)?;
+    rows::row_key(snap, tab, row)
 }
 
-/// Recomputes one tab's rows after a filter change, keeping the selection by
-/// id when it is still shown, else the nearest row.
+fn recompute_rows(app: &mut App, tab: Tab) {
+    let Some(snap) = app.snapshot.as_ref() else {
+        return;
+    };
+    let query = rows::normalize_query(&app.filter);
+    let i = tab.index();
+    // A query that extends the one these rows answer only narrows them.
+    let among = match &app.rows_for[i] {
+        Some((before, class))
+            if *class == app.class_filter
+                && !before.is_empty()
+                && query.contains(before.as_str()) =>
+        {
+            Some(app.rows[i].as_slice())
+        }
+        _ => None,
+    };
+    if among.is_some() && app.rows_for[i].as_ref().is_some_and(|(b, _)| *b == query) {
+        return;
+    }
+    let rows = rows::compute(snap, &app.search, tab, app.class_filter, &query, among);
+    app.rows[i] = rows;
+    app.rows_for[i] = Some((query, app.class_filter));
+}
+
+/// Recomputes one tab's rows after a filter change, keeping the selection
+/// when it is still shown, else the nearest row.
 fn refilter(app: &mut App, tab: Tab) {
     let index = app.pos(tab).selected;
-    let id = app
-        .rows(tab)
-        .get(index)
-        .and_then(|&row| app.row_id(tab, row));
+    let row = app.rows(tab).get(index).copied();
     recompute_rows(app, tab);
-    let selected = id.and_then(|id| find_row(app, tab, &id)).unwrap_or(index);
-    select(app, tab, selected);
+    // Same reading: the row is found by its index, and rows are in order
+    // (the log's newest first).
+    let rows = app.rows(tab);
+    let found = row.and_then(|row| match tab {
+        Tab::Log => rows.binary_search_by(|r| row.cmp(r)).ok(),
+        _ => rows.binary_search(&row).ok(),
+    });
+    select(app, tab, found.unwrap_or(index));
 }
 
 fn refilter_all(app: &mut App) {
@@ -201,10 +217,12 @@ fn refilter_all(app: &mut App) {
     }
 }
 
-fn find_row(app: &App, tab: Tab, id: &str) -> Option<usize> {
+/// Where the row with this key ([`rows::row_key`]) is shown, if it is.
+fn find_row(app: &App, tab: Tab, key: i64) -> Option<usize> {
+    let snap = app.snapshot.as_ref()?;
     app.rows(tab)
         .iter()
-        .position(|&row| app.row_id(tab, row).as_deref() == Some(id))
+        .position(|&row| rows::row_key(snap, tab, row) == Some(key))
 }
 
 fn is_pending_row(app: &App, tab: Tab, row: usize) -> bool {

@@ -28,10 +28,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         first.push(("  ⚠ stale: reload failed".into(), theme.warn()));
     }
     if let Some(p) = &app.progress {
-        first.push((
-            format!("  ⟳ {} {}", text::safe(p.stage, 20), p.done),
-            theme.dim(),
-        ));
+        let stage = text::safe(p.stage, 20);
+        // A step with nothing to count shows only its name.
+        let shown = if p.done == 0 && p.total.is_none() {
+            format!("  ⟳ {stage}")
+        } else {
+            format!("  ⟳ {stage} {}", p.done)
+        };
+        first.push((shown, theme.dim()));
     }
     if let Some(op) = &app.operator {
         first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));

@@ -261,16 +261,15 @@ fn row_cells(
 
 /// A few of a receipt's visitor values, to recognise a row (already normalised).
 fn preview(snap: &Snapshot, id: i64) -> String {
-    let Some(r) = snap.receipt(id) else {
+    let Some(r) = snap.receipt_view(id) else {
         return String::new();
     };
-    let fields = &r.visitor.0;
     let mut picked: Vec<&str> = ["name", "email", "subject"]
         .iter()
-        .filter_map(|k| fields.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str()))
+        .filter_map(|k| r.fields().find(|(f, _)| f == k).map(|(_, v)| v))
         .collect();
     if picked.is_empty() {
-        picked = fields.iter().take(2).map(|(_, v)| v.as_str()).collect();
+        picked = r.fields().take(2).map(|(_, v)| v).collect();
     }
     picked.join(" · ")
 }

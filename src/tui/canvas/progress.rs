@@ -51,6 +51,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                         " ".repeat(bar_w - filled)
                     )
                 }
+                // A step with nothing to count shows only its name.
+                _ if p.done == 0 => stage.to_string(),
                 _ => format!("{stage}: {}", p.done),
             };
             lines.push(Line::raw(counted));

@@ -8,10 +8,10 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::review;
-use crate::snapshot::{self, Reader, Reading, Snapshot};
+use crate::snapshot::{self, Reader, Reading::Full, Snapshot};
 use crate::storage::{Access, Database};
 use crate::triage::model::{Millis, Settings};
-use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef};
+use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
 
 /// How often the worker asks SQLite whether another connection wrote.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
@@ -82,8 +82,12 @@ struct State {
     database: Database,
     messages: Sender<Msg>,
     data_version: Option<i64>,
-    /// The last reading (its triage finds the items decisions are about).
-    last: Option<Snapshot>,
+    /// The last reading, shared with the screen (its triage finds the items
+    /// decisions are about; its index is copied from for the next one).
+    last: Option<Reading>,
+    /// The reading before, held until the screen has surely let go of it, so
+    /// that it is freed here and not on the screen's thread.
+    retired: Option<Reading>,
     /// Keeps the analysis between readings, so that a reading after the
     /// intake appended rows only analyses those.
     reader: Reader,
@@ -98,6 +102,7 @@ impl State {
             messages,
             data_version: None,
             last: None,
+            retired: None,
             reader,
         }
     }
@@ -170,16 +175,15 @@ impl State {
         if self.config.read_only && snap.read_only.is_none() {
             snap.read_only = Some("opened with --read-only".into());
         }
-        self.last = Some(snap.clone());
-        if self.reader.last_reading() == Reading::Full {
+        if self.reader.last_reading() == Full {
             // The analysis first; the receipts its items show follow.
-            self.send(Msg::Loaded(Box::new(snap.clone())));
+            self.publish(snap.clone());
         }
         match self
             .reader
             .fill_receipts(&self.database, &mut snap, &mut progress)
         {
-            Ok(()) => self.send(Msg::Loaded(Box::new(snap))),
+            Ok(()) => self.publish(snap),
             Err(e) => {
                 self.reader.forget();
                 self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
@@ -187,8 +191,24 @@ impl State {
         }
     }
 
+    /// Indexes a reading for the filter (rows unchanged since the last
+    /// reading are copied) and hands it to the screen, keeping a share.
+    fn publish(&mut self, snap: Snapshot) {
+        self.send(Msg::Progress {
+            stage: "indexing for the filter",
+            done: 0,
+            total: None,
+        });
+        let reading = Reading::after(snap, self.last.as_ref());
+        self.retired = self.last.replace(reading.clone());
+        self.send(Msg::Loaded(reading));
+    }
+
     /// Reloads by itself when another connection (the intake, a colleague) wrote.
     fn watch(&mut self) {
+        // Half a second after a reading was handed over, the screen has
+        // taken the new one.
+        self.retired = None;
         let Ok(version) = crate::storage::data_version(self.database.conn()) else {
             return;
         };
@@ -223,7 +243,7 @@ impl State {
         if let Some(reason) = self.read_only_reason() {
             return Err(format!("read-only: {reason}"));
         }
-        let Some(snap) = &self.last else {
+        let Some(Reading { snapshot: snap, .. }) = &self.last else {
             return Err("still loading".into());
         };
         let total = requests.len();

@@ -100,13 +100,16 @@ pub fn lines(
     lines.extend(copies(snap, g, w, theme));
     lines.push(Line::raw(""));
 
+    // Made whole for this drawing only (the reading keeps them compact).
+    let receipts: Vec<_> = g.members.iter().map(|m| snap.receipt(m.id)).collect();
     let columns: Vec<Column> = g
         .members
         .iter()
-        .map(|m| Column {
+        .zip(&receipts)
+        .map(|(m, r)| Column {
             label: format!("#{}", m.id),
             fields: compare::fields(app, PayloadRef::Receipt(m.id)),
-            visitor: snap.receipt(m.id).map(|r| &r.visitor),
+            visitor: r.as_ref().map(|r| &r.visitor),
         })
         .collect();
     lines.push(Line::styled("Fields", theme.title()));
@@ -155,6 +158,7 @@ fn copies(
     let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     for (i, m) in g.members.iter().enumerate() {
         let r = snap.receipt(m.id);
+        let r = r.as_ref();
         let time = match (r, first) {
             (Some(r), Some(first)) => time_of_day(r.created_ms, first),
             _ => "?".into(),

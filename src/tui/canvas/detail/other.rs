@@ -59,7 +59,7 @@ pub fn conflict(
     lines.extend(super::review_lines(app, &item, &review, w, theme));
     lines.push(Line::raw(""));
     let original = snap.receipt(c.receipt_id);
-    let original_ms = original.map(|r| r.created_ms);
+    let original_ms = original.as_ref().map(|r| r.created_ms);
     let mut head = format!("original  #{}", c.receipt_id);
     if let Some(r) = original {
         head.push_str(&format!(

@@ -1,0 +1,115 @@
+//! How long the text filter takes on a database, in-process: the index's
+//! build and size, each letter of a few words typed one by one on the tab
+//! with the most rows (each letter narrowing the rows of the one before),
+//! and then the screen's whole answer to each key (`update`, then drawing
+//! into a 160×48 buffer), p50/p99 over the keys of `scripts/bench_tui.py`.
+//!
+//! `cargo run --release --example filter_timing -- DB`
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use receipt_review::tui::app::msg::{Msg, Reading};
+use receipt_review::tui::app::{App, update};
+use receipt_review::tui::canvas;
+
+use receipt_review::snapshot;
+use receipt_review::storage::{Access, Database};
+use receipt_review::triage::model::Settings;
+use receipt_review::tui::app::rows::{compute, normalize_query};
+use receipt_review::tui::app::search::SearchIndex;
+use receipt_review::tui::app::{ClassFilter, Tab};
+
+fn main() -> anyhow::Result<()> {
+    let path = std::env::args()
+        .nth(1)
+        .ok_or_else(|| anyhow::anyhow!("usage: filter_timing DB"))?;
+    let db = Database::open(std::path::Path::new(&path), Access::ReadOnly)?;
+    let now =
+        receipt_review::time::parse_text("2026-11-29T12:00:00Z").map_err(anyhow::Error::msg)?;
+    let snap = snapshot::read_for_screen(&db, Settings::new(now), &mut |_| {})?;
+    let t = Instant::now();
+    let search = SearchIndex::build(&snap, None);
+    println!(
+        "index: built in {:.0} ms, {} MB; {} groups",
+        t.elapsed().as_secs_f64() * 1e3,
+        search.bytes() >> 20,
+        snap.triage.duplicates.len()
+    );
+    let t = Instant::now();
+    let again = SearchIndex::build(&snap, Some(&search));
+    println!(
+        "index: copied from the last in {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    drop(again);
+    for word in [
+        "shop", "smith", "dup:1", "corp.ex", "tanaka", "x", "lp/ai", "zq",
+    ] {
+        let mut shown: Option<(String, Vec<usize>)> = None;
+        let mut times = Vec::new();
+        for end in 1..=word.len() {
+            let q = normalize_query(&word[..end]);
+            let among = shown
+                .as_ref()
+                .filter(|(b, _)| q.contains(b.as_str()))
+                .map(|(_, r)| r.as_slice());
+            let t = Instant::now();
+            let rows = compute(&snap, &search, Tab::Duplicates, ClassFilter::All, &q, among);
+            times.push(format!("{:.1}", t.elapsed().as_secs_f64() * 1e3));
+            shown = Some((q, rows));
+        }
+        let n = shown.map_or(0, |s| s.1.len());
+        println!("{word:>8}: {} ms per letter; {n} rows", times.join(" "));
+    }
+    drop(search);
+
+    let mut app = App::new(true);
+    update(
+        &mut app,
+        Msg::Resize {
+            width: 160,
+            height: 48,
+        },
+    );
+    update(&mut app, Msg::Loaded(Reading::new(snap)));
+    let mut terminal = Terminal::new(TestBackend::new(160, 48))?;
+    let press = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    let (mut updates, mut draws) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        for word in ["shop", "smith", "dup:1", "corp.ex", "tanaka", "x", "lp/ai"] {
+            let keys = std::iter::once(KeyCode::Char('/'))
+                .chain(word.chars().map(KeyCode::Char))
+                .chain([KeyCode::Esc]);
+            for key in keys {
+                // As a typist: the screen is idle between keys.
+                std::thread::sleep(Duration::from_millis(150));
+                let t = Instant::now();
+                update(&mut app, press(key));
+                updates.push(t.elapsed());
+                let t = Instant::now();
+                terminal.draw(|f| canvas::draw(f, &app))?;
+                draws.push(t.elapsed());
+            }
+        }
+    }
+    println!(
+        "screen, per key: update {}; draw {}",
+        stats(&mut updates),
+        stats(&mut draws)
+    );
+    Ok(())
+}
+
+fn stats(times: &mut [Duration]) -> String {
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
+    format!(
+        "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    )
+}

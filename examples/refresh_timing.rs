@@ -1,0 +1,151 @@
+//! How long the screen takes to take in a reading after the intake appended
+//! rows: the worker's reading (analysis, the items' receipts, the filter
+//! index) and the screen's `update` on its arrival (rows, counts, and letting
+//! go of the reading before), measured in-process, round after round.
+//!
+//! `cargo run --release --example refresh_timing -- COPY.db [APPENDS] [ROUNDS]`
+//! appends APPENDS (1000) receipts per round to COPY.db (give it a copy: it
+//! writes), as an intake would: visitors sending again what they sent a
+//! little earlier (exact copies of the latest receipts, seconds to minutes
+//! later), so that groups grow and new ones form.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use receipt_review::triage::model::Settings;
+use receipt_review::tui::app::msg::Msg;
+use receipt_review::tui::app::{App, update};
+use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
+
+/// The demo databases' `--now` (2026-11-29T12:00:00Z).
+const NOW_MS: i64 = 1_795_953_600_000;
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let path = args
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("usage: refresh_timing COPY.db [APPENDS] [ROUNDS]"))?;
+    let appends: usize = args.next().map_or(Ok(1000), |a| a.parse())?;
+    let rounds: usize = args.next().map_or(Ok(3), |a| a.parse())?;
+    let (tx, rx) = mpsc::channel();
+    let config = WorkerConfig {
+        path: path.clone().into(),
+        read_only: false,
+        settings: Settings::new(NOW_MS),
+        fixed_now: Some(NOW_MS),
+        operator: "bench".into(),
+        export_dir: std::env::temp_dir(),
+    };
+    let worker = Worker::start(config, tx)?;
+    let mut app = App::new(true);
+    update(
+        &mut app,
+        Msg::Resize {
+            width: 160,
+            height: 48,
+        },
+    );
+    // A filter is on, as an operator may leave one.
+    for c in "/smith".chars() {
+        update(
+            &mut app,
+            Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
+    }
+    update(
+        &mut app,
+        Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
+
+    let started = Instant::now();
+    worker.send(Request::Load);
+    let (worker_time, ui) = take_readings(&rx, &mut app, 2)?;
+    println!(
+        "full reading: {:.0} ms (screen update {:.1} ms), rss {} MB",
+        worker_time.as_secs_f64() * 1e3,
+        ui.as_secs_f64() * 1e3,
+        rss_mb()
+    );
+    let _ = started;
+
+    let writer = rusqlite::Connection::open(&path)?;
+    for round in 1..=rounds {
+        append(&writer, appends, round)?;
+        move_selection(&mut app);
+        let selected = app.selected();
+        let asked = Instant::now();
+        worker.send(Request::Load);
+        let (worker_time, ui) = take_readings(&rx, &mut app, 1)?;
+        println!(
+            "round {round}: {appends} appended; load → screen updated {:.1} ms \
+             (of which the screen's update {:.1} ms); selection kept: {}; rss {} MB",
+            (worker_time + ui).as_secs_f64() * 1e3,
+            ui.as_secs_f64() * 1e3,
+            app.selected() == selected,
+            rss_mb()
+        );
+        let _ = asked;
+    }
+    Ok(())
+}
+
+/// Waits for `n` readings; returns the time waited and the time `update` took.
+fn take_readings(
+    rx: &mpsc::Receiver<Msg>,
+    app: &mut App,
+    mut n: usize,
+) -> anyhow::Result<(Duration, Duration)> {
+    let (mut waited, mut ui) = (Duration::ZERO, Duration::ZERO);
+    let mut since = Instant::now();
+    while n > 0 {
+        let msg = rx.recv_timeout(Duration::from_secs(600))?;
+        let last = matches!(msg, Msg::Loaded(_));
+        if let Msg::LoadFailed(why) = &msg {
+            anyhow::bail!("{why}");
+        }
+        waited += since.elapsed();
+        let t = Instant::now();
+        update(app, msg);
+        ui += t.elapsed();
+        since = Instant::now();
+        if last {
+            n -= 1;
+        }
+    }
+    Ok((waited, ui))
+}
+
+fn move_selection(app: &mut App) {
+    for _ in 0..3 {
+        update(
+            app,
+            Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE)),
+        );
+    }
+}
+
+/// Exact copies of the latest receipts, 1 to 600 s after the latest one.
+fn append(conn: &rusqlite::Connection, n: usize, round: usize) -> anyhow::Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    tx.execute(
+        "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at)
+         SELECT scope, NULL, digest, payload, 'completed', t, t FROM (
+           SELECT scope, digest, payload,
+                  strftime('%Y-%m-%dT%H:%M:%fZ', (SELECT created_at FROM receipts ORDER BY id DESC LIMIT 1),
+                           '+' || (1 + (id * 7 + ?1) % 600) || ' seconds') AS t
+           FROM receipts WHERE json_valid(payload) ORDER BY id DESC LIMIT ?2)",
+        rusqlite::params![round as i64, n as i64],
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
+fn rss_mb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
+}

@@ -1,0 +1,385 @@
+//! The receipts a reading's items show, kept compact (their texts in one
+//! buffer per part) and shared: a later reading keeps the parts of the one
+//! before and adds a part with the receipts it read, so handing a reading to
+//! the screen copies no receipt, and a receipt is a whole [`Receipt`] only
+//! while something draws it.
+
+use std::sync::Arc;
+
+use crate::triage::model::{Millis, Receipt, ReceiptId, ReceiptState, VisitorFields};
+
+/// Parts kept before they are merged into one (lookups try each).
+const MAX_PARTS: usize = 8;
+
+/// The receipts a reading's items show, by id.
+#[derive(Clone, Debug, Default)]
+pub struct Receipts {
+    /// The ids shown, ascending.
+    shown: Arc<Vec<ReceiptId>>,
+    /// Oldest first; a receipt in a later part replaces it in an earlier one.
+    parts: Vec<Arc<Part>>,
+}
+
+impl Receipts {
+    /// The receipt with this id, whole, if the items show it.
+    pub fn get(&self, id: ReceiptId) -> Option<Receipt> {
+        self.shown.binary_search(&id).ok()?;
+        self.find(id)
+    }
+
+    /// The receipt in its compact form.
+    pub fn view(&self, id: ReceiptId) -> Option<View<'_>> {
+        self.shown.binary_search(&id).ok()?;
+        self.find_view(id)
+    }
+
+    /// True when the items show this receipt and it is here (every receipt
+    /// in `shown` is).
+    pub fn contains(&self, id: ReceiptId) -> bool {
+        self.shown.binary_search(&id).is_ok()
+    }
+
+    pub fn len(&self) -> usize {
+        self.shown.len()
+    }
+
+    /// The ids shown, ascending.
+    pub fn ids(&self) -> &[ReceiptId] {
+        &self.shown
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shown.is_empty()
+    }
+
+    /// Every receipt shown, in id order.
+    pub fn to_vec(&self) -> Vec<Receipt> {
+        self.shown.iter().filter_map(|&id| self.find(id)).collect()
+    }
+
+    fn find(&self, id: ReceiptId) -> Option<Receipt> {
+        self.find_view(id).map(|v| v.to_receipt())
+    }
+
+    fn find_view(&self, id: ReceiptId) -> Option<View<'_>> {
+        for part in self.parts.iter().rev() {
+            match part.find(id) {
+                Found::Here(k) => return Some(View { part, k }),
+                Found::Gone => return None,
+                Found::Elsewhere => {}
+            }
+        }
+        None
+    }
+
+    /// The receipts `shown` (ascending): those found in `self` are kept, the
+    /// others come from `read` (ascending), which also replaces receipts
+    /// that changed in place; a receipt in neither is left out.
+    pub fn next(&self, shown: &[ReceiptId], asked: &[ReceiptId], read: &[Receipt]) -> Receipts {
+        let mut part = Part::default();
+        for r in read {
+            part.push(r);
+        }
+        // Asked for and not found: gone since (e.g. deleted).
+        part.gone = asked
+            .iter()
+            .copied()
+            .filter(|id| read.binary_search_by_key(id, |r| r.id).is_err())
+            .collect();
+        // Shown now: read now, or shown before and not gone (all ascending,
+        // so one walk through the ids shown before).
+        let before = &self.shown;
+        let mut at = 0;
+        let kept: Vec<ReceiptId> = shown
+            .iter()
+            .copied()
+            .filter(|id| {
+                while before.get(at).is_some_and(|b| b < id) {
+                    at += 1;
+                }
+                read.binary_search_by_key(id, |r| r.id).is_ok()
+                    || (before.get(at) == Some(id) && part.gone.binary_search(id).is_err())
+            })
+            .collect();
+        let mut parts = self.parts.clone();
+        parts.push(Arc::new(part));
+        let candidate = Receipts {
+            shown: Arc::new(Vec::new()),
+            parts,
+        };
+        let held: usize = candidate.parts.iter().map(|p| p.ids.len()).sum();
+        let mut out = Receipts {
+            shown: Arc::new(kept),
+            parts: candidate.parts,
+        };
+        // Too many parts to look through, or mostly receipts no longer
+        // shown: one part with what is shown.
+        if out.parts.len() > MAX_PARTS || held > 2 * out.shown.len() + 1024 {
+            out = out.compacted();
+        }
+        out
+    }
+
+    fn compacted(&self) -> Receipts {
+        let mut part = Part::default();
+        for &id in self.shown.iter() {
+            if let Some(v) = self.find_view(id) {
+                part.push_view(&v);
+            }
+        }
+        Receipts {
+            shown: Arc::clone(&self.shown),
+            parts: vec![Arc::new(part)],
+        }
+    }
+
+    /// Bytes held (shared parts counted whole), for a look at memory.
+    pub fn bytes(&self) -> usize {
+        self.shown.capacity() * 8 + self.parts.iter().map(|p| p.bytes()).sum::<usize>()
+    }
+}
+
+impl From<Vec<Receipt>> for Receipts {
+    fn from(mut receipts: Vec<Receipt>) -> Self {
+        receipts.sort_by_key(|r| r.id);
+        receipts.dedup_by_key(|r| r.id);
+        let mut part = Part::default();
+        for r in &receipts {
+            part.push(r);
+        }
+        Receipts {
+            shown: Arc::new(receipts.iter().map(|r| r.id).collect()),
+            parts: vec![Arc::new(part)],
+        }
+    }
+}
+
+impl PartialEq for Receipts {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_vec() == other.to_vec()
+    }
+}
+
+/// A receipt in a part, not yet made whole.
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    part: &'a Part,
+    k: usize,
+}
+
+impl<'a> View<'a> {
+    fn kept(&self) -> &'a Kept {
+        &self.part.kept[self.k]
+    }
+
+    pub fn id(&self) -> ReceiptId {
+        self.part.ids[self.k]
+    }
+
+    pub fn request_key(&self) -> Option<&'a str> {
+        self.kept().request_key.map(|t| self.part.text(t))
+    }
+
+    /// The visitor fields, (key, value), as [`VisitorFields`] holds them.
+    pub fn fields(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let part = self.part;
+        let kept = self.kept();
+        part.pairs[kept.first as usize..(kept.first + kept.count) as usize]
+            .iter()
+            .map(move |&(k, v)| (part.text(k), part.text(v)))
+    }
+
+    pub fn to_receipt(&self) -> Receipt {
+        let kept = self.kept();
+        let s = |t: Text| self.part.text(t).to_string();
+        Receipt {
+            id: self.id(),
+            scope: s(kept.scope),
+            request_key: kept.request_key.map(s),
+            digest: s(kept.digest),
+            state: kept.state,
+            created_ms: kept.created_ms,
+            updated_ms: kept.updated_ms,
+            visitor: VisitorFields(
+                self.fields()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+            honeypot_filled: kept.honeypot_filled,
+        }
+    }
+}
+
+enum Found {
+    Here(usize),
+    Gone,
+    Elsewhere,
+}
+
+/// Receipts pushed in id order, their texts in one buffer.
+#[derive(Debug, Default)]
+struct Part {
+    ids: Vec<ReceiptId>,
+    kept: Vec<Kept>,
+    /// (key, value) of every receipt's visitor fields, in order.
+    pairs: Vec<(Text, Text)>,
+    text: String,
+    /// Receipts read again and not found, ascending.
+    gone: Vec<ReceiptId>,
+}
+
+/// A piece of [`Part::text`].
+#[derive(Clone, Copy, Debug)]
+struct Text(u32, u32);
+
+#[derive(Debug)]
+struct Kept {
+    created_ms: Millis,
+    updated_ms: Option<Millis>,
+    state: ReceiptState,
+    honeypot_filled: bool,
+    scope: Text,
+    request_key: Option<Text>,
+    digest: Text,
+    /// Its pairs: `pairs[first..first + count]`.
+    first: u32,
+    count: u32,
+}
+
+impl Part {
+    fn find(&self, id: ReceiptId) -> Found {
+        if let Ok(k) = self.ids.binary_search(&id) {
+            Found::Here(k)
+        } else if self.gone.binary_search(&id).is_ok() {
+            Found::Gone
+        } else {
+            Found::Elsewhere
+        }
+    }
+
+    fn text(&self, t: Text) -> &str {
+        &self.text[t.0 as usize..t.1 as usize]
+    }
+
+    fn add(&mut self, t: &str) -> Text {
+        let at = self.text.len() as u32;
+        self.text.push_str(t);
+        Text(at, self.text.len() as u32)
+    }
+
+    /// Adds a receipt (ids ascending).
+    fn push(&mut self, r: &Receipt) {
+        let first = self.pairs.len() as u32;
+        for (k, v) in &r.visitor.0 {
+            let pair = (self.add(k), self.add(v));
+            self.pairs.push(pair);
+        }
+        let kept = Kept {
+            created_ms: r.created_ms,
+            updated_ms: r.updated_ms,
+            state: r.state,
+            honeypot_filled: r.honeypot_filled,
+            scope: self.add(&r.scope),
+            request_key: r.request_key.as_deref().map(|k| self.add(k)),
+            digest: self.add(&r.digest),
+            first,
+            count: r.visitor.0.len() as u32,
+        };
+        self.ids.push(r.id);
+        self.kept.push(kept);
+    }
+
+    /// Adds a receipt from another part (ids ascending).
+    fn push_view(&mut self, v: &View<'_>) {
+        let from = v.kept();
+        let first = self.pairs.len() as u32;
+        for (k, value) in v.fields() {
+            let pair = (self.add(k), self.add(value));
+            self.pairs.push(pair);
+        }
+        let text = |t: Text| v.part.text(t);
+        let kept = Kept {
+            scope: self.add(text(from.scope)),
+            request_key: from.request_key.map(|k| self.add(text(k))),
+            digest: self.add(text(from.digest)),
+            first,
+            count: from.count,
+            ..*from
+        };
+        self.ids.push(v.id());
+        self.kept.push(kept);
+    }
+
+    fn bytes(&self) -> usize {
+        self.ids.capacity() * 8
+            + self.kept.capacity() * std::mem::size_of::<Kept>()
+            + self.pairs.capacity() * 16
+            + self.text.capacity()
+            + self.gone.capacity() * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn receipt(id: ReceiptId, state: ReceiptState, message: &str) -> Receipt {
+        Receipt {
+            id,
+            scope: "site/form".into(),
+            request_key: (id % 2 == 0).then(|| format!("k-{id}")),
+            digest: "ab".repeat(32),
+            state,
+            created_ms: -5 + id,
+            updated_ms: (id % 3 == 0).then_some(1_795_947_330_123),
+            visitor: VisitorFields(vec![
+                ("message".into(), message.into()),
+                ("name".into(), String::new()),
+            ]),
+            honeypot_filled: id == 7,
+        }
+    }
+
+    #[test]
+    fn kept_receipts_come_back_whole() {
+        let a = receipt(3, ReceiptState::InFlight, "見積もり please");
+        let b = receipt(7, ReceiptState::Failed, "");
+        let all = Receipts::from(vec![b.clone(), a.clone()]);
+        assert_eq!(all.get(3), Some(a.clone()));
+        assert_eq!(all.get(7), Some(b.clone()));
+        assert_eq!(all.get(5), None);
+        assert_eq!(all.to_vec(), vec![a.clone(), b]);
+        assert_eq!(all.view(3).unwrap().request_key(), None);
+        assert_eq!(all.compacted().to_vec(), all.to_vec());
+    }
+
+    #[test]
+    fn a_later_reading_adds_replaces_and_drops() {
+        let first = Receipts::from(vec![
+            receipt(1, ReceiptState::InFlight, "a"),
+            receipt(2, ReceiptState::Completed, "b"),
+            receipt(4, ReceiptState::Completed, "d"),
+        ]);
+        // 1 settled (read again), 4 is no longer shown, 9 is new, 5 was
+        // asked for and is gone.
+        let settled = receipt(1, ReceiptState::Completed, "a");
+        let new = receipt(9, ReceiptState::Completed, "n");
+        let next = first.next(&[1, 2, 5, 9], &[1, 5, 9], &[settled.clone(), new.clone()]);
+        assert_eq!(
+            next.to_vec(),
+            vec![settled, receipt(2, ReceiptState::Completed, "b"), new]
+        );
+        assert!(!next.contains(4) && !next.contains(5));
+        // The reading before is untouched.
+        assert_eq!(first.get(1).unwrap().state, ReceiptState::InFlight);
+        let mut r = next;
+        for round in 0..20 {
+            let id = 100 + round;
+            let mut shown: Vec<ReceiptId> = r.shown.to_vec();
+            shown.push(id);
+            r = r.next(&shown, &[id], &[receipt(id, ReceiptState::Completed, "x")]);
+            assert!(r.parts.len() <= MAX_PARTS);
+            assert!(r.get(id).is_some() && r.get(2).is_some());
+        }
+    }
+}

@@ -1,0 +1,619 @@
+//! The text filter's index: for every row of every tab, the texts the filter
+//! compares, folded once when a reading arrives, so that a keypress is one
+//! substring scan over one buffer instead of formatting, looking up and
+//! normalising every row again.
+//!
+//! Each row's texts are folded as [`rows::normalize_query`] folds a query
+//! (ASCII texts only lower-cased, as the plain comparison did; visitor values
+//! as they are, the engine has folded them), de-duplicated within the row
+//! (a group's copies mostly say the same) and ended by a `\n`. A folded
+//! query never holds a `\n`, so a match never spans two texts: a row matches
+//! exactly when one of its texts contains the query. Receipt ids, which match
+//! whole, are kept apart, sorted. Each row also has a [`Signature`] of the
+//! bytes and pairs of bytes it holds: most rows that cannot match are passed
+//! over without reading their text, and the first two letters typed are
+//! answered from signatures alone.
+
+use memchr::memmem;
+use rayon::prelude::*;
+
+use crate::snapshot::{Snapshot, View};
+use crate::triage::model::ReceiptId;
+
+use super::rows::normalize_query;
+use super::state::Tab;
+
+/// Ends each text of a row (a folded query never holds one).
+const SEPARATOR: u8 = b'\n';
+
+/// Rows per piece of work when both cores look through a tab.
+const CHUNK_ROWS: usize = 8192;
+
+/// The filter index of one tab; rows in the snapshot's order (the Log tab's
+/// too: the caller reverses it).
+#[derive(Debug, Default)]
+pub struct TabIndex {
+    /// Every row's folded texts, one after the other.
+    text: Vec<u8>,
+    /// Where each row's texts end in `text`.
+    ends: Vec<usize>,
+    /// (receipt id, row) for queries that are a receipt id, sorted.
+    ids: Vec<(ReceiptId, u32)>,
+    /// Per row: the bytes and pairs of bytes its text holds ([`Signature`]),
+    /// to pass over most rows that cannot match without reading their text;
+    /// apart, so that a query of one byte reads only the bytes.
+    bytes: Vec<[u64; 4]>,
+    pairs: Vec<[u64; 16]>,
+    /// Per row: its receipts and what else its text was made from (see
+    /// [`fingerprint`]; none for rows never copied), so that a later reading
+    /// copies the text of a row that did not change.
+    prints: Vec<Option<u64>>,
+    row_ids: Vec<ReceiptId>,
+    /// Where each row's receipts end in `row_ids`.
+    row_ids_end: Vec<u32>,
+}
+
+/// The filter index of every tab, for one reading.
+#[derive(Debug, Default)]
+pub struct SearchIndex {
+    tabs: [TabIndex; 5],
+}
+
+impl SearchIndex {
+    /// Indexes a reading; rows that `previous` indexed the same way are
+    /// copied rather than folded again.
+    pub fn build(snap: &Snapshot, previous: Option<&SearchIndex>) -> Self {
+        let old = |tab: Tab| previous.map(|p| &p.tabs[tab.index()]);
+        let t = &snap.triage;
+        let receipt = |id| snap.receipt_view(id);
+        let members = |ids: &mut Vec<ReceiptId>, g: usize| {
+            ids.extend(t.duplicates[g].members.iter().map(|m| m.id));
+        };
+        // The two long tabs side by side.
+        let (duplicates, conflicts) = rayon::join(
+            || {
+                Builder::run(
+                    old(Tab::Duplicates),
+                    snap,
+                    t.duplicates.len(),
+                    |g, ids| {
+                        members(ids, g);
+                        Some(t.duplicates[g].scope.as_str())
+                    },
+                    |g_index, b| {
+                        let g = &t.duplicates[g_index];
+                        b.fold(&g.item());
+                        b.fold(&g.scope);
+                        for m in &g.members {
+                            b.receipt(receipt(m.id));
+                        }
+                    },
+                )
+            },
+            || {
+                Builder::run(
+                    old(Tab::Conflicts),
+                    snap,
+                    t.conflicts.len(),
+                    |i, ids| {
+                        let c = &t.conflicts[i];
+                        ids.push(c.receipt_id);
+                        Some(c.request_key.as_str())
+                    },
+                    |i, b| {
+                        let c = &t.conflicts[i];
+                        b.fold(&c.item());
+                        b.fold(&c.scope);
+                        b.fold(&c.request_key);
+                        b.receipt(receipt(c.receipt_id));
+                    },
+                )
+            },
+        );
+        // The other tabs are short: made again each time.
+        let stuck = Builder::run(
+            None,
+            snap,
+            t.stuck.len(),
+            |i, ids| {
+                ids.push(t.stuck[i].receipt_id);
+                None
+            },
+            |i, b| {
+                let s = &t.stuck[i];
+                b.fold(&s.item());
+                b.fold(&s.scope);
+                if let Some(k) = &s.request_key {
+                    b.fold(k);
+                }
+                b.receipt(receipt(s.receipt_id));
+            },
+        );
+        let damaged = Builder::run(
+            None,
+            snap,
+            t.damaged.len(),
+            |i, ids| {
+                ids.push(t.damaged[i].receipt_id);
+                None
+            },
+            |i, b| {
+                let d = &t.damaged[i];
+                b.fold(&format!("damaged:{}", d.receipt_id));
+                b.fold(d.reason.as_str());
+                b.fold(&d.detail);
+            },
+        );
+        let log = Builder::run(
+            None,
+            snap,
+            snap.log.len(),
+            |i, ids| {
+                ids.extend_from_slice(&snap.log[i].receipt_ids);
+                None
+            },
+            |i, b| {
+                let l = &snap.log[i];
+                b.fold(&l.item);
+                b.fold(&l.decision);
+                b.fold(&l.operator);
+                if let Some(n) = &l.note {
+                    b.fold(n);
+                }
+            },
+        );
+        SearchIndex {
+            tabs: [duplicates, conflicts, stuck, damaged, log],
+        }
+    }
+
+    pub fn tab(&self, tab: Tab) -> &TabIndex {
+        &self.tabs[tab.index()]
+    }
+
+    /// Bytes held, for a look at memory.
+    pub fn bytes(&self) -> usize {
+        self.tabs
+            .iter()
+            .map(|t| {
+                t.text.capacity()
+                    + t.ends.capacity() * 8
+                    + t.ids.capacity() * 16
+                    + t.bytes.capacity() * 32
+                    + t.pairs.capacity() * 128
+                    + t.prints.capacity() * 16
+                    + t.row_ids.capacity() * 8
+                    + t.row_ids_end.capacity() * 4
+            })
+            .sum()
+    }
+}
+
+impl TabIndex {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn row_ids(&self, row: usize) -> &[ReceiptId] {
+        let start = if row == 0 {
+            0
+        } else {
+            self.row_ids_end[row - 1] as usize
+        };
+        &self.row_ids[start..self.row_ids_end[row] as usize]
+    }
+
+    fn start(&self, row: usize) -> usize {
+        if row == 0 { 0 } else { self.ends[row - 1] }
+    }
+
+    /// The rows (ascending) that match a folded, non-empty query: those with
+    /// a text containing it, and those holding the receipt it names. With
+    /// `among`, only those rows (ascending) are looked at for text — the rows
+    /// of a query this one extends — and ids are looked up in full.
+    pub fn matching(&self, query: &str, among: Option<&[usize]>) -> Vec<usize> {
+        let needle = query.as_bytes();
+        let wanted = Signature::of(needle);
+        let exact = Signature::decides(needle);
+        // Only the words the query sets are looked at.
+        let words = |sets: &[u64]| -> Vec<(usize, u64)> {
+            sets.iter()
+                .copied()
+                .enumerate()
+                .filter(|&(_, m)| m != 0)
+                .collect()
+        };
+        let (want_bytes, want_pairs) = (words(&wanted.bytes), words(&wanted.pairs));
+        let finder = memmem::Finder::new(needle);
+        // A row without every byte and pair of bytes of the query cannot
+        // hold it; for one byte or two letters, one that has them does.
+        let holds = |r: usize| {
+            let (bytes, pairs) = (&self.bytes[r], &self.pairs[r]);
+            want_bytes.iter().all(|&(w, m)| bytes[w] & m == m)
+                && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
+                && (exact
+                    || finder
+                        .find(&self.text[self.start(r)..self.ends[r]])
+                        .is_some())
+        };
+        // Both cores share a long list: the screen waits for the answer.
+        let mut out: Vec<usize> = match among {
+            Some(rows) => rows
+                .par_chunks(CHUNK_ROWS)
+                .flat_map_iter(|rows| rows.iter().copied().filter(|&r| r < self.len() && holds(r)))
+                .collect(),
+            None => (0..self.len())
+                .into_par_iter()
+                .with_min_len(CHUNK_ROWS)
+                .filter(|&r| holds(r))
+                .collect(),
+        };
+        if let Some(id) = as_receipt_id(query) {
+            let from = self.ids.partition_point(|e| e.0 < id);
+            let named: Vec<usize> = self.ids[from..]
+                .iter()
+                .take_while(|e| e.0 == id)
+                .map(|e| e.1 as usize)
+                .collect();
+            if !named.is_empty() {
+                out.extend(named);
+                out.sort_unstable();
+                out.dedup();
+            }
+        }
+        out
+    }
+}
+
+/// The bytes a text holds (a 256-bit set) and the pairs of adjacent bytes
+/// it holds, by class (a 32×32-bit set: each letter a class of its own,
+/// other bytes sharing a few).
+#[derive(Clone, Copy, Debug, Default)]
+struct Signature {
+    bytes: [u64; 4],
+    pairs: [u64; 16],
+}
+
+impl Signature {
+    fn of(text: &[u8]) -> Self {
+        let mut sig = Signature::default();
+        for &b in text {
+            sig.bytes[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        for w in text.windows(2) {
+            let pair = class(w[0]) * 32 + class(w[1]);
+            sig.pairs[pair / 64] |= 1 << (pair % 64);
+        }
+        sig
+    }
+
+    /// True when every byte and pair of `wanted` is here.
+    #[cfg(test)]
+    fn covers(&self, wanted: &Signature) -> bool {
+        let all = |have: &[u64], want: &[u64]| have.iter().zip(want).all(|(h, w)| h & w == *w);
+        all(&self.bytes, &wanted.bytes) && all(&self.pairs, &wanted.pairs)
+    }
+
+    /// True when holding the query's signature means holding the query:
+    /// one byte, or two letters (a pair of letters is its own class).
+    fn decides(query: &[u8]) -> bool {
+        match query {
+            [_] => true,
+            [a, b] => a.is_ascii_lowercase() && b.is_ascii_lowercase(),
+            _ => false,
+        }
+    }
+}
+
+/// A byte's class for [`Signature::pairs`].
+fn class(b: u8) -> usize {
+    match b {
+        b'a'..=b'z' => usize::from(b - b'a'),
+        b'0'..=b'9' => 26,
+        b' ' => 27,
+        b'.' | b'@' | b'-' | b'_' | b'/' | b':' => 28,
+        0x80.. => 29,
+        SEPARATOR => 30,
+        _ => 31,
+    }
+}
+
+/// The id a query names, when it is one as ids are written (digits, no
+/// leading zero): the old comparison was `id.to_string() == query`.
+fn as_receipt_id(query: &str) -> Option<ReceiptId> {
+    let digits = !query.is_empty() && query.bytes().all(|b| b.is_ascii_digit());
+    if !digits || (query.len() > 1 && query.starts_with('0')) {
+        return None;
+    }
+    query.parse().ok()
+}
+
+/// What a row's text is made of besides its receipts' ids (compared in
+/// full): which of them the reading holds (the first reading of a database
+/// comes before its receipts) and one text of its own. A receipt's texts
+/// (scope, key, fields) are written once and never change in place.
+fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> u64 {
+    // FxHash's step: cheap, and a collision also needs equal ids.
+    let step = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    let mut h = own.len() as u64;
+    for chunk in own.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = step(h, u64::from_le_bytes(word));
+    }
+    for &id in ids {
+        h = step(h, u64::from(snap.receipts.contains(id)));
+    }
+    h
+}
+
+/// Collects one tab's rows.
+struct Builder<'a> {
+    index: TabIndex,
+    old: Option<&'a TabIndex>,
+    /// The texts of the row being built, before de-duplication.
+    row: Vec<String>,
+}
+
+impl<'a> Builder<'a> {
+    /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
+    /// its text may be copied from `old`, the one text of its own that the
+    /// text depends on; `texts` gives the texts of a row not copied.
+    fn run<'s>(
+        old: Option<&'a TabIndex>,
+        snap: &'s Snapshot,
+        rows: usize,
+        mut key: impl FnMut(usize, &mut Vec<ReceiptId>) -> Option<&'s str>,
+        mut texts: impl FnMut(usize, &mut Builder<'a>),
+    ) -> TabIndex {
+        let mut b = Builder {
+            index: TabIndex::default(),
+            old,
+            row: Vec::new(),
+        };
+        // About as long as the last time: no copying as it grows.
+        if let Some(old) = old {
+            b.index.text.reserve(old.text.len() + old.text.len() / 16);
+            b.index.row_ids.reserve(old.row_ids.len() + 1024);
+        }
+        b.index.ends.reserve(rows);
+        b.index.bytes.reserve(rows);
+        b.index.pairs.reserve(rows);
+        b.index.prints.reserve(rows);
+        b.index.row_ids_end.reserve(rows);
+        let mut ids = Vec::new();
+        for i in 0..rows {
+            ids.clear();
+            let print = key(i, &mut ids).map(|own| fingerprint(snap, &ids, own));
+            let start = b.index.text.len();
+            let sig = match print.and_then(|p| b.copy(p, &ids)) {
+                Some(sig) => sig,
+                None => {
+                    texts(i, &mut b);
+                    b.row.sort_unstable();
+                    b.row.dedup();
+                    for t in b.row.drain(..) {
+                        b.index.text.extend_from_slice(t.as_bytes());
+                        b.index.text.push(SEPARATOR);
+                    }
+                    Signature::of(&b.index.text[start..])
+                }
+            };
+            b.index.bytes.push(sig.bytes);
+            b.index.pairs.push(sig.pairs);
+            b.index.ends.push(b.index.text.len());
+            b.index.prints.push(print);
+            b.index.row_ids.extend_from_slice(&ids);
+            b.index.row_ids_end.push(b.index.row_ids.len() as u32);
+        }
+        b.index.ids = b
+            .index
+            .row_ids_end
+            .iter()
+            .enumerate()
+            .flat_map(|(row, &end)| {
+                let start = if row == 0 {
+                    0
+                } else {
+                    b.index.row_ids_end[row - 1]
+                };
+                (start..end).map(move |k| (k, row as u32))
+            })
+            .map(|(k, row)| (b.index.row_ids[k as usize], row))
+            .collect();
+        b.index.ids.sort_unstable();
+        // Grown by doubling (a first index): give back what is unused.
+        if b.index.text.capacity() > b.index.text.len() / 8 * 9 {
+            b.index.text.shrink_to_fit();
+        }
+        b.index
+    }
+
+    /// Copies the text of the old row with these receipts and fingerprint,
+    /// found by its first receipt; its signature, if there is one.
+    fn copy(&mut self, print: u64, ids: &[ReceiptId]) -> Option<Signature> {
+        let old = self.old?;
+        let first = *ids.first()?;
+        let from = old.ids.partition_point(|e| e.0 < first);
+        let r = old.ids[from..]
+            .iter()
+            .take_while(|e| e.0 == first)
+            .map(|e| e.1 as usize)
+            .find(|&r| old.prints[r] == Some(print) && old.row_ids(r) == ids)?;
+        self.index
+            .text
+            .extend_from_slice(&old.text[old.start(r)..old.ends[r]]);
+        Some(Signature {
+            bytes: old.bytes[r],
+            pairs: old.pairs[r],
+        })
+    }
+
+    /// A text compared as the filter compares it: folded like a query,
+    /// except that an ASCII text is only lower-cased.
+    fn fold(&mut self, text: &str) {
+        let folded = if text.is_ascii() {
+            text.to_ascii_lowercase()
+        } else {
+            normalize_query(text)
+        };
+        self.row.push(folded);
+    }
+
+    /// A receipt's request key (folded) and visitor values (already folded).
+    fn receipt(&mut self, r: Option<View<'_>>) {
+        let Some(r) = r else { return };
+        if let Some(k) = r.request_key() {
+            self.fold(k);
+        }
+        for (_, value) in r.fields() {
+            self.row.push(value.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::snapshot::LogLine;
+    use crate::triage::model::{DamageReason, Damaged};
+    use crate::tui::app::rows::{compute, compute_by_scan};
+    use crate::tui::app::state::ClassFilter;
+
+    fn log_line(id: i64, item: String, note: Option<String>, ids: Vec<i64>) -> LogLine {
+        LogLine {
+            id,
+            item,
+            kind: "duplicate".into(),
+            decision: "duplicate".into(),
+            operator: "Aiko".into(),
+            decided_at_ms: None,
+            receipt_ids: ids,
+            note,
+            reopens: None,
+        }
+    }
+
+    /// Texts that fold in every way the filter folds: case, width,
+    /// compatibility forms, white space, ASCII and not.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop::sample::select(vec![
+                "a", "B", "smith", "SMITH", "Ａ", "ｂ", "ß", "SS", "İ", "ﬁ", " ", "  ", "\t", "\n",
+                "問い", "ｶ", "12", "0", "dup:", "é", "e\u{301}", "-", "\u{202e}",
+            ]),
+            0..6,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    fn snapshot(rows: Vec<(String, Option<String>, String)>) -> Snapshot {
+        let mut snap = Snapshot::default();
+        for (i, (item, note, detail)) in rows.into_iter().enumerate() {
+            let id = i as i64 + 1;
+            snap.log
+                .push(log_line(id, item, note, vec![id * 10, id * 10 + 1]));
+            snap.triage.damaged.push(Damaged {
+                receipt_id: id * 10,
+                reason: DamageReason::Payload,
+                detail,
+            });
+        }
+        snap
+    }
+
+    proptest! {
+        /// The index gives the rows that comparing every row gives, for a
+        /// query typed from scratch and for one that extends the last.
+        #[test]
+        fn the_index_finds_what_the_scan_finds(
+            rows in proptest::collection::vec((text(), proptest::option::of(text()), text()), 0..12),
+            typed in text(),
+            more in text(),
+        ) {
+            let snap = snapshot(rows);
+            let search = SearchIndex::build(&snap, None);
+            for tab in [Tab::Damaged, Tab::Log] {
+                let before = compute_by_scan(&snap, tab, ClassFilter::All, &typed);
+                let q = normalize_query(&typed);
+                prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q, None), &before);
+                let longer = format!("{typed}{more}");
+                let expected = compute_by_scan(&snap, tab, ClassFilter::All, &longer);
+                let q2 = normalize_query(&longer);
+                let among = q2.contains(q.as_str()).then_some(before.as_slice());
+                prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q2, among), &expected);
+            }
+        }
+    }
+
+    #[test]
+    fn ids_match_whole_and_as_written() {
+        let snap = snapshot(vec![("dup:7".into(), None, "x".into()); 3]);
+        let search = SearchIndex::build(&snap, None);
+        let log = |q: &str| compute(&snap, &search, Tab::Log, ClassFilter::All, q, None);
+        assert_eq!(log("21"), vec![1]); // log 2 names receipts 20 and 21
+        assert_eq!(log("021"), Vec::<usize>::new());
+        assert_eq!(log("2"), Vec::<usize>::new());
+        assert_eq!(log("7"), vec![2, 1, 0]); // every item is dup:7
+    }
+
+    #[test]
+    fn a_huge_text_is_folded_once_and_scanned_fast() {
+        let huge = "Ｗord ".repeat(200_000); // 1.2 MB, not ASCII
+        let snap = snapshot(vec![(huge, None, "x".into())]);
+        let search = SearchIndex::build(&snap, None);
+        let started = std::time::Instant::now();
+        for q in ["w", "wo", "wor", "word", "wordz"] {
+            compute(&snap, &search, Tab::Log, ClassFilter::All, q, None);
+        }
+        assert!(started.elapsed() < std::time::Duration::from_millis(200));
+        assert_eq!(
+            compute(
+                &snap,
+                &search,
+                Tab::Log,
+                ClassFilter::All,
+                "word word",
+                None
+            ),
+            vec![0]
+        );
+    }
+
+    #[test]
+    fn unchanged_rows_are_copied_from_the_last_reading() {
+        let a = snapshot(vec![("dup:1".into(), Some("Ｎote".into()), "d".into())]);
+        let first = SearchIndex::build(&a, None);
+        let again = SearchIndex::build(&a, Some(&first));
+        assert_eq!(
+            again.tabs[Tab::Log.index()].text,
+            first.tabs[Tab::Log.index()].text
+        );
+    }
+}
+
+#[cfg(test)]
+mod signature_tests {
+    use super::*;
+
+    #[test]
+    fn signatures_pass_over_rows_that_cannot_match() {
+        let row = Signature::of("shop smith\nx@corp.example\n".as_bytes());
+        let holds = |q: &str| row.covers(&Signature::of(q.as_bytes()));
+        for q in ["s", "sh", "shop", "mi", "@c", "p.e", "smith"] {
+            assert!(holds(q), "{q}");
+        }
+        // No "hs", "ps", "px" or "z" in it.
+        for q in ["hs", "ps", "z", "hopx"] {
+            assert!(!holds(q), "{q}");
+        }
+        assert!(Signature::decides(b"sh") && Signature::decides(b"x"));
+        assert!(!Signature::decides(b"s.") && !Signature::decides(b"sho"));
+    }
+}

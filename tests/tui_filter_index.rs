@@ -1,0 +1,135 @@
+//! The filter's index finds, on a demo database, the rows that comparing
+//! every row with the filter finds: on every tab, under every class filter,
+//! typed from scratch or letter by letter (each query narrowing the last).
+
+use receipt_review::demo::{DemoOptions, generate};
+use receipt_review::snapshot::{self, Snapshot};
+use receipt_review::storage::{Access, Database};
+use receipt_review::triage::model::{GapClass, Settings};
+use receipt_review::tui::app::rows::{compute, compute_by_scan, normalize_query};
+use receipt_review::tui::app::search::SearchIndex;
+use receipt_review::tui::app::{ClassFilter, Tab};
+
+const NOW_MS: i64 = 1_795_947_330_123;
+
+fn demo(receipts: usize) -> (tempfile::TempDir, Snapshot) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.db");
+    let options = DemoOptions {
+        receipts,
+        seed: 4,
+        now_ms: NOW_MS,
+    };
+    generate(&path, &options).unwrap();
+    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let snap = snapshot::read_for_screen(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
+    (dir, snap)
+}
+
+/// Queries: fixed ones, and pieces of what the items show.
+fn queries(snap: &Snapshot) -> Vec<String> {
+    let mut out: Vec<String> = [
+        "",
+        "shop",
+        "smith",
+        "dup:1",
+        "corp.ex",
+        "tanaka",
+        "x",
+        "lp/ai",
+        "SMITH",
+        "Ｓｍｉｔｈ",
+        "  smith  ",
+        "conflict:",
+        "stuck:",
+        "damaged:",
+        "payload",
+        "@",
+        "1",
+        "10",
+        "0",
+        "01",
+        "zzzz-none",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .collect();
+    let t = &snap.triage;
+    for g in t.duplicates.iter().step_by(97) {
+        out.push(g.members.last().unwrap().id.to_string());
+        out.push(g.scope.clone());
+    }
+    for r in snap.receipts.to_vec().iter().step_by(131) {
+        if let Some((_, v)) = r.visitor.0.first() {
+            out.push(v.chars().take(7).collect());
+        }
+        if let Some(k) = &r.request_key {
+            out.push(k.to_uppercase());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_index_finds_the_rows_the_scan_finds() {
+    let (_dir, snap) = demo(4_000);
+    assert!(!snap.triage.duplicates.is_empty() && !snap.triage.conflicts.is_empty());
+    let search = SearchIndex::build(&snap, None);
+    let classes = [
+        ClassFilter::All,
+        ClassFilter::Only(GapClass::Simultaneous),
+        ClassFilter::Only(GapClass::Minutes),
+    ];
+    for query in queries(&snap) {
+        for tab in Tab::ALL {
+            for class in classes {
+                let expected = compute_by_scan(&snap, tab, class, &query);
+                let q = normalize_query(&query);
+                let found = compute(&snap, &search, tab, class, &q, None);
+                assert_eq!(found, expected, "{tab:?} {class:?} {query:?}");
+            }
+        }
+        // Letter by letter, each query narrowing the rows of the one before.
+        for tab in Tab::ALL {
+            let mut shown: Option<(String, Vec<usize>)> = None;
+            for end in query.char_indices().map(|(i, c)| i + c.len_utf8()) {
+                let typed = &query[..end];
+                let q = normalize_query(typed);
+                let among = shown
+                    .as_ref()
+                    .filter(|(before, _)| !before.is_empty() && q.contains(before.as_str()))
+                    .map(|(_, rows)| rows.as_slice());
+                let found = compute(&snap, &search, tab, ClassFilter::All, &q, among);
+                let expected = compute_by_scan(&snap, tab, ClassFilter::All, typed);
+                assert_eq!(found, expected, "{tab:?} typed {typed:?}");
+                shown = Some((q, found));
+            }
+        }
+    }
+}
+
+#[test]
+fn an_index_built_from_the_last_one_is_the_same() {
+    let (_dir, snap) = demo(1_500);
+    let fresh = SearchIndex::build(&snap, None);
+    // The first reading comes without receipts: nothing of it may be copied.
+    let mut bare = snap.clone();
+    bare.receipts = Default::default();
+    let before = SearchIndex::build(&bare, None);
+    let copied = SearchIndex::build(&snap, Some(&before));
+    let again = SearchIndex::build(&snap, Some(&fresh));
+    for query in queries(&snap) {
+        let q = normalize_query(&query);
+        for tab in Tab::ALL {
+            let expected = compute(&snap, &fresh, tab, ClassFilter::All, &q, None);
+            assert_eq!(
+                compute(&snap, &copied, tab, ClassFilter::All, &q, None),
+                expected
+            );
+            assert_eq!(
+                compute(&snap, &again, tab, ClassFilter::All, &q, None),
+                expected
+            );
+        }
+    }
+}
