@@ -307,20 +307,11 @@ pub fn stream_receipts_with(
         None => stmt.query([]),
     }
     .map_err(err)?;
-    let mut batch = Batch::with_capacity(batch_rows);
-    let mut count = 0u64;
+    let mut filler = Filler::new(batch_rows, batch_rows, sink);
     while let Some(row) = rows.next().map_err(err)? {
-        push_row(Origin::of(db), &plan, row, &mut batch)?;
-        count += 1;
-        if batch.len() >= batch_rows {
-            batch = sink(batch);
-            batch.clear();
-        }
+        filler.push(Origin::of(db), &plan, row)?;
     }
-    if !batch.is_empty() {
-        sink(batch);
-    }
-    Ok(count)
+    Ok(filler.finish())
 }
 
 /// Reads the receipts with these ids (ascending), in batches as
@@ -348,23 +339,58 @@ pub fn read_ids_on(
     let plan = Plan::new(columns);
     let sql = format!("{} WHERE \"id\" = ?1", plan.sql);
     let mut stmt = conn.prepare(&sql).map_err(err)?;
-    let mut batch = Batch::with_capacity(batch_rows.min(ids.len().max(1)));
-    let mut count = 0u64;
+    let mut filler = Filler::new(batch_rows, batch_rows.min(ids.len().max(1)), sink);
     for &id in ids {
         let mut rows = stmt.query([id]).map_err(err)?;
         while let Some(row) = rows.next().map_err(err)? {
-            push_row(db, &plan, row, &mut batch)?;
-            count += 1;
-        }
-        if batch.len() >= batch_rows {
-            batch = sink(batch);
-            batch.clear();
+            filler.push(db, &plan, row)?;
         }
     }
-    if !batch.is_empty() {
-        sink(batch);
+    Ok(filler.finish())
+}
+
+/// Fills batches of `rows` receipts and hands each full one to the sink,
+/// which gives back an empty one to fill next (so buffers are reused).
+struct Filler<'s> {
+    batch: Batch,
+    rows: usize,
+    count: u64,
+    sink: &'s mut dyn FnMut(Batch) -> Batch,
+}
+
+impl<'s> Filler<'s> {
+    fn new(rows: usize, capacity: usize, sink: &'s mut dyn FnMut(Batch) -> Batch) -> Self {
+        Self {
+            batch: Batch::with_capacity(capacity),
+            rows,
+            count: 0,
+            sink,
+        }
     }
-    Ok(count)
+
+    fn push(
+        &mut self,
+        db: Origin<'_>,
+        plan: &Plan,
+        row: &rusqlite::Row<'_>,
+    ) -> Result<(), StorageError> {
+        push_row(db, plan, row, &mut self.batch)?;
+        self.count += 1;
+        if self.batch.len() >= self.rows {
+            let full = std::mem::take(&mut self.batch);
+            self.batch = (self.sink)(full);
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    /// Hands over the last, partly filled batch; returns the rows read.
+    fn finish(mut self) -> u64 {
+        if !self.batch.is_empty() {
+            (self.sink)(std::mem::take(&mut self.batch));
+        }
+        self.count
+    }
 }
 
 fn push_row(
@@ -447,20 +473,11 @@ pub fn stream_rowids(
     let mut rows = stmt
         .query(rusqlite::params_from_iter(params))
         .map_err(err)?;
-    let mut batch = Batch::with_capacity(batch_rows);
-    let mut count = 0u64;
+    let mut filler = Filler::new(batch_rows, batch_rows, sink);
     while let Some(row) = rows.next().map_err(err)? {
-        push_row(db, &plan, row, &mut batch)?;
-        count += 1;
-        if batch.len() >= batch_rows {
-            batch = sink(batch);
-            batch.clear();
-        }
+        filler.push(db, &plan, row)?;
     }
-    if !batch.is_empty() {
-        sink(batch);
-    }
-    Ok(count)
+    Ok(filler.finish())
 }
 
 #[cfg(test)]
