@@ -147,15 +147,7 @@ fn read_with(
     let helpers = storage::split::Helpers::open(db, crate::reading::helpers_wanted());
     // One read transaction: the receipts, what is read again, conflicts and
     // replays all come from one snapshot of the database.
-    let tx = if db.conn().is_autocommit() {
-        Some(
-            db.conn()
-                .unchecked_transaction()
-                .map_err(|e| db.error("starting a read", e))?,
-        )
-    } else {
-        None
-    };
+    let tx = db.read_transaction()?;
     let conflicts = storage::load_conflict_rows(db, None, false)?;
     let mut store = Store::new();
     store.capture = facts::Capture::new(&conflicts, settings.now_ms, settings.stuck_after_ms);
@@ -304,15 +296,7 @@ impl Reader {
         now_ms: Millis,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Snapshot> {
-        let tx = if db.conn().is_autocommit() {
-            Some(
-                db.conn()
-                    .unchecked_transaction()
-                    .map_err(|e| db.error("starting a read", e))?,
-            )
-        } else {
-            None
-        };
+        let tx = db.read_transaction()?;
         let incremental = match self.engine.as_mut() {
             Some(engine) if !db.source().is_view() => {
                 let touched = std::mem::take(&mut self.touched);

@@ -31,15 +31,7 @@ pub struct Loaded {
 pub fn load(db: &Database) -> Result<Loaded, StorageError> {
     let source = db.source();
     // Inside a caller's transaction its snapshot is used; otherwise one of our own.
-    let tx = if db.conn().is_autocommit() {
-        Some(
-            db.conn()
-                .unchecked_transaction()
-                .map_err(|e| db.error("starting a read", e))?,
-        )
-    } else {
-        None
-    };
+    let tx = db.read_transaction()?;
     let receipts = load_receipts(db, source)?;
     let conflicts = load_conflicts(db)?;
     let (replays, replay_total) = load_replays(db)?;

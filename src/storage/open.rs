@@ -178,6 +178,19 @@ impl Database {
         Ok(conn)
     }
 
+    /// A read transaction, so that everything read until it ends comes from
+    /// one snapshot of the database; `None` inside a caller's transaction,
+    /// whose snapshot is used instead. Ends (read-only) when dropped.
+    pub fn read_transaction(&self) -> Result<Option<rusqlite::Transaction<'_>>, StorageError> {
+        if !self.conn.is_autocommit() {
+            return Ok(None);
+        }
+        self.conn
+            .unchecked_transaction()
+            .map(Some)
+            .map_err(|e| self.error("starting a read", e))
+    }
+
     /// Classifies a SQLite error met on this database (names the file, knows
     /// the busy timeout).
     pub fn error(&self, context: &str, err: rusqlite::Error) -> StorageError {
