@@ -1,7 +1,6 @@
 //! A full reading of the receipts into facts, on every core: each thread reads
 //! a range of rowids on a connection of its own ([`storage::split`]) and
-//! inspects its rows as it reads them, in small batches that stay in its
-//! cache. The parts are appended in rowid order, so the facts are those of a
+//! inspects each row as it reads it, straight from SQLite's buffers. The parts are appended in rowid order, so the facts are those of a
 //! reading on one connection (see the tests).
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,8 +13,7 @@ use rusqlite::Connection;
 use crate::triage::model::{Receipt, ReceiptId};
 use crate::triage::{Ingest, Inspector, Part, Scratch, Store};
 
-/// Rows per batch: small, so that a batch is inspected while its bytes are
-/// still in the cache of the core that read them.
+/// Rows per batch of a reading again; rows between reports of progress.
 const BATCH_ROWS: usize = 256;
 
 /// How many helper connections to open: one per core besides the main one.
@@ -48,12 +46,19 @@ pub fn read_split(
     // Each thread: its range, read and inspected batch by batch.
     let work = |conn: &Connection, range: Range, each: &mut dyn FnMut(u64)| {
         let mut part = Part::with_capacity(rows_hint);
-        let (mut scratch, mut buf) = (Scratch::default(), String::new());
-        let read = stream::stream_rowids(conn, origin, columns, range, BATCH_ROWS, &mut |b| {
-            ingest.inspect(&mut part, &b, 0..b.len(), &mut scratch, &mut buf);
-            each(done.fetch_add(b.len() as u64, Ordering::Relaxed) + b.len() as u64);
-            b
+        let mut scratch = Scratch::default();
+        let mut since = 0u64;
+        let mut tell = |n: u64| each(done.fetch_add(n, Ordering::Relaxed) + n);
+        let read = stream::each_rowid(conn, origin, columns, range, &mut |row| {
+            ingest.inspect_row(&mut part, row, &mut scratch);
+            since += 1;
+            if since == BATCH_ROWS as u64 {
+                tell(std::mem::take(&mut since));
+            }
         });
+        if since > 0 {
+            tell(since);
+        }
         read.map(|_| part)
     };
     let mut kept = Vec::with_capacity(conns.len());

@@ -99,117 +99,163 @@ impl Batch {
         &self.bytes[a as usize..b as usize]
     }
 
+    /// The value of a cell, its bytes borrowed from the batch.
+    fn value(&self, cell: Cell) -> Value<'_> {
+        match cell {
+            Cell::Missing => Value::Missing,
+            Cell::Null => Value::Null,
+            Cell::Integer(n) => Value::Integer(n),
+            Cell::Real(x) => Value::Real(x),
+            Cell::Text(a, b) => Value::Text(self.bytes(a, b)),
+            Cell::Blob(a, b) => Value::Blob(self.bytes(a, b)),
+        }
+    }
+
     /// Row `i` as the triage engine reads it. Text that has to be made up
     /// (lossy UTF-8, numbers as digits, descriptions of bad values) is
     /// written to `buf`, which the row borrows.
     pub fn row<'a>(&'a self, i: usize, buf: &'a mut String) -> Row<'a> {
-        buf.clear();
         let slots = &self.rows[i];
-        let c = &slots.cells;
-        // First everything that may write to `buf` (as ranges), then the row.
-        let scope = self.text_or(c[SCOPE], "", "", buf);
-        let key = (!matches!(c[KEY], Cell::Missing | Cell::Null))
-            .then(|| self.text_or(c[KEY], "", "", buf));
-        let digest = (!matches!(c[DIGEST], Cell::Missing | Cell::Null))
-            .then(|| self.text_or(c[DIGEST], "", "", buf));
-        // A NULL state is kept visible as "" (an unknown state), not defaulted.
-        let state = self.text_or(c[STATE], "completed", "", buf);
-        let payload: Result<Part<'a>, Part<'a>> = match c[PAYLOAD] {
-            Cell::Text(a, b) => match utf8(self.bytes(a, b)) {
-                Ok(t) => Ok(Part::Batch(t)),
-                Err(_) => Err(describe(
-                    buf,
-                    format_args!("payload is text that is not valid UTF-8 ({} bytes)", b - a),
-                )),
-            },
-            Cell::Blob(a, b) => match utf8(self.bytes(a, b)) {
-                Ok(t) => Ok(Part::Batch(t)),
-                Err(_) => Err(describe(
-                    buf,
-                    format_args!("payload is a BLOB of {} bytes that is not UTF-8", b - a),
-                )),
-            },
-            Cell::Null | Cell::Missing => Err(Part::Static("payload is NULL")),
-            Cell::Integer(n) => Err(describe(
-                buf,
-                format_args!("payload is a number ({n}), not text"),
-            )),
-            Cell::Real(x) => Err(describe(
-                buf,
-                format_args!("payload is a number ({x}), not text"),
-            )),
-        };
-        let created = self.time(c[CREATED], buf);
-        let updated = self.time(c[UPDATED], buf);
+        row_of(slots.id, slots.cells.map(|c| self.value(c)), buf)
+    }
+}
 
-        let buf: &'a str = buf;
-        let text = |p: Part<'a>| -> &'a str {
-            match p {
-                Part::Batch(t) | Part::Static(t) => t,
-                Part::Buf(a, b) => &buf[a..b],
+/// A value as stored, its bytes wherever they are (a batch, or SQLite's own
+/// buffer while the statement stays on the row).
+#[derive(Clone, Copy, Debug)]
+enum Value<'a> {
+    /// The column is not in the source.
+    Missing,
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a [u8]),
+    Blob(&'a [u8]),
+}
+
+impl<'a> From<ValueRef<'a>> for Value<'a> {
+    fn from(v: ValueRef<'a>) -> Self {
+        match v {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(n) => Value::Integer(n),
+            ValueRef::Real(x) => Value::Real(x),
+            ValueRef::Text(t) => Value::Text(t),
+            ValueRef::Blob(t) => Value::Blob(t),
+        }
+    }
+}
+
+/// A row as the triage engine reads it, from its values (in the order of
+/// [`Slots::cells`]). Text that has to be made up (lossy UTF-8, numbers as
+/// digits, descriptions of bad values) is written to `buf`, which the row
+/// borrows.
+fn row_of<'a>(id: ReceiptId, c: [Value<'a>; 7], buf: &'a mut String) -> Row<'a> {
+    buf.clear();
+    // First everything that may write to `buf` (as ranges), then the row.
+    let scope = text_or(c[SCOPE], "", "", buf);
+    let key =
+        (!matches!(c[KEY], Value::Missing | Value::Null)).then(|| text_or(c[KEY], "", "", buf));
+    let digest = (!matches!(c[DIGEST], Value::Missing | Value::Null))
+        .then(|| text_or(c[DIGEST], "", "", buf));
+    // A NULL state is kept visible as "" (an unknown state), not defaulted.
+    let state = text_or(c[STATE], "completed", "", buf);
+    let payload: Result<Part<'a>, Part<'a>> = match c[PAYLOAD] {
+        Value::Text(t) => match utf8(t) {
+            Ok(t) => Ok(Part::Batch(t)),
+            Err(_) => Err(describe(
+                buf,
+                format_args!(
+                    "payload is text that is not valid UTF-8 ({} bytes)",
+                    t.len()
+                ),
+            )),
+        },
+        Value::Blob(t) => match utf8(t) {
+            Ok(t) => Ok(Part::Batch(t)),
+            Err(_) => Err(describe(
+                buf,
+                format_args!("payload is a BLOB of {} bytes that is not UTF-8", t.len()),
+            )),
+        },
+        Value::Null | Value::Missing => Err(Part::Static("payload is NULL")),
+        Value::Integer(n) => Err(describe(
+            buf,
+            format_args!("payload is a number ({n}), not text"),
+        )),
+        Value::Real(x) => Err(describe(
+            buf,
+            format_args!("payload is a number ({x}), not text"),
+        )),
+    };
+    let created = time(c[CREATED], buf);
+    let updated = time(c[UPDATED], buf);
+
+    let buf: &'a str = buf;
+    let text = |p: Part<'a>| -> &'a str {
+        match p {
+            Part::Batch(t) | Part::Static(t) => t,
+            Part::Buf(a, b) => &buf[a..b],
+        }
+    };
+    let time = |t: TimePart<'a>| match t {
+        TimePart::Null => TimeRef::Null,
+        TimePart::Integer(n) => TimeRef::Integer(n),
+        TimePart::Real(x) => TimeRef::Real(x),
+        TimePart::Text(t) => TimeRef::Text(t),
+        TimePart::Other(p) => TimeRef::Other(text(p)),
+    };
+    Row {
+        id,
+        scope: text(scope),
+        request_key: key.map(text),
+        digest: digest.map(text),
+        payload: payload.map(text).map_err(text),
+        state: text(state),
+        created_at: time(created),
+        updated_at: time(updated),
+    }
+}
+
+/// A text-like column: text as is (lossy if not UTF-8), a number as digits.
+fn text_or<'a>(
+    value: Value<'a>,
+    missing: &'static str,
+    null: &'static str,
+    buf: &mut String,
+) -> Part<'a> {
+    match value {
+        Value::Missing => Part::Static(missing),
+        Value::Null => Part::Static(null),
+        Value::Text(t) | Value::Blob(t) => match utf8(t) {
+            Ok(t) => Part::Batch(t),
+            Err(_) => {
+                let at = buf.len();
+                buf.push_str(&String::from_utf8_lossy(t));
+                Part::Buf(at, buf.len())
             }
-        };
-        let time = |t: TimePart<'a>| match t {
-            TimePart::Null => TimeRef::Null,
-            TimePart::Integer(n) => TimeRef::Integer(n),
-            TimePart::Real(x) => TimeRef::Real(x),
-            TimePart::Text(t) => TimeRef::Text(t),
-            TimePart::Other(p) => TimeRef::Other(text(p)),
-        };
-        Row {
-            id: slots.id,
-            scope: text(scope),
-            request_key: key.map(text),
-            digest: digest.map(text),
-            payload: payload.map(text).map_err(text),
-            state: text(state),
-            created_at: time(created),
-            updated_at: time(updated),
-        }
+        },
+        Value::Integer(n) => describe(buf, format_args!("{n}")),
+        Value::Real(x) => describe(buf, format_args!("{x}")),
     }
+}
 
-    /// A text-like column: text as is (lossy if not UTF-8), a number as digits.
-    fn text_or(
-        &self,
-        cell: Cell,
-        missing: &'static str,
-        null: &'static str,
-        buf: &mut String,
-    ) -> Part<'_> {
-        match cell {
-            Cell::Missing => Part::Static(missing),
-            Cell::Null => Part::Static(null),
-            Cell::Text(a, b) | Cell::Blob(a, b) => match utf8(self.bytes(a, b)) {
-                Ok(t) => Part::Batch(t),
-                Err(_) => {
-                    let at = buf.len();
-                    buf.push_str(&String::from_utf8_lossy(self.bytes(a, b)));
-                    Part::Buf(at, buf.len())
-                }
-            },
-            Cell::Integer(n) => describe(buf, format_args!("{n}")),
-            Cell::Real(x) => describe(buf, format_args!("{x}")),
-        }
-    }
-
-    /// A time column as stored; a BLOB that is UTF-8 counts as text.
-    fn time(&self, cell: Cell, buf: &mut String) -> TimePart<'_> {
-        match cell {
-            Cell::Missing | Cell::Null => TimePart::Null,
-            Cell::Integer(n) => TimePart::Integer(n),
-            Cell::Real(x) => TimePart::Real(x),
-            Cell::Text(a, b) => match utf8(self.bytes(a, b)) {
-                Ok(t) => TimePart::Text(t),
-                Err(_) => TimePart::Other(describe(
-                    buf,
-                    format_args!("text that is not valid UTF-8 ({} bytes)", b - a),
-                )),
-            },
-            Cell::Blob(a, b) => match utf8(self.bytes(a, b)) {
-                Ok(t) => TimePart::Text(t),
-                Err(_) => TimePart::Other(describe(buf, format_args!("a BLOB of {} bytes", b - a))),
-            },
-        }
+/// A time column as stored; a BLOB that is UTF-8 counts as text.
+fn time<'a>(value: Value<'a>, buf: &mut String) -> TimePart<'a> {
+    match value {
+        Value::Missing | Value::Null => TimePart::Null,
+        Value::Integer(n) => TimePart::Integer(n),
+        Value::Real(x) => TimePart::Real(x),
+        Value::Text(t) => match utf8(t) {
+            Ok(t) => TimePart::Text(t),
+            Err(_) => TimePart::Other(describe(
+                buf,
+                format_args!("text that is not valid UTF-8 ({} bytes)", t.len()),
+            )),
+        },
+        Value::Blob(t) => match utf8(t) {
+            Ok(t) => TimePart::Text(t),
+            Err(_) => TimePart::Other(describe(buf, format_args!("a BLOB of {} bytes", t.len()))),
+        },
     }
 }
 
@@ -221,7 +267,7 @@ fn utf8(bytes: &[u8]) -> Result<&str, simdutf8::basic::Utf8Error> {
     simdutf8::basic::from_utf8(bytes)
 }
 
-/// A piece of text of a row: in the batch, in the row's buffer, or fixed.
+/// A piece of text of a row: in the values read, in the row's buffer, or fixed.
 enum Part<'a> {
     Batch(&'a str),
     Buf(usize, usize),
@@ -451,11 +497,71 @@ pub fn stream_rowids(
     conn: &rusqlite::Connection,
     db: Origin<'_>,
     columns: &ReceiptColumns,
-    (after, upto): (Option<i64>, Option<i64>),
+    range: (Option<i64>, Option<i64>),
     batch_rows: usize,
     sink: &mut dyn FnMut(Batch) -> Batch,
 ) -> Result<u64, StorageError> {
     let err = |e| db.error("reading receipts", e);
+    let (plan, sql, params) = rowid_query(columns, range);
+    let mut stmt = conn.prepare(&sql).map_err(err)?;
+    let mut rows = stmt
+        .query(rusqlite::params_from_iter(params))
+        .map_err(err)?;
+    let mut filler = Filler::new(batch_rows, batch_rows, sink);
+    while let Some(row) = rows.next().map_err(err)? {
+        filler.push(db, &plan, row)?;
+    }
+    Ok(filler.finish())
+}
+
+/// [`stream_rowids`] one row at a time, each [`Row`] borrowing SQLite's own
+/// buffers while the statement stays on it: nothing is copied, so the bytes
+/// `each` reads are still in the cache where SQLite left them.
+pub fn each_rowid(
+    conn: &rusqlite::Connection,
+    db: Origin<'_>,
+    columns: &ReceiptColumns,
+    range: (Option<i64>, Option<i64>),
+    each: &mut dyn FnMut(&Row<'_>),
+) -> Result<u64, StorageError> {
+    let err = |e| db.error("reading receipts", e);
+    let (plan, sql, params) = rowid_query(columns, range);
+    let mut stmt = conn.prepare(&sql).map_err(err)?;
+    let mut rows = stmt
+        .query(rusqlite::params_from_iter(params))
+        .map_err(err)?;
+    let mut buf = String::new();
+    let mut count = 0;
+    while let Some(row) = rows.next().map_err(err)? {
+        let get = |i: usize| row.get_ref(i).map_err(err);
+        let id = integer_id(get(0)?).ok_or_else(|| bad_id_in(db.path, "receipts", get(0)))?;
+        let value = |slot: Option<usize>| -> Result<Value<'_>, StorageError> {
+            Ok(match slot {
+                Some(i) => get(i)?.into(),
+                None => Value::Missing,
+            })
+        };
+        let values = [
+            value(Some(1))?,
+            value(Some(2))?,
+            value(plan.scope)?,
+            value(plan.request_key)?,
+            value(plan.digest)?,
+            value(plan.state)?,
+            value(plan.updated_at)?,
+        ];
+        each(&row_of(id, values, &mut buf));
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// The plan, SQL and parameters of a reading of a range of rowids, in rowid
+/// order and without `updated_at`.
+fn rowid_query(
+    columns: &ReceiptColumns,
+    (after, upto): (Option<i64>, Option<i64>),
+) -> (Plan, String, Vec<i64>) {
     let mut columns = columns.clone();
     columns.updated_at = false;
     let plan = Plan::new(&columns);
@@ -469,20 +575,81 @@ pub fn stream_rowids(
         }
     }
     sql.push_str(" ORDER BY _rowid_");
-    let mut stmt = conn.prepare(&sql).map_err(err)?;
-    let mut rows = stmt
-        .query(rusqlite::params_from_iter(params))
-        .map_err(err)?;
-    let mut filler = Filler::new(batch_rows, batch_rows, sink);
-    while let Some(row) = rows.next().map_err(err)? {
-        filler.push(db, &plan, row)?;
-    }
-    Ok(filler.finish())
+    (plan, sql, params)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows with every kind of value in every column.
+    fn odd_rows() -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE receipts (id INTEGER PRIMARY KEY, scope, request_key, digest, \
+             payload, state, created_at, updated_at)",
+        )
+        .unwrap();
+        let values: Vec<rusqlite::types::Value> = vec![
+            rusqlite::types::Value::Null,
+            7.into(),
+            1.5.into(),
+            "{\"a\":\"é\"}".to_string().into(),
+            "2026-11-29T10:15:30Z".to_string().into(),
+            vec![0xffu8, b'a'].into(),
+            b"{}".to_vec().into(),
+        ];
+        let mut id = 0;
+        for (i, v) in values.iter().enumerate() {
+            for (j, w) in values.iter().enumerate() {
+                id += 1;
+                conn.execute(
+                    "INSERT INTO receipts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    rusqlite::params![id, v, w, v, w, values[(i + j) % 7], v, w],
+                )
+                .unwrap();
+            }
+        }
+        conn
+    }
+
+    #[test]
+    fn rows_read_in_place_are_the_rows_of_batches() {
+        let origin = Origin {
+            path: std::path::Path::new("odd.db"),
+            busy_timeout: std::time::Duration::ZERO,
+        };
+        let full = ReceiptColumns {
+            scope: true,
+            request_key: true,
+            digest: true,
+            state: true,
+            response: false,
+            updated_at: true,
+        };
+        // Without the optional columns, they read as missing.
+        let conn = odd_rows();
+        for columns in [full, ReceiptColumns::default()] {
+            for range in [(None, None), (Some(3), Some(30)), (Some(40), None)] {
+                let mut batched = Vec::new();
+                let mut buf = String::new();
+                let n = stream_rowids(&conn, origin, &columns, range, 5, &mut |b| {
+                    for i in 0..b.len() {
+                        batched.push(format!("{:?}", b.row(i, &mut buf)));
+                    }
+                    b
+                })
+                .unwrap();
+                let mut in_place = Vec::new();
+                let m = each_rowid(&conn, origin, &columns, range, &mut |r| {
+                    in_place.push(format!("{r:?}"))
+                })
+                .unwrap();
+                assert_eq!((m, &in_place), (n, &batched), "{columns:?} {range:?}");
+                assert!(n >= 9);
+            }
+        }
+    }
 
     #[test]
     fn cells_become_the_values_load_hands_over() {

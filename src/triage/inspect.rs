@@ -617,23 +617,27 @@ impl<'i> Ingest<'i> {
         s: &mut Scratch,
         buf: &mut String,
     ) {
+        for i in range {
+            self.inspect_row(part, &rows.row(i, buf), s);
+        }
+    }
+
+    /// Inspects one row into `part` (see [`Ingest::inspect`]).
+    pub fn inspect_row(&self, part: &mut Part, row: &Row<'_>, s: &mut Scratch) {
         let names = Interners {
             keys: &self.keys,
             scopes: &self.scopes,
         };
-        for i in range {
-            let row = rows.row(i, buf);
-            match self.inspector.facts(&row, s, &names, &mut part.fields) {
-                Ok(f) => {
-                    if let Some(key) = row.request_key
-                        && self.capture.wants(f.id, f.state, f.created_ms)
-                    {
-                        part.keys.push((f.id, key.into()));
-                    }
-                    part.receipts.push(f);
+        match self.inspector.facts(row, s, &names, &mut part.fields) {
+            Ok(f) => {
+                if let Some(key) = row.request_key
+                    && self.capture.wants(f.id, f.state, f.created_ms)
+                {
+                    part.keys.push((f.id, key.into()));
                 }
-                Err(d) => part.damaged.push((d, Inspector::damaged_row(&row))),
+                part.receipts.push(f);
             }
+            Err(d) => part.damaged.push((d, Inspector::damaged_row(row))),
         }
     }
 
