@@ -46,7 +46,7 @@ pub fn read_split(
     // Each thread: its range, read and inspected batch by batch.
     let work = |conn: &Connection, range: Range, each: &mut dyn FnMut(u64)| {
         let mut part = Part::with_capacity(rows_hint);
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::keeping_normals();
         let mut since = 0u64;
         let mut tell = |n: u64| each(done.fetch_add(n, Ordering::Relaxed) + n);
         let read = stream::each_rowid(conn, origin, columns, range, &mut |row| {

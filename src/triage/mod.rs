@@ -28,6 +28,7 @@ mod groups;
 mod hash;
 mod inspect;
 mod near;
+mod normals;
 mod scan;
 mod stuck;
 pub mod text;
