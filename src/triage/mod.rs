@@ -243,40 +243,58 @@ fn text_needs(store: &Store) -> Vec<(u32, u16)> {
     let keys_of = |i: usize, out: &mut Vec<(u64, u16)>| edit_keys(store, i, out);
     let n = store.receipts.len();
     // Keys seen twice or more: a bitmap of key hashes marks every key seen,
-    // and a second one every key seen again (with a few false ones, whose
-    // runs below hold a single member and so need nothing). Testing a bit is
-    // much cheaper than looking keys up in a table.
+    // and the keys met again (with a few false ones) mark a second, smaller
+    // one. Testing a bit is much cheaper than looking keys up in a table.
     let count: usize = store.receipts.iter().map(|r| r.nfields as usize).sum();
     let bits = (count.max(1) * 8)
         .next_power_of_two()
         .clamp(1 << 16, 1 << 30);
     let shift = 64 - bits.trailing_zeros();
-    let bitmap = || -> Vec<AtomicU64> { (0..bits / 64).map(|_| AtomicU64::new(0)).collect() };
-    let (seen, again) = (bitmap(), bitmap());
+    let seen: Vec<AtomicU64> = (0..bits / 64).map(|_| AtomicU64::new(0)).collect();
     let at = |k: u64| {
         let bit = (k >> shift) as usize;
         (bit >> 6, 1u64 << (bit & 63))
     };
-    let repeated: usize = (0..n)
+    // The keys met again (each as often as met again, besides the false ones).
+    let repeated: Vec<u64> = (0..n)
         .into_par_iter()
         .with_min_len(1024)
-        .map_init(Vec::new, |buf, i| {
-            keys_of(i, buf);
-            let mut repeated = 0;
-            for &(k, _) in buf.iter() {
-                let (word, mask) = at(k);
-                if seen[word].fetch_or(mask, Ordering::Relaxed) & mask != 0 {
-                    again[word].fetch_or(mask, Ordering::Relaxed);
-                    repeated += 1;
+        .fold(
+            || (Vec::new(), Vec::new()),
+            |(mut repeated, mut buf): (Vec<u64>, Vec<(u64, u16)>), i| {
+                keys_of(i, &mut buf);
+                for &(k, _) in buf.iter() {
+                    let (word, mask) = at(k);
+                    if seen[word].fetch_or(mask, Ordering::Relaxed) & mask != 0 {
+                        repeated.push(k);
+                    }
                 }
-            }
-            repeated
-        })
-        .sum();
+                (repeated, buf)
+            },
+        )
+        .map(|(repeated, _)| repeated)
+        .flatten_iter()
+        .collect();
     drop(seen);
-    if repeated == 0 {
+    if repeated.is_empty() {
         return Vec::new();
     }
+    // They are few: a bitmap of them a few times their number stays in the
+    // cache while every key is tested against it (a key it holds falsely has
+    // a run of its own below, which needs nothing).
+    let again_bits = (repeated.len() * 32)
+        .next_power_of_two()
+        .clamp(1 << 16, bits);
+    let again_shift = 64 - again_bits.trailing_zeros();
+    let mut again = vec![0u64; again_bits / 64];
+    for k in repeated {
+        let bit = (k >> again_shift) as usize;
+        again[bit >> 6] |= 1u64 << (bit & 63);
+    }
+    let is_again = |k: u64| {
+        let bit = (k >> again_shift) as usize;
+        again[bit >> 6] & (1u64 << (bit & 63)) != 0
+    };
     let mut members: Vec<Member> = (0..n)
         .into_par_iter()
         .with_min_len(1024)
@@ -286,10 +304,7 @@ fn text_needs(store: &Store) -> Vec<(u32, u16)> {
                 keys_of(i, &mut buf);
                 found.extend(
                     buf.iter()
-                        .filter(|(k, _)| {
-                            let (word, mask) = at(*k);
-                            again[word].load(Ordering::Relaxed) & mask != 0
-                        })
+                        .filter(|(k, _)| is_again(*k))
                         .map(|&(k, p)| (k, i as u32, p)),
                 );
                 (found, buf)
