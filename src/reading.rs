@@ -1,7 +1,8 @@
 //! A full reading of the receipts into facts, on every core: each thread reads
 //! a range of rowids on a connection of its own ([`storage::split`]) and
-//! inspects each row as it reads it, straight from SQLite's buffers. The parts are appended in rowid order, so the facts are those of a
-//! reading on one connection (see the tests).
+//! inspects each row as it reads it, straight from SQLite's buffers. The
+//! parts are appended in rowid order, so the facts are those of a reading on
+//! one connection (see the tests).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
