@@ -296,7 +296,13 @@ impl Reader {
         now_ms: Millis,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Snapshot> {
-        let tx = db.read_transaction()?;
+        // A first reading is split over every core: its helper connections
+        // start before its transaction does (see storage::split).
+        let first = self.engine.is_none();
+        let mut helpers = first
+            .then(|| storage::split::Helpers::open(db, crate::reading::helpers_wanted()))
+            .flatten();
+        let mut tx = db.read_transaction()?;
         let incremental = match self.engine.as_mut() {
             Some(engine) if !db.source().is_view() => {
                 let touched = std::mem::take(&mut self.touched);
@@ -311,6 +317,12 @@ impl Reader {
         };
         if !incremental {
             self.forget();
+            // A reading that had to start over starts again, split.
+            if !first && let Some(t) = tx.take() {
+                t.commit().map_err(|e| db.error("ending a read", e))?;
+                helpers = storage::split::Helpers::open(db, crate::reading::helpers_wanted());
+                tx = db.read_transaction()?;
+            }
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
@@ -328,33 +340,67 @@ impl Reader {
         let read_before = engine.store().rows() as u64;
         let mut sum_ids: i128 = 0;
         let mut rows = 0u64;
-        pipeline(
-            &mut |sink| {
-                stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
-                    rows += batch.len() as u64;
-                    sum_ids += batch.ids().map(i128::from).sum::<i128>();
-                    progress(Progress {
-                        stage: "reading receipts",
-                        done: read_before + rows,
-                        total: None,
-                    });
-                    sink(batch)
-                })
-            },
-            &mut |batch| engine.ingest(batch),
-        )?;
+        let mut reading = |done| {
+            progress(Progress {
+                stage: "reading receipts",
+                done: read_before + done,
+                total: None,
+            })
+        };
+        let split = helpers.and_then(|h| {
+            engine.ingest_with(|inspector, store| {
+                crate::reading::read_split(db, h, inspector, store, &mut reading)
+            })
+        });
+        // The helpers, still in the same state of the database, share the
+        // reading again of the texts to compare.
+        let helpers = match split {
+            Some(read) => read?,
+            None => {
+                pipeline(
+                    &mut |sink| {
+                        stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
+                            rows += batch.len() as u64;
+                            sum_ids += batch.ids().map(i128::from).sum::<i128>();
+                            reading(rows);
+                            sink(batch)
+                        })
+                    },
+                    &mut |batch| engine.ingest(batch),
+                )?;
+                Vec::new()
+            }
+        };
+        if !incremental {
+            // Every row read is in the store, good or damaged.
+            let store = engine.store();
+            sum_ids = store
+                .receipts
+                .iter()
+                .map(|r| i128::from(r.id))
+                .sum::<i128>()
+                + store
+                    .damaged
+                    .iter()
+                    .map(|d| i128::from(d.receipt_id))
+                    .sum::<i128>();
+        }
         let total = engine.store().rows() as u64;
         progress(Progress {
             stage: "analysing: reading replays",
             done: 0,
             total: None,
         });
-        let (replays, replay_total) = storage::load_replays(db)?;
-        let wanted: Vec<ReceiptId> = engine
-            .wanted()
-            .into_iter()
-            .map(|i| engine.store().receipts[i as usize].id)
-            .collect();
+        // The replays are read while the engine works out what to read again.
+        let (replays, wanted) = std::thread::scope(|scope| {
+            let wanted = scope.spawn(|| engine.wanted());
+            let replays = storage::load_replays(db);
+            let wanted = wanted
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (replays, wanted)
+        });
+        let (replays, replay_total) = replays?;
         let inspector = engine.inspector().clone();
         // The analysis shows where it is: the receipts it compares in full
         // are read again (counted), then its steps.
@@ -367,13 +413,39 @@ impl Reader {
             })
         };
         count(0);
-        reread_ids_counted(
-            db,
-            &inspector,
-            &wanted,
-            &mut |receipt| engine.supply(&receipt),
-            &mut count,
-        )?;
+        if helpers.is_empty() {
+            let ids: Vec<ReceiptId> = wanted
+                .iter()
+                .map(|&i| engine.store().receipts[i as usize].id)
+                .collect();
+            reread_ids_counted(
+                db,
+                &inspector,
+                &ids,
+                &mut |receipt| engine.supply(&receipt),
+                &mut count,
+            )?;
+        } else {
+            // Counted as they are handed over (the helpers' shares last).
+            let mut done = 0u64;
+            engine.supply_with(|store, supply| {
+                crate::reading::reread_split(
+                    db,
+                    helpers,
+                    &inspector,
+                    store,
+                    &wanted,
+                    &mut |i, r| {
+                        supply(i, r);
+                        done += 1;
+                        if done.is_multiple_of(4096) {
+                            count(done);
+                        }
+                    },
+                )
+            })?;
+            count(done);
+        }
         engine.analyze_with(&mut |stage, done, total| {
             progress(Progress {
                 stage: match stage {

@@ -147,6 +147,25 @@ impl Engine {
         ingest_by(&mut self.store, &self.inspector, rows);
     }
 
+    /// Fills the store with `read` (say, a reading split over several
+    /// connections, see `reading::read_split`) instead of [`Engine::ingest`];
+    /// the same rules apply to the rows it adds.
+    pub fn ingest_with<R>(&mut self, read: impl FnOnce(&Inspector, &mut Store) -> R) -> R {
+        read(&self.inspector, &mut self.store)
+    }
+
+    /// [`Engine::supply`] for the receipts `read` hands over by index (say,
+    /// read again on several connections, see `reading::reread_split`).
+    pub fn supply_with<R>(
+        &mut self,
+        read: impl FnOnce(&Store, &mut dyn FnMut(u32, Receipt)) -> R,
+    ) -> R {
+        let (store, needs, details) = (&self.store, &self.needs, &mut self.details);
+        read(store, &mut |index, r| {
+            details.supply(store, needs, index, &r)
+        })
+    }
+
     /// Rows to read again on every reading, because they may still change in
     /// place: receipts in flight or failed (the intake settles or claims
     /// them again) and damaged rows. Ascending.
