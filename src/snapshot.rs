@@ -519,24 +519,18 @@ impl Reader {
             total: Some(missing.len() as u64),
         });
         let inspector = engine.inspector().clone();
-        let mut read: Vec<Receipt> = Vec::with_capacity(missing.len());
         let asked = missing.len() as u64;
-        reread_ids_counted(
-            db,
-            &inspector,
-            &missing,
-            &mut |r| read.push(r),
-            &mut |done| {
+        // Those kept are shared with the reading before; those read are
+        // added, made compact as they come.
+        self.shown = self.shown.next_reading(&shown, &missing, |each| {
+            reread_ids_counted(db, &inspector, &missing, each, &mut |done| {
                 progress(Progress {
                     stage: "reading the items' receipts",
                     done,
                     total: Some(asked),
                 })
-            },
-        )?;
-        read.sort_unstable_by_key(|r| r.id);
-        // Those kept are shared with the reading before; those read are added.
-        self.shown = self.shown.next(&shown, &missing, &read);
+            })
+        })?;
         self.stale.clear();
         snap.receipts = self.shown.clone();
         Ok(())
