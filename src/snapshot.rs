@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc;
 
 use anyhow::Context;
@@ -76,7 +77,8 @@ pub struct Snapshot {
     /// Retries absorbed by each receipt's key.
     pub replays: HashMap<ReceiptId, u32>,
     pub replay_total: u64,
-    pub triage: Triage,
+    /// Shared with the screen's reader, which keeps it for the next reading.
+    pub triage: Arc<Triage>,
     /// Keyed by item id (`dup:12`); an item absent here is pending.
     pub reviews: HashMap<String, ItemReview>,
     /// The review log in append order.
@@ -191,7 +193,7 @@ fn read_with(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let triage =
             triage::analyze_facts_with(&store, &conflicts, &needs, &details, &settings, bots);
-        anyhow::Ok((triage, replays, replay_total))
+        anyhow::Ok((Arc::new(triage), replays, replay_total))
     })?;
     let receipts = if with_receipts {
         progress(Progress {
@@ -460,7 +462,7 @@ impl Reader {
                 total: Some(total),
             })
         });
-        let triage = engine.triage().clone();
+        let triage = Arc::clone(engine.triage());
         let receipt_count = engine.store().receipts.len();
         if let Some(tx) = tx {
             tx.commit().map_err(|e| db.error("ending a read", e))?;
@@ -589,7 +591,7 @@ fn assemble(
     db: &Database,
     settings: Settings,
     receipt_count: usize,
-    triage: Triage,
+    triage: Arc<Triage>,
 ) -> anyhow::Result<Snapshot> {
     let statuses = review::load_statuses(db.conn()).context("reading review_log")?;
     let log = review::read_log(db.conn()).context("reading review_log")?;

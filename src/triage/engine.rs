@@ -11,6 +11,7 @@
 //! [`Engine::wanted`] names ([`Engine::supply`]) and calls [`Engine::analyze`].
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::bots::{self, BodyKey};
 use super::conflicts;
@@ -59,7 +60,8 @@ pub struct Engine {
     unsettled: Vec<u32>,
     /// Receipts before this index are sorted into `unsettled`.
     unsettled_upto: usize,
-    triage: Triage,
+    /// Shared with the readings made from it (copied when changed while shared).
+    triage: Arc<Triage>,
     /// (anchor time, anchor id) of each of `triage.duplicates`.
     dup_keys: Vec<(Millis, ReceiptId)>,
     /// False until the first analysis.
@@ -90,7 +92,7 @@ impl Engine {
             shared: Vec::new(),
             unsettled: Vec::new(),
             unsettled_upto: 0,
-            triage: Triage::default(),
+            triage: Arc::default(),
             dup_keys: Vec::new(),
             analysed: false,
             added_from: (0, 0),
@@ -111,7 +113,7 @@ impl Engine {
     }
 
     /// The triage of the last analysis.
-    pub fn triage(&self) -> &Triage {
+    pub fn triage(&self) -> &Arc<Triage> {
         &self.triage
     }
 
@@ -360,7 +362,7 @@ impl Engine {
             .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
             .collect();
         self.unsettled_upto = store.receipts.len();
-        self.triage = Triage {
+        self.triage = Arc::new(Triage {
             duplicates,
             conflicts: conflicts::conflicts(
                 store,
@@ -376,7 +378,7 @@ impl Engine {
             ),
             suspected_bots: self.bot_ids.clone(),
             damaged: store.damaged.clone(),
-        };
+        });
     }
 
     /// Stuck receipts among the unsettled ones (as `stuck::stuck_indices`).
@@ -509,6 +511,8 @@ impl Engine {
 
     fn incremental(&mut self) {
         let settings = self.settings.clone();
+        let mut triage = std::mem::take(&mut self.triage);
+        let t = Arc::make_mut(&mut triage);
         let (from, damaged_from) = self.added_from;
         let n = self.store.receipts.len();
         self.placements.resize(n, None);
@@ -525,7 +529,7 @@ impl Engine {
                 store: &self.store,
                 texts: &self.details.texts,
             };
-            let (dups, keys, store) = (&self.triage.duplicates, &self.dup_keys, &self.store);
+            let (dups, keys, store) = (&t.duplicates, &self.dup_keys, &self.store);
             let old_group = |id: ReceiptId| -> Option<&DuplicateGroup> {
                 let at = keys.partition_point(|k| *k < (time_of(store, id), id));
                 dups.get(at).filter(|g| g.members[0].id == id)
@@ -543,7 +547,7 @@ impl Engine {
             self.runs[span.scope as usize] = span.run;
         }
         if !touched.is_empty() {
-            let old = std::mem::take(&mut self.triage.duplicates);
+            let old = std::mem::take(&mut t.duplicates);
             let old_keys = std::mem::take(&mut self.dup_keys);
             let mut kept: Vec<((Millis, ReceiptId), DuplicateGroup)> = old_keys
                 .into_iter()
@@ -565,7 +569,7 @@ impl Engine {
                 merged.push(item);
             }
             merged.extend(fresh);
-            (self.dup_keys, self.triage.duplicates) = merged.into_iter().unzip();
+            (self.dup_keys, t.duplicates) = merged.into_iter().unzip();
         }
 
         // Campaigns: the runs of the added bodies.
@@ -605,13 +609,12 @@ impl Engine {
         let (added_keyed, shared) = self.shared_after_adding();
         self.keyed.add(added_keyed);
         self.shared = shared;
-        self.triage.conflicts =
-            conflicts::conflicts(store, &self.shared, &self.conflict_rows, &self.details);
-        self.triage.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
-        self.triage.suspected_bots = self.bot_ids.clone();
-        self.triage
-            .damaged
+        t.conflicts = conflicts::conflicts(store, &self.shared, &self.conflict_rows, &self.details);
+        t.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
+        t.suspected_bots = self.bot_ids.clone();
+        t.damaged
             .extend(store.damaged[damaged_from..].iter().cloned());
+        self.triage = triage;
     }
 }
 

@@ -519,11 +519,13 @@ mod tests {
             let id = i as i64 + 1;
             snap.log
                 .push(log_line(id, item, note, vec![id * 10, id * 10 + 1]));
-            snap.triage.damaged.push(Damaged {
-                receipt_id: id * 10,
-                reason: DamageReason::Payload,
-                detail,
-            });
+            std::sync::Arc::make_mut(&mut snap.triage)
+                .damaged
+                .push(Damaged {
+                    receipt_id: id * 10,
+                    reason: DamageReason::Payload,
+                    detail,
+                });
         }
         snap
     }
