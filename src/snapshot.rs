@@ -597,11 +597,19 @@ fn assemble(
     let log = review::read_log(db.conn()).context("reading review_log")?;
     let mut reviews = HashMap::new();
     let t = &triage;
-    // Most items have no log entry: their ids are written into one buffer
-    // and their receipts listed only when they have one.
+    // Most items have no log entry: only those whose id one names are
+    // written out, into one buffer, and their receipts listed.
+    let named: std::collections::HashSet<ReceiptId> = statuses
+        .keys()
+        .filter_map(|k| review::parse_item(k).ok())
+        .map(|(_, id)| id)
+        .collect();
     let mut item = String::new();
     let mut review = |prefix: &str, id: ReceiptId, ids: &dyn Fn() -> Vec<ReceiptId>| {
         use std::fmt::Write;
+        if !named.contains(&id) {
+            return;
+        }
         item.clear();
         let _ = write!(item, "{prefix}:{id}");
         if let Some(status) = statuses.get(&item) {
