@@ -547,29 +547,42 @@ impl Engine {
             self.runs[span.scope as usize] = span.run;
         }
         if !touched.is_empty() {
-            let old = std::mem::take(&mut t.duplicates);
-            let old_keys = std::mem::take(&mut self.dup_keys);
-            let mut kept: Vec<((Millis, ReceiptId), DuplicateGroup)> = old_keys
-                .into_iter()
-                .zip(old)
-                .filter(|(k, _)| !touched.contains(&k.1))
+            // Few groups change, mostly late ones: those touched are taken
+            // out in one pass, and the new ones merged in from the place of
+            // the first (the groups before it do not move).
+            let gone: Vec<bool> = self
+                .dup_keys
+                .iter()
+                .map(|k| touched.contains(&k.1))
                 .collect();
+            let mut at = gone.iter();
+            t.duplicates.retain(|_| at.next() == Some(&false));
+            let mut at = gone.iter();
+            self.dup_keys.retain(|_| at.next() == Some(&false));
             let mut fresh: Vec<((Millis, ReceiptId), DuplicateGroup)> = regrouped
                 .into_iter()
                 .map(|(t, g)| ((t, g.members[0].id), g))
                 .collect();
             fresh.sort_by_key(|(k, _)| *k);
+            let from = fresh.first().map_or(self.dup_keys.len(), |f| {
+                self.dup_keys.partition_point(|k| *k < f.0)
+            });
+            let tail_keys = self.dup_keys.split_off(from);
+            let tail = t.duplicates.split_off(from);
             // Both sorted: merge.
-            let mut merged = Vec::with_capacity(kept.len() + fresh.len());
             let mut fresh = fresh.into_iter().peekable();
-            for item in kept.drain(..) {
-                while fresh.peek().is_some_and(|f| f.0 < item.0) {
-                    merged.push(fresh.next().expect("peeked"));
+            for (key, group) in tail_keys.into_iter().zip(tail) {
+                while let Some((k, g)) = fresh.next_if(|f| f.0 < key) {
+                    self.dup_keys.push(k);
+                    t.duplicates.push(g);
                 }
-                merged.push(item);
+                self.dup_keys.push(key);
+                t.duplicates.push(group);
             }
-            merged.extend(fresh);
-            (self.dup_keys, t.duplicates) = merged.into_iter().unzip();
+            for (k, g) in fresh {
+                self.dup_keys.push(k);
+                t.duplicates.push(g);
+            }
         }
 
         // Campaigns: the runs of the added bodies.
