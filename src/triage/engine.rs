@@ -40,6 +40,9 @@ pub struct Engine {
     inspector: Inspector,
     store: Store,
     conflict_rows: Vec<RawConflict>,
+    /// How many of `conflict_rows` the last analysis saw, and the sum of
+    /// their ids (rows are only ever appended between readings).
+    conflicts_seen: (usize, i128),
     details: Details,
     needs: Needs,
     /// By receipt index: where each receipt with fields was placed.
@@ -81,6 +84,7 @@ impl Engine {
             inspector: Inspector::new(settings, store.random),
             store,
             conflict_rows: Vec::new(),
+            conflicts_seen: (0, 0),
             details: Details::default(),
             needs: Needs::default(),
             placements: Vec::new(),
@@ -327,6 +331,7 @@ impl Engine {
             self.analysed = true;
         }
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
+        self.conflicts_seen = (self.conflict_rows.len(), id_sum(&self.conflict_rows));
         &self.triage
     }
 
@@ -621,8 +626,25 @@ impl Engine {
         // Shared keys and conflicts, stuck receipts, damaged rows.
         let (added_keyed, shared) = self.shared_after_adding();
         self.keyed.add(added_keyed);
+        // The conflicts stay as they were unless the receipts sharing a key,
+        // the `key_conflicts` rows or a receipt such a row names changed.
+        let first_added = [
+            store.receipts.get(from).map(|r| r.id),
+            store.damaged.get(damaged_from).map(|d| d.receipt_id),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let (seen, sum) = self.conflicts_seen;
+        let rows = &self.conflict_rows;
+        let same = shared == self.shared
+            && rows.len() == seen
+            && id_sum(rows) == sum
+            && first_added.is_none_or(|first| rows.iter().all(|c| c.receipt_id < first));
         self.shared = shared;
-        t.conflicts = conflicts::conflicts(store, &self.shared, &self.conflict_rows, &self.details);
+        if !same {
+            t.conflicts = conflicts::conflicts(store, &self.shared, rows, &self.details);
+        }
         t.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
         t.suspected_bots = self.bot_ids.clone();
         t.damaged
@@ -673,6 +695,11 @@ impl SortedIndex {
         out.sort_unstable();
         out
     }
+}
+
+/// The sum of the ids of `key_conflicts` rows.
+fn id_sum(rows: &[RawConflict]) -> i128 {
+    rows.iter().map(|c| i128::from(c.id)).sum()
 }
 
 fn time_of(store: &Store, id: ReceiptId) -> Millis {
