@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc;
 
 use anyhow::Context;
@@ -76,7 +77,8 @@ pub struct Snapshot {
     /// Retries absorbed by each receipt's key.
     pub replays: HashMap<ReceiptId, u32>,
     pub replay_total: u64,
-    pub triage: Triage,
+    /// Shared with the screen's reader, which keeps it for the next reading.
+    pub triage: Arc<Triage>,
     /// Keyed by item id (`dup:12`); an item absent here is pending.
     pub reviews: HashMap<String, ItemReview>,
     /// The review log in append order.
@@ -191,7 +193,7 @@ fn read_with(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let triage =
             triage::analyze_facts_with(&store, &conflicts, &needs, &details, &settings, bots);
-        anyhow::Ok((triage, replays, replay_total))
+        anyhow::Ok((Arc::new(triage), replays, replay_total))
     })?;
     let receipts = if with_receipts {
         progress(Progress {
@@ -296,7 +298,13 @@ impl Reader {
         now_ms: Millis,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Snapshot> {
-        let tx = db.read_transaction()?;
+        // A first reading is split over every core: its helper connections
+        // start before its transaction does (see storage::split).
+        let first = self.engine.is_none();
+        let mut helpers = first
+            .then(|| storage::split::Helpers::open(db, crate::reading::helpers_wanted()))
+            .flatten();
+        let mut tx = db.read_transaction()?;
         let incremental = match self.engine.as_mut() {
             Some(engine) if !db.source().is_view() => {
                 let touched = std::mem::take(&mut self.touched);
@@ -311,6 +319,12 @@ impl Reader {
         };
         if !incremental {
             self.forget();
+            // A reading that had to start over starts again, split.
+            if !first && let Some(t) = tx.take() {
+                t.commit().map_err(|e| db.error("ending a read", e))?;
+                helpers = storage::split::Helpers::open(db, crate::reading::helpers_wanted());
+                tx = db.read_transaction()?;
+            }
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
@@ -328,33 +342,67 @@ impl Reader {
         let read_before = engine.store().rows() as u64;
         let mut sum_ids: i128 = 0;
         let mut rows = 0u64;
-        pipeline(
-            &mut |sink| {
-                stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
-                    rows += batch.len() as u64;
-                    sum_ids += batch.ids().map(i128::from).sum::<i128>();
-                    progress(Progress {
-                        stage: "reading receipts",
-                        done: read_before + rows,
-                        total: None,
-                    });
-                    sink(batch)
-                })
-            },
-            &mut |batch| engine.ingest(batch),
-        )?;
+        let mut reading = |done| {
+            progress(Progress {
+                stage: "reading receipts",
+                done: read_before + done,
+                total: None,
+            })
+        };
+        let split = helpers.and_then(|h| {
+            engine.ingest_with(|inspector, store| {
+                crate::reading::read_split(db, h, inspector, store, &mut reading)
+            })
+        });
+        // The helpers, still in the same state of the database, share the
+        // reading again of the texts to compare.
+        let helpers = match split {
+            Some(read) => read?,
+            None => {
+                pipeline(
+                    &mut |sink| {
+                        stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |batch| {
+                            rows += batch.len() as u64;
+                            sum_ids += batch.ids().map(i128::from).sum::<i128>();
+                            reading(rows);
+                            sink(batch)
+                        })
+                    },
+                    &mut |batch| engine.ingest(batch),
+                )?;
+                Vec::new()
+            }
+        };
+        if !incremental {
+            // Every row read is in the store, good or damaged.
+            let store = engine.store();
+            sum_ids = store
+                .receipts
+                .iter()
+                .map(|r| i128::from(r.id))
+                .sum::<i128>()
+                + store
+                    .damaged
+                    .iter()
+                    .map(|d| i128::from(d.receipt_id))
+                    .sum::<i128>();
+        }
         let total = engine.store().rows() as u64;
         progress(Progress {
             stage: "analysing: reading replays",
             done: 0,
             total: None,
         });
-        let (replays, replay_total) = storage::load_replays(db)?;
-        let wanted: Vec<ReceiptId> = engine
-            .wanted()
-            .into_iter()
-            .map(|i| engine.store().receipts[i as usize].id)
-            .collect();
+        // The replays are read while the engine works out what to read again.
+        let (replays, wanted) = std::thread::scope(|scope| {
+            let wanted = scope.spawn(|| engine.wanted());
+            let replays = storage::load_replays(db);
+            let wanted = wanted
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (replays, wanted)
+        });
+        let (replays, replay_total) = replays?;
         let inspector = engine.inspector().clone();
         // The analysis shows where it is: the receipts it compares in full
         // are read again (counted), then its steps.
@@ -367,13 +415,39 @@ impl Reader {
             })
         };
         count(0);
-        reread_ids_counted(
-            db,
-            &inspector,
-            &wanted,
-            &mut |receipt| engine.supply(&receipt),
-            &mut count,
-        )?;
+        if helpers.is_empty() {
+            let ids: Vec<ReceiptId> = wanted
+                .iter()
+                .map(|&i| engine.store().receipts[i as usize].id)
+                .collect();
+            reread_ids_counted(
+                db,
+                &inspector,
+                &ids,
+                &mut |receipt| engine.supply(&receipt),
+                &mut count,
+            )?;
+        } else {
+            // Counted as they are handed over (the helpers' shares last).
+            let mut done = 0u64;
+            engine.supply_with(|store, supply| {
+                crate::reading::reread_split(
+                    db,
+                    helpers,
+                    &inspector,
+                    store,
+                    &wanted,
+                    &mut |i, r| {
+                        supply(i, r);
+                        done += 1;
+                        if done.is_multiple_of(4096) {
+                            count(done);
+                        }
+                    },
+                )
+            })?;
+            count(done);
+        }
         engine.analyze_with(&mut |stage, done, total| {
             progress(Progress {
                 stage: match stage {
@@ -388,7 +462,7 @@ impl Reader {
                 total: Some(total),
             })
         });
-        let triage = engine.triage().clone();
+        let triage = Arc::clone(engine.triage());
         let receipt_count = engine.store().receipts.len();
         if let Some(tx) = tx {
             tx.commit().map_err(|e| db.error("ending a read", e))?;
@@ -447,24 +521,18 @@ impl Reader {
             total: Some(missing.len() as u64),
         });
         let inspector = engine.inspector().clone();
-        let mut read: Vec<Receipt> = Vec::with_capacity(missing.len());
         let asked = missing.len() as u64;
-        reread_ids_counted(
-            db,
-            &inspector,
-            &missing,
-            &mut |r| read.push(r),
-            &mut |done| {
+        // Those kept are shared with the reading before; those read are
+        // added, made compact as they come.
+        self.shown = self.shown.next_reading(&shown, &missing, |each| {
+            reread_ids_counted(db, &inspector, &missing, each, &mut |done| {
                 progress(Progress {
                     stage: "reading the items' receipts",
                     done,
                     total: Some(asked),
                 })
-            },
-        )?;
-        read.sort_unstable_by_key(|r| r.id);
-        // Those kept are shared with the reading before; those read are added.
-        self.shown = self.shown.next(&shown, &missing, &read);
+            })
+        })?;
         self.stale.clear();
         snap.receipts = self.shown.clone();
         Ok(())
@@ -523,17 +591,25 @@ fn assemble(
     db: &Database,
     settings: Settings,
     receipt_count: usize,
-    triage: Triage,
+    triage: Arc<Triage>,
 ) -> anyhow::Result<Snapshot> {
     let statuses = review::load_statuses(db.conn()).context("reading review_log")?;
     let log = review::read_log(db.conn()).context("reading review_log")?;
     let mut reviews = HashMap::new();
     let t = &triage;
-    // Most items have no log entry: their ids are written into one buffer
-    // and their receipts listed only when they have one.
+    // Most items have no log entry: only those whose id one names are
+    // written out, into one buffer, and their receipts listed.
+    let named: std::collections::HashSet<ReceiptId> = statuses
+        .keys()
+        .filter_map(|k| review::parse_item(k).ok())
+        .map(|(_, id)| id)
+        .collect();
     let mut item = String::new();
     let mut review = |prefix: &str, id: ReceiptId, ids: &dyn Fn() -> Vec<ReceiptId>| {
         use std::fmt::Write;
+        if !named.contains(&id) {
+            return;
+        }
         item.clear();
         let _ = write!(item, "{prefix}:{id}");
         if let Some(status) = statuses.get(&item) {

@@ -215,7 +215,19 @@ impl Appender {
     }
 }
 
-fn run(seed: u64, receipts: usize, rounds: usize) {
+/// A reading on the main connection alone: inside a transaction of the
+/// caller's, no helper connection shares it.
+fn alone(path: &Path, now_ms: i64) -> Snapshot {
+    let db = Database::open(path, Access::ReadOnly).unwrap();
+    db.conn().execute_batch("BEGIN").unwrap();
+    let snap = snapshot::read(&db, settings(now_ms), &mut |_| {}).unwrap();
+    db.conn().execute_batch("COMMIT").unwrap();
+    snap
+}
+
+/// `spread`: a damaged row far above the others, so that the rowids span
+/// enough for a full reading to be split over several connections.
+fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("inc.db");
     generate(
@@ -227,12 +239,23 @@ fn run(seed: u64, receipts: usize, rounds: usize) {
         },
     )
     .unwrap();
+    if spread {
+        Connection::open(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                 VALUES (40000, 's', 'x', '[1]', '2026-11-29 09:00:00')",
+                [],
+            )
+            .unwrap();
+    }
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     reader.verify_every = std::time::Duration::ZERO;
     let first = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
     assert_eq!(reader.last_reading(), Reading::Full);
     assert_same(&first, &full(&path, NOW_MS), 0);
+    assert_same(&first, &alone(&path, NOW_MS), 0);
 
     let mut appender = Appender {
         conn: Connection::open(&path).unwrap(),
@@ -283,12 +306,25 @@ fn run(seed: u64, receipts: usize, rounds: usize) {
     let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
     assert_eq!(reader.last_reading(), Reading::Full);
     assert_same(&snap, &full(&path, latest), rounds + 2);
+    assert_same(&snap, &alone(&path, latest), rounds + 2);
+    // And the readings after it are incremental again.
+    appender.append(latest);
+    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_reading(), Reading::Incremental);
+    assert_same(&snap, &full(&path, latest), rounds + 3);
 }
 
 #[test]
 fn appends_give_the_triage_of_a_full_reading() {
     for seed in [1, 2, 3] {
-        run(seed, 1_500, 12);
+        run(seed, 1_500, 12, false);
+    }
+}
+
+#[test]
+fn a_first_reading_split_over_connections_is_the_reading_of_one() {
+    for seed in [4, 5] {
+        run(seed, 2_000, 6, true);
     }
 }
 

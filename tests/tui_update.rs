@@ -621,12 +621,14 @@ fn the_selection_is_kept_by_item_id_across_a_reload() {
     let mut next = fx.snapshot.clone();
     let mut extra = next.triage.duplicates[2].clone();
     extra.members[0].id = 99;
-    next.triage.duplicates.insert(0, extra);
+    std::sync::Arc::make_mut(&mut next.triage)
+        .duplicates
+        .insert(0, extra);
     send(&mut app, &fx, Msg::Loaded(Reading::new(next.clone())));
     assert_eq!(app.pos(Tab::Duplicates).selected, 5);
     assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     // The selected group disappears: the nearest row is selected.
-    next.triage.duplicates.pop();
+    std::sync::Arc::make_mut(&mut next.triage).duplicates.pop();
     send(&mut app, &fx, Msg::Loaded(Reading::new(next)));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
 }

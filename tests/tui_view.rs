@@ -348,11 +348,12 @@ fn hostile_fixture() -> Fixture {
     let mut fx = fixture();
     let evil = all_hostile();
     let s = &mut fx.snapshot;
+    let t = std::sync::Arc::make_mut(&mut s.triage);
     s.database = format!("/tmp/{OSC_TITLE}{BIDI}receipts.db").into();
-    for g in &mut s.triage.duplicates {
+    for g in &mut t.duplicates {
         g.scope = format!("site{CSI_CLEAR}{BIDI}");
     }
-    s.triage.duplicates[1].members[1].fields = vec![format!("phone{OSC_52}")];
+    t.duplicates[1].members[1].fields = vec![format!("phone{OSC_52}")];
     let mut receipts = s.receipts.to_vec();
     for r in &mut receipts {
         r.request_key = Some(format!("k{OSC_8}{CSI_DSR}"));
@@ -363,11 +364,11 @@ fn hostile_fixture() -> Fixture {
         }
     }
     s.receipts = receipts.into();
-    s.triage.conflicts[0].request_key = format!("order{CSI_DSR}{OSC_TITLE}");
-    s.triage.conflicts[0].scope = format!("orders{OSC_52}");
-    s.triage.stuck[0].scope = format!("pay{BIDI}");
-    s.triage.stuck[0].request_key = Some(format!("pay{DCS}"));
-    for d in &mut s.triage.damaged {
+    t.conflicts[0].request_key = format!("order{CSI_DSR}{OSC_TITLE}");
+    t.conflicts[0].scope = format!("orders{OSC_52}");
+    t.stuck[0].scope = format!("pay{BIDI}");
+    t.stuck[0].request_key = Some(format!("pay{DCS}"));
+    for d in &mut t.damaged {
         d.detail = format!("bad row \x1b[?1049l{evil}");
     }
     for review in s.reviews.values_mut() {

@@ -305,7 +305,7 @@ mod tests {
         let input = Snapshot {
             settings,
             replay_total: 7,
-            triage,
+            triage: triage.into(),
             reviews,
             ..Snapshot::default()
         };

@@ -181,7 +181,7 @@ mod tests {
         };
         let text = render(&Snapshot {
             database: "db\u{1b}[2J".into(),
-            triage,
+            triage: triage.into(),
             reviews: HashMap::new(),
             ..Snapshot::default()
         });

@@ -80,11 +80,29 @@ impl Receipts {
         for r in read {
             part.push(r);
         }
+        self.next_with(shown, asked, part)
+    }
+
+    /// [`Receipts::next`], with the receipts read handed over one by one (by
+    /// `read`, to the function it is given) and made compact as they come:
+    /// a large reading is never held whole.
+    pub fn next_reading<E>(
+        &self,
+        shown: &[ReceiptId],
+        asked: &[ReceiptId],
+        read: impl FnOnce(&mut (dyn FnMut(Receipt) + Send)) -> Result<(), E>,
+    ) -> Result<Receipts, E> {
+        let mut part = Part::default();
+        read(&mut |r| part.push(&r))?;
+        Ok(self.next_with(shown, asked, part.sorted()))
+    }
+
+    fn next_with(&self, shown: &[ReceiptId], asked: &[ReceiptId], mut part: Part) -> Receipts {
         // Asked for and not found: gone since (e.g. deleted).
         part.gone = asked
             .iter()
             .copied()
-            .filter(|id| read.binary_search_by_key(id, |r| r.id).is_err())
+            .filter(|id| part.ids.binary_search(id).is_err())
             .collect();
         // Shown now: read now, or shown before and not gone (all ascending,
         // so one walk through the ids shown before).
@@ -97,20 +115,16 @@ impl Receipts {
                 while before.get(at).is_some_and(|b| b < id) {
                     at += 1;
                 }
-                read.binary_search_by_key(id, |r| r.id).is_ok()
+                part.ids.binary_search(id).is_ok()
                     || (before.get(at) == Some(id) && part.gone.binary_search(id).is_err())
             })
             .collect();
         let mut parts = self.parts.clone();
         parts.push(Arc::new(part));
-        let candidate = Receipts {
-            shown: Arc::new(Vec::new()),
-            parts,
-        };
-        let held: usize = candidate.parts.iter().map(|p| p.ids.len()).sum();
+        let held: usize = parts.iter().map(|p| p.ids.len()).sum();
         let mut out = Receipts {
             shown: Arc::new(kept),
-            parts: candidate.parts,
+            parts,
         };
         // Too many parts to look through, or mostly receipts no longer
         // shown: one part with what is shown.
@@ -247,6 +261,39 @@ struct Kept {
 }
 
 impl Part {
+    /// The part with its receipts in id order (they mostly come so), the
+    /// last of two with one id kept.
+    fn sorted(self) -> Part {
+        if self.ids.is_sorted_by(|a, b| a < b) {
+            let mut part = self;
+            part.shrink();
+            return part;
+        }
+        let mut order: Vec<usize> = (0..self.ids.len()).collect();
+        order.sort_by_key(|&k| self.ids[k]);
+        order.dedup_by(|later, earlier| {
+            let same = self.ids[*later] == self.ids[*earlier];
+            if same {
+                *earlier = *later;
+            }
+            same
+        });
+        let mut out = Part::default();
+        for k in order {
+            out.push_view(&View { part: &self, k });
+        }
+        out.shrink();
+        out
+    }
+
+    /// Gives back what growing by doubling left unused.
+    fn shrink(&mut self) {
+        self.ids.shrink_to_fit();
+        self.kept.shrink_to_fit();
+        self.pairs.shrink_to_fit();
+        self.text.shrink_to_fit();
+    }
+
     fn find(&self, id: ReceiptId) -> Found {
         if let Ok(k) = self.ids.binary_search(&id) {
             Found::Here(k)
@@ -351,6 +398,32 @@ mod tests {
         assert_eq!(all.to_vec(), vec![a.clone(), b]);
         assert_eq!(all.view(3).unwrap().request_key(), None);
         assert_eq!(all.compacted().to_vec(), all.to_vec());
+    }
+
+    #[test]
+    fn a_reading_handed_over_one_by_one_is_kept_as_a_whole_one() {
+        let first = Receipts::from(vec![receipt(1, ReceiptState::InFlight, "a")]);
+        let read = vec![
+            receipt(9, ReceiptState::Completed, "n"),
+            receipt(1, ReceiptState::Completed, "a"),
+            receipt(4, ReceiptState::Failed, "old"),
+            receipt(4, ReceiptState::Failed, "d"),
+        ];
+        let (shown, asked) = ([1, 4, 9], [1, 4, 5, 9]);
+        let one_by_one = first
+            .next_reading(&shown, &asked, |each| {
+                read.iter().cloned().for_each(each);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        let mut whole = read.clone();
+        whole.remove(2);
+        whole.sort_by_key(|r| r.id);
+        assert_eq!(
+            one_by_one.to_vec(),
+            first.next(&shown, &asked, &whole).to_vec()
+        );
+        assert_eq!(one_by_one.get(4).unwrap().visitor.0[0].1, "d");
     }
 
     #[test]

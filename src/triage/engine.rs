@@ -11,6 +11,7 @@
 //! [`Engine::wanted`] names ([`Engine::supply`]) and calls [`Engine::analyze`].
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::bots::{self, BodyKey};
 use super::conflicts;
@@ -39,6 +40,9 @@ pub struct Engine {
     inspector: Inspector,
     store: Store,
     conflict_rows: Vec<RawConflict>,
+    /// How many of `conflict_rows` the last analysis saw, and the sum of
+    /// their ids (rows are only ever appended between readings).
+    conflicts_seen: (usize, i128),
     details: Details,
     needs: Needs,
     /// By receipt index: where each receipt with fields was placed.
@@ -59,7 +63,8 @@ pub struct Engine {
     unsettled: Vec<u32>,
     /// Receipts before this index are sorted into `unsettled`.
     unsettled_upto: usize,
-    triage: Triage,
+    /// Shared with the readings made from it (copied when changed while shared).
+    triage: Arc<Triage>,
     /// (anchor time, anchor id) of each of `triage.duplicates`.
     dup_keys: Vec<(Millis, ReceiptId)>,
     /// False until the first analysis.
@@ -79,6 +84,7 @@ impl Engine {
             inspector: Inspector::new(settings, store.random),
             store,
             conflict_rows: Vec::new(),
+            conflicts_seen: (0, 0),
             details: Details::default(),
             needs: Needs::default(),
             placements: Vec::new(),
@@ -90,7 +96,7 @@ impl Engine {
             shared: Vec::new(),
             unsettled: Vec::new(),
             unsettled_upto: 0,
-            triage: Triage::default(),
+            triage: Arc::default(),
             dup_keys: Vec::new(),
             analysed: false,
             added_from: (0, 0),
@@ -111,7 +117,7 @@ impl Engine {
     }
 
     /// The triage of the last analysis.
-    pub fn triage(&self) -> &Triage {
+    pub fn triage(&self) -> &Arc<Triage> {
         &self.triage
     }
 
@@ -145,6 +151,25 @@ impl Engine {
     /// they must have ids above every id read (what `WHERE id > max` reads).
     pub fn ingest<S: RowSource + ?Sized>(&mut self, rows: &S) {
         ingest_by(&mut self.store, &self.inspector, rows);
+    }
+
+    /// Fills the store with `read` (say, a reading split over several
+    /// connections, see `reading::read_split`) instead of [`Engine::ingest`];
+    /// the same rules apply to the rows it adds.
+    pub fn ingest_with<R>(&mut self, read: impl FnOnce(&Inspector, &mut Store) -> R) -> R {
+        read(&self.inspector, &mut self.store)
+    }
+
+    /// [`Engine::supply`] for the receipts `read` hands over by index (say,
+    /// read again on several connections, see `reading::reread_split`).
+    pub fn supply_with<R>(
+        &mut self,
+        read: impl FnOnce(&Store, &mut dyn FnMut(u32, Receipt)) -> R,
+    ) -> R {
+        let (store, needs, details) = (&self.store, &self.needs, &mut self.details);
+        read(store, &mut |index, r| {
+            details.supply(store, needs, index, &r)
+        })
     }
 
     /// Rows to read again on every reading, because they may still change in
@@ -306,6 +331,7 @@ impl Engine {
             self.analysed = true;
         }
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
+        self.conflicts_seen = (self.conflict_rows.len(), id_sum(&self.conflict_rows));
         &self.triage
     }
 
@@ -341,7 +367,7 @@ impl Engine {
             .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
             .collect();
         self.unsettled_upto = store.receipts.len();
-        self.triage = Triage {
+        self.triage = Arc::new(Triage {
             duplicates,
             conflicts: conflicts::conflicts(
                 store,
@@ -357,7 +383,7 @@ impl Engine {
             ),
             suspected_bots: self.bot_ids.clone(),
             damaged: store.damaged.clone(),
-        };
+        });
     }
 
     /// Stuck receipts among the unsettled ones (as `stuck::stuck_indices`).
@@ -490,6 +516,8 @@ impl Engine {
 
     fn incremental(&mut self) {
         let settings = self.settings.clone();
+        let mut triage = std::mem::take(&mut self.triage);
+        let t = Arc::make_mut(&mut triage);
         let (from, damaged_from) = self.added_from;
         let n = self.store.receipts.len();
         self.placements.resize(n, None);
@@ -506,7 +534,7 @@ impl Engine {
                 store: &self.store,
                 texts: &self.details.texts,
             };
-            let (dups, keys, store) = (&self.triage.duplicates, &self.dup_keys, &self.store);
+            let (dups, keys, store) = (&t.duplicates, &self.dup_keys, &self.store);
             let old_group = |id: ReceiptId| -> Option<&DuplicateGroup> {
                 let at = keys.partition_point(|k| *k < (time_of(store, id), id));
                 dups.get(at).filter(|g| g.members[0].id == id)
@@ -524,29 +552,42 @@ impl Engine {
             self.runs[span.scope as usize] = span.run;
         }
         if !touched.is_empty() {
-            let old = std::mem::take(&mut self.triage.duplicates);
-            let old_keys = std::mem::take(&mut self.dup_keys);
-            let mut kept: Vec<((Millis, ReceiptId), DuplicateGroup)> = old_keys
-                .into_iter()
-                .zip(old)
-                .filter(|(k, _)| !touched.contains(&k.1))
+            // Few groups change, mostly late ones: those touched are taken
+            // out in one pass, and the new ones merged in from the place of
+            // the first (the groups before it do not move).
+            let gone: Vec<bool> = self
+                .dup_keys
+                .iter()
+                .map(|k| touched.contains(&k.1))
                 .collect();
+            let mut at = gone.iter();
+            t.duplicates.retain(|_| at.next() == Some(&false));
+            let mut at = gone.iter();
+            self.dup_keys.retain(|_| at.next() == Some(&false));
             let mut fresh: Vec<((Millis, ReceiptId), DuplicateGroup)> = regrouped
                 .into_iter()
                 .map(|(t, g)| ((t, g.members[0].id), g))
                 .collect();
             fresh.sort_by_key(|(k, _)| *k);
+            let from = fresh.first().map_or(self.dup_keys.len(), |f| {
+                self.dup_keys.partition_point(|k| *k < f.0)
+            });
+            let tail_keys = self.dup_keys.split_off(from);
+            let tail = t.duplicates.split_off(from);
             // Both sorted: merge.
-            let mut merged = Vec::with_capacity(kept.len() + fresh.len());
             let mut fresh = fresh.into_iter().peekable();
-            for item in kept.drain(..) {
-                while fresh.peek().is_some_and(|f| f.0 < item.0) {
-                    merged.push(fresh.next().expect("peeked"));
+            for (key, group) in tail_keys.into_iter().zip(tail) {
+                while let Some((k, g)) = fresh.next_if(|f| f.0 < key) {
+                    self.dup_keys.push(k);
+                    t.duplicates.push(g);
                 }
-                merged.push(item);
+                self.dup_keys.push(key);
+                t.duplicates.push(group);
             }
-            merged.extend(fresh);
-            (self.dup_keys, self.triage.duplicates) = merged.into_iter().unzip();
+            for (k, g) in fresh {
+                self.dup_keys.push(k);
+                t.duplicates.push(g);
+            }
         }
 
         // Campaigns: the runs of the added bodies.
@@ -585,14 +626,30 @@ impl Engine {
         // Shared keys and conflicts, stuck receipts, damaged rows.
         let (added_keyed, shared) = self.shared_after_adding();
         self.keyed.add(added_keyed);
+        // The conflicts stay as they were unless the receipts sharing a key,
+        // the `key_conflicts` rows or a receipt such a row names changed.
+        let first_added = [
+            store.receipts.get(from).map(|r| r.id),
+            store.damaged.get(damaged_from).map(|d| d.receipt_id),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let (seen, sum) = self.conflicts_seen;
+        let rows = &self.conflict_rows;
+        let same = shared == self.shared
+            && rows.len() == seen
+            && id_sum(rows) == sum
+            && first_added.is_none_or(|first| rows.iter().all(|c| c.receipt_id < first));
         self.shared = shared;
-        self.triage.conflicts =
-            conflicts::conflicts(store, &self.shared, &self.conflict_rows, &self.details);
-        self.triage.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
-        self.triage.suspected_bots = self.bot_ids.clone();
-        self.triage
-            .damaged
+        if !same {
+            t.conflicts = conflicts::conflicts(store, &self.shared, rows, &self.details);
+        }
+        t.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
+        t.suspected_bots = self.bot_ids.clone();
+        t.damaged
             .extend(store.damaged[damaged_from..].iter().cloned());
+        self.triage = triage;
     }
 }
 
@@ -638,6 +695,11 @@ impl SortedIndex {
         out.sort_unstable();
         out
     }
+}
+
+/// The sum of the ids of `key_conflicts` rows.
+fn id_sum(rows: &[RawConflict]) -> i128 {
+    rows.iter().map(|c| i128::from(c.id)).sum()
 }
 
 fn time_of(store: &Store, id: ReceiptId) -> Millis {

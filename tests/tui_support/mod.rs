@@ -505,7 +505,7 @@ pub fn fixture() -> Fixture {
             receipts: receipts.into(),
             replays,
             replay_total: 5,
-            triage,
+            triage: triage.into(),
             reviews,
             log,
         },

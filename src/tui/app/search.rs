@@ -14,6 +14,8 @@
 //! over without reading their text, and the first two letters typed are
 //! answered from signatures alone.
 
+use std::sync::Arc;
+
 use memchr::memmem;
 use rayon::prelude::*;
 
@@ -26,18 +28,33 @@ use super::state::Tab;
 /// Ends each text of a row (a folded query never holds one).
 const SEPARATOR: u8 = b'\n';
 
-/// Rows per piece of work when both cores look through a tab.
+/// Rows per piece of work when both cores look through a list of rows.
 const CHUNK_ROWS: usize = 8192;
 
+/// Rows per [`Chunk`]: a chunk whose rows are those of the index before is
+/// shared with it, so a reading that changed a few rows makes a few chunks.
+#[cfg(not(test))]
+const CHUNK: usize = 4096;
+#[cfg(test)]
+const CHUNK: usize = 4;
+
 /// The filter index of one tab; rows in the snapshot's order (the Log tab's
-/// too: the caller reverses it).
+/// too: the caller reverses it), in chunks of [`CHUNK`] rows (the last may
+/// hold fewer).
 #[derive(Debug, Default)]
 pub struct TabIndex {
+    chunks: Vec<Arc<Chunk>>,
+    len: usize,
+}
+
+/// Consecutive rows of a tab.
+#[derive(Debug, Default, PartialEq)]
+struct Chunk {
     /// Every row's folded texts, one after the other.
     text: Vec<u8>,
     /// Where each row's texts end in `text`.
     ends: Vec<usize>,
-    /// (receipt id, row) for queries that are a receipt id, sorted.
+    /// (receipt id, row in the chunk) for queries that are a receipt id, sorted.
     ids: Vec<(ReceiptId, u32)>,
     /// Per row: the bytes and pairs of bytes its text holds ([`Signature`]),
     /// to pass over most rows that cannot match without reading their text;
@@ -171,31 +188,29 @@ impl SearchIndex {
         &self.tabs[tab.index()]
     }
 
-    /// Bytes held, for a look at memory.
+    /// Bytes held (chunks shared with another reading counted whole), for
+    /// a look at memory.
     pub fn bytes(&self) -> usize {
         self.tabs
             .iter()
-            .map(|t| {
-                t.text.capacity()
-                    + t.ends.capacity() * 8
-                    + t.ids.capacity() * 16
-                    + t.bytes.capacity() * 32
-                    + t.pairs.capacity() * 128
-                    + t.prints.capacity() * 16
-                    + t.row_ids.capacity() * 8
-                    + t.row_ids_end.capacity() * 4
+            .flat_map(|t| &t.chunks)
+            .map(|c| {
+                c.text.capacity()
+                    + c.ends.capacity() * 8
+                    + c.ids.capacity() * 16
+                    + c.bytes.capacity() * 32
+                    + c.pairs.capacity() * 128
+                    + c.prints.capacity() * 16
+                    + c.row_ids.capacity() * 8
+                    + c.row_ids_end.capacity() * 4
             })
             .sum()
     }
 }
 
-impl TabIndex {
-    pub fn len(&self) -> usize {
+impl Chunk {
+    fn len(&self) -> usize {
         self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
     }
 
     fn row_ids(&self, row: usize) -> &[ReceiptId] {
@@ -209,6 +224,25 @@ impl TabIndex {
 
     fn start(&self, row: usize) -> usize {
         if row == 0 { 0 } else { self.ends[row - 1] }
+    }
+
+    /// True when this chunk holds the rows with these receipts and
+    /// fingerprints, each of which may be copied.
+    fn same_rows(&self, prints: &[Option<u64>], row_ids: &[ReceiptId], ends: &[u32]) -> bool {
+        self.prints == prints
+            && prints.iter().all(Option::is_some)
+            && self.row_ids == row_ids
+            && self.row_ids_end == ends
+    }
+}
+
+impl TabIndex {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// The rows (ascending) that match a folded, non-empty query: those with
@@ -231,34 +265,45 @@ impl TabIndex {
         let finder = memmem::Finder::new(needle);
         // A row without every byte and pair of bytes of the query cannot
         // hold it; for one byte or two letters, one that has them does.
-        let holds = |r: usize| {
-            let (bytes, pairs) = (&self.bytes[r], &self.pairs[r]);
+        let holds = |c: &Chunk, r: usize| {
+            let (bytes, pairs) = (&c.bytes[r], &c.pairs[r]);
             want_bytes.iter().all(|&(w, m)| bytes[w] & m == m)
                 && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
-                && (exact
-                    || finder
-                        .find(&self.text[self.start(r)..self.ends[r]])
-                        .is_some())
+                && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
         };
         // Both cores share a long list: the screen waits for the answer.
         let mut out: Vec<usize> = match among {
             Some(rows) => rows
                 .par_chunks(CHUNK_ROWS)
-                .flat_map_iter(|rows| rows.iter().copied().filter(|&r| r < self.len() && holds(r)))
+                .flat_map_iter(|rows| {
+                    rows.iter()
+                        .copied()
+                        .filter(|&r| r < self.len && holds(&self.chunks[r / CHUNK], r % CHUNK))
+                })
                 .collect(),
-            None => (0..self.len())
-                .into_par_iter()
-                .with_min_len(CHUNK_ROWS)
-                .filter(|&r| holds(r))
+            None => self
+                .chunks
+                .par_iter()
+                .enumerate()
+                .with_min_len(CHUNK_ROWS / CHUNK)
+                .flat_map_iter(|(k, c)| {
+                    (0..c.len())
+                        .filter(move |&r| holds(c, r))
+                        .map(move |r| k * CHUNK + r)
+                })
                 .collect(),
         };
         if let Some(id) = as_receipt_id(query) {
-            let from = self.ids.partition_point(|e| e.0 < id);
-            let named: Vec<usize> = self.ids[from..]
-                .iter()
-                .take_while(|e| e.0 == id)
-                .map(|e| e.1 as usize)
-                .collect();
+            let mut named: Vec<usize> = Vec::new();
+            for (k, c) in self.chunks.iter().enumerate() {
+                let from = c.ids.partition_point(|e| e.0 < id);
+                named.extend(
+                    c.ids[from..]
+                        .iter()
+                        .take_while(|e| e.0 == id)
+                        .map(|e| k * CHUNK + e.1 as usize),
+                );
+            }
             if !named.is_empty() {
                 out.extend(named);
                 out.sort_unstable();
@@ -351,10 +396,16 @@ fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> u64 {
     h
 }
 
+/// Where the rows of an old index are, by their first receipt: (receipt
+/// id, chunk, row in the chunk), sorted.
+type Lookup = Vec<(ReceiptId, u32, u32)>;
+
 /// Collects one tab's rows.
 struct Builder<'a> {
-    index: TabIndex,
     old: Option<&'a TabIndex>,
+    /// The old index's rows by receipt, made when first needed.
+    lookup: Option<Lookup>,
+    chunk: Chunk,
     /// The texts of the row being built, before de-duplication.
     row: Vec<String>,
 }
@@ -362,7 +413,8 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
     /// its text may be copied from `old`, the one text of its own that the
-    /// text depends on; `texts` gives the texts of a row not copied.
+    /// text depends on; `texts` gives the texts of a row not copied. A chunk
+    /// whose rows are those of the same chunk of `old` is shared with it.
     fn run<'s>(
         old: Option<&'a TabIndex>,
         snap: &'s Snapshot,
@@ -371,85 +423,121 @@ impl<'a> Builder<'a> {
         mut texts: impl FnMut(usize, &mut Builder<'a>),
     ) -> TabIndex {
         let mut b = Builder {
-            index: TabIndex::default(),
             old,
+            lookup: None,
+            chunk: Chunk::default(),
             row: Vec::new(),
         };
-        // About as long as the last time: no copying as it grows.
-        if let Some(old) = old {
-            b.index.text.reserve(old.text.len() + old.text.len() / 16);
-            b.index.row_ids.reserve(old.row_ids.len() + 1024);
+        let mut chunks = Vec::with_capacity(rows.div_ceil(CHUNK));
+        let (mut ids, mut prints, mut row_ids, mut ends) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for from in (0..rows).step_by(CHUNK) {
+            let range = from..rows.min(from + CHUNK);
+            // What the chunk's rows are made of.
+            prints.clear();
+            row_ids.clear();
+            ends.clear();
+            for i in range.clone() {
+                ids.clear();
+                prints.push(key(i, &mut ids).map(|own| fingerprint(snap, &ids, own)));
+                row_ids.extend_from_slice(&ids);
+                ends.push(row_ids.len() as u32);
+            }
+            let k = from / CHUNK;
+            let same = old
+                .and_then(|o| o.chunks.get(k))
+                .filter(|c| c.same_rows(&prints, &row_ids, &ends));
+            if let Some(c) = same {
+                chunks.push(Arc::clone(c));
+                continue;
+            }
+            for (n, i) in range.enumerate() {
+                let start = if n == 0 { 0 } else { ends[n - 1] as usize };
+                let ids = &row_ids[start..ends[n] as usize];
+                b.push_row(from + n, prints[n], ids, |b| texts(i, b));
+            }
+            let mut chunk = std::mem::take(&mut b.chunk);
+            chunk.ids = chunk
+                .row_ids_end
+                .iter()
+                .enumerate()
+                .flat_map(|(row, &end)| {
+                    let start = if row == 0 {
+                        0
+                    } else {
+                        chunk.row_ids_end[row - 1]
+                    };
+                    (start..end).map(move |k| (k, row as u32))
+                })
+                .map(|(k, row)| (chunk.row_ids[k as usize], row))
+                .collect();
+            chunk.ids.sort_unstable();
+            chunk.text.shrink_to_fit();
+            chunks.push(Arc::new(chunk));
         }
-        b.index.ends.reserve(rows);
-        b.index.bytes.reserve(rows);
-        b.index.pairs.reserve(rows);
-        b.index.prints.reserve(rows);
-        b.index.row_ids_end.reserve(rows);
-        let mut ids = Vec::new();
-        for i in 0..rows {
-            ids.clear();
-            let print = key(i, &mut ids).map(|own| fingerprint(snap, &ids, own));
-            let start = b.index.text.len();
-            let sig = match print.and_then(|p| b.copy(p, &ids)) {
-                Some(sig) => sig,
-                None => {
-                    texts(i, &mut b);
-                    b.row.sort_unstable();
-                    b.row.dedup();
-                    for t in b.row.drain(..) {
-                        b.index.text.extend_from_slice(t.as_bytes());
-                        b.index.text.push(SEPARATOR);
-                    }
-                    Signature::of(&b.index.text[start..])
-                }
-            };
-            b.index.bytes.push(sig.bytes);
-            b.index.pairs.push(sig.pairs);
-            b.index.ends.push(b.index.text.len());
-            b.index.prints.push(print);
-            b.index.row_ids.extend_from_slice(&ids);
-            b.index.row_ids_end.push(b.index.row_ids.len() as u32);
-        }
-        b.index.ids = b
-            .index
-            .row_ids_end
-            .iter()
-            .enumerate()
-            .flat_map(|(row, &end)| {
-                let start = if row == 0 {
-                    0
-                } else {
-                    b.index.row_ids_end[row - 1]
-                };
-                (start..end).map(move |k| (k, row as u32))
-            })
-            .map(|(k, row)| (b.index.row_ids[k as usize], row))
-            .collect();
-        b.index.ids.sort_unstable();
-        // Grown by doubling (a first index): give back what is unused.
-        if b.index.text.capacity() > b.index.text.len() / 8 * 9 {
-            b.index.text.shrink_to_fit();
-        }
-        b.index
+        TabIndex { chunks, len: rows }
     }
 
-    /// Copies the text of the old row with these receipts and fingerprint,
-    /// found by its first receipt; its signature, if there is one.
-    fn copy(&mut self, print: u64, ids: &[ReceiptId]) -> Option<Signature> {
+    /// Adds row `at` to the chunk being built: copied from the old index
+    /// when it has it, else made by `texts`.
+    fn push_row(
+        &mut self,
+        at: usize,
+        print: Option<u64>,
+        ids: &[ReceiptId],
+        texts: impl FnOnce(&mut Builder<'a>),
+    ) {
+        let start = self.chunk.text.len();
+        let sig = match print.and_then(|p| self.copy(at, p, ids)) {
+            Some(sig) => sig,
+            None => {
+                texts(self);
+                self.row.sort_unstable();
+                self.row.dedup();
+                for t in self.row.drain(..) {
+                    self.chunk.text.extend_from_slice(t.as_bytes());
+                    self.chunk.text.push(SEPARATOR);
+                }
+                Signature::of(&self.chunk.text[start..])
+            }
+        };
+        let c = &mut self.chunk;
+        c.bytes.push(sig.bytes);
+        c.pairs.push(sig.pairs);
+        c.ends.push(c.text.len());
+        c.prints.push(print);
+        c.row_ids.extend_from_slice(ids);
+        c.row_ids_end.push(c.row_ids.len() as u32);
+    }
+
+    /// Copies the text of the old row with these receipts and fingerprint
+    /// (looked for at the same place first, then by its first receipt); its
+    /// signature, if there is one.
+    fn copy(&mut self, at: usize, print: u64, ids: &[ReceiptId]) -> Option<Signature> {
         let old = self.old?;
         let first = *ids.first()?;
-        let from = old.ids.partition_point(|e| e.0 < first);
-        let r = old.ids[from..]
-            .iter()
-            .take_while(|e| e.0 == first)
-            .map(|e| e.1 as usize)
-            .find(|&r| old.prints[r] == Some(print) && old.row_ids(r) == ids)?;
-        self.index
+        let matches = |c: &Chunk, r: usize| c.prints[r] == Some(print) && c.row_ids(r) == ids;
+        let here = old
+            .chunks
+            .get(at / CHUNK)
+            .filter(|c| at % CHUNK < c.len() && matches(c, at % CHUNK))
+            .map(|c| (&**c, at % CHUNK));
+        let found = here.or_else(|| {
+            let lookup = self.lookup.get_or_insert_with(|| lookup(old));
+            let from = lookup.partition_point(|e| e.0 < first);
+            lookup[from..]
+                .iter()
+                .take_while(|e| e.0 == first)
+                .map(|e| (&*old.chunks[e.1 as usize], e.2 as usize))
+                .find(|&(c, r)| matches(c, r))
+        });
+        let (c, r) = found?;
+        self.chunk
             .text
-            .extend_from_slice(&old.text[old.start(r)..old.ends[r]]);
+            .extend_from_slice(&c.text[c.start(r)..c.ends[r]]);
         Some(Signature {
-            bytes: old.bytes[r],
-            pairs: old.pairs[r],
+            bytes: c.bytes[r],
+            pairs: c.pairs[r],
         })
     }
 
@@ -474,6 +562,21 @@ impl<'a> Builder<'a> {
             self.row.push(value.to_string());
         }
     }
+}
+
+/// The rows of `old` by their first receipt (rows copied are found so).
+fn lookup(old: &TabIndex) -> Lookup {
+    let mut out: Lookup = old
+        .chunks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, c)| {
+            (0..c.len())
+                .filter_map(move |r| c.row_ids(r).first().map(|&id| (id, k as u32, r as u32)))
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 #[cfg(test)]
@@ -519,11 +622,13 @@ mod tests {
             let id = i as i64 + 1;
             snap.log
                 .push(log_line(id, item, note, vec![id * 10, id * 10 + 1]));
-            snap.triage.damaged.push(Damaged {
-                receipt_id: id * 10,
-                reason: DamageReason::Payload,
-                detail,
-            });
+            std::sync::Arc::make_mut(&mut snap.triage)
+                .damaged
+                .push(Damaged {
+                    receipt_id: id * 10,
+                    reason: DamageReason::Payload,
+                    detail,
+                });
         }
         snap
     }
@@ -592,9 +697,72 @@ mod tests {
         let first = SearchIndex::build(&a, None);
         let again = SearchIndex::build(&a, Some(&first));
         assert_eq!(
-            again.tabs[Tab::Log.index()].text,
-            first.tabs[Tab::Log.index()].text
+            again.tabs[Tab::Log.index()].chunks,
+            first.tabs[Tab::Log.index()].chunks
         );
+    }
+
+    /// A demo reading, with the receipts its items show.
+    fn demo() -> (tempfile::TempDir, Snapshot) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("demo.db");
+        let now_ms = 1_795_947_330_123;
+        let options = crate::demo::DemoOptions {
+            receipts: 400,
+            seed: 3,
+            now_ms,
+        };
+        crate::demo::generate(&path, &options).unwrap();
+        let db = crate::storage::Database::open(&path, crate::storage::Access::ReadOnly).unwrap();
+        let settings = crate::triage::model::Settings::new(now_ms);
+        let snap = crate::snapshot::read_for_screen(&db, settings, &mut |_| {}).unwrap();
+        (dir, snap)
+    }
+
+    /// Every tab of `a` holds the rows of `b`, chunk by chunk.
+    fn assert_same_rows(a: &SearchIndex, b: &SearchIndex) {
+        for tab in Tab::ALL {
+            let (x, y) = (a.tab(tab), b.tab(tab));
+            assert_eq!(x.len, y.len, "{tab:?}");
+            assert_eq!(x.chunks, y.chunks, "{tab:?}");
+        }
+    }
+
+    #[test]
+    fn an_index_updated_from_the_last_one_is_the_one_built_anew() {
+        let (_dir, snap) = demo();
+        let first = SearchIndex::build(&snap, None);
+        let groups = snap.triage.duplicates.len();
+        assert!(groups > 4 * CHUNK, "{groups} groups");
+        // Rows changed at the end, in the middle, gone and added: whatever
+        // changed, the index made from the last one is the one made anew.
+        let mut at_end = snap.clone();
+        let t = Arc::make_mut(&mut at_end.triage);
+        let last = t.duplicates.len() - 1;
+        t.duplicates[last].scope.push_str("-moved");
+        let extra = t.duplicates[0].clone();
+        t.duplicates.push(extra);
+        let updated = SearchIndex::build(&at_end, Some(&first));
+        assert_same_rows(&updated, &SearchIndex::build(&at_end, None));
+        // Only the chunks holding a changed row were made again.
+        let (old, new) = (first.tab(Tab::Duplicates), updated.tab(Tab::Duplicates));
+        let shared = (0..old.chunks.len())
+            .filter(|&k| Arc::ptr_eq(&old.chunks[k], &new.chunks[k]))
+            .count();
+        assert_eq!(shared, last / CHUNK);
+        let mut in_middle = snap.clone();
+        let t = Arc::make_mut(&mut in_middle.triage);
+        t.duplicates.remove(groups / 2);
+        t.duplicates[groups / 3].members.pop();
+        t.conflicts.rotate_left(1);
+        let updated = SearchIndex::build(&in_middle, Some(&first));
+        assert_same_rows(&updated, &SearchIndex::build(&in_middle, None));
+        // The first reading comes without its receipts.
+        let mut bare = snap.clone();
+        bare.receipts = Default::default();
+        let before = SearchIndex::build(&bare, None);
+        assert_same_rows(&SearchIndex::build(&snap, Some(&before)), &first);
+        assert_same_rows(&SearchIndex::build(&bare, Some(&first)), &before);
     }
 }
 
