@@ -21,7 +21,10 @@ so it measures any version of it. For each size, on the same machine in one run:
    pending groups of a copy of the database while scripts/bench_writer.py
    inserts receipts, with the guarded write itself timed from SQLite's WAL
    write lock (strace) when strace is available;
-5. at the largest size, a slice check: a 100k-receipt slice of the database is
+5. at the largest size, a refresh after appends: examples/refresh_timing.rs on a
+   copy of the database (a full reading, then --refresh-rounds rounds of
+   --refresh-appends receipts appended and read in by the screen's worker);
+6. at the largest size, a slice check: a 100k-receipt slice of the database is
    analysed on its own and every item whose receipts are all far (more than the
    window) from any receipt outside the slice must be identical in both reports.
 
@@ -163,6 +166,10 @@ def build(args):
         r = subprocess.run(["cargo", "build", "--release", "--example", "bench_floor"], cwd=REPO)
         if r.returncode != 0:
             log("warning: the floor example did not build; the sqlite3 CLI is the floor")
+        log("building: cargo build --release --example refresh_timing")
+        r = subprocess.run(["cargo", "build", "--release", "--example", "refresh_timing"], cwd=REPO)
+        if r.returncode != 0:
+            log("warning: the refresh example did not build; refreshes are not measured")
     binary = Path(args.binary).resolve() if args.binary else REPO / "target/release/receipt-review"
     if not binary.exists():
         sys.exit(f"no binary at {binary}")
@@ -387,6 +394,46 @@ def bench_screen(args, binary, db, n, rep, work):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
     res.pop("screen", None) if "error" not in res else None
+    return res
+
+
+# ---------------------------------------------------------------- refresh after appends
+
+REFRESH_FULL = re.compile(r"full reading: (\d+) ms \(screen update ([\d.]+) ms\), rss (\d+) MB")
+REFRESH_ROUND = re.compile(r"round (\d+): (\d+) appended; load → screen updated ([\d.]+) ms "
+                           r"\(of which the screen's update ([\d.]+) ms\); selection kept: (\w+); rss (\d+) MB")
+
+
+REFRESH_TARGET_MS = 50
+
+
+def bench_refresh(args, db, n, work):
+    """The screen's worker and update in-process (examples/refresh_timing.rs): a full reading,
+    then rounds of --refresh-appends receipts appended by a writer and a reload each."""
+    example = REPO / "target/release/examples/refresh_timing"
+    if not example.exists():
+        return {"error": "examples/refresh_timing did not build"}
+    copy = work / f"refresh-n{n}.db"
+    log(f"[{label(n)}] refresh: copying the database, then {args.refresh_rounds} rounds of "
+        f"{args.refresh_appends} appended receipts")
+    copy_db(db, copy)
+    try:
+        r = run([str(example), str(copy), str(args.refresh_appends), str(args.refresh_rounds)])
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    if r.returncode != 0:
+        return {"error": (r.stderr.strip().splitlines() or ["refresh_timing failed"])[-1]}
+    full = REFRESH_FULL.search(r.stdout)
+    rounds = [{"round": int(m[1]), "appended": int(m[2]), "ms": float(m[3]), "screen_ms": float(m[4]),
+               "selection_kept": m[5] == "true", "rss_mb": int(m[6])}
+              for m in REFRESH_ROUND.finditer(r.stdout)]
+    if not full or not rounds:
+        return {"error": "could not read refresh_timing's output"}
+    res = {"n": n, "appends": args.refresh_appends, "full_ms": int(full[1]), "full_rss_mb": int(full[3]),
+           "rounds": rounds}
+    log(f"[{label(n)}] refresh: full {res['full_ms']} ms; rounds "
+        + ", ".join(f"{x['ms']:.0f}" for x in rounds) + " ms")
     return res
 
 
@@ -681,6 +728,15 @@ def render(results):
             row(f"{label(a)} → {label(b)} costs ≤ ~{11.0 * (b / a) / 10:.0f}× (no quadratic step)",
                 f"{r['report']:.1f}× (floor {r['floor']:.1f}×)",
                 r["report"] <= 11.0 * (b / a) / 10)
+        ref = results.get("refresh")
+        if ref and "error" not in ref:
+            ms = [x["ms"] for x in ref["rounds"]]
+            row(f"a refresh after {ref['appends']:,} appended receipts costs milliseconds "
+                f"(every round ≤ {REFRESH_TARGET_MS} ms), not a full re-read",
+                f"{min(ms):.0f}–{max(ms):.0f} ms over {len(ms)} rounds (full reading {ref['full_ms'] / 1000:.2f} s)",
+                max(ms) <= REFRESH_TARGET_MS)
+        elif ref:
+            row("refresh after appends", ref["error"], False)
         dec = results.get("decisions")
         if dec and "error" not in dec and dec.get("wall_ms"):
             w = dec.get("write_ms") or {}
@@ -786,6 +842,23 @@ def render(results):
                              for n in sizes if results['by_size'][str(n)].get('tui', {}).get('scroll'))
                  + ".")
     L.append("")
+    # ---- refresh
+    ref = results.get("refresh")
+    if ref and "error" not in ref:
+        L.append(f"### A refresh after appends ({label(ref['n'])} receipts, in-process)")
+        L.append("")
+        L.append("| reading | receipts appended | load → screen updated | of which the screen's update | "
+                 "selection kept | RSS after |")
+        L.append("|---|---:|---:|---:|---|---:|")
+        L.append(f"| full | — | {ref['full_ms']} ms | — | — | {ref['full_rss_mb']} MB |")
+        for x in ref["rounds"]:
+            L.append(f"| round {x['round']} | {x['appended']:,} | {x['ms']:.1f} ms | {x['screen_ms']:.1f} ms | "
+                     f"{'yes' if x['selection_kept'] else '**no**'} | {x['rss_mb']} MB |")
+        L.append("")
+        L.append("`examples/refresh_timing.rs` runs the screen's worker and `update` in one process, with a "
+                 "filter on: a writer appends exact copies of the latest receipts (seconds to minutes later, "
+                 "as retries arrive), then the screen asks for a reading and takes it in.")
+        L.append("")
     # ---- decisions
     dec = results.get("decisions")
     if dec:
@@ -885,7 +958,9 @@ def main():
     ap.add_argument("--writer-rate", type=float, default=200.0)
     ap.add_argument("--slice", default="auto",
                     help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
-    ap.add_argument("--skip", default="", help="comma list of: tui, decisions, slice")
+    ap.add_argument("--skip", default="", help="comma list of: tui, refresh, decisions, slice")
+    ap.add_argument("--refresh-appends", type=int, default=1000, help="receipts appended per refresh round")
+    ap.add_argument("--refresh-rounds", type=int, default=5)
     ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
     ap.add_argument("--write", action="store_true", help="rewrite BENCHMARKS.md's results section")
     ap.add_argument("--from-json", metavar="FILE",
@@ -942,6 +1017,8 @@ def main():
     if "slice" not in skip and n_slice and big >= 2 * n_slice:
         db, rep = reports[big]
         results["slice"] = slice_check(args, binary, db, rep, n_slice, work)
+    if "refresh" not in skip:
+        results["refresh"] = bench_refresh(args, reports[big][0], big, work)
     if "decisions" not in skip:
         rn = parse_size(args.resolve_size) if args.resolve_size else sizes[0]
         if rn not in reports:
