@@ -4,6 +4,7 @@
 //! the screen copies no receipt, and a receipt is a whole [`Receipt`] only
 //! while something draws it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::triage::model::{Millis, Receipt, ReceiptId, ReceiptState, VisitorFields};
@@ -126,12 +127,39 @@ impl Receipts {
             shown: Arc::new(kept),
             parts,
         };
-        // Too many parts to look through, or mostly receipts no longer
-        // shown: one part with what is shown.
-        if out.parts.len() > MAX_PARTS || held > 2 * out.shown.len() + 1024 {
+        // Mostly receipts no longer shown: one part with what is shown. Too
+        // many parts to look through: the later ones merged, the first (the
+        // bulk, from the first reading) left as it is, so that a refresh
+        // never copies every receipt (the copy would outlive the screen's
+        // reading as memory the allocator keeps).
+        if held > 2 * out.shown.len() + 1024 {
             out = out.compacted();
+        } else if out.parts.len() > MAX_PARTS {
+            out = out.merged_after_first();
         }
         out
+    }
+
+    /// The parts after the first merged into one: what they hold of the
+    /// receipts shown, and which of those they say are gone.
+    fn merged_after_first(&self) -> Receipts {
+        let (first, later) = self.parts.split_first().expect("more than one part");
+        let mut part = Part::default();
+        for &id in self.shown.iter() {
+            for p in later.iter().rev() {
+                match p.find(id) {
+                    Found::Here(k) => part.push_view(&View { part: p, k }),
+                    Found::Gone => part.gone.push(id),
+                    Found::Elsewhere => continue,
+                }
+                break;
+            }
+        }
+        part.shrink();
+        Receipts {
+            shown: Arc::clone(&self.shown),
+            parts: vec![Arc::clone(first), Arc::new(part)],
+        }
     }
 
     fn compacted(&self) -> Receipts {
@@ -198,9 +226,15 @@ impl<'a> View<'a> {
     pub fn fields(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
         let part = self.part;
         let kept = self.kept();
+        // Values lie one after another from `start`; each pair keeps its end.
+        let mut at = kept.start;
         part.pairs[kept.first as usize..(kept.first + kept.count) as usize]
             .iter()
-            .map(move |&(k, v)| (part.text(k), part.text(v)))
+            .map(move |&(name, end)| {
+                let value = part.text(Text(at, end));
+                at = end;
+                (part.names.name(name), value)
+            })
     }
 
     pub fn to_receipt(&self) -> Receipt {
@@ -208,9 +242,12 @@ impl<'a> View<'a> {
         let s = |t: Text| self.part.text(t).to_string();
         Receipt {
             id: self.id(),
-            scope: s(kept.scope),
+            scope: self.part.names.name(kept.scope).to_string(),
             request_key: kept.request_key.map(s),
-            digest: s(kept.digest),
+            digest: match &kept.digest {
+                Digest::Hex(bytes) => to_hex(bytes),
+                Digest::Text(t) => s(*t),
+            },
             state: kept.state,
             created_ms: kept.created_ms,
             updated_ms: kept.updated_ms,
@@ -230,34 +267,101 @@ enum Found {
     Elsewhere,
 }
 
-/// Receipts pushed in id order, their texts in one buffer.
+/// Receipts pushed in id order: their values in one buffer, field names and
+/// scopes once each (they repeat on nearly every receipt).
 #[derive(Debug, Default)]
 struct Part {
     ids: Vec<ReceiptId>,
     kept: Vec<Kept>,
-    /// (key, value) of every receipt's visitor fields, in order.
-    pairs: Vec<(Text, Text)>,
+    /// (name, end of value in `text`) of every receipt's visitor fields, in order.
+    pairs: Vec<(u32, u32)>,
     text: String,
+    names: Names,
     /// Receipts read again and not found, ascending.
     gone: Vec<ReceiptId>,
+}
+
+/// Field names and scopes, each kept once.
+#[derive(Debug, Default)]
+struct Names {
+    list: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Names {
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.index.get(name) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        self.list.push(name.into());
+        self.index.insert(name.into(), id);
+        id
+    }
+
+    fn name(&self, id: u32) -> &str {
+        &self.list[id as usize]
+    }
+
+    fn bytes(&self) -> usize {
+        self.list.iter().map(|n| 2 * (n.len() + 16) + 8).sum()
+    }
 }
 
 /// A piece of [`Part::text`].
 #[derive(Clone, Copy, Debug)]
 struct Text(u32, u32);
 
+/// A digest: 32 bytes when it is the usual lowercase hex of 64 digits, as
+/// given otherwise (so it comes back exactly as read).
+#[derive(Clone, Copy, Debug)]
+enum Digest {
+    Hex([u8; 32]),
+    Text(Text),
+}
+
+fn from_hex(text: &str) -> Option<[u8; 32]> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let b = text.as_bytes();
+    if b.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = digit(b[2 * i])? << 4 | digit(b[2 * i + 1])?;
+    }
+    Some(out)
+}
+
+fn to_hex(bytes: &[u8; 32]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(64);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
 #[derive(Debug)]
 struct Kept {
     created_ms: Millis,
     updated_ms: Option<Millis>,
-    state: ReceiptState,
-    honeypot_filled: bool,
-    scope: Text,
+    digest: Digest,
     request_key: Option<Text>,
-    digest: Text,
+    /// In [`Part::names`].
+    scope: u32,
+    /// Where its values start in [`Part::text`].
+    start: u32,
     /// Its pairs: `pairs[first..first + count]`.
     first: u32,
     count: u32,
+    state: ReceiptState,
+    honeypot_filled: bool,
 }
 
 impl Part {
@@ -314,23 +418,39 @@ impl Part {
         Text(at, self.text.len() as u32)
     }
 
+    /// Adds the visitor fields of a receipt; returns (start, first, count).
+    fn add_fields<'f>(&mut self, fields: impl Iterator<Item = (&'f str, &'f str)>) -> [u32; 3] {
+        let (start, first) = (self.text.len() as u32, self.pairs.len() as u32);
+        for (k, v) in fields {
+            let name = self.names.intern(k);
+            let end = self.add(v).1;
+            self.pairs.push((name, end));
+        }
+        [start, first, self.pairs.len() as u32 - first]
+    }
+
+    fn add_digest(&mut self, digest: &str) -> Digest {
+        match from_hex(digest) {
+            Some(bytes) => Digest::Hex(bytes),
+            None => Digest::Text(self.add(digest)),
+        }
+    }
+
     /// Adds a receipt (ids ascending).
     fn push(&mut self, r: &Receipt) {
-        let first = self.pairs.len() as u32;
-        for (k, v) in &r.visitor.0 {
-            let pair = (self.add(k), self.add(v));
-            self.pairs.push(pair);
-        }
+        let fields = r.visitor.0.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        let [start, first, count] = self.add_fields(fields);
         let kept = Kept {
             created_ms: r.created_ms,
             updated_ms: r.updated_ms,
+            digest: self.add_digest(&r.digest),
+            request_key: r.request_key.as_deref().map(|k| self.add(k)),
+            scope: self.names.intern(&r.scope),
+            start,
+            first,
+            count,
             state: r.state,
             honeypot_filled: r.honeypot_filled,
-            scope: self.add(&r.scope),
-            request_key: r.request_key.as_deref().map(|k| self.add(k)),
-            digest: self.add(&r.digest),
-            first,
-            count: r.visitor.0.len() as u32,
         };
         self.ids.push(r.id);
         self.kept.push(kept);
@@ -339,18 +459,18 @@ impl Part {
     /// Adds a receipt from another part (ids ascending).
     fn push_view(&mut self, v: &View<'_>) {
         let from = v.kept();
-        let first = self.pairs.len() as u32;
-        for (k, value) in v.fields() {
-            let pair = (self.add(k), self.add(value));
-            self.pairs.push(pair);
-        }
+        let [start, first, count] = self.add_fields(v.fields());
         let text = |t: Text| v.part.text(t);
         let kept = Kept {
-            scope: self.add(text(from.scope)),
+            digest: match from.digest {
+                Digest::Hex(bytes) => Digest::Hex(bytes),
+                Digest::Text(t) => Digest::Text(self.add(text(t))),
+            },
             request_key: from.request_key.map(|k| self.add(text(k))),
-            digest: self.add(text(from.digest)),
+            scope: self.names.intern(v.part.names.name(from.scope)),
+            start,
             first,
-            count: from.count,
+            count,
             ..*from
         };
         self.ids.push(v.id());
@@ -360,8 +480,9 @@ impl Part {
     fn bytes(&self) -> usize {
         self.ids.capacity() * 8
             + self.kept.capacity() * std::mem::size_of::<Kept>()
-            + self.pairs.capacity() * 16
+            + self.pairs.capacity() * 8
             + self.text.capacity()
+            + self.names.bytes()
             + self.gone.capacity() * 8
     }
 }
@@ -453,6 +574,112 @@ mod tests {
             r = r.next(&shown, &[id], &[receipt(id, ReceiptState::Completed, "x")]);
             assert!(r.parts.len() <= MAX_PARTS);
             assert!(r.get(id).is_some() && r.get(2).is_some());
+        }
+    }
+
+    #[test]
+    fn digests_come_back_as_given() {
+        let hex = "0123456789abcdef".repeat(4);
+        assert_eq!(from_hex(&hex).map(|b| to_hex(&b)), Some(hex.clone()));
+        for odd in [
+            hex.to_uppercase(),
+            "ab".into(),
+            String::new(),
+            "é".repeat(32),
+        ] {
+            assert_eq!(from_hex(&odd), None);
+            let mut r = receipt(1, ReceiptState::Completed, "m");
+            r.digest = odd;
+            assert_eq!(Receipts::from(vec![r.clone()]).get(1), Some(r));
+        }
+    }
+
+    #[test]
+    fn later_readings_merge_without_copying_the_first() {
+        let all: Vec<Receipt> = (1..=50)
+            .map(|id| receipt(id, ReceiptState::Completed, "x"))
+            .collect();
+        let mut r = Receipts::from(all.clone());
+        let first = Arc::clone(&r.parts[0]);
+        let mut expected = all;
+        for round in 0..30 {
+            // One new receipt, and one of the first read again, changed.
+            let new = receipt(100 + round, ReceiptState::Failed, "new");
+            let changed = receipt(1 + round, ReceiptState::InFlight, "changed");
+            expected[round as usize] = changed.clone();
+            expected.push(new.clone());
+            let mut shown: Vec<ReceiptId> = r.ids().to_vec();
+            shown.push(new.id);
+            r = r.next(&shown, &[changed.id, new.id], &[changed, new]);
+            assert!(r.parts.len() <= MAX_PARTS);
+            assert!(Arc::ptr_eq(&r.parts[0], &first));
+            assert_eq!(r.to_vec(), expected);
+        }
+    }
+
+    fn any_receipt() -> impl proptest::strategy::Strategy<Value = Receipt> {
+        use proptest::prelude::*;
+        let hex =
+            proptest::collection::vec(any::<u8>(), 32).prop_map(|b| to_hex(&b.try_into().unwrap()));
+        (
+            (0i64..40, ".{0,6}", proptest::option::of(".{0,4}")),
+            prop_oneof![hex, ".{0,70}"],
+            (
+                any::<i64>(),
+                proptest::option::of(any::<i64>()),
+                any::<bool>(),
+            ),
+            proptest::collection::vec(("[a-c]{0,2}", ".{0,5}"), 0..5),
+        )
+            .prop_map(
+                |(
+                    (id, scope, request_key),
+                    digest,
+                    (created_ms, updated_ms, honeypot_filled),
+                    fields,
+                )| Receipt {
+                    id,
+                    scope,
+                    request_key,
+                    digest,
+                    state: ReceiptState::Completed,
+                    created_ms,
+                    updated_ms,
+                    visitor: VisitorFields(fields),
+                    honeypot_filled,
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compact_receipts_give_back_what_was_put_in(
+            put in proptest::collection::vec(any_receipt(), 0..20),
+            later in proptest::collection::vec(any_receipt(), 0..20),
+        ) {
+            let mut expected = put.clone();
+            expected.sort_by_key(|r| r.id);
+            expected.dedup_by_key(|r| r.id);
+            let r = Receipts::from(put);
+            proptest::prop_assert_eq!(r.to_vec(), expected.clone());
+            proptest::prop_assert_eq!(r.compacted().to_vec(), expected.clone());
+            // A later reading handed over out of order: the last of an id wins.
+            let mut read = later.clone();
+            read.reverse();
+            read.sort_by_key(|r| r.id);
+            read.dedup_by_key(|r| r.id);
+            let asked: Vec<ReceiptId> = read.iter().map(|r| r.id).collect();
+            let mut shown: Vec<ReceiptId> = r.ids().iter().copied().chain(asked.iter().copied()).collect();
+            shown.sort_unstable();
+            shown.dedup();
+            let next = r.next_reading(&shown, &asked, |each| {
+                later.iter().cloned().for_each(each);
+                Ok::<(), ()>(())
+            }).unwrap();
+            let mut both: Vec<Receipt> = read.clone();
+            both.extend(expected.into_iter().filter(|e| asked.binary_search(&e.id).is_err()));
+            both.sort_by_key(|r| r.id);
+            proptest::prop_assert_eq!(next.to_vec(), both);
         }
     }
 }
