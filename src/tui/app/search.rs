@@ -739,7 +739,9 @@ mod tests {
         let mut at_end = snap.clone();
         let t = Arc::make_mut(&mut at_end.triage);
         let last = t.duplicates.len() - 1;
-        t.duplicates[last].scope.push_str("-moved");
+        Arc::make_mut(&mut t.duplicates[last])
+            .scope
+            .push_str("-moved");
         let extra = t.duplicates[0].clone();
         t.duplicates.push(extra);
         let updated = SearchIndex::build(&at_end, Some(&first));
@@ -753,7 +755,7 @@ mod tests {
         let mut in_middle = snap.clone();
         let t = Arc::make_mut(&mut in_middle.triage);
         t.duplicates.remove(groups / 2);
-        t.duplicates[groups / 3].members.pop();
+        Arc::make_mut(&mut t.duplicates[groups / 3]).members.pop();
         t.conflicts.rotate_left(1);
         let updated = SearchIndex::build(&in_middle, Some(&first));
         assert_same_rows(&updated, &SearchIndex::build(&in_middle, None));
