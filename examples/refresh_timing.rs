@@ -77,6 +77,9 @@ fn main() -> anyhow::Result<()> {
         let asked = Instant::now();
         worker.send(Request::Load);
         let (worker_time, ui) = take_readings(&rx, &mut app, 1)?;
+        if std::env::var_os("STAGES").is_some() {
+            println!("  stages: {}", STAGES.with(|s| s.take()));
+        }
         println!(
             "round {round}: {appends} appended; load → screen updated {:.1} ms \
              (of which the screen's update {:.1} ms); selection kept: {}; rss {} MB",
@@ -90,6 +93,12 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
+thread_local! {
+    /// With STAGES set: when (ms after the request) the worker began each
+    /// stage of the last reading, as it reported them.
+    static STAGES: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// Waits for `n` readings; returns the time waited and the time `update` took.
 fn take_readings(
     rx: &mpsc::Receiver<Msg>,
@@ -98,8 +107,18 @@ fn take_readings(
 ) -> anyhow::Result<(Duration, Duration)> {
     let (mut waited, mut ui) = (Duration::ZERO, Duration::ZERO);
     let mut since = Instant::now();
+    let start = since;
+    let mut stage = "";
+    STAGES.with(|t| t.borrow_mut().clear());
     while n > 0 {
         let msg = rx.recv_timeout(Duration::from_secs(600))?;
+        if let Msg::Progress { stage: s, .. } = &msg
+            && *s != stage
+        {
+            stage = s;
+            let at = start.elapsed().as_secs_f64() * 1e3;
+            STAGES.with(|t| t.borrow_mut().push_str(&format!("{s} @{at:.0}; ")));
+        }
         let last = matches!(msg, Msg::Loaded(_));
         if let Msg::LoadFailed(why) = &msg {
             anyhow::bail!("{why}");

@@ -11,6 +11,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 mod receipts;
+mod shown;
 pub use receipts::{Receipts, View};
 
 use crate::review::{self, Kind, LogEntry, Status};
@@ -246,6 +247,8 @@ pub struct Reader {
     engine: Option<Engine>,
     /// The receipts the items showed last time (shared with that reading).
     shown: Receipts,
+    /// Their ids, kept up to date group by group.
+    shown_ids: shown::Shown,
     /// Receipts that changed in place since (to be read again).
     stale: std::collections::HashSet<ReceiptId>,
     last: Reading,
@@ -263,6 +266,7 @@ impl Reader {
             settings,
             engine: None,
             shown: Receipts::default(),
+            shown_ids: shown::Shown::default(),
             stale: Default::default(),
             last: Reading::Full,
             sum_ids: 0,
@@ -501,7 +505,7 @@ impl Reader {
             return Ok(());
         };
         // Every receipt an item shows passed inspection.
-        let shown = shown_ids(&snap.triage);
+        let shown = self.shown_ids.update(&snap.triage);
         // Read: those not shown last time, and those changed since.
         let (known, stale) = (self.shown.ids(), &self.stale);
         let mut at = 0;

@@ -35,7 +35,12 @@ fn groups_with(raws: &[RawReceipt], settings: &Settings) -> Vec<DuplicateGroup> 
         "{:?}",
         analysis.triage.damaged
     );
-    analysis.triage.duplicates
+    analysis
+        .triage
+        .duplicates
+        .into_iter()
+        .map(std::sync::Arc::unwrap_or_clone)
+        .collect()
 }
 
 fn ids(g: &DuplicateGroup) -> Vec<ReceiptId> {

@@ -619,11 +619,11 @@ fn the_selection_is_kept_by_item_id_across_a_reload() {
     assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     // A new group arrives in front of it: the row moves, the selection follows.
     let mut next = fx.snapshot.clone();
-    let mut extra = next.triage.duplicates[2].clone();
+    let mut extra = (*next.triage.duplicates[2]).clone();
     extra.members[0].id = 99;
     std::sync::Arc::make_mut(&mut next.triage)
         .duplicates
-        .insert(0, extra);
+        .insert(0, extra.into());
     send(&mut app, &fx, Msg::Loaded(Reading::new(next.clone())));
     assert_eq!(app.pos(Tab::Duplicates).selected, 5);
     assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));

@@ -351,9 +351,10 @@ fn hostile_fixture() -> Fixture {
     let t = std::sync::Arc::make_mut(&mut s.triage);
     s.database = format!("/tmp/{OSC_TITLE}{BIDI}receipts.db").into();
     for g in &mut t.duplicates {
-        g.scope = format!("site{CSI_CLEAR}{BIDI}");
+        std::sync::Arc::make_mut(g).scope = format!("site{CSI_CLEAR}{BIDI}");
     }
-    t.duplicates[1].members[1].fields = vec![format!("phone{OSC_52}")];
+    std::sync::Arc::make_mut(&mut t.duplicates[1]).members[1].fields =
+        vec![format!("phone{OSC_52}")];
     let mut receipts = s.receipts.to_vec();
     for r in &mut receipts {
         r.request_key = Some(format!("k{OSC_8}{CSI_DSR}"));
@@ -364,8 +365,9 @@ fn hostile_fixture() -> Fixture {
         }
     }
     s.receipts = receipts.into();
-    t.conflicts[0].request_key = format!("order{CSI_DSR}{OSC_TITLE}");
-    t.conflicts[0].scope = format!("orders{OSC_52}");
+    let c = std::sync::Arc::make_mut(&mut t.conflicts[0]);
+    c.request_key = format!("order{CSI_DSR}{OSC_TITLE}");
+    c.scope = format!("orders{OSC_52}");
     t.stuck[0].scope = format!("pay{BIDI}");
     t.stuck[0].request_key = Some(format!("pay{DCS}"));
     for d in &mut t.damaged {

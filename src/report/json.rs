@@ -240,13 +240,14 @@ fn conflict_out<'a>(input: &Snapshot, c: &'a Conflict) -> ConflictOut<'a> {
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
+    use std::sync::Arc;
 
     use super::*;
     use crate::triage::model::*;
 
     fn sample() -> Triage {
         Triage {
-            duplicates: vec![DuplicateGroup {
+            duplicates: vec![Arc::new(DuplicateGroup {
                 scope: "corp/contact".into(),
                 class: GapClass::Seconds,
                 members: vec![
@@ -262,8 +263,8 @@ mod tests {
                     },
                 ],
                 gaps_ms: vec![2300],
-            }],
-            conflicts: vec![Conflict {
+            })],
+            conflicts: vec![Arc::new(Conflict {
                 receipt_id: 40,
                 scope: "s".into(),
                 request_key: "k\u{202e}1".into(),
@@ -273,7 +274,7 @@ mod tests {
                     at_ms: None,
                     digest: "d".into(),
                 }],
-            }],
+            })],
             stuck: vec![Stuck {
                 receipt_id: 77,
                 scope: "s".into(),

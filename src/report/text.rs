@@ -148,6 +148,8 @@ fn more(out: &mut String, total: usize) {
 mod tests {
     use std::collections::HashMap;
 
+    use std::sync::Arc;
+
     use super::*;
     use crate::snapshot::Snapshot;
     use crate::triage::model::*;
@@ -155,7 +157,7 @@ mod tests {
     #[test]
     fn hostile_text_is_inert_and_counts_are_shown() {
         let triage = Triage {
-            duplicates: vec![DuplicateGroup {
+            duplicates: vec![Arc::new(DuplicateGroup {
                 scope: "evil\u{1b}]0;owned\u{7}".into(),
                 class: GapClass::Minutes,
                 members: vec![
@@ -171,7 +173,7 @@ mod tests {
                     },
                 ],
                 gaps_ms: vec![120_000],
-            }],
+            })],
             damaged: vec![Damaged {
                 receipt_id: 9,
                 reason: DamageReason::Time,

@@ -279,20 +279,23 @@ impl Engine {
             super::needs(&self.store, &self.conflict_rows, &self.settings)
         };
         let mut wanted = self.needs.indices();
-        wanted.retain(|&i| !self.has_details(i));
+        // Looked up once per receipt asked: sorted, not scanned group by group.
+        let mut sharing: Vec<u32> = self.needs.shared_keys.iter().flatten().copied().collect();
+        sharing.sort_unstable();
+        wanted.retain(|&i| !self.has_details(i, &sharing));
         wanted
     }
 
-    /// True when nothing that `self.needs` asks of receipt `i` is missing.
-    fn has_details(&self, i: u32) -> bool {
+    /// True when nothing that `self.needs` asks of receipt `i` is missing;
+    /// `sharing` holds the receipts of `needs.shared_keys`, sorted.
+    fn has_details(&self, i: u32, sharing: &[u32]) -> bool {
         let needs = &self.needs;
         let r = &self.store.receipts[i as usize];
         let key_ok = !r.has_key()
             || self.details.key(i).is_some()
             || self.store.request_keys.contains_key(&r.id)
             || needs.keys.binary_search(&i).is_err();
-        let digest_ok =
-            self.details.digest(i).is_some() || !needs.shared_keys.iter().any(|g| g.contains(&i));
+        let digest_ok = self.details.digest(i).is_some() || sharing.binary_search(&i).is_err();
         let from = needs.texts.partition_point(|t| t.0 < i);
         let texts_ok = needs.texts[from..]
             .iter()
@@ -368,13 +371,16 @@ impl Engine {
             .collect();
         self.unsettled_upto = store.receipts.len();
         self.triage = Arc::new(Triage {
-            duplicates,
+            duplicates: duplicates.into_iter().map(Arc::new).collect(),
             conflicts: conflicts::conflicts(
                 store,
                 &self.shared,
                 &self.conflict_rows,
                 &self.details,
-            ),
+            )
+            .into_iter()
+            .map(Arc::new)
+            .collect(),
             stuck: stuck::stuck(
                 store,
                 &stuck::stuck_indices(store, settings),
@@ -537,7 +543,7 @@ impl Engine {
             let (dups, keys, store) = (&t.duplicates, &self.dup_keys, &self.store);
             let old_group = |id: ReceiptId| -> Option<&DuplicateGroup> {
                 let at = keys.partition_point(|k| *k < (time_of(store, id), id));
-                dups.get(at).filter(|g| g.members[0].id == id)
+                dups.get(at).map(|g| &**g).filter(|g| g.members[0].id == id)
             };
             let r = groups::resweep(
                 ctx,
@@ -564,9 +570,9 @@ impl Engine {
             t.duplicates.retain(|_| at.next() == Some(&false));
             let mut at = gone.iter();
             self.dup_keys.retain(|_| at.next() == Some(&false));
-            let mut fresh: Vec<((Millis, ReceiptId), DuplicateGroup)> = regrouped
+            let mut fresh: Vec<((Millis, ReceiptId), Arc<DuplicateGroup>)> = regrouped
                 .into_iter()
-                .map(|(t, g)| ((t, g.members[0].id), g))
+                .map(|(t, g)| ((t, g.members[0].id), Arc::new(g)))
                 .collect();
             fresh.sort_by_key(|(k, _)| *k);
             let from = fresh.first().map_or(self.dup_keys.len(), |f| {
@@ -643,7 +649,10 @@ impl Engine {
             && first_added.is_none_or(|first| rows.iter().all(|c| c.receipt_id < first));
         self.shared = shared;
         if !same {
-            t.conflicts = conflicts::conflicts(store, &self.shared, rows, &self.details);
+            t.conflicts = conflicts::conflicts(store, &self.shared, rows, &self.details)
+                .into_iter()
+                .map(Arc::new)
+                .collect();
         }
         t.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
         t.suspected_bots = self.bot_ids.clone();

@@ -35,6 +35,7 @@ pub mod text;
 pub mod visitor;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -383,8 +384,8 @@ pub fn analyze_facts_with(
     let conflicts = conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details);
     let duplicates = groups::duplicate_groups(ctx, settings);
     Triage {
-        duplicates,
-        conflicts,
+        duplicates: duplicates.into_iter().map(Arc::new).collect(),
+        conflicts: conflicts.into_iter().map(Arc::new).collect(),
         stuck: stuck::stuck(store, &needs.stuck, details, settings),
         suspected_bots,
         damaged: store.damaged.clone(),

@@ -5,6 +5,7 @@
 //! Times are unix milliseconds, UTC, everywhere inside the program.
 
 use serde::Serialize;
+use std::sync::Arc;
 
 pub type ReceiptId = i64;
 /// Unix time in milliseconds, UTC.
@@ -353,10 +354,12 @@ impl Stuck {
 /// Everything the engine found, each list in a stable order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Triage {
-    /// Ordered by earliest copy time, then id.
-    pub duplicates: Vec<DuplicateGroup>,
-    /// Ordered by original receipt id.
-    pub conflicts: Vec<Conflict>,
+    /// Ordered by earliest copy time, then id. Each group is shared, so that
+    /// a reading made while the screen holds the last one copies only the
+    /// pointers and the groups that changed.
+    pub duplicates: Vec<Arc<DuplicateGroup>>,
+    /// Ordered by original receipt id; shared one by one as the groups.
+    pub conflicts: Vec<Arc<Conflict>>,
     /// Ordered by receipt id.
     pub stuck: Vec<Stuck>,
     /// Receipt ids, ascending.

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::snapshot::{ItemReview, LogLine, Snapshot};
@@ -62,14 +63,14 @@ fn member(id: i64, match_kind: MatchKind, fields: &[&str]) -> Member {
     }
 }
 
-fn group(scope: &str, members: Vec<Member>, gaps_ms: Vec<Millis>) -> DuplicateGroup {
+fn group(scope: &str, members: Vec<Member>, gaps_ms: Vec<Millis>) -> Arc<DuplicateGroup> {
     let largest = gaps_ms.iter().copied().max().unwrap_or(0);
-    DuplicateGroup {
+    Arc::new(DuplicateGroup {
         scope: scope.into(),
         class: GapClass::of_gap(largest),
         members,
         gaps_ms,
-    }
+    })
 }
 
 fn log(
@@ -367,7 +368,7 @@ pub fn fixture() -> Fixture {
                 vec![3 * MIN],
             ),
         ],
-        conflicts: vec![Conflict {
+        conflicts: vec![Arc::new(Conflict {
             receipt_id: 150,
             scope: "site-a/orders".into(),
             request_key: "order-7f3a".into(),
@@ -385,7 +386,7 @@ pub fn fixture() -> Fixture {
                     digest: "d4".into(),
                 },
             ],
-        }],
+        })],
         stuck: vec![Stuck {
             receipt_id: 160,
             scope: "site-a/payments".into(),

@@ -400,6 +400,15 @@ fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> u64 {
 /// id, chunk, row in the chunk), sorted.
 type Lookup = Vec<(ReceiptId, u32, u32)>;
 
+/// What the rows of one chunk are made of: their fingerprints, and their
+/// receipts (`row_ids`, each row's ending at `ends`).
+#[derive(Default)]
+struct MadeOf {
+    prints: Vec<Option<u64>>,
+    row_ids: Vec<ReceiptId>,
+    ends: Vec<u32>,
+}
+
 /// Collects one tab's rows.
 struct Builder<'a> {
     old: Option<&'a TabIndex>,
@@ -419,7 +428,7 @@ impl<'a> Builder<'a> {
         old: Option<&'a TabIndex>,
         snap: &'s Snapshot,
         rows: usize,
-        mut key: impl FnMut(usize, &mut Vec<ReceiptId>) -> Option<&'s str>,
+        key: impl Fn(usize, &mut Vec<ReceiptId>) -> Option<&'s str> + Sync,
         mut texts: impl FnMut(usize, &mut Builder<'a>),
     ) -> TabIndex {
         let mut b = Builder {
@@ -428,25 +437,31 @@ impl<'a> Builder<'a> {
             chunk: Chunk::default(),
             row: Vec::new(),
         };
-        let mut chunks = Vec::with_capacity(rows.div_ceil(CHUNK));
-        let (mut ids, mut prints, mut row_ids, mut ends) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for from in (0..rows).step_by(CHUNK) {
+        // What each chunk's rows are made of, worked out on both cores (it
+        // is most of the work when few rows changed).
+        let made_of: Vec<MadeOf> = (0..rows.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|k| {
+                let mut m = MadeOf::default();
+                let mut ids = Vec::new();
+                for i in k * CHUNK..rows.min((k + 1) * CHUNK) {
+                    ids.clear();
+                    m.prints
+                        .push(key(i, &mut ids).map(|own| fingerprint(snap, &ids, own)));
+                    m.row_ids.extend_from_slice(&ids);
+                    m.ends.push(m.row_ids.len() as u32);
+                }
+                m
+            })
+            .collect();
+        let mut chunks = Vec::with_capacity(made_of.len());
+        for (from, m) in (0..rows).step_by(CHUNK).zip(&made_of) {
             let range = from..rows.min(from + CHUNK);
-            // What the chunk's rows are made of.
-            prints.clear();
-            row_ids.clear();
-            ends.clear();
-            for i in range.clone() {
-                ids.clear();
-                prints.push(key(i, &mut ids).map(|own| fingerprint(snap, &ids, own)));
-                row_ids.extend_from_slice(&ids);
-                ends.push(row_ids.len() as u32);
-            }
+            let (prints, row_ids, ends) = (&m.prints, &m.row_ids, &m.ends);
             let k = from / CHUNK;
             let same = old
                 .and_then(|o| o.chunks.get(k))
-                .filter(|c| c.same_rows(&prints, &row_ids, &ends));
+                .filter(|c| c.same_rows(prints, row_ids, ends));
             if let Some(c) = same {
                 chunks.push(Arc::clone(c));
                 continue;
@@ -739,7 +754,9 @@ mod tests {
         let mut at_end = snap.clone();
         let t = Arc::make_mut(&mut at_end.triage);
         let last = t.duplicates.len() - 1;
-        t.duplicates[last].scope.push_str("-moved");
+        Arc::make_mut(&mut t.duplicates[last])
+            .scope
+            .push_str("-moved");
         let extra = t.duplicates[0].clone();
         t.duplicates.push(extra);
         let updated = SearchIndex::build(&at_end, Some(&first));
@@ -753,7 +770,7 @@ mod tests {
         let mut in_middle = snap.clone();
         let t = Arc::make_mut(&mut in_middle.triage);
         t.duplicates.remove(groups / 2);
-        t.duplicates[groups / 3].members.pop();
+        Arc::make_mut(&mut t.duplicates[groups / 3]).members.pop();
         t.conflicts.rotate_left(1);
         let updated = SearchIndex::build(&in_middle, Some(&first));
         assert_same_rows(&updated, &SearchIndex::build(&in_middle, None));

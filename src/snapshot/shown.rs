@@ -1,0 +1,215 @@
+//! The ids of the receipts the items show, kept from one reading to the next.
+//! Duplicate groups hold nearly all of them and few groups change between
+//! readings: a group the engine kept is the same shared group (same pointer),
+//! so only the members of groups gone or new are taken out or put in. The
+//! few conflicts and stuck receipts are listed again each time.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+use crate::triage::model::{AttemptSource, DuplicateGroup, ReceiptId, Triage};
+
+/// The shown ids of the last reading, and the groups they came from.
+#[derive(Default)]
+pub struct Shown {
+    /// The triage the ids were taken from (its groups are compared with the next).
+    triage: Option<Arc<Triage>>,
+    /// Members of every duplicate group, ascending (a receipt in two groups
+    /// is there twice).
+    members: Vec<ReceiptId>,
+}
+
+impl Shown {
+    /// The ids of the receipts `t`'s items show, ascending, without repeats;
+    /// `t` is remembered for the next call.
+    pub fn update(&mut self, t: &Arc<Triage>) -> Vec<ReceiptId> {
+        match self.triage.take() {
+            Some(before) => {
+                let (gone, new) = changed_groups(&before.duplicates, &t.duplicates);
+                self.members = remove_sorted(&self.members, &gone);
+                self.members = merge(&self.members, &new);
+            }
+            None => self.members = members(t.duplicates.iter()),
+        }
+        self.triage = Some(Arc::clone(t));
+        let mut others = other_ids(t);
+        others.sort_unstable();
+        let mut out = merge(&self.members, &others);
+        out.dedup();
+        out
+    }
+}
+
+/// The members of the groups, ascending (with repeats).
+fn members<'a>(groups: impl Iterator<Item = &'a Arc<DuplicateGroup>>) -> Vec<ReceiptId> {
+    let mut ids: Vec<ReceiptId> = groups
+        .flat_map(|g| g.members.iter().map(|m| m.id))
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The members of the groups in `before` only, and of those in `after` only
+/// (groups compared by pointer), each ascending.
+fn changed_groups(
+    before: &[Arc<DuplicateGroup>],
+    after: &[Arc<DuplicateGroup>],
+) -> (Vec<ReceiptId>, Vec<ReceiptId>) {
+    let key = |g: &Arc<DuplicateGroup>| Arc::as_ptr(g) as usize;
+    let mut count: HashMap<usize, i32, BuildHasherDefault<PtrHash>> = HashMap::default();
+    count.reserve(before.len());
+    for g in before {
+        *count.entry(key(g)).or_default() += 1;
+    }
+    let mut fresh = Vec::new();
+    for g in after {
+        match count.get_mut(&key(g)) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => fresh.push(g),
+        }
+    }
+    let gone = before.iter().filter(|g| {
+        count.get_mut(&key(g)).is_some_and(|n| {
+            let left = *n > 0;
+            if left {
+                *n -= 1;
+            }
+            left
+        })
+    });
+    (members(gone), members(fresh.into_iter()))
+}
+
+/// Hashes a pointer by one multiplication (pointers are already spread out).
+#[derive(Default)]
+struct PtrHash(u64);
+
+impl Hasher for PtrHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Conflict originals (and receipts holding an attempt) and stuck receipts.
+fn other_ids(t: &Triage) -> Vec<ReceiptId> {
+    t.conflicts
+        .iter()
+        .flat_map(|c| {
+            std::iter::once(c.receipt_id).chain(
+                c.attempts
+                    .iter()
+                    .filter(|a| a.source == AttemptSource::Receipts)
+                    .map(|a| a.id),
+            )
+        })
+        .chain(t.stuck.iter().map(|s| s.receipt_id))
+        .collect()
+}
+
+/// `all` without one occurrence of each of `gone` (both ascending).
+fn remove_sorted(all: &[ReceiptId], gone: &[ReceiptId]) -> Vec<ReceiptId> {
+    let mut out = Vec::with_capacity(all.len());
+    let mut g = gone.iter().peekable();
+    for &id in all {
+        while g.next_if(|&&x| x < id).is_some() {}
+        if g.next_if(|&&x| x == id).is_none() {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// The two ascending lists merged (repeats kept).
+fn merge(a: &[ReceiptId], b: &[ReceiptId]) -> Vec<ReceiptId> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triage::model::{GapClass, MatchKind, Member, Stuck};
+
+    fn group(ids: &[ReceiptId]) -> Arc<DuplicateGroup> {
+        Arc::new(DuplicateGroup {
+            scope: "s".into(),
+            class: GapClass::Seconds,
+            members: ids
+                .iter()
+                .map(|&id| Member {
+                    id,
+                    match_kind: MatchKind::Exact,
+                    fields: Vec::new(),
+                })
+                .collect(),
+            gaps_ms: vec![1000; ids.len() - 1],
+        })
+    }
+
+    fn stuck(id: ReceiptId) -> Stuck {
+        Stuck {
+            receipt_id: id,
+            scope: "s".into(),
+            request_key: None,
+            age_ms: 1,
+        }
+    }
+
+    #[test]
+    fn kept_up_to_date_as_a_full_listing() {
+        let (a, b, c) = (group(&[5, 9]), group(&[2, 7]), group(&[11, 12]));
+        let mut first = Triage {
+            duplicates: vec![a.clone(), b.clone(), c.clone()],
+            ..Triage::default()
+        };
+        first.stuck = vec![stuck(9), stuck(1)];
+        let mut shown = Shown::default();
+        let first = Arc::new(first);
+        assert_eq!(shown.update(&first), crate::snapshot::shown_ids(&first));
+        // `b` grows (a new group in its place), `c` goes, `d` comes; the
+        // stuck receipt 9 is no longer stuck but still in `a`.
+        let second = Arc::new(Triage {
+            duplicates: vec![a, group(&[2, 7, 13]), group(&[12, 14])],
+            stuck: vec![stuck(1), stuck(20)],
+            ..Triage::default()
+        });
+        let ids = shown.update(&second);
+        assert_eq!(ids, crate::snapshot::shown_ids(&second));
+        assert_eq!(ids, vec![1, 2, 5, 7, 9, 12, 13, 14, 20]);
+        // The same reading again changes nothing.
+        assert_eq!(shown.update(&second), ids);
+    }
+
+    #[test]
+    fn remove_takes_one_occurrence_each() {
+        assert_eq!(remove_sorted(&[1, 2, 2, 3, 5], &[2, 4, 5]), vec![1, 2, 3]);
+        assert_eq!(remove_sorted(&[1, 2], &[]), vec![1, 2]);
+    }
+
+    #[test]
+    fn merge_keeps_order_and_repeats() {
+        assert_eq!(merge(&[1, 3, 5], &[2, 3, 6]), vec![1, 2, 3, 3, 5, 6]);
+        assert_eq!(merge(&[], &[4]), vec![4]);
+    }
+}
