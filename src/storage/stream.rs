@@ -445,13 +445,28 @@ fn push_row(
     row: &rusqlite::Row<'_>,
     batch: &mut Batch,
 ) -> Result<(), StorageError> {
+    let (id, cells) = planned_row(db, plan, row, |v| batch.push_cell(v), Cell::Missing)?;
+    batch.rows.push(Slots { id, cells });
+    Ok(())
+}
+
+/// The id and the seven planned columns of `row` (receipts' column order),
+/// each made by `take` from SQLite's value, or `missing` where the table has
+/// no such column.
+fn planned_row<'r, T: Copy>(
+    db: Origin<'_>,
+    plan: &Plan,
+    row: &'r rusqlite::Row<'_>,
+    mut take: impl FnMut(ValueRef<'r>) -> T,
+    missing: T,
+) -> Result<(ReceiptId, [T; 7]), StorageError> {
     let err = |e| db.error("reading receipts", e);
     let get = |i: usize| row.get_ref(i).map_err(err);
     let id = integer_id(get(0)?).ok_or_else(|| bad_id_in(db.path, "receipts", get(0)))?;
-    let mut cell = |slot: Option<usize>| -> Result<Cell, StorageError> {
+    let mut cell = |slot: Option<usize>| -> Result<T, StorageError> {
         Ok(match slot {
-            Some(i) => batch.push_cell(get(i)?),
-            None => Cell::Missing,
+            Some(i) => take(get(i)?),
+            None => missing,
         })
     };
     let cells = [
@@ -463,8 +478,7 @@ fn push_row(
         cell(plan.state)?,
         cell(plan.updated_at)?,
     ];
-    batch.rows.push(Slots { id, cells });
-    Ok(())
+    Ok((id, cells))
 }
 
 /// The file a reading thread reads, for its error messages: what a thread
@@ -533,23 +547,7 @@ pub fn each_rowid(
     let mut buf = String::new();
     let mut count = 0;
     while let Some(row) = rows.next().map_err(err)? {
-        let get = |i: usize| row.get_ref(i).map_err(err);
-        let id = integer_id(get(0)?).ok_or_else(|| bad_id_in(db.path, "receipts", get(0)))?;
-        let value = |slot: Option<usize>| -> Result<Value<'_>, StorageError> {
-            Ok(match slot {
-                Some(i) => get(i)?.into(),
-                None => Value::Missing,
-            })
-        };
-        let values = [
-            value(Some(1))?,
-            value(Some(2))?,
-            value(plan.scope)?,
-            value(plan.request_key)?,
-            value(plan.digest)?,
-            value(plan.state)?,
-            value(plan.updated_at)?,
-        ];
+        let (id, values) = planned_row(db, &plan, row, Value::from, Value::Missing)?;
         each(&row_of(id, values, &mut buf));
         count += 1;
     }
