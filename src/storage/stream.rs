@@ -372,7 +372,7 @@ pub fn read_receipts_by_id(
     read_ids_on(db.conn(), Origin::of(db), columns, ids, batch_rows, sink)
 }
 
-/// [`read_receipts_by_id`] on a connection of its own (see [`stream_rowids`]).
+/// [`read_receipts_by_id`] on a connection of its own (see [`each_rowid`]).
 pub fn read_ids_on(
     conn: &rusqlite::Connection,
     db: Origin<'_>,
@@ -503,34 +503,12 @@ impl<'a> Origin<'a> {
 }
 
 /// Reads the receipts of a table whose rowid is above `after` (when given)
-/// and at most `upto` (when given), on `conn`, in rowid order and in batches
-/// as [`stream_receipts`] does (`updated_at` is left out, as
-/// [`stream_receipts_with`] leaves it out when asked). Several connections
-/// read disjoint ranges at once; see [`super::split`].
-pub fn stream_rowids(
-    conn: &rusqlite::Connection,
-    db: Origin<'_>,
-    columns: &ReceiptColumns,
-    range: (Option<i64>, Option<i64>),
-    batch_rows: usize,
-    sink: &mut dyn FnMut(Batch) -> Batch,
-) -> Result<u64, StorageError> {
-    let err = |e| db.error("reading receipts", e);
-    let (plan, sql, params) = rowid_query(columns, range);
-    let mut stmt = conn.prepare(&sql).map_err(err)?;
-    let mut rows = stmt
-        .query(rusqlite::params_from_iter(params))
-        .map_err(err)?;
-    let mut filler = Filler::new(batch_rows, batch_rows, sink);
-    while let Some(row) = rows.next().map_err(err)? {
-        filler.push(db, &plan, row)?;
-    }
-    Ok(filler.finish())
-}
-
-/// [`stream_rowids`] one row at a time, each [`Row`] borrowing SQLite's own
-/// buffers while the statement stays on it: nothing is copied, so the bytes
-/// `each` reads are still in the cache where SQLite left them.
+/// and at most `upto` (when given), on `conn`, in rowid order, one row at a
+/// time (`updated_at` is left out, as [`stream_receipts_with`] leaves it out
+/// when asked). Each [`Row`] borrows SQLite's own buffers while the statement
+/// stays on it: nothing is copied, so the bytes `each` reads are still in the
+/// cache where SQLite left them. Several connections read disjoint ranges at
+/// once; see [`super::split`].
 pub fn each_rowid(
     conn: &rusqlite::Connection,
     db: Origin<'_>,
@@ -538,17 +516,32 @@ pub fn each_rowid(
     range: (Option<i64>, Option<i64>),
     each: &mut dyn FnMut(&Row<'_>),
 ) -> Result<u64, StorageError> {
+    let mut buf = String::new();
+    each_planned_row(conn, db, columns, range, &mut |plan, row| {
+        let (id, values) = planned_row(db, plan, row, Value::from, Value::Missing)?;
+        each(&row_of(id, values, &mut buf));
+        Ok(())
+    })
+}
+
+/// Runs the query of a range of rowids and hands over each of its rows with
+/// the plan of its columns; gives the number of rows.
+fn each_planned_row(
+    conn: &rusqlite::Connection,
+    db: Origin<'_>,
+    columns: &ReceiptColumns,
+    range: (Option<i64>, Option<i64>),
+    each: &mut dyn FnMut(&Plan, &rusqlite::Row<'_>) -> Result<(), StorageError>,
+) -> Result<u64, StorageError> {
     let err = |e| db.error("reading receipts", e);
     let (plan, sql, params) = rowid_query(columns, range);
     let mut stmt = conn.prepare(&sql).map_err(err)?;
     let mut rows = stmt
         .query(rusqlite::params_from_iter(params))
         .map_err(err)?;
-    let mut buf = String::new();
     let mut count = 0;
     while let Some(row) = rows.next().map_err(err)? {
-        let (id, values) = planned_row(db, &plan, row, Value::from, Value::Missing)?;
-        each(&row_of(id, values, &mut buf));
+        each(&plan, row)?;
         count += 1;
     }
     Ok(count)
@@ -631,13 +624,18 @@ mod tests {
             for range in [(None, None), (Some(3), Some(30)), (Some(40), None)] {
                 let mut batched = Vec::new();
                 let mut buf = String::new();
-                let n = stream_rowids(&conn, origin, &columns, range, 5, &mut |b| {
+                let mut sink = |b: Batch| {
                     for i in 0..b.len() {
                         batched.push(format!("{:?}", b.row(i, &mut buf)));
                     }
                     b
+                };
+                let mut filler = Filler::new(5, 5, &mut sink);
+                each_planned_row(&conn, origin, &columns, range, &mut |plan, row| {
+                    filler.push(origin, plan, row)
                 })
                 .unwrap();
+                let n = filler.finish();
                 let mut in_place = Vec::new();
                 let m = each_rowid(&conn, origin, &columns, range, &mut |r| {
                     in_place.push(format!("{r:?}"))
