@@ -507,18 +507,14 @@ impl Reader {
         // Every receipt an item shows passed inspection.
         let shown = self.shown_ids.update(&snap.triage);
         // Read: those not shown last time, and those changed since.
-        let (known, stale) = (self.shown.ids(), &self.stale);
-        let mut at = 0;
-        let missing: Vec<ReceiptId> = shown
-            .iter()
-            .copied()
-            .filter(|id| {
-                while known.get(at).is_some_and(|k| k < id) {
-                    at += 1;
-                }
-                known.get(at) != Some(id) || stale.contains(id)
-            })
-            .collect();
+        let missing: Vec<ReceiptId> = {
+            let mut known = shown::ascending_lookup(self.shown.ids());
+            shown
+                .iter()
+                .copied()
+                .filter(|&id| !known(id) || self.stale.contains(&id))
+                .collect()
+        };
         progress(Progress {
             stage: "reading the items' receipts",
             done: 0,

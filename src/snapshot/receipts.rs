@@ -107,17 +107,13 @@ impl Receipts {
             .collect();
         // Shown now: read now, or shown before and not gone (all ascending,
         // so one walk through the ids shown before).
-        let before = &self.shown;
-        let mut at = 0;
+        let mut shown_before = super::shown::ascending_lookup(&self.shown);
         let kept: Vec<ReceiptId> = shown
             .iter()
             .copied()
             .filter(|id| {
-                while before.get(at).is_some_and(|b| b < id) {
-                    at += 1;
-                }
                 part.ids.binary_search(id).is_ok()
-                    || (before.get(at) == Some(id) && part.gone.binary_search(id).is_err())
+                    || (shown_before(*id) && part.gone.binary_search(id).is_err())
             })
             .collect();
         let mut parts = self.parts.clone();

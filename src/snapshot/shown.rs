@@ -115,6 +115,18 @@ fn other_ids(t: &Triage) -> Vec<ReceiptId> {
         .collect()
 }
 
+/// Whether an id is in `sorted` (ascending), for ids asked in ascending
+/// order (some may be skipped): one walk through `sorted`, not a search per id.
+pub fn ascending_lookup(sorted: &[ReceiptId]) -> impl FnMut(ReceiptId) -> bool + '_ {
+    let mut at = 0;
+    move |id| {
+        while sorted.get(at).is_some_and(|&x| x < id) {
+            at += 1;
+        }
+        sorted.get(at) == Some(&id)
+    }
+}
+
 /// `all` without one occurrence of each of `gone` (both ascending).
 fn remove_sorted(all: &[ReceiptId], gone: &[ReceiptId]) -> Vec<ReceiptId> {
     let mut out = Vec::with_capacity(all.len());
@@ -205,6 +217,18 @@ mod tests {
     fn remove_takes_one_occurrence_each() {
         assert_eq!(remove_sorted(&[1, 2, 2, 3, 5], &[2, 4, 5]), vec![1, 2, 3]);
         assert_eq!(remove_sorted(&[1, 2], &[]), vec![1, 2]);
+    }
+
+    #[test]
+    fn ascending_lookup_answers_as_a_search_even_when_ids_are_skipped() {
+        let sorted = [2, 3, 3, 7, 10];
+        let mut lookup = ascending_lookup(&sorted);
+        let asked = [1, 2, 3, 4, 8, 10, 11];
+        let answers: Vec<bool> = asked.iter().map(|&id| lookup(id)).collect();
+        assert_eq!(answers, [false, true, true, false, false, true, false]);
+        // Skipping 7 and asking 10 straight after 3 still finds 10.
+        let mut lookup = ascending_lookup(&sorted);
+        assert!(lookup(3) && lookup(10) && !lookup(12));
     }
 
     #[test]
