@@ -43,6 +43,8 @@ fn opens_on_duplicates_with_the_first_pending_group_selected() {
     assert_eq!(app.focus, Focus::List);
     assert_eq!(app.counts.groups, 5);
     assert_eq!(app.counts.groups_pending, 4);
+    // dup:130 was decided, then gained a copy.
+    assert_eq!(app.counts.groups_new_copy, 1);
 }
 
 #[test]

@@ -40,6 +40,18 @@ impl Receipts {
         self.shown.binary_search(&id).is_ok()
     }
 
+    /// True when every one of `ids` (ascending) is [`Receipts::contains`]ed:
+    /// one walk from the first, for ids that lie close together.
+    pub fn holds_all(&self, ids: impl IntoIterator<Item = ReceiptId>) -> bool {
+        let mut ids = ids.into_iter().peekable();
+        let Some(&first) = ids.peek() else {
+            return true;
+        };
+        let from = self.shown.partition_point(|&x| x < first);
+        let mut held = super::shown::ascending_lookup(&self.shown[from..]);
+        ids.all(&mut held)
+    }
+
     pub fn len(&self) -> usize {
         self.shown.len()
     }
@@ -515,6 +527,28 @@ mod tests {
         assert_eq!(all.to_vec(), vec![a.clone(), b]);
         assert_eq!(all.view(3).unwrap().request_key(), None);
         assert_eq!(all.compacted().to_vec(), all.to_vec());
+    }
+
+    #[test]
+    fn holding_all_of_a_list_is_holding_each() {
+        let all = Receipts::from(
+            [2, 3, 5, 8, 13]
+                .map(|id| receipt(id, ReceiptState::Completed, "m"))
+                .to_vec(),
+        );
+        for ids in [
+            &[][..],
+            &[2],
+            &[3, 5, 5, 13],
+            &[2, 3, 5, 8, 13],
+            &[1],
+            &[2, 4],
+            &[13, 14],
+            &[8, 9, 13],
+        ] {
+            let each = ids.iter().all(|&id| all.contains(id));
+            assert_eq!(all.holds_all(ids.iter().copied()), each, "{ids:?}");
+        }
     }
 
     #[test]

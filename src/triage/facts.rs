@@ -259,6 +259,10 @@ pub struct Store {
     pub capture: Capture,
     /// ...and what was kept: request keys by receipt id.
     pub request_keys: HashMap<ReceiptId, Box<str>>,
+    /// How many receipts and damaged rows [`Store::finish`] last left in
+    /// order: rows are appended between readings, so only what follows needs
+    /// checking (a million facts take milliseconds to walk).
+    ordered: (usize, usize),
 }
 
 impl Default for Store {
@@ -279,6 +283,7 @@ impl Store {
             random: hash::Keyed::new(),
             capture: Capture::default(),
             request_keys: HashMap::new(),
+            ordered: (0, 0),
         }
     }
 
@@ -335,10 +340,11 @@ impl Store {
     /// Puts receipts and damaged rows in id order (rows from a view may come
     /// in any order). Fields stay where they are.
     pub fn finish(&mut self) {
-        if !self.receipts.is_sorted_by_key(|r| r.id) {
+        let (receipts, damaged) = self.ordered;
+        if !in_order_from(&self.receipts, receipts, |r| r.id) {
             self.receipts.sort_unstable_by_key(|r| r.id);
         }
-        if !self.damaged_rows.is_sorted_by_key(|d| d.id) {
+        if !in_order_from(&self.damaged_rows, damaged, |d| d.id) {
             let mut both: Vec<(Damaged, DamagedRow)> = std::mem::take(&mut self.damaged)
                 .into_iter()
                 .zip(std::mem::take(&mut self.damaged_rows))
@@ -346,6 +352,7 @@ impl Store {
             both.sort_by_key(|(d, _)| d.receipt_id);
             (self.damaged, self.damaged_rows) = both.into_iter().unzip();
         }
+        self.ordered = (self.receipts.len(), self.damaged_rows.len());
     }
 
     /// Bytes held by the facts (for measurements).
@@ -355,9 +362,34 @@ impl Store {
     }
 }
 
+/// True when `items` is in order, given that its first `known` items were
+/// (when it has not shrunk since).
+fn in_order_from<T>(items: &[T], known: usize, id: impl Fn(&T) -> ReceiptId) -> bool {
+    let from = if known <= items.len() {
+        known.saturating_sub(1)
+    } else {
+        0
+    };
+    items[from..].is_sorted_by_key(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn order_is_checked_from_the_last_known_item() {
+        let ids: Vec<ReceiptId> = vec![1, 2, 3, 5, 4];
+        let id = |i: &ReceiptId| *i;
+        assert!(!in_order_from(&ids, 0, id));
+        assert!(!in_order_from(&ids, 4, id), "the appended 4 is before 5");
+        assert!(in_order_from(&ids[..4], 4, id));
+        assert!(in_order_from(&[1, 2, 3, 5, 6], 4, id));
+        // An appended id below the last known one is out of order.
+        assert!(!in_order_from(&[1, 2, 3, 5, 4], 3, id));
+        // Shorter than what was known: everything is checked again.
+        assert!(!in_order_from(&[2, 1], 4, id));
+    }
 
     #[test]
     fn facts_are_compact() {

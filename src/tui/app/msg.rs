@@ -63,8 +63,11 @@ impl Reading {
 
     /// A reading whose rows unchanged since `previous` are copied from its index.
     pub fn after(snapshot: Snapshot, previous: Option<&Reading>) -> Self {
-        let search = SearchIndex::build(&snapshot, previous.map(|p| &*p.search));
-        let counts = Counts::of(&snapshot);
+        // Side by side: the counts walk every group, as the index does.
+        let (search, counts) = rayon::join(
+            || SearchIndex::build(&snapshot, previous.map(|p| &*p.search)),
+            || Counts::of(&snapshot),
+        );
         Reading {
             counts,
             snapshot: Arc::new(snapshot),

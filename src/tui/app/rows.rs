@@ -234,12 +234,15 @@ impl Counts {
             if g.is_exact() {
                 counts.exact += 1;
             }
-            let r = review("dup", g.members[0].id);
-            if r.is_some_and(|r| r.new_copy_since_decision) {
-                counts.groups_new_copy += 1;
-            }
-            if !r.is_some_and(|r| r.resolved) {
-                counts.groups_pending += 1;
+        }
+        // A reading has many groups and few reviews: the reviews are
+        // counted. `reviews` holds only items of this reading, and no two
+        // groups share an anchor, so each names one group.
+        counts.groups_pending = t.duplicates.len();
+        for (name, r) in &snap.reviews {
+            if name.starts_with("dup:") {
+                counts.groups_new_copy += usize::from(r.new_copy_since_decision);
+                counts.groups_pending -= usize::from(r.resolved);
             }
         }
         let pending = |r: Option<&crate::snapshot::ItemReview>| !r.is_some_and(|r| r.resolved);

@@ -14,6 +14,7 @@
 //! over without reading their text, and the first two letters typed are
 //! answered from signatures alone.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use memchr::memmem;
@@ -44,6 +45,9 @@ const CHUNK: usize = 4;
 #[derive(Debug, Default)]
 pub struct TabIndex {
     chunks: Vec<Arc<Chunk>>,
+    /// By chunk: the items its rows were made from (none for tabs made
+    /// again each time).
+    owners: Vec<Arc<Owners>>,
     len: usize,
 }
 
@@ -70,6 +74,37 @@ struct Chunk {
     row_ids_end: Vec<u32>,
 }
 
+/// The items a chunk's rows were made from, for tabs whose items a later
+/// reading shares (kept, so that no other item takes their address).
+#[derive(Default)]
+struct Owners {
+    items: Vec<Arc<dyn Any + Send + Sync>>,
+    /// True when the reading held every receipt of these rows: a later
+    /// reading with the same items that holds them too makes the same rows,
+    /// and may keep the chunk without working out what they are made of.
+    all_held: bool,
+}
+
+impl Owners {
+    /// True when these are, in order, the items `of` gives for `rows`.
+    fn are<'s, T: Send + Sync + 'static>(
+        &self,
+        rows: std::ops::Range<usize>,
+        of: &impl Fn(usize) -> Option<&'s Arc<T>>,
+    ) -> bool {
+        self.items.len() == rows.len()
+            && rows.zip(&self.items).all(|(i, kept)| {
+                of(i).is_some_and(|item| std::ptr::addr_eq(Arc::as_ptr(item), Arc::as_ptr(kept)))
+            })
+    }
+}
+
+impl std::fmt::Debug for Owners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Owners({}, {})", self.items.len(), self.all_held)
+    }
+}
+
 /// The filter index of every tab, for one reading.
 #[derive(Debug, Default)]
 pub struct SearchIndex {
@@ -93,6 +128,7 @@ impl SearchIndex {
                     old(Tab::Duplicates),
                     snap,
                     t.duplicates.len(),
+                    |g| Some(&t.duplicates[g]),
                     |g, ids| {
                         members(ids, g);
                         Some(t.duplicates[g].scope.as_str())
@@ -112,6 +148,7 @@ impl SearchIndex {
                     old(Tab::Conflicts),
                     snap,
                     t.conflicts.len(),
+                    |i| Some(&t.conflicts[i]),
                     |i, ids| {
                         let c = &t.conflicts[i];
                         ids.push(c.receipt_id);
@@ -132,6 +169,7 @@ impl SearchIndex {
             None,
             snap,
             t.stuck.len(),
+            unshared,
             |i, ids| {
                 ids.push(t.stuck[i].receipt_id);
                 None
@@ -150,6 +188,7 @@ impl SearchIndex {
             None,
             snap,
             t.damaged.len(),
+            unshared,
             |i, ids| {
                 ids.push(t.damaged[i].receipt_id);
                 None
@@ -165,6 +204,7 @@ impl SearchIndex {
             None,
             snap,
             snap.log.len(),
+            unshared,
             |i, ids| {
                 ids.extend_from_slice(&snap.log[i].receipt_ids);
                 None
@@ -381,7 +421,8 @@ fn as_receipt_id(query: &str) -> Option<ReceiptId> {
 /// full): which of them the reading holds (the first reading of a database
 /// comes before its receipts) and one text of its own. A receipt's texts
 /// (scope, key, fields) are written once and never change in place.
-fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> u64 {
+/// Also tells whether the reading holds every one of `ids`.
+fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> (u64, bool) {
     // FxHash's step: cheap, and a collision also needs equal ids.
     let step = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     let mut h = own.len() as u64;
@@ -390,10 +431,18 @@ fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> u64 {
         word[..chunk.len()].copy_from_slice(chunk);
         h = step(h, u64::from_le_bytes(word));
     }
+    let mut all = true;
     for &id in ids {
-        h = step(h, u64::from(snap.receipts.contains(id)));
+        let held = snap.receipts.contains(id);
+        all &= held;
+        h = step(h, u64::from(held));
     }
-    h
+    (h, all)
+}
+
+/// For tabs made again each time: no row is an item a later reading shares.
+fn unshared<'s>(_: usize) -> Option<&'s Arc<()>> {
+    None
 }
 
 /// Where the rows of an old index are, by their first receipt: (receipt
@@ -407,13 +456,25 @@ struct MadeOf {
     prints: Vec<Option<u64>>,
     row_ids: Vec<ReceiptId>,
     ends: Vec<u32>,
+    /// The reading holds every receipt of these rows.
+    all_held: bool,
+}
+
+/// What becomes of one chunk of a tab.
+enum Plan {
+    /// Its rows are the items of the old chunk: kept with its owners.
+    Keep(Arc<Chunk>, Arc<Owners>),
+    /// Its rows are made of this: the old chunk is kept only if equal.
+    Check(MadeOf),
 }
 
 /// Collects one tab's rows.
 struct Builder<'a> {
     old: Option<&'a TabIndex>,
-    /// The old index's rows by receipt, made when first needed.
+    /// The old index's rows by receipt, made when first needed, of the
+    /// chunks not `kept` whole.
     lookup: Option<Lookup>,
+    kept: Vec<bool>,
     chunk: Chunk,
     /// The texts of the row being built, before de-duplication.
     row: Vec<String>,
@@ -424,49 +485,102 @@ impl<'a> Builder<'a> {
     /// its text may be copied from `old`, the one text of its own that the
     /// text depends on; `texts` gives the texts of a row not copied. A chunk
     /// whose rows are those of the same chunk of `old` is shared with it.
-    fn run<'s>(
+    fn run<'s, T: Send + Sync + 'static>(
         old: Option<&'a TabIndex>,
         snap: &'s Snapshot,
         rows: usize,
+        owner: impl Fn(usize) -> Option<&'s Arc<T>> + Sync,
         key: impl Fn(usize, &mut Vec<ReceiptId>) -> Option<&'s str> + Sync,
         mut texts: impl FnMut(usize, &mut Builder<'a>),
     ) -> TabIndex {
         let mut b = Builder {
             old,
             lookup: None,
+            kept: Vec::new(),
             chunk: Chunk::default(),
             row: Vec::new(),
         };
-        // What each chunk's rows are made of, worked out on both cores (it
-        // is most of the work when few rows changed).
-        let made_of: Vec<MadeOf> = (0..rows.div_ceil(CHUNK))
+        let range = |k: usize| k * CHUNK..rows.min((k + 1) * CHUNK);
+        // What each chunk's rows are made of, worked out on both cores
+        // unless they are the old chunk's items (most of the work when few
+        // rows changed).
+        let plans: Vec<Plan> = (0..rows.div_ceil(CHUNK))
             .into_par_iter()
             .map(|k| {
-                let mut m = MadeOf::default();
+                let kept = old.and_then(|o| Some((o.chunks.get(k)?, o.owners.get(k)?)));
+                let same_items = |c: &Chunk, o: &Owners| {
+                    o.all_held
+                        && o.are(range(k), &owner)
+                        && snap.receipts.holds_all(c.ids.iter().map(|e| e.0))
+                };
+                if let Some((c, o)) = kept.filter(|(c, o)| same_items(c, o)) {
+                    return Plan::Keep(Arc::clone(c), Arc::clone(o));
+                }
+                let mut m = MadeOf {
+                    all_held: true,
+                    ..MadeOf::default()
+                };
                 let mut ids = Vec::new();
-                for i in k * CHUNK..rows.min((k + 1) * CHUNK) {
+                for i in range(k) {
                     ids.clear();
-                    m.prints
-                        .push(key(i, &mut ids).map(|own| fingerprint(snap, &ids, own)));
+                    let print = key(i, &mut ids).map(|own| fingerprint(snap, &ids, own));
+                    m.all_held &= print.is_none_or(|p| p.1);
+                    m.prints.push(print.map(|p| p.0));
                     m.row_ids.extend_from_slice(&ids);
                     m.ends.push(m.row_ids.len() as u32);
                 }
-                m
+                Plan::Check(m)
             })
             .collect();
-        let mut chunks = Vec::with_capacity(made_of.len());
-        for (from, m) in (0..rows).step_by(CHUNK).zip(&made_of) {
-            let range = from..rows.min(from + CHUNK);
+        // Which old chunks are kept whole: a row that moved comes from one
+        // that is not (the rows of a kept chunk stay where they were).
+        let mut owners = Vec::with_capacity(plans.len());
+        let mut kept = vec![false; old.map_or(0, |o| o.chunks.len())];
+        let plans: Vec<Result<Arc<Chunk>, MadeOf>> = plans
+            .into_iter()
+            .enumerate()
+            .map(|(k, plan)| {
+                let m = match plan {
+                    Plan::Keep(c, o) => {
+                        owners.push(o);
+                        kept[k] = true;
+                        return Ok(c);
+                    }
+                    Plan::Check(m) => m,
+                };
+                owners.push(Arc::new(Owners {
+                    items: range(k)
+                        .map_while(|i| {
+                            owner(i).map(|a| Arc::clone(a) as Arc<dyn Any + Send + Sync>)
+                        })
+                        .collect(),
+                    all_held: m.all_held,
+                }));
+                let same = old
+                    .and_then(|o| o.chunks.get(k))
+                    .filter(|c| c.same_rows(&m.prints, &m.row_ids, &m.ends));
+                match same {
+                    Some(c) => {
+                        kept[k] = true;
+                        Ok(Arc::clone(c))
+                    }
+                    None => Err(m),
+                }
+            })
+            .collect();
+        b.kept = kept;
+        let mut chunks = Vec::with_capacity(plans.len());
+        for (k, plan) in plans.into_iter().enumerate() {
+            let m = match plan {
+                Ok(c) => {
+                    chunks.push(c);
+                    continue;
+                }
+                Err(m) => m,
+            };
+            let from = k * CHUNK;
             let (prints, row_ids, ends) = (&m.prints, &m.row_ids, &m.ends);
-            let k = from / CHUNK;
-            let same = old
-                .and_then(|o| o.chunks.get(k))
-                .filter(|c| c.same_rows(prints, row_ids, ends));
-            if let Some(c) = same {
-                chunks.push(Arc::clone(c));
-                continue;
-            }
-            for (n, i) in range.enumerate() {
+            for (n, i) in range(k).enumerate() {
                 let start = if n == 0 { 0 } else { ends[n - 1] as usize };
                 let ids = &row_ids[start..ends[n] as usize];
                 b.push_row(from + n, prints[n], ids, |b| texts(i, b));
@@ -490,7 +604,11 @@ impl<'a> Builder<'a> {
             chunk.text.shrink_to_fit();
             chunks.push(Arc::new(chunk));
         }
-        TabIndex { chunks, len: rows }
+        TabIndex {
+            chunks,
+            owners,
+            len: rows,
+        }
     }
 
     /// Adds row `at` to the chunk being built: copied from the old index
@@ -538,7 +656,8 @@ impl<'a> Builder<'a> {
             .filter(|c| at % CHUNK < c.len() && matches(c, at % CHUNK))
             .map(|c| (&**c, at % CHUNK));
         let found = here.or_else(|| {
-            let lookup = self.lookup.get_or_insert_with(|| lookup(old));
+            let kept = &self.kept;
+            let lookup = self.lookup.get_or_insert_with(|| lookup(old, kept));
             let from = lookup.partition_point(|e| e.0 < first);
             lookup[from..]
                 .iter()
@@ -579,12 +698,14 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The rows of `old` by their first receipt (rows copied are found so).
-fn lookup(old: &TabIndex) -> Lookup {
+/// The rows of `old` by their first receipt (rows copied are found so),
+/// but for those of chunks `kept` whole.
+fn lookup(old: &TabIndex, kept: &[bool]) -> Lookup {
     let mut out: Lookup = old
         .chunks
         .iter()
         .enumerate()
+        .filter(|&(k, _)| !kept.get(k).copied().unwrap_or(false))
         .flat_map(|(k, c)| {
             (0..c.len())
                 .filter_map(move |r| c.row_ids(r).first().map(|&id| (id, k as u32, r as u32)))
