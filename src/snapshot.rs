@@ -28,6 +28,10 @@ use crate::triage::{
 /// batch while the next is read, small enough to keep memory flat.
 const BATCH_ROWS: usize = 8192;
 
+/// The most receipts a refresh keeps from comparing texts for the items'
+/// receipts (a large append reads them again rather than hold them all).
+const KEEP_TEXTS_READ: usize = 16_384;
+
 /// What the review log says about one item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ItemReview {
@@ -256,6 +260,10 @@ pub struct Reader {
     sum_ids: i128,
     /// Receipts to read again next time besides those that may change.
     touched: Vec<ReceiptId>,
+    /// Receipts the last incremental reading read whole to compare texts,
+    /// by id: the items' receipts take them from here rather than read
+    /// them again (the new copies are most of both).
+    texts_read: Vec<Receipt>,
     verified: Option<std::time::Instant>,
     pub verify_every: std::time::Duration,
 }
@@ -271,6 +279,7 @@ impl Reader {
             last: Reading::Full,
             sum_ids: 0,
             touched: Vec::new(),
+            texts_read: Vec::new(),
             verified: None,
             verify_every: std::time::Duration::from_secs(30),
         }
@@ -292,6 +301,7 @@ impl Reader {
         self.engine = None;
         self.shown = Receipts::default();
         self.stale.clear();
+        self.texts_read.clear();
     }
 
     /// Reads and analyses the database as of `now_ms`; the snapshot's
@@ -419,18 +429,27 @@ impl Reader {
             })
         };
         count(0);
+        self.texts_read.clear();
         if helpers.is_empty() {
             let ids: Vec<ReceiptId> = wanted
                 .iter()
                 .map(|&i| engine.store().receipts[i as usize].id)
                 .collect();
+            let keep = incremental && ids.len() <= KEEP_TEXTS_READ;
+            let texts_read = &mut self.texts_read;
             reread_ids_counted(
                 db,
                 &inspector,
                 &ids,
-                &mut |receipt| engine.supply(&receipt),
+                &mut |receipt| {
+                    engine.supply(&receipt);
+                    if keep {
+                        texts_read.push(receipt);
+                    }
+                },
                 &mut count,
             )?;
+            self.texts_read.sort_unstable_by_key(|r| r.id);
         } else {
             // Counted as they are handed over (the helpers' shares last).
             let mut done = 0u64;
@@ -515,17 +534,28 @@ impl Reader {
                 .filter(|&id| !known(id) || self.stale.contains(&id))
                 .collect()
         };
+        // Those this reading read already need no reading again.
+        let mut texts_read = std::mem::take(&mut self.texts_read).into_iter().peekable();
+        let (mut known, mut unread) = (Vec::new(), Vec::new());
+        for &id in &missing {
+            while texts_read.next_if(|r| r.id < id).is_some() {}
+            match texts_read.next_if(|r| r.id == id) {
+                Some(r) => known.push(r),
+                None => unread.push(id),
+            }
+        }
         progress(Progress {
             stage: "reading the items' receipts",
             done: 0,
-            total: Some(missing.len() as u64),
+            total: Some(unread.len() as u64),
         });
         let inspector = engine.inspector().clone();
-        let asked = missing.len() as u64;
+        let asked = unread.len() as u64;
         // Those kept are shared with the reading before; those read are
         // added, made compact as they come.
         self.shown = self.shown.next_reading(&shown, &missing, |each| {
-            reread_ids_counted(db, &inspector, &missing, each, &mut |done| {
+            known.into_iter().for_each(&mut *each);
+            reread_ids_counted(db, &inspector, &unread, each, &mut |done| {
                 progress(Progress {
                     stage: "reading the items' receipts",
                     done,

@@ -93,7 +93,7 @@ impl Receipts {
         for r in read {
             part.push(r);
         }
-        self.next_with(shown, asked, part)
+        self.next_with(shown, asked, part.sorted())
     }
 
     /// [`Receipts::next`], with the receipts read handed over one by one (by
@@ -117,17 +117,23 @@ impl Receipts {
             .copied()
             .filter(|id| part.ids.binary_search(id).is_err())
             .collect();
+        part.gone.sort_unstable();
         // Shown now: read now, or shown before and not gone (all ascending,
         // so one walk through the ids shown before).
-        let mut shown_before = super::shown::ascending_lookup(&self.shown);
-        let kept: Vec<ReceiptId> = shown
-            .iter()
-            .copied()
-            .filter(|id| {
-                part.ids.binary_search(id).is_ok()
-                    || (shown_before(*id) && part.gone.binary_search(id).is_err())
-            })
-            .collect();
+        let kept: Vec<ReceiptId> = {
+            let mut shown_before = super::shown::ascending_lookup(&self.shown);
+            let mut read_now = super::shown::ascending_lookup(&part.ids);
+            let mut gone = super::shown::ascending_lookup(&part.gone);
+            shown
+                .iter()
+                .copied()
+                .filter(|&id| {
+                    // Each lookup is asked of every id, in order.
+                    let (now, before, gone) = (read_now(id), shown_before(id), gone(id));
+                    now || (before && !gone)
+                })
+                .collect()
+        };
         let mut parts = self.parts.clone();
         parts.push(Arc::new(part));
         let held: usize = parts.iter().map(|p| p.ids.len()).sum();
