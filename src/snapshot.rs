@@ -11,7 +11,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 mod receipts;
-mod shown;
+pub(crate) mod shown;
 pub use receipts::{Receipts, View};
 
 use crate::review::{self, Kind, LogEntry, Status};

@@ -48,6 +48,30 @@ fn opens_on_duplicates_with_the_first_pending_group_selected() {
 }
 
 #[test]
+fn counts_after_a_reading_are_the_counts_made_anew() {
+    use receipt_review::tui::app::rows::Counts;
+    let fx = fixture();
+    let first = fx.snapshot.clone();
+    let before = Counts::of(&first);
+    // A group gone, one changed into another class, one new, the others
+    // shared with the first reading.
+    let mut second = first.clone();
+    let t = std::sync::Arc::make_mut(&mut second.triage);
+    t.duplicates.remove(1);
+    let changed = std::sync::Arc::make_mut(&mut t.duplicates[2]);
+    changed.class = GapClass::Simultaneous;
+    let mut extra = (*t.duplicates[0]).clone();
+    extra.class = GapClass::Minutes;
+    t.duplicates.push(std::sync::Arc::new(extra));
+    let after = Counts::after(&second, Some((&first, &before)));
+    assert_eq!(after, Counts::of(&second));
+    assert_ne!(after.by_class, before.by_class);
+    // The same reading again, and none before.
+    assert_eq!(Counts::after(&first, Some((&first, &before))), before);
+    assert_eq!(Counts::after(&first, None), before);
+}
+
+#[test]
 fn the_selection_asks_for_its_payloads_once() {
     let fx = fixture();
     let mut app = App::new(false);

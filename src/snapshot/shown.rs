@@ -56,18 +56,7 @@ fn changed_groups(
     before: &[Arc<DuplicateGroup>],
     after: &[Arc<DuplicateGroup>],
 ) -> (Vec<ReceiptId>, Vec<ReceiptId>) {
-    // Groups kept stay in order and most changes are late ones: the groups
-    // the two share at the start and at the end are passed over unhashed.
-    let same = |(a, b): (&Arc<DuplicateGroup>, &Arc<DuplicateGroup>)| Arc::ptr_eq(a, b);
-    let head = before.iter().zip(after).take_while(|&p| same(p)).count();
-    let (before, after) = (&before[head..], &after[head..]);
-    let tail = before
-        .iter()
-        .rev()
-        .zip(after.iter().rev())
-        .take_while(|&p| same(p))
-        .count();
-    let (before, after) = (&before[..before.len() - tail], &after[..after.len() - tail]);
+    let (before, after) = unshared_middles(before, after);
     let key = |g: &Arc<DuplicateGroup>| Arc::as_ptr(g) as usize;
     let mut count: HashMap<usize, i32, BuildHasherDefault<PtrHash>> = HashMap::default();
     count.reserve(before.len());
@@ -91,6 +80,25 @@ fn changed_groups(
         })
     });
     (members(gone), members(fresh.into_iter()))
+}
+
+/// The two lists without the items (pointers) they share at the start and
+/// at the end: items kept between readings stay in order, and most changes
+/// are late ones, so what is left is short and the rest is not looked into.
+pub fn unshared_middles<'a, T>(
+    before: &'a [Arc<T>],
+    after: &'a [Arc<T>],
+) -> (&'a [Arc<T>], &'a [Arc<T>]) {
+    let same = |(a, b): (&Arc<T>, &Arc<T>)| Arc::ptr_eq(a, b);
+    let head = before.iter().zip(after).take_while(|&p| same(p)).count();
+    let (before, after) = (&before[head..], &after[head..]);
+    let tail = before
+        .iter()
+        .rev()
+        .zip(after.iter().rev())
+        .take_while(|&p| same(p))
+        .count();
+    (&before[..before.len() - tail], &after[..after.len() - tail])
 }
 
 /// Hashes a pointer by one multiplication (pointers are already spread out).

@@ -66,7 +66,7 @@ impl Reading {
         // Side by side: the counts walk every group, as the index does.
         let (search, counts) = rayon::join(
             || SearchIndex::build(&snapshot, previous.map(|p| &*p.search)),
-            || Counts::of(&snapshot),
+            || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
         );
         Reading {
             counts,

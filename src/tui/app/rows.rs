@@ -8,6 +8,7 @@ use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, 
 use super::msg::PayloadRef;
 use super::search::SearchIndex;
 use super::state::{ClassFilter, Tab};
+use crate::snapshot::shown::unshared_middles;
 
 /// The receipts a conflict decision covers: the original, and any legacy
 /// duplicate receipts that hold an attempt.
@@ -209,6 +210,12 @@ pub struct Counts {
 
 impl Counts {
     pub fn of(snap: &Snapshot) -> Self {
+        Self::after(snap, None)
+    }
+
+    /// [`Counts::of`], given the counts of an earlier reading: only the
+    /// groups that are not the earlier reading's are looked into.
+    pub fn after(snap: &Snapshot, previous: Option<(&Snapshot, &Counts)>) -> Self {
         use std::fmt::Write;
         let t = &snap.triage;
         let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
@@ -229,11 +236,22 @@ impl Counts {
             let _ = write!(item, "{prefix}:{id}");
             snap.reviews.get(&item)
         };
-        for g in &t.duplicates {
-            counts.by_class[class_index(g.class)] += 1;
-            if g.is_exact() {
-                counts.exact += 1;
+        // Totals are sums over groups: those gone are taken off the earlier
+        // totals and those new added (a reading has many groups, few new).
+        let (gone, new) = match previous {
+            Some((before, c)) => {
+                (counts.by_class, counts.exact) = (c.by_class, c.exact);
+                unshared_middles(&before.triage.duplicates, &t.duplicates)
             }
+            None => (&[][..], &t.duplicates[..]),
+        };
+        for g in gone {
+            counts.by_class[class_index(g.class)] -= 1;
+            counts.exact -= usize::from(g.is_exact());
+        }
+        for g in new {
+            counts.by_class[class_index(g.class)] += 1;
+            counts.exact += usize::from(g.is_exact());
         }
         // A reading has many groups and few reviews: the reviews are
         // counted. `reviews` holds only items of this reading, and no two
