@@ -343,15 +343,13 @@ impl Reader {
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
         let engine = self.engine.get_or_insert_with(|| Engine::new(&settings));
-        let conflicts = if incremental {
-            let mut rows = engine.conflict_rows().to_vec();
-            let after = rows.last().map(|c| c.id);
-            rows.extend(storage::load_conflict_rows(db, after, false)?);
-            rows
+        if incremental {
+            let after = engine.conflict_rows().last().map(|c| c.id);
+            let more = storage::load_conflict_rows(db, after, false)?;
+            engine.begin_adding(now_ms, more);
         } else {
-            storage::load_conflict_rows(db, None, false)?
-        };
-        engine.begin(now_ms, conflicts);
+            engine.begin(now_ms, storage::load_conflict_rows(db, None, false)?);
+        }
         let after = if incremental { engine.max_id() } else { None };
         let read_before = engine.store().rows() as u64;
         let mut sum_ids: i128 = 0;

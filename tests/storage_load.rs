@@ -214,6 +214,60 @@ fn a_non_integer_id_is_a_clear_error() {
 }
 
 #[test]
+fn ids_in_a_row_are_read_as_the_rows_each_id_finds() {
+    use receipt_review::storage::stream::{Batch, read_receipts_by_id};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("untyped.db");
+    // No column types: ids keep whatever type they were written with, and
+    // an id may be there twice.
+    let mut rows: Vec<String> = (1..=30)
+        .filter(|i| ![6, 7, 20].contains(i))
+        .map(|i| format!("({i}, '{{\"n\":{i}}}', '2026-01-01 00:00:00')"))
+        .collect();
+    rows.extend(
+        [
+            "(6.0, '{\"n\":\"six\"}', '2026-01-01 00:00:00')",
+            "(5.5, '{}', '2026-01-01 00:00:00')",
+            "('7', '{}', '2026-01-01 00:00:00')",
+            "(12, '{\"n\":\"twelve again\"}', '2026-01-01 00:00:00')",
+        ]
+        .map(String::from),
+    );
+    create(&path)
+        .execute_batch(&format!(
+            "CREATE TABLE receipts (id, payload, created_at);
+             INSERT INTO receipts VALUES {};",
+            rows.join(", ")
+        ))
+        .unwrap();
+    let db = open(&path, Access::ReadOnly).unwrap();
+    let read = |ids: &[i64]| {
+        let mut got: Vec<(i64, String)> = Vec::new();
+        read_receipts_by_id(&db, ids, 4, &mut |b: Batch| {
+            let mut buf = String::new();
+            for i in 0..b.len() {
+                let row = b.row(i, &mut buf);
+                got.push((row.id, format!("{:?}", row.payload)));
+            }
+            Batch::with_capacity(4)
+        })
+        .unwrap();
+        got.sort();
+        got
+    };
+    let ids: Vec<i64> = (1..=25).chain([27, 40]).collect();
+    let one_by_one: Vec<(i64, String)> = ids.iter().flat_map(|&id| read(&[id])).collect();
+    let mut sorted = one_by_one.clone();
+    sorted.sort();
+    assert_eq!(read(&ids), sorted);
+    // 6.0 is found as 6; 5.5, '7', 20 and 40 are not there; 12 is there twice.
+    let found: Vec<i64> = one_by_one.iter().map(|r| r.0).collect();
+    assert!(found.contains(&6) && !found.contains(&7) && !found.contains(&20));
+    assert_eq!(found.iter().filter(|&&id| id == 12).count(), 2);
+    assert_eq!(found.len(), 25 - 2 + 1 + 1);
+}
+
+#[test]
 fn conflicts_and_replays_are_loaded() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "full.db", 3);

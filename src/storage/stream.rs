@@ -372,6 +372,9 @@ pub fn read_receipts_by_id(
     read_ids_on(db.conn(), Origin::of(db), columns, ids, batch_rows, sink)
 }
 
+/// Ids in a row from this many on are read as a range.
+const RANGE_RUN: usize = 8;
+
 /// [`read_receipts_by_id`] on a connection of its own (see [`each_rowid`]).
 pub fn read_ids_on(
     conn: &rusqlite::Connection,
@@ -384,13 +387,42 @@ pub fn read_ids_on(
     let err = |e| db.error("reading receipts", e);
     let plan = Plan::new(columns);
     let sql = format!("{} WHERE \"id\" = ?1", plan.sql);
-    let mut stmt = conn.prepare(&sql).map_err(err)?;
+    let mut one = conn.prepare(&sql).map_err(err)?;
+    let mut range = None;
     let mut filler = Filler::new(batch_rows, batch_rows.min(ids.len().max(1)), sink);
-    for &id in ids {
-        let mut rows = stmt.query([id]).map_err(err)?;
-        while let Some(row) = rows.next().map_err(err)? {
-            filler.push(db, &plan, row)?;
+    let mut rest = ids;
+    while let Some(&first) = rest.first() {
+        // Ids one after the other (the rows an intake just appended) are
+        // read as one range: one walk down the table instead of one each.
+        let run = 1 + rest
+            .windows(2)
+            .take_while(|w| w[0].checked_add(1) == Some(w[1]))
+            .count();
+        let last = rest[run - 1];
+        if run >= RANGE_RUN {
+            if range.is_none() {
+                let sql = format!("{} WHERE \"id\" >= ?1 AND \"id\" <= ?2", plan.sql);
+                range = Some(conn.prepare(&sql).map_err(err)?);
+            }
+            let stmt = range.as_mut().expect("prepared");
+            let mut rows = stmt.query([first, last]).map_err(err)?;
+            while let Some(row) = rows.next().map_err(err)? {
+                // Only the rows `id = ?` finds: a range also holds ids that
+                // are not whole numbers.
+                let id = integer_id(row.get_ref(0).map_err(err)?);
+                if id.is_some_and(|id| (first..=last).contains(&id)) {
+                    filler.push(db, &plan, row)?;
+                }
+            }
+        } else {
+            for &id in &rest[..run] {
+                let mut rows = one.query([id]).map_err(err)?;
+                while let Some(row) = rows.next().map_err(err)? {
+                    filler.push(db, &plan, row)?;
+                }
+            }
         }
+        rest = &rest[run..];
     }
     Ok(filler.finish())
 }

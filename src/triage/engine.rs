@@ -147,6 +147,14 @@ impl Engine {
         self.spans.clear();
     }
 
+    /// [`Engine::begin`] with the `key_conflicts` rows of the last reading
+    /// and `more`, those added since (rows are only ever appended).
+    pub fn begin_adding(&mut self, now_ms: Millis, more: Vec<RawConflict>) {
+        let mut rows = std::mem::take(&mut self.conflict_rows);
+        rows.extend(more);
+        self.begin(now_ms, rows);
+    }
+
     /// Inspects rows (in parallel) and adds them. After the first analysis
     /// they must have ids above every id read (what `WHERE id > max` reads).
     pub fn ingest<S: RowSource + ?Sized>(&mut self, rows: &S) {

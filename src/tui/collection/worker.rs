@@ -200,8 +200,11 @@ impl State {
             total: None,
         });
         let reading = Reading::after(snap, self.last.as_ref());
-        self.retired = self.last.replace(reading.clone());
+        let retired = self.last.replace(reading.clone());
         self.send(Msg::Loaded(reading));
+        // Let go of the reading before the last only once the screen has the
+        // new one: what no later reading shares takes a while to free.
+        self.retired = retired;
     }
 
     /// Reloads by itself when another connection (the intake, a colleague) wrote.
