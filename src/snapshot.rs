@@ -627,15 +627,17 @@ fn assemble(
     let t = &triage;
     // Most items have no log entry: only those whose id one names are
     // written out, into one buffer, and their receipts listed.
-    let named: std::collections::HashSet<ReceiptId> = statuses
+    let mut named: Vec<ReceiptId> = statuses
         .keys()
         .filter_map(|k| review::parse_item(k).ok())
         .map(|(_, id)| id)
         .collect();
+    named.sort_unstable();
+    named.dedup();
     let mut item = String::new();
     let mut review = |prefix: &str, id: ReceiptId, ids: &dyn Fn() -> Vec<ReceiptId>| {
         use std::fmt::Write;
-        if !named.contains(&id) {
+        if named.binary_search(&id).is_err() {
             return;
         }
         item.clear();
@@ -647,14 +649,17 @@ fn assemble(
             );
         }
     };
-    for g in &t.duplicates {
-        review("dup", g.members[0].id, &|| g.receipt_ids());
-    }
-    for c in &t.conflicts {
-        review("conflict", c.receipt_id, &|| vec![c.receipt_id]);
-    }
-    for s in &t.stuck {
-        review("stuck", s.receipt_id, &|| vec![s.receipt_id]);
+    // With no log (or none yet) there is nothing to join: a reading has many items.
+    if !statuses.is_empty() {
+        for g in &t.duplicates {
+            review("dup", g.members[0].id, &|| g.receipt_ids());
+        }
+        for c in &t.conflicts {
+            review("conflict", c.receipt_id, &|| vec![c.receipt_id]);
+        }
+        for s in &t.stuck {
+            review("stuck", s.receipt_id, &|| vec![s.receipt_id]);
+        }
     }
     Ok(Snapshot {
         database: db.path().to_path_buf(),

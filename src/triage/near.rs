@@ -11,7 +11,8 @@ use super::text;
 
 /// Normalised values of the fields an edit check may compare, by (receipt
 /// index, field position): see [`super::Needs`].
-pub type Texts = HashMap<(u32, u16), Box<str>>;
+/// Field texts read again, by (receipt index, field position).
+pub type Texts = HashMap<(u32, u16), Box<str>, std::hash::BuildHasherDefault<super::hash::Numbers>>;
 
 /// What a likeness test needs to read: the facts, and the texts read again.
 #[derive(Clone, Copy)]
@@ -182,7 +183,7 @@ mod tests {
         let settings = Settings::new(0);
         let inspector = Inspector::new(&settings, store.random);
         ingest(&mut store, &inspector, &rows);
-        let mut texts = Texts::new();
+        let mut texts = Texts::default();
         for (i, row) in rows.iter().enumerate() {
             let r = inspector.receipt(row, &mut Scratch::default()).unwrap();
             let needs = crate::triage::Needs {
