@@ -469,37 +469,33 @@ enum Plan {
 }
 
 /// Collects one tab's rows.
-struct Builder<'a> {
-    old: Option<&'a TabIndex>,
-    /// The old index's rows by receipt, made when first needed, of the
-    /// chunks not `kept` whole.
-    lookup: Option<Lookup>,
-    kept: Vec<bool>,
-    chunk: Chunk,
-    /// The texts of the row being built, before de-duplication.
+struct Builder;
+
+/// The texts of one row being made, before de-duplication.
+#[derive(Default)]
+struct RowTexts {
     row: Vec<String>,
 }
 
-impl<'a> Builder<'a> {
+/// A row's text: the old index's, or made anew.
+enum RowText<'a> {
+    Copied(&'a [u8], Signature),
+    Made(Vec<u8>, Signature),
+}
+
+impl Builder {
     /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
     /// its text may be copied from `old`, the one text of its own that the
     /// text depends on; `texts` gives the texts of a row not copied. A chunk
     /// whose rows are those of the same chunk of `old` is shared with it.
     fn run<'s, T: Send + Sync + 'static>(
-        old: Option<&'a TabIndex>,
+        old: Option<&TabIndex>,
         snap: &'s Snapshot,
         rows: usize,
         owner: impl Fn(usize) -> Option<&'s Arc<T>> + Sync,
         key: impl Fn(usize, &mut Vec<ReceiptId>) -> Option<&'s str> + Sync,
-        mut texts: impl FnMut(usize, &mut Builder<'a>),
+        texts: impl Fn(usize, &mut RowTexts) + Sync,
     ) -> TabIndex {
-        let mut b = Builder {
-            old,
-            lookup: None,
-            kept: Vec::new(),
-            chunk: Chunk::default(),
-            row: Vec::new(),
-        };
         let range = |k: usize| k * CHUNK..rows.min((k + 1) * CHUNK);
         // What each chunk's rows are made of, worked out on both cores
         // unless they are the old chunk's items (most of the work when few
@@ -568,7 +564,10 @@ impl<'a> Builder<'a> {
                 }
             })
             .collect();
-        b.kept = kept;
+        let lookup = match old {
+            Some(o) if plans.iter().any(Result::is_err) => lookup(o, &kept),
+            _ => Lookup::new(),
+        };
         let mut chunks = Vec::with_capacity(plans.len());
         for (k, plan) in plans.into_iter().enumerate() {
             let m = match plan {
@@ -579,13 +578,49 @@ impl<'a> Builder<'a> {
                 Err(m) => m,
             };
             let from = k * CHUNK;
-            let (prints, row_ids, ends) = (&m.prints, &m.row_ids, &m.ends);
-            for (n, i) in range(k).enumerate() {
-                let start = if n == 0 { 0 } else { ends[n - 1] as usize };
-                let ids = &row_ids[start..ends[n] as usize];
-                b.push_row(from + n, prints[n], ids, |b| texts(i, b));
+            let row_ids = |n: usize| {
+                let start = if n == 0 { 0 } else { m.ends[n - 1] as usize };
+                &m.row_ids[start..m.ends[n] as usize]
+            };
+            // Rows made on both cores: a refresh makes a few hundred anew,
+            // each from its receipts' texts.
+            let made: Vec<RowText<'_>> = range(k)
+                .into_par_iter()
+                .with_min_len(64)
+                .map_init(RowTexts::default, |t, i| {
+                    let n = i - from;
+                    let copied = m.prints[n]
+                        .and_then(|p| old.and_then(|o| copy(o, &lookup, i, p, row_ids(n))));
+                    match copied {
+                        Some((text, sig)) => RowText::Copied(text, sig),
+                        None => {
+                            texts(i, t);
+                            let text = t.take();
+                            let sig = Signature::of(&text);
+                            RowText::Made(text, sig)
+                        }
+                    }
+                })
+                .collect();
+            let mut chunk = Chunk::default();
+            for (n, row) in made.into_iter().enumerate() {
+                let sig = match row {
+                    RowText::Copied(text, sig) => {
+                        chunk.text.extend_from_slice(text);
+                        sig
+                    }
+                    RowText::Made(text, sig) => {
+                        chunk.text.extend_from_slice(&text);
+                        sig
+                    }
+                };
+                chunk.bytes.push(sig.bytes);
+                chunk.pairs.push(sig.pairs);
+                chunk.ends.push(chunk.text.len());
+                chunk.prints.push(m.prints[n]);
+                chunk.row_ids.extend_from_slice(row_ids(n));
+                chunk.row_ids_end.push(chunk.row_ids.len() as u32);
             }
-            let mut chunk = std::mem::take(&mut b.chunk);
             chunk.ids = chunk
                 .row_ids_end
                 .iter()
@@ -610,69 +645,52 @@ impl<'a> Builder<'a> {
             len: rows,
         }
     }
+}
 
-    /// Adds row `at` to the chunk being built: copied from the old index
-    /// when it has it, else made by `texts`.
-    fn push_row(
-        &mut self,
-        at: usize,
-        print: Option<u64>,
-        ids: &[ReceiptId],
-        texts: impl FnOnce(&mut Builder<'a>),
-    ) {
-        let start = self.chunk.text.len();
-        let sig = match print.and_then(|p| self.copy(at, p, ids)) {
-            Some(sig) => sig,
-            None => {
-                texts(self);
-                self.row.sort_unstable();
-                self.row.dedup();
-                for t in self.row.drain(..) {
-                    self.chunk.text.extend_from_slice(t.as_bytes());
-                    self.chunk.text.push(SEPARATOR);
-                }
-                Signature::of(&self.chunk.text[start..])
-            }
-        };
-        let c = &mut self.chunk;
-        c.bytes.push(sig.bytes);
-        c.pairs.push(sig.pairs);
-        c.ends.push(c.text.len());
-        c.prints.push(print);
-        c.row_ids.extend_from_slice(ids);
-        c.row_ids_end.push(c.row_ids.len() as u32);
-    }
+/// The text and signature of the row of `old` with these receipts and
+/// fingerprint, looked for at the same place first, then by its first
+/// receipt in `lookup`.
+fn copy<'o>(
+    old: &'o TabIndex,
+    lookup: &Lookup,
+    at: usize,
+    print: u64,
+    ids: &[ReceiptId],
+) -> Option<(&'o [u8], Signature)> {
+    let first = *ids.first()?;
+    let matches = |c: &Chunk, r: usize| c.prints[r] == Some(print) && c.row_ids(r) == ids;
+    let here = old
+        .chunks
+        .get(at / CHUNK)
+        .filter(|c| at % CHUNK < c.len() && matches(c, at % CHUNK))
+        .map(|c| (&**c, at % CHUNK));
+    let (c, r) = here.or_else(|| {
+        let from = lookup.partition_point(|e| e.0 < first);
+        lookup[from..]
+            .iter()
+            .take_while(|e| e.0 == first)
+            .map(|e| (&*old.chunks[e.1 as usize], e.2 as usize))
+            .find(|&(c, r)| matches(c, r))
+    })?;
+    let sig = Signature {
+        bytes: c.bytes[r],
+        pairs: c.pairs[r],
+    };
+    Some((&c.text[c.start(r)..c.ends[r]], sig))
+}
 
-    /// Copies the text of the old row with these receipts and fingerprint
-    /// (looked for at the same place first, then by its first receipt); its
-    /// signature, if there is one.
-    fn copy(&mut self, at: usize, print: u64, ids: &[ReceiptId]) -> Option<Signature> {
-        let old = self.old?;
-        let first = *ids.first()?;
-        let matches = |c: &Chunk, r: usize| c.prints[r] == Some(print) && c.row_ids(r) == ids;
-        let here = old
-            .chunks
-            .get(at / CHUNK)
-            .filter(|c| at % CHUNK < c.len() && matches(c, at % CHUNK))
-            .map(|c| (&**c, at % CHUNK));
-        let found = here.or_else(|| {
-            let kept = &self.kept;
-            let lookup = self.lookup.get_or_insert_with(|| lookup(old, kept));
-            let from = lookup.partition_point(|e| e.0 < first);
-            lookup[from..]
-                .iter()
-                .take_while(|e| e.0 == first)
-                .map(|e| (&*old.chunks[e.1 as usize], e.2 as usize))
-                .find(|&(c, r)| matches(c, r))
-        });
-        let (c, r) = found?;
-        self.chunk
-            .text
-            .extend_from_slice(&c.text[c.start(r)..c.ends[r]]);
-        Some(Signature {
-            bytes: c.bytes[r],
-            pairs: c.pairs[r],
-        })
+impl RowTexts {
+    /// The row's texts, de-duplicated, each ended by the separator; the
+    /// row is left empty for the next.
+    fn take(&mut self) -> Vec<u8> {
+        self.row.sort_unstable();
+        self.row.dedup();
+        let mut text = Vec::with_capacity(self.row.iter().map(|t| t.len() + 1).sum());
+        for t in self.row.drain(..) {
+            text.extend_from_slice(t.as_bytes());
+            text.push(SEPARATOR);
+        }
+        text
     }
 
     /// A text compared as the filter compares it: folded like a query,
