@@ -602,7 +602,26 @@ impl Builder {
                     }
                 })
                 .collect();
-            let mut chunk = Chunk::default();
+            // Sized at once: grown by doubling, the per-row sets would take
+            // up to twice their room for as long as the chunk lives.
+            let n = made.len();
+            let mut chunk = Chunk {
+                text: Vec::with_capacity(
+                    made.iter()
+                        .map(|r| match r {
+                            RowText::Copied(t, _) => t.len(),
+                            RowText::Made(t, _) => t.len(),
+                        })
+                        .sum(),
+                ),
+                ends: Vec::with_capacity(n),
+                bytes: Vec::with_capacity(n),
+                pairs: Vec::with_capacity(n),
+                prints: Vec::with_capacity(n),
+                row_ids: Vec::with_capacity(m.row_ids.len()),
+                row_ids_end: Vec::with_capacity(n),
+                ids: Vec::new(),
+            };
             for (n, row) in made.into_iter().enumerate() {
                 let sig = match row {
                     RowText::Copied(text, sig) => {
@@ -621,22 +640,15 @@ impl Builder {
                 chunk.row_ids.extend_from_slice(row_ids(n));
                 chunk.row_ids_end.push(chunk.row_ids.len() as u32);
             }
-            chunk.ids = chunk
-                .row_ids_end
-                .iter()
-                .enumerate()
-                .flat_map(|(row, &end)| {
-                    let start = if row == 0 {
-                        0
-                    } else {
-                        chunk.row_ids_end[row - 1]
-                    };
-                    (start..end).map(move |k| (k, row as u32))
-                })
-                .map(|(k, row)| (chunk.row_ids[k as usize], row))
-                .collect();
+            let mut ids = Vec::with_capacity(chunk.row_ids.len());
+            let mut start = 0;
+            for (row, &end) in chunk.row_ids_end.iter().enumerate() {
+                let named = &chunk.row_ids[start as usize..end as usize];
+                ids.extend(named.iter().map(|&id| (id, row as u32)));
+                start = end;
+            }
+            chunk.ids = ids;
             chunk.ids.sort_unstable();
-            chunk.text.shrink_to_fit();
             chunks.push(Arc::new(chunk));
         }
         TabIndex {
