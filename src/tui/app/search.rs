@@ -32,6 +32,13 @@ const SEPARATOR: u8 = b'\n';
 /// Rows per piece of work when both cores look through a list of rows.
 const CHUNK_ROWS: usize = 8192;
 
+/// When at least one row in this many of a chunk is asked, its whole text
+/// is searched in one pass rather than row by row.
+#[cfg(not(test))]
+const SCAN_WHOLE: usize = 2;
+#[cfg(test)]
+const SCAN_WHOLE: usize = 1;
+
 /// Rows per [`Chunk`]: a chunk whose rows are those of the index before is
 /// shared with it, so a reading that changed a few rows makes a few chunks.
 #[cfg(not(test))]
@@ -305,32 +312,80 @@ impl TabIndex {
         let finder = memmem::Finder::new(needle);
         // A row without every byte and pair of bytes of the query cannot
         // hold it; for one byte or two letters, one that has them does.
-        let holds = |c: &Chunk, r: usize| {
+        let signed = |c: &Chunk, r: usize| {
             let (bytes, pairs) = (&c.bytes[r], &c.pairs[r]);
             want_bytes.iter().all(|&(w, m)| bytes[w] & m == m)
                 && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
-                && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
+        };
+        let holds = |c: &Chunk, r: usize| {
+            signed(c, r) && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
+        };
+        // The rows of chunk `k` that hold the query, among `rows` (rows of
+        // the chunk, ascending) when given.
+        let in_chunk = |k: usize, rows: Option<&[usize]>| -> Vec<usize> {
+            let c = &self.chunks[k];
+            let base = k * CHUNK;
+            let asked = rows.map_or(c.len(), <[usize]>::len);
+            if exact || asked * SCAN_WHOLE < c.len() {
+                return match rows {
+                    Some(rows) => rows
+                        .iter()
+                        .copied()
+                        .filter(|&r| holds(c, r - base))
+                        .collect(),
+                    None => (0..c.len())
+                        .filter(|&r| holds(c, r))
+                        .map(|r| base + r)
+                        .collect(),
+                };
+            }
+            // Most rows are asked: one pass over the chunk's text finds the
+            // rows holding the query (a match never spans two rows: each
+            // ends with a separator the query cannot hold).
+            let mut found = Vec::new();
+            let mut at = 0;
+            while let Some(p) = finder.find(&c.text[at..]) {
+                let r = c.ends.partition_point(|&e| e <= at + p);
+                found.push(base + r);
+                at = c.ends[r];
+            }
+            match rows {
+                Some(rows) => {
+                    let mut keep = found.iter().peekable();
+                    rows.iter()
+                        .copied()
+                        .filter(|&r| {
+                            while keep.next_if(|&&f| f < r).is_some() {}
+                            keep.peek() == Some(&&r)
+                        })
+                        .collect()
+                }
+                None => found,
+            }
         };
         // Both cores share a long list: the screen waits for the answer.
         let mut out: Vec<usize> = match among {
-            Some(rows) => rows
-                .par_chunks(CHUNK_ROWS)
-                .flat_map_iter(|rows| {
-                    rows.iter()
-                        .copied()
-                        .filter(|&r| r < self.len && holds(&self.chunks[r / CHUNK], r % CHUNK))
-                })
-                .collect(),
-            None => self
-                .chunks
-                .par_iter()
-                .enumerate()
+            Some(rows) => {
+                let rows = &rows[..rows.partition_point(|&r| r < self.len)];
+                // The rows asked, chunk by chunk.
+                let mut parts: Vec<(usize, &[usize])> = Vec::new();
+                let mut rest = rows;
+                while let Some(&first) = rest.first() {
+                    let k = first / CHUNK;
+                    let n = rest.partition_point(|&r| r < (k + 1) * CHUNK);
+                    parts.push((k, &rest[..n]));
+                    rest = &rest[n..];
+                }
+                parts
+                    .par_iter()
+                    .with_min_len(CHUNK_ROWS / CHUNK)
+                    .flat_map_iter(|&(k, rows)| in_chunk(k, Some(rows)))
+                    .collect()
+            }
+            None => (0..self.chunks.len())
+                .into_par_iter()
                 .with_min_len(CHUNK_ROWS / CHUNK)
-                .flat_map_iter(|(k, c)| {
-                    (0..c.len())
-                        .filter(move |&r| holds(c, r))
-                        .map(move |r| k * CHUNK + r)
-                })
+                .flat_map_iter(|k| in_chunk(k, None))
                 .collect(),
         };
         if let Some(id) = as_receipt_id(query) {
@@ -820,6 +875,30 @@ mod tests {
                 let among = q2.contains(q.as_str()).then_some(before.as_slice());
                 prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q2, among), &expected);
             }
+        }
+    }
+
+    #[test]
+    fn a_row_holding_the_query_often_is_one_row() {
+        // Rows 0, 2 and 4 hold "abc" several times, in one text and in
+        // several; a chunk's rows are searched whole or row by row.
+        let snap = snapshot(vec![
+            ("abcabc abc".into(), Some("abc".into()), "xabcx".into()),
+            ("ab".into(), None, "bc".into()),
+            ("abc".into(), None, "abcabc".into()),
+            ("xyz".into(), None, "abxc".into()),
+            ("zabcz".into(), Some("ABC abc".into()), "abc".into()),
+            ("q".into(), None, "q".into()),
+        ]);
+        let search = SearchIndex::build(&snap, None);
+        let all: Vec<usize> = (0..6).collect();
+        for among in [None, Some(&all[..]), Some(&[0, 4][..]), Some(&[2][..])] {
+            let found = search.tab(Tab::Damaged).matching("abc", among);
+            let expected: Vec<usize> = [0, 2, 4]
+                .into_iter()
+                .filter(|r| among.is_none_or(|a| a.contains(r)))
+                .collect();
+            assert_eq!(found, expected, "among {among:?}");
         }
     }
 
