@@ -255,11 +255,23 @@ fn ids_in_a_row_are_read_as_the_rows_each_id_finds() {
         got.sort();
         got
     };
-    let ids: Vec<i64> = (1..=25).chain([27, 40]).collect();
+    let one_by_one = |ids: &[i64]| {
+        let mut all: Vec<(i64, String)> = ids.iter().flat_map(|&id| read(&[id])).collect();
+        all.sort();
+        all
+    };
+    // In a row, close together with gaps, asked twice, far apart.
+    let lists: [Vec<i64>; 4] = [
+        (1..=25).chain([27, 40]).collect(),
+        (1..=29).step_by(3).collect(),
+        vec![2, 4, 6, 6, 8, 10, 12, 12, 14, 16, 18, 30],
+        vec![1, 12, 29],
+    ];
+    for ids in &lists {
+        assert_eq!(read(ids), one_by_one(ids), "{ids:?}");
+    }
+    let ids = &lists[0];
     let one_by_one: Vec<(i64, String)> = ids.iter().flat_map(|&id| read(&[id])).collect();
-    let mut sorted = one_by_one.clone();
-    sorted.sort();
-    assert_eq!(read(&ids), sorted);
     // 6.0 is found as 6; 5.5, '7', 20 and 40 are not there; 12 is there twice.
     let found: Vec<i64> = one_by_one.iter().map(|r| r.0).collect();
     assert!(found.contains(&6) && !found.contains(&7) && !found.contains(&20));

@@ -372,8 +372,11 @@ pub fn read_receipts_by_id(
     read_ids_on(db.conn(), Origin::of(db), columns, ids, batch_rows, sink)
 }
 
-/// Ids in a row from this many on are read as a range.
+/// Ids close together, from this many on, are read as a range...
 const RANGE_RUN: usize = 8;
+/// ...where each is at most this far from the one before: a query of its
+/// own costs about as much as passing over this many rows.
+const SPAN_GAP: i64 = 8;
 
 /// [`read_receipts_by_id`] on a connection of its own (see [`each_rowid`]).
 pub fn read_ids_on(
@@ -392,14 +395,18 @@ pub fn read_ids_on(
     let mut filler = Filler::new(batch_rows, batch_rows.min(ids.len().max(1)), sink);
     let mut rest = ids;
     while let Some(&first) = rest.first() {
-        // Ids one after the other (the rows an intake just appended) are
-        // read as one range: one walk down the table instead of one each.
-        let run = 1 + rest
+        // Ids close together (the rows an intake just appended, the copies
+        // of a burst) are read as one range, one walk down the table, the
+        // rows between them passed over: cheaper than a query each.
+        let n = 1 + rest
             .windows(2)
-            .take_while(|w| w[0].checked_add(1) == Some(w[1]))
+            .take_while(|w| {
+                w[1].checked_sub(w[0])
+                    .is_some_and(|d| (0..=SPAN_GAP).contains(&d))
+            })
             .count();
-        let last = rest[run - 1];
-        if run >= RANGE_RUN {
+        let (span, last) = (&rest[..n], rest[n - 1]);
+        if n >= RANGE_RUN {
             if range.is_none() {
                 let sql = format!("{} WHERE \"id\" >= ?1 AND \"id\" <= ?2", plan.sql);
                 range = Some(conn.prepare(&sql).map_err(err)?);
@@ -407,22 +414,27 @@ pub fn read_ids_on(
             let stmt = range.as_mut().expect("prepared");
             let mut rows = stmt.query([first, last]).map_err(err)?;
             while let Some(row) = rows.next().map_err(err)? {
-                // Only the rows `id = ?` finds: a range also holds ids that
-                // are not whole numbers.
-                let id = integer_id(row.get_ref(0).map_err(err)?);
-                if id.is_some_and(|id| (first..=last).contains(&id)) {
+                // Only the rows `id = ?` finds, as often as it is asked: a
+                // range also holds ids not asked, and ids that are not whole
+                // numbers.
+                let Some(id) = integer_id(row.get_ref(0).map_err(err)?) else {
+                    continue;
+                };
+                // (Searched afresh: a table may hand rows over in any order.)
+                let at = span.partition_point(|&x| x < id);
+                for _ in span[at..].iter().take_while(|&&x| x == id) {
                     filler.push(db, &plan, row)?;
                 }
             }
         } else {
-            for &id in &rest[..run] {
+            for &id in span {
                 let mut rows = one.query([id]).map_err(err)?;
                 while let Some(row) = rows.next().map_err(err)? {
                     filler.push(db, &plan, row)?;
                 }
             }
         }
-        rest = &rest[run..];
+        rest = &rest[n..];
     }
     Ok(filler.finish())
 }

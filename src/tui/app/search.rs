@@ -424,9 +424,16 @@ impl Signature {
         for &b in text {
             sig.bytes[usize::from(b >> 6)] |= 1 << (b & 63);
         }
-        for w in text.windows(2) {
-            let pair = class(w[0]) * 32 + class(w[1]);
+        // Classes from a table: this runs over every byte of every row.
+        let mut before = match text.first() {
+            Some(&b) => usize::from(CLASSES[usize::from(b)]),
+            None => return sig,
+        };
+        for &b in &text[1..] {
+            let now = usize::from(CLASSES[usize::from(b)]);
+            let pair = before * 32 + now;
             sig.pairs[pair / 64] |= 1 << (pair % 64);
+            before = now;
         }
         sig
     }
@@ -449,10 +456,21 @@ impl Signature {
     }
 }
 
+/// [`class`] of every byte.
+const CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = class(b as u8) as u8;
+        b += 1;
+    }
+    table
+};
+
 /// A byte's class for [`Signature::pairs`].
-fn class(b: u8) -> usize {
+const fn class(b: u8) -> usize {
     match b {
-        b'a'..=b'z' => usize::from(b - b'a'),
+        b'a'..=b'z' => (b - b'a') as usize,
         b'0'..=b'9' => 26,
         b' ' => 27,
         b'.' | b'@' | b'-' | b'_' | b'/' | b':' => 28,
