@@ -299,7 +299,8 @@ impl TabIndex {
     pub fn matching(&self, query: &str, among: Option<&[usize]>) -> Vec<usize> {
         let needle = query.as_bytes();
         let wanted = Signature::of(needle);
-        let exact = Signature::decides(needle);
+        // Every row holds the empty query: its (empty) signature decides.
+        let exact = needle.is_empty() || Signature::decides(needle);
         // Only the words the query sets are looked at.
         let words = |sets: &[u64]| -> Vec<(usize, u64)> {
             sets.iter()
@@ -910,6 +911,9 @@ mod tests {
         ]);
         let search = SearchIndex::build(&snap, None);
         let all: Vec<usize> = (0..6).collect();
+        let damaged = search.tab(Tab::Damaged);
+        assert_eq!(damaged.matching("", None), all);
+        assert_eq!(damaged.matching("", Some(&[1, 4])), vec![1, 4]);
         for among in [None, Some(&all[..]), Some(&[0, 4][..]), Some(&[2][..])] {
             let found = search.tab(Tab::Damaged).matching("abc", among);
             let expected: Vec<usize> = [0, 2, 4]
