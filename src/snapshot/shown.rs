@@ -137,7 +137,7 @@ fn other_ids(t: &Triage) -> Vec<ReceiptId> {
 
 /// Whether an id is in `sorted` (ascending), for ids asked in ascending
 /// order (some may be skipped): one walk through `sorted`, not a search per id.
-pub fn ascending_lookup(sorted: &[ReceiptId]) -> impl FnMut(ReceiptId) -> bool + '_ {
+pub fn ascending_lookup<T: Ord + Copy>(sorted: &[T]) -> impl FnMut(T) -> bool + '_ {
     let mut at = 0;
     move |id| {
         while sorted.get(at).is_some_and(|&x| x < id) {

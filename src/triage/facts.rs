@@ -313,7 +313,7 @@ impl Store {
     /// The index of the good receipt with this id.
     pub fn index_of(&self, id: ReceiptId) -> Option<u32> {
         let r = &self.receipts;
-        position_of(r.len(), |i| r[i].id, id).map(|i| i as u32)
+        position_of(r, |f| f.id, id).map(|i| i as u32)
     }
 
     /// The damaged row with this id.
@@ -364,7 +364,9 @@ impl Store {
 /// rise by one, so the search starts where an even spread puts it and widens
 /// from there. A binary search over a million facts misses the cache at
 /// nearly every step; this touches a few neighbouring ones.
-fn position_of(n: usize, id_at: impl Fn(usize) -> ReceiptId, id: ReceiptId) -> Option<usize> {
+fn position_of<T>(items: &[T], id_of: impl Fn(&T) -> ReceiptId, id: ReceiptId) -> Option<usize> {
+    let n = items.len();
+    let id_at = |i: usize| id_of(&items[i]);
     let last = id_at(n.checked_sub(1)?);
     let first = id_at(0);
     if id < first || id > last {
@@ -407,16 +409,11 @@ fn position_of(n: usize, id_at: impl Fn(usize) -> ReceiptId, id: ReceiptId) -> O
             step *= 2;
         }
     };
-    let (mut lo, mut hi) = (window.start, window.end);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match id_at(mid).cmp(&id) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
-        }
-    }
-    None
+    let from = window.start;
+    items[window]
+        .binary_search_by_key(&id, id_of)
+        .ok()
+        .map(|k| from + k)
 }
 
 /// True when `items` is in order, given that its first `known` items were
@@ -459,7 +456,7 @@ mod tests {
             asked.extend([i64::MIN, i64::MAX]);
             for id in asked {
                 proptest::prop_assert_eq!(
-                    position_of(ids.len(), |i| ids[i], id),
+                    position_of(&ids, |&x| x, id),
                     ids.binary_search(&id).ok(),
                     "id {}", id
                 );
@@ -471,11 +468,11 @@ mod tests {
     fn positions_at_the_ends_of_the_id_range() {
         let ids = [i64::MIN, -3, 0, 7, i64::MAX];
         for (at, &id) in ids.iter().enumerate() {
-            assert_eq!(position_of(ids.len(), |i| ids[i], id), Some(at));
+            assert_eq!(position_of(&ids, |&x| x, id), Some(at));
         }
-        assert_eq!(position_of(0, |i| ids[i], 0), None);
-        assert_eq!(position_of(1, |_| 5, 5), Some(0));
-        assert_eq!(position_of(1, |_| 5, 6), None);
+        assert_eq!(position_of(&ids[..0], |&x| x, 0), None);
+        assert_eq!(position_of(&[5], |&x| x, 5), Some(0));
+        assert_eq!(position_of(&[5], |&x| x, 6), None);
     }
 
     #[test]

@@ -15,11 +15,13 @@
 //! answered from signatures alone.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use memchr::memmem;
 use rayon::prelude::*;
 
+use crate::snapshot::shown::ascending_lookup;
 use crate::snapshot::{Snapshot, View};
 use crate::triage::model::ReceiptId;
 
@@ -352,14 +354,8 @@ impl TabIndex {
             }
             match rows {
                 Some(rows) => {
-                    let mut keep = found.iter().peekable();
-                    rows.iter()
-                        .copied()
-                        .filter(|&r| {
-                            while keep.next_if(|&&f| f < r).is_some() {}
-                            keep.peek() == Some(&&r)
-                        })
-                        .collect()
+                    let mut held = ascending_lookup(&found);
+                    rows.iter().copied().filter(|&r| held(r)).collect()
                 }
                 None => found,
             }
@@ -551,11 +547,8 @@ struct RowTexts {
     row: Vec<String>,
 }
 
-/// A row's text: the old index's, or made anew.
-enum RowText<'a> {
-    Copied(&'a [u8], Signature),
-    Made(Vec<u8>, Signature),
-}
+/// A row's text (the old index's, or made anew) and its signature.
+type RowText<'a> = (Cow<'a, [u8]>, Signature);
 
 impl Builder {
     /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
@@ -666,12 +659,12 @@ impl Builder {
                     let copied = m.prints[n]
                         .and_then(|p| old.and_then(|o| copy(o, &lookup, i, p, row_ids(n))));
                     match copied {
-                        Some((text, sig)) => RowText::Copied(text, sig),
+                        Some((text, sig)) => (Cow::Borrowed(text), sig),
                         None => {
                             texts(i, t);
                             let text = t.take();
                             let sig = Signature::of(&text);
-                            RowText::Made(text, sig)
+                            (Cow::Owned(text), sig)
                         }
                     }
                 })
@@ -680,14 +673,7 @@ impl Builder {
             // up to twice their room for as long as the chunk lives.
             let n = made.len();
             let mut chunk = Chunk {
-                text: Vec::with_capacity(
-                    made.iter()
-                        .map(|r| match r {
-                            RowText::Copied(t, _) => t.len(),
-                            RowText::Made(t, _) => t.len(),
-                        })
-                        .sum(),
-                ),
+                text: Vec::with_capacity(made.iter().map(|r| r.0.len()).sum()),
                 ends: Vec::with_capacity(n),
                 bytes: Vec::with_capacity(n),
                 pairs: Vec::with_capacity(n),
@@ -696,17 +682,8 @@ impl Builder {
                 row_ids_end: Vec::with_capacity(n),
                 ids: Vec::new(),
             };
-            for (n, row) in made.into_iter().enumerate() {
-                let sig = match row {
-                    RowText::Copied(text, sig) => {
-                        chunk.text.extend_from_slice(text);
-                        sig
-                    }
-                    RowText::Made(text, sig) => {
-                        chunk.text.extend_from_slice(&text);
-                        sig
-                    }
-                };
+            for (n, (text, sig)) in made.into_iter().enumerate() {
+                chunk.text.extend_from_slice(&text);
                 chunk.bytes.push(sig.bytes);
                 chunk.pairs.push(sig.pairs);
                 chunk.ends.push(chunk.text.len());
