@@ -60,7 +60,10 @@ fn main() -> anyhow::Result<()> {
 
     let started = Instant::now();
     worker.send(Request::Load);
-    let (worker_time, ui) = take_readings(&rx, &mut app, 2)?;
+    let (worker_time, ui) = take_readings(&rx, &mut app, 1)?;
+    if std::env::var_os("STAGES").is_some() {
+        println!("  stages: {}", STAGES.with(|s| s.take()));
+    }
     println!(
         "full reading: {:.0} ms (screen update {:.1} ms), rss {} MB",
         worker_time.as_secs_f64() * 1e3,

@@ -11,6 +11,7 @@ use crate::storage::stream::{self, Origin};
 use crate::storage::{Database, StorageError};
 use rusqlite::Connection;
 
+use crate::snapshot::Compact;
 use crate::triage::model::{Receipt, ReceiptId};
 use crate::triage::{Ingest, Inspector, Part, Scratch, Store};
 
@@ -95,7 +96,8 @@ pub fn read_split(
 /// inspected in full, each connection (the main one, then the helpers that
 /// [`read_split`] gave back) a share of them in order; `each` hears every good
 /// one that still matches an index, in index order. What [`reread_each`] does
-/// on the main connection alone.
+/// on the main connection alone. Gives the helpers back, still in their read
+/// transactions, for [`read_compact_split`].
 ///
 /// [`reread_each`]: crate::snapshot::reread_each
 pub fn reread_split(
@@ -105,7 +107,7 @@ pub fn reread_split(
     store: &Store,
     indices: &[u32],
     each: &mut dyn FnMut(u32, Receipt),
-) -> Result<(), StorageError> {
+) -> Result<Vec<Connection>, StorageError> {
     let ids: Vec<ReceiptId> = indices
         .iter()
         .map(|&i| store.receipts[i as usize].id)
@@ -133,24 +135,88 @@ pub fn reread_split(
         // The helpers' receipts wait for the main share to be handed over.
         let threads: Vec<_> = helpers
             .into_iter()
-            .zip(shares)
+            .zip(shares.chain(std::iter::repeat(&[][..])))
             .map(|(conn, ids)| {
                 scope.spawn(move || {
                     let mut found = Vec::new();
-                    work(&conn, ids, &mut |index, r| found.push((index, r))).map(|_| found)
+                    let read = work(&conn, ids, &mut |index, r| found.push((index, r)));
+                    (read.map(|_| found), conn)
                 })
             })
             .collect();
-        work(db.conn(), first, each)?;
+        let read = work(db.conn(), first, each);
+        let mut kept = Vec::with_capacity(threads.len());
+        let mut failed = read.err();
         for t in threads {
-            let found = t
+            let (found, conn) = t
                 .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            for (index, r) in found {
-                each(index, r);
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            kept.push(conn);
+            match found {
+                Ok(found) if failed.is_none() => {
+                    for (index, r) in found {
+                        each(index, r);
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => failed = failed.or(Some(e)),
             }
         }
-        Ok(())
+        failed.map_or(Ok(kept), Err)
+    })
+}
+
+/// The good receipts with these ids (ascending), read and made compact, each
+/// connection (the main one, then the helpers) a share of them in order, every
+/// row inspected on the thread that read it; `progress` hears how many rows
+/// were read so far.
+pub fn read_compact_split(
+    db: &Database,
+    helpers: Vec<Connection>,
+    inspector: &Inspector,
+    ids: &[ReceiptId],
+    progress: &mut dyn FnMut(u64),
+) -> Result<Compact, StorageError> {
+    let share = ids.len().div_ceil(helpers.len() + 1).max(1);
+    let mut shares = ids.chunks(share);
+    let origin = Origin::of(db);
+    let columns = &db.source().columns;
+    let done = AtomicU64::new(0);
+    let work = |conn: &Connection, ids: &[ReceiptId], each: &mut dyn FnMut(u64)| {
+        let mut compact = Compact::default();
+        let (mut scratch, mut buf) = (Scratch::keeping_normals(), String::new());
+        let read = stream::read_ids_on(conn, origin, columns, ids, BATCH_ROWS, &mut |b| {
+            for i in 0..b.len() {
+                if let Ok(r) = inspector.receipt_ref(&b.row(i, &mut buf), &mut scratch) {
+                    compact.push(&r);
+                }
+            }
+            each(done.fetch_add(b.len() as u64, Ordering::Relaxed) + b.len() as u64);
+            b
+        });
+        read.map(|_| compact)
+    };
+    let first = shares.next().unwrap_or_default();
+    std::thread::scope(|scope| {
+        let work = &work;
+        let threads: Vec<_> = helpers
+            .into_iter()
+            .zip(shares)
+            .map(|(conn, ids)| scope.spawn(move || work(&conn, ids, &mut |_| {})))
+            .collect();
+        let mut all = work(db.conn(), first, progress);
+        for t in threads {
+            let later = t
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            all = all.and_then(|mut all| {
+                all.append(later?);
+                Ok(all)
+            });
+        }
+        // The helpers' last rows, read after the main share was done.
+        progress(done.load(Ordering::Relaxed));
+        all
     })
 }
 
@@ -293,6 +359,48 @@ mod tests {
         )
         .unwrap();
         assert_eq!(alone, one);
+    }
+
+    #[test]
+    fn a_compact_split_reading_gives_the_receipts_of_one_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(database(&dir), Access::ReadOnly).unwrap();
+        let store = read(&db, false, None);
+        let inspector = Inspector::new(&Settings::new(NOW), store.random);
+        let indices: Vec<u32> = (0..store.receipts.len() as u32).step_by(3).collect();
+        // Besides good receipts: a damaged row and an id no row has.
+        let mut ids: Vec<ReceiptId> = indices
+            .iter()
+            .map(|&i| store.receipts[i as usize].id)
+            .chain([40_000, 45_000])
+            .collect();
+        ids.sort_unstable();
+        let helpers = Helpers::open(&db, 1).expect("helpers");
+        let tx = db.conn().unchecked_transaction().unwrap();
+        let one: Vec<Receipt> = crate::snapshot::reread(&db, &inspector, &store, &indices)
+            .unwrap()
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        assert!(one.len() > 900);
+        let compact = |helpers: Vec<Connection>| {
+            let (mut seen, mut told) = (0, 0);
+            let read = read_compact_split(&db, helpers, &inspector, &ids, &mut |n| {
+                assert!(n >= seen, "progress never goes back");
+                seen = n;
+                told += 1;
+            })
+            .unwrap();
+            assert_eq!(seen, ids.len() as u64 - 1, "every row read is told");
+            assert!(told > 1);
+            crate::snapshot::Receipts::default()
+                .next_compact(&ids, &ids, read)
+                .to_vec()
+        };
+        let (conns, _, _) = helpers.split(&db).expect("split");
+        assert_eq!(compact(conns), one);
+        assert_eq!(compact(Vec::new()), one);
+        tx.commit().unwrap();
     }
 
     #[test]

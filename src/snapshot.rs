@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 mod receipts;
 pub(crate) mod shown;
-pub use receipts::{Receipts, View};
+pub use receipts::{Compact, Receipts, View};
 
 use crate::review::{self, Kind, LogEntry, Status};
 use crate::storage::stream::{self, Batch};
@@ -305,7 +305,8 @@ impl Reader {
     }
 
     /// Reads and analyses the database as of `now_ms`; the snapshot's
-    /// receipts are left to [`Reader::fill_receipts`].
+    /// receipts are left to [`Reader::fill_receipts`] (which a full reading
+    /// leaves nothing to read: it reads them in its own transaction).
     pub fn read(
         &mut self,
         db: &Database,
@@ -428,7 +429,7 @@ impl Reader {
         };
         count(0);
         self.texts_read.clear();
-        if helpers.is_empty() {
+        let helpers = if helpers.is_empty() {
             let ids: Vec<ReceiptId> = wanted
                 .iter()
                 .map(|&i| engine.store().receipts[i as usize].id)
@@ -448,10 +449,11 @@ impl Reader {
                 &mut count,
             )?;
             self.texts_read.sort_unstable_by_key(|r| r.id);
+            Vec::new()
         } else {
             // Counted as they are handed over (the helpers' shares last).
             let mut done = 0u64;
-            engine.supply_with(|store, supply| {
+            let helpers = engine.supply_with(|store, supply| {
                 crate::reading::reread_split(
                     db,
                     helpers,
@@ -468,7 +470,8 @@ impl Reader {
                 )
             })?;
             count(done);
-        }
+            helpers
+        };
         engine.analyze_with(&mut |stage, done, total| {
             progress(Progress {
                 stage: match stage {
@@ -485,6 +488,11 @@ impl Reader {
         });
         let triage = Arc::clone(engine.triage());
         let receipt_count = engine.store().receipts.len();
+        if !incremental {
+            // The receipts shown passed inspection in this same state of the
+            // database: read them now, on every connection.
+            self.read_shown(db, helpers, &inspector, &triage, progress)?;
+        }
         if let Some(tx) = tx {
             tx.commit().map_err(|e| db.error("ending a read", e))?;
         }
@@ -508,6 +516,43 @@ impl Reader {
         snap.replays = replays;
         snap.replay_total = replay_total;
         Ok(snap)
+    }
+
+    /// Reads the receipts `triage`'s items show, in full, into `self.shown`
+    /// (those not found are left out), on the main connection and `helpers`.
+    fn read_shown(
+        &mut self,
+        db: &Database,
+        helpers: Vec<rusqlite::Connection>,
+        inspector: &Inspector,
+        triage: &Arc<Triage>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), StorageError> {
+        let shown = self.shown_ids.update(triage);
+        let asked = shown.len() as u64;
+        let mut count = |done| {
+            progress(Progress {
+                stage: "reading the items' receipts",
+                done,
+                total: Some(asked),
+            })
+        };
+        count(0);
+        let read = if helpers.is_empty() {
+            let mut compact = Compact::default();
+            reread_ids_counted(
+                db,
+                inspector,
+                &shown,
+                &mut |r| compact.push_receipt(&r),
+                &mut count,
+            )?;
+            compact
+        } else {
+            crate::reading::read_compact_split(db, helpers, inspector, &shown, &mut count)?
+        };
+        self.shown = Receipts::default().next_compact(&shown, &shown, read);
+        Ok(())
     }
 
     /// Puts in `snap` the receipts its items show: those shown last time are

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::triage::ReceiptRef;
 use crate::triage::model::{Millis, Receipt, ReceiptId, ReceiptState, VisitorFields};
 
 /// Parts kept before they are merged into one (lookups try each).
@@ -110,6 +111,16 @@ impl Receipts {
         Ok(self.next_with(shown, asked, part.sorted()))
     }
 
+    /// [`Receipts::next`], with the receipts read already made compact.
+    pub fn next_compact(
+        &self,
+        shown: &[ReceiptId],
+        asked: &[ReceiptId],
+        read: Compact,
+    ) -> Receipts {
+        self.next_with(shown, asked, read.0.sorted())
+    }
+
     fn next_with(&self, shown: &[ReceiptId], asked: &[ReceiptId], mut part: Part) -> Receipts {
         // Asked for and not found: gone since (e.g. deleted).
         part.gone = asked
@@ -135,7 +146,10 @@ impl Receipts {
                 .collect()
         };
         let mut parts = self.parts.clone();
-        parts.push(Arc::new(part));
+        // Nothing read and nothing gone: the parts as they were.
+        if !(part.ids.is_empty() && part.gone.is_empty()) {
+            parts.push(Arc::new(part));
+        }
         let held: usize = parts.iter().map(|p| p.ids.len()).sum();
         let mut out = Receipts {
             shown: Arc::new(kept),
@@ -213,6 +227,47 @@ impl From<Vec<Receipt>> for Receipts {
 impl PartialEq for Receipts {
     fn eq(&self, other: &Self) -> bool {
         self.to_vec() == other.to_vec()
+    }
+}
+
+/// Receipts made compact as they are read, for [`Receipts::next_compact`].
+#[derive(Debug, Default)]
+pub struct Compact(Part);
+
+impl Compact {
+    pub fn push(&mut self, r: &ReceiptRef<'_>) {
+        let [start, first, count] = self.0.add_fields(r.fields());
+        let kept = Kept {
+            created_ms: r.created_ms,
+            updated_ms: r.updated_ms,
+            digest: Digest::Hex(r.digest),
+            request_key: r.request_key.map(|k| self.0.add(k)),
+            scope: self.0.names.intern(r.scope),
+            start,
+            first,
+            count,
+            state: r.state,
+            honeypot_filled: r.honeypot_filled,
+        };
+        self.0.ids.push(r.id);
+        self.0.kept.push(kept);
+    }
+
+    pub fn push_receipt(&mut self, r: &Receipt) {
+        self.0.push(r);
+    }
+
+    /// Adds the receipts of `later` after these (moved, not made again).
+    pub fn append(&mut self, later: Compact) {
+        self.0.append(later.0);
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.ids.is_empty()
     }
 }
 
@@ -491,6 +546,41 @@ impl Part {
         self.kept.push(kept);
     }
 
+    /// Adds the receipts of `later` after these: its texts and pairs moved
+    /// over, its offsets and names shifted to this part's.
+    fn append(&mut self, later: Part) {
+        let at = self.text.len() as u32;
+        let pairs_at = self.pairs.len() as u32;
+        let names: Vec<u32> = later
+            .names
+            .list
+            .iter()
+            .map(|n| self.names.intern(n))
+            .collect();
+        let shift = |t: Text| Text(t.0 + at, t.1 + at);
+        self.text.push_str(&later.text);
+        self.pairs.extend(
+            later
+                .pairs
+                .iter()
+                .map(|&(name, end)| (names[name as usize], end + at)),
+        );
+        self.kept.extend(later.kept.into_iter().map(|k| Kept {
+            digest: match k.digest {
+                Digest::Hex(bytes) => Digest::Hex(bytes),
+                Digest::Text(t) => Digest::Text(shift(t)),
+            },
+            request_key: k.request_key.map(shift),
+            scope: names[k.scope as usize],
+            start: k.start + at,
+            first: k.first + pairs_at,
+            ..k
+        }));
+        self.ids.extend(later.ids);
+        self.gone.extend(later.gone);
+        self.gone.sort_unstable();
+    }
+
     fn bytes(&self) -> usize {
         self.ids.capacity() * 8
             + self.kept.capacity() * std::mem::size_of::<Kept>()
@@ -614,6 +704,25 @@ mod tests {
     }
 
     #[test]
+    fn a_reading_with_nothing_read_or_gone_adds_no_part() {
+        let first = Receipts::from(vec![
+            receipt(1, ReceiptState::Completed, "a"),
+            receipt(2, ReceiptState::Completed, "b"),
+        ]);
+        let same = first.next(&[2], &[], &[]);
+        assert_eq!(same.parts.len(), 1);
+        assert!(Arc::ptr_eq(&same.parts[0], &first.parts[0]));
+        assert_eq!(
+            same.to_vec(),
+            vec![receipt(2, ReceiptState::Completed, "b")]
+        );
+        // Asked for and not found: kept as gone.
+        let gone = first.next(&[1, 2], &[1], &[]);
+        assert_eq!(gone.parts.len(), 2);
+        assert_eq!(gone.ids(), [2]);
+    }
+
+    #[test]
     fn digests_come_back_as_given() {
         let hex = "0123456789abcdef".repeat(4);
         assert_eq!(from_hex(&hex).map(|b| to_hex(&b)), Some(hex.clone()));
@@ -696,6 +805,17 @@ mod tests {
             let mut expected = put.clone();
             expected.sort_by_key(|r| r.id);
             expected.dedup_by_key(|r| r.id);
+            // Read in two shares, each made compact on its own, then joined.
+            let ids: Vec<ReceiptId> = expected.iter().map(|r| r.id).collect();
+            let mut shares = [Compact::default(), Compact::default()];
+            for (k, r) in expected.iter().enumerate() {
+                shares[usize::from(2 * k >= expected.len())].push_receipt(r);
+            }
+            let [mut joined, later_share] = shares;
+            joined.append(later_share);
+            let from_shares = Receipts::default().next_compact(&ids, &ids, joined);
+            proptest::prop_assert_eq!(from_shares.to_vec(), expected.clone());
+            proptest::prop_assert!(from_shares.parts.len() <= 1);
             let r = Receipts::from(put);
             proptest::prop_assert_eq!(r.to_vec(), expected.clone());
             proptest::prop_assert_eq!(r.compacted().to_vec(), expected.clone());

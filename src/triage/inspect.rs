@@ -19,7 +19,8 @@ use super::facts::{
 };
 use super::hash;
 use super::model::{
-    DamageReason, Damaged, Millis, RawReceipt, Receipt, ReceiptState, Row, Settings, VisitorFields,
+    DamageReason, Damaged, Millis, RawReceipt, Receipt, ReceiptId, ReceiptState, Row, Settings,
+    VisitorFields,
 };
 use super::normals::{self, Normal, Normals};
 use super::scan;
@@ -158,6 +159,49 @@ struct Checked {
     honeypot: bool,
 }
 
+/// A good receipt, borrowed from its row and the [`Scratch`] that checked it
+/// (see [`Inspector::receipt_ref`]).
+pub struct ReceiptRef<'a> {
+    pub id: ReceiptId,
+    pub scope: &'a str,
+    pub request_key: Option<&'a str>,
+    /// SHA-256 of the canonical payload (equal to the stored digest).
+    pub digest: [u8; 32],
+    pub state: ReceiptState,
+    pub created_ms: Millis,
+    pub updated_ms: Option<Millis>,
+    pub honeypot_filled: bool,
+    scratch: &'a Scratch,
+}
+
+impl<'a> ReceiptRef<'a> {
+    /// The visitor fields, (key, value), in the order of [`VisitorFields`].
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a str)> + 'a {
+        let s = self.scratch;
+        s.fields
+            .iter()
+            .map(move |f| (&*s.local_keys[f.key as usize].name, &s.text[f.text.clone()]))
+    }
+
+    pub fn to_receipt(&self) -> Receipt {
+        Receipt {
+            id: self.id,
+            scope: self.scope.to_string(),
+            request_key: self.request_key.map(str::to_string),
+            digest: hex::encode(self.digest),
+            state: self.state,
+            created_ms: self.created_ms,
+            updated_ms: self.updated_ms,
+            visitor: VisitorFields(
+                self.fields()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+            honeypot_filled: self.honeypot_filled,
+        }
+    }
+}
+
 /// A value of the payload, wherever it was read from.
 enum Val<'a> {
     Str(&'a str),
@@ -179,29 +223,33 @@ impl Inspector {
 
     /// The whole receipt (for detail views and the compatibility API).
     pub fn receipt(&self, row: &Row<'_>, s: &mut Scratch) -> Result<Receipt, Damaged> {
+        self.receipt_ref(row, s).map(|r| r.to_receipt())
+    }
+
+    /// The receipt as [`Inspector::receipt`] gives it, borrowed from the row
+    /// and the scratch: what a compact copy is made from without a whole
+    /// [`Receipt`] made and dropped on the way.
+    pub fn receipt_ref<'a>(
+        &self,
+        row: &Row<'a>,
+        s: &'a mut Scratch,
+    ) -> Result<ReceiptRef<'a>, Damaged> {
         let c = self.check(row, s, None)?;
-        let mut visitor: Vec<(String, String)> = s
-            .fields
-            .iter()
-            .map(|f| {
-                (
-                    s.local_keys[f.key as usize].name.to_string(),
-                    s.text[f.text.clone()].to_string(),
-                )
-            })
-            .collect();
-        visitor.sort_unstable();
-        visitor.dedup();
-        Ok(Receipt {
+        // The order of `VisitorFields`: by name, then value.
+        let (keys, text) = (&s.local_keys, &s.text);
+        let pair = |f: &Field| (&*keys[f.key as usize].name, &text[f.text.clone()]);
+        // (`check` left each pair once.)
+        s.fields.sort_unstable_by(|a, b| pair(a).cmp(&pair(b)));
+        Ok(ReceiptRef {
             id: row.id,
-            scope: row.scope.to_string(),
-            request_key: row.request_key.map(str::to_string),
-            digest: hex::encode(c.digest),
+            scope: row.scope,
+            request_key: row.request_key,
+            digest: c.digest,
             state: c.state,
             created_ms: c.created_ms,
             updated_ms: c.updated_at,
-            visitor: VisitorFields(visitor),
             honeypot_filled: c.honeypot,
+            scratch: s,
         })
     }
 

@@ -42,7 +42,7 @@ use rayon::prelude::*;
 
 pub use facts::Store;
 pub use inspect::{
-    Ingest, Inspector, Interners, Part, RowSource, Scratch, ingest, ingest_by, inspect,
+    Ingest, Inspector, Interners, Part, ReceiptRef, RowSource, Scratch, ingest, ingest_by, inspect,
     inspect_with,
 };
 use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};

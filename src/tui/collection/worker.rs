@@ -8,7 +8,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::review;
-use crate::snapshot::{self, Reader, Reading::Full, Snapshot};
+use crate::snapshot::{self, Reader, Snapshot};
 use crate::storage::{Access, Database};
 use crate::triage::model::{Millis, Settings};
 use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
@@ -174,10 +174,6 @@ impl State {
         };
         if self.config.read_only && snap.read_only.is_none() {
             snap.read_only = Some("opened with --read-only".into());
-        }
-        if self.reader.last_reading() == Full {
-            // The analysis first; the receipts its items show follow.
-            self.publish(snap.clone());
         }
         match self
             .reader
