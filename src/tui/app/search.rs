@@ -145,7 +145,7 @@ impl SearchIndex {
                     |g_index, b| {
                         let g = &t.duplicates[g_index];
                         b.fold(&g.item());
-                        b.fold(&g.scope);
+                        b.fold_kept(&g.scope);
                         for m in &g.members {
                             b.receipt(receipt(m.id));
                         }
@@ -166,8 +166,8 @@ impl SearchIndex {
                     |i, b| {
                         let c = &t.conflicts[i];
                         b.fold(&c.item());
-                        b.fold(&c.scope);
-                        b.fold(&c.request_key);
+                        b.fold_kept(&c.scope);
+                        b.fold_kept(&c.request_key);
                         b.receipt(receipt(c.receipt_id));
                     },
                 )
@@ -186,9 +186,9 @@ impl SearchIndex {
             |i, b| {
                 let s = &t.stuck[i];
                 b.fold(&s.item());
-                b.fold(&s.scope);
+                b.fold_kept(&s.scope);
                 if let Some(k) = &s.request_key {
-                    b.fold(k);
+                    b.fold_kept(k);
                 }
                 b.receipt(receipt(s.receipt_id));
             },
@@ -541,10 +541,12 @@ enum Plan {
 /// Collects one tab's rows.
 struct Builder;
 
-/// The texts of one row being made, before de-duplication.
+/// The texts of one row being made, before de-duplication: borrowed from
+/// the reading where they need no folding (a group's copies mostly repeat
+/// them, so most are dropped again).
 #[derive(Default)]
-struct RowTexts {
-    row: Vec<String>,
+struct RowTexts<'s> {
+    row: Vec<Cow<'s, str>>,
 }
 
 /// A row's text (the old index's, or made anew) and its signature.
@@ -561,7 +563,7 @@ impl Builder {
         rows: usize,
         owner: impl Fn(usize) -> Option<&'s Arc<T>> + Sync,
         key: impl Fn(usize, &mut Vec<ReceiptId>) -> Option<&'s str> + Sync,
-        texts: impl Fn(usize, &mut RowTexts) + Sync,
+        texts: impl Fn(usize, &mut RowTexts<'s>) + Sync,
     ) -> TabIndex {
         let range = |k: usize| k * CHUNK..rows.min((k + 1) * CHUNK);
         // What each chunk's rows are made of, worked out on both cores
@@ -742,7 +744,7 @@ fn copy<'o>(
     Some((&c.text[c.start(r)..c.ends[r]], sig))
 }
 
-impl RowTexts {
+impl<'s> RowTexts<'s> {
     /// The row's texts, de-duplicated, each ended by the separator; the
     /// row is left empty for the next.
     fn take(&mut self) -> Vec<u8> {
@@ -764,18 +766,27 @@ impl RowTexts {
         } else {
             normalize_query(text)
         };
-        self.row.push(folded);
+        self.row.push(Cow::Owned(folded));
+    }
+
+    /// [`RowTexts::fold`] of a text of the reading: borrowed when folding
+    /// leaves it as it is (an ASCII text without capitals).
+    fn fold_kept(&mut self, text: &'s str) {
+        if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.row.push(Cow::Borrowed(text));
+        } else {
+            self.fold(text);
+        }
     }
 
     /// A receipt's request key (folded) and visitor values (already folded).
-    fn receipt(&mut self, r: Option<View<'_>>) {
+    fn receipt(&mut self, r: Option<View<'s>>) {
         let Some(r) = r else { return };
         if let Some(k) = r.request_key() {
-            self.fold(k);
+            self.fold_kept(k);
         }
-        for (_, value) in r.fields() {
-            self.row.push(value.to_string());
-        }
+        self.row
+            .extend(r.fields().map(|(_, value)| Cow::Borrowed(value)));
     }
 }
 
@@ -838,14 +849,20 @@ mod tests {
         for (i, (item, note, detail)) in rows.into_iter().enumerate() {
             let id = i as i64 + 1;
             snap.log
-                .push(log_line(id, item, note, vec![id * 10, id * 10 + 1]));
-            std::sync::Arc::make_mut(&mut snap.triage)
-                .damaged
-                .push(Damaged {
-                    receipt_id: id * 10,
-                    reason: DamageReason::Payload,
-                    detail,
-                });
+                .push(log_line(id, item, note.clone(), vec![id * 10, id * 10 + 1]));
+            let t = std::sync::Arc::make_mut(&mut snap.triage);
+            // The same texts as a stuck receipt's scope and key.
+            t.stuck.push(crate::triage::model::Stuck {
+                receipt_id: id * 10 + 1,
+                scope: detail.clone(),
+                request_key: note.clone(),
+                age_ms: 0,
+            });
+            t.damaged.push(Damaged {
+                receipt_id: id * 10,
+                reason: DamageReason::Payload,
+                detail,
+            });
         }
         snap
     }
@@ -861,7 +878,7 @@ mod tests {
         ) {
             let snap = snapshot(rows);
             let search = SearchIndex::build(&snap, None);
-            for tab in [Tab::Damaged, Tab::Log] {
+            for tab in [Tab::Stuck, Tab::Damaged, Tab::Log] {
                 let before = compute_by_scan(&snap, tab, ClassFilter::All, &typed);
                 let q = normalize_query(&typed);
                 prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q, None), &before);
