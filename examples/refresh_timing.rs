@@ -60,7 +60,7 @@ fn main() -> anyhow::Result<()> {
 
     let started = Instant::now();
     worker.send(Request::Load);
-    let (worker_time, ui) = take_readings(&rx, &mut app, 1)?;
+    let (worker_time, ui) = take_readings(&rx, &mut app, 2)?;
     if std::env::var_os("STAGES").is_some() {
         println!("  stages: {}", STAGES.with(|s| s.take()));
     }

@@ -265,6 +265,8 @@ pub struct Reader {
     /// them again (the new copies are most of both).
     texts_read: Vec<Receipt>,
     verified: Option<std::time::Instant>,
+    /// A full reading's helper connections, for [`Reader::fill_receipts`].
+    spare: Vec<rusqlite::Connection>,
     pub verify_every: std::time::Duration,
 }
 
@@ -281,6 +283,7 @@ impl Reader {
             touched: Vec::new(),
             texts_read: Vec::new(),
             verified: None,
+            spare: Vec::new(),
             verify_every: std::time::Duration::from_secs(30),
         }
     }
@@ -302,11 +305,11 @@ impl Reader {
         self.shown = Receipts::default();
         self.stale.clear();
         self.texts_read.clear();
+        self.spare.clear();
     }
 
     /// Reads and analyses the database as of `now_ms`; the snapshot's
-    /// receipts are left to [`Reader::fill_receipts`] (which a full reading
-    /// leaves nothing to read: it reads them in its own transaction).
+    /// receipts are left to [`Reader::fill_receipts`].
     pub fn read(
         &mut self,
         db: &Database,
@@ -488,11 +491,9 @@ impl Reader {
         });
         let triage = Arc::clone(engine.triage());
         let receipt_count = engine.store().receipts.len();
-        if !incremental {
-            // The receipts shown passed inspection in this same state of the
-            // database: read them now, on every connection.
-            self.read_shown(db, helpers, &inspector, &triage, progress)?;
-        }
+        // The helpers, still in their read transactions, share the reading
+        // of the items' receipts that follows.
+        self.spare = helpers;
         if let Some(tx) = tx {
             tx.commit().map_err(|e| db.error("ending a read", e))?;
         }
@@ -516,43 +517,6 @@ impl Reader {
         snap.replays = replays;
         snap.replay_total = replay_total;
         Ok(snap)
-    }
-
-    /// Reads the receipts `triage`'s items show, in full, into `self.shown`
-    /// (those not found are left out), on the main connection and `helpers`.
-    fn read_shown(
-        &mut self,
-        db: &Database,
-        helpers: Vec<rusqlite::Connection>,
-        inspector: &Inspector,
-        triage: &Arc<Triage>,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<(), StorageError> {
-        let shown = self.shown_ids.update(triage);
-        let asked = shown.len() as u64;
-        let mut count = |done| {
-            progress(Progress {
-                stage: "reading the items' receipts",
-                done,
-                total: Some(asked),
-            })
-        };
-        count(0);
-        let read = if helpers.is_empty() {
-            let mut compact = Compact::default();
-            reread_ids_counted(
-                db,
-                inspector,
-                &shown,
-                &mut |r| compact.push_receipt(&r),
-                &mut count,
-            )?;
-            compact
-        } else {
-            crate::reading::read_compact_split(db, helpers, inspector, &shown, &mut count)?
-        };
-        self.shown = Receipts::default().next_compact(&shown, &shown, read);
-        Ok(())
     }
 
     /// Puts in `snap` the receipts its items show: those shown last time are
@@ -594,18 +558,27 @@ impl Reader {
         });
         let inspector = engine.inspector().clone();
         let asked = unread.len() as u64;
-        // Those kept are shared with the reading before; those read are
-        // added, made compact as they come.
-        self.shown = self.shown.next_reading(&shown, &missing, |each| {
-            known.into_iter().for_each(&mut *each);
-            reread_ids_counted(db, &inspector, &unread, each, &mut |done| {
-                progress(Progress {
-                    stage: "reading the items' receipts",
-                    done,
-                    total: Some(asked),
-                })
+        let mut count = |done| {
+            progress(Progress {
+                stage: "reading the items' receipts",
+                done,
+                total: Some(asked),
             })
-        })?;
+        };
+        let spare = std::mem::take(&mut self.spare);
+        // Those kept are shared with the reading before; those read are
+        // added, made compact as they come (after a full reading, on every
+        // connection, each row inspected where it was read).
+        self.shown = if known.is_empty() && !spare.is_empty() {
+            let read =
+                crate::reading::read_compact_split(db, spare, &inspector, &unread, &mut count)?;
+            self.shown.next_compact(&shown, &missing, read)
+        } else {
+            self.shown.next_reading(&shown, &missing, |each| {
+                known.into_iter().for_each(&mut *each);
+                reread_ids_counted(db, &inspector, &unread, each, &mut count)
+            })?
+        };
         self.stale.clear();
         snap.receipts = self.shown.clone();
         Ok(())

@@ -330,6 +330,17 @@ fn a_first_reading_split_over_connections_is_the_reading_of_one() {
 
 #[test]
 fn the_items_receipts_follow_the_appends() {
+    items_follow_the_appends(false);
+}
+
+#[test]
+fn the_items_receipts_of_a_split_reading_follow_the_appends() {
+    items_follow_the_appends(true);
+}
+
+/// `spread` as in [`run`]: the first reading's items' receipts are then read
+/// on its helper connections too.
+fn items_follow_the_appends(spread: bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("items.db");
     generate(
@@ -341,10 +352,23 @@ fn the_items_receipts_follow_the_appends() {
         },
     )
     .unwrap();
+    if spread {
+        Connection::open(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                 VALUES (40000, 's', 'x', '[1]', '2026-11-29 09:00:00')",
+                [],
+            )
+            .unwrap();
+    }
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
     reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
+    let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+    assert_eq!(snap.receipts.to_vec(), fresh.receipts.to_vec(), "first");
+    assert!(snap.receipts.len() > 100);
     let mut appender = Appender {
         conn: Connection::open(&path).unwrap(),
         rng: ChaCha8Rng::seed_from_u64(9),

@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::throttle::Throttle;
 use crate::review;
-use crate::snapshot::{self, Reader, Snapshot};
+use crate::snapshot::{self, Reader, Reading::Full, Snapshot};
 use crate::storage::{Access, Database};
 use crate::triage::model::{Millis, Settings};
 use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
@@ -154,12 +155,15 @@ impl State {
 
     fn load(&mut self) {
         let messages = self.messages.clone();
+        let mut throttle = Throttle::default();
         let mut progress = |p: snapshot::Progress| {
-            let _ = messages.send(Msg::Progress {
-                stage: p.stage,
-                done: p.done,
-                total: p.total,
-            });
+            if throttle.due(p.stage, Instant::now()) {
+                let _ = messages.send(Msg::Progress {
+                    stage: p.stage,
+                    done: p.done,
+                    total: p.total,
+                });
+            }
         };
         self.data_version = crate::storage::data_version(self.database.conn()).ok();
         let now = self.settings().now_ms;
@@ -174,6 +178,10 @@ impl State {
         };
         if self.config.read_only && snap.read_only.is_none() {
             snap.read_only = Some("opened with --read-only".into());
+        }
+        if self.reader.last_reading() == Full {
+            // The analysis first; the receipts its items show follow.
+            self.publish(snap.clone());
         }
         match self
             .reader
