@@ -275,6 +275,33 @@ fn the_filter_matches_scope_key_item_and_field_values() {
 }
 
 #[test]
+fn a_filter_being_typed_narrows_the_tab_in_sight_and_the_others_once_submitted() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+    assert_eq!(app.rows(Tab::Conflicts).len(), 1);
+    send(&mut app, &fx, key('/'));
+    for c in "dup:12".chars() {
+        send(&mut app, &fx, key(c));
+    }
+    // Still typing: the list in sight answers each letter.
+    assert_eq!(app.filter, "dup:12");
+    assert_eq!(app.rows(Tab::Duplicates).len(), 1);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    // Submitted: every tab shows what the filter holds.
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert!(app.rows(Tab::Conflicts).is_empty());
+    assert!(app.rows(Tab::Stuck).is_empty());
+    send(&mut app, &fx, key('2'));
+    assert_eq!(app.tab, Tab::Conflicts);
+    assert!(app.rows(Tab::Conflicts).is_empty());
+    send(&mut app, &fx, code(KeyCode::Esc));
+    assert_eq!(app.filter, "");
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+    assert_eq!(app.rows(Tab::Conflicts).len(), 1);
+}
+
+#[test]
 fn the_class_filter_cycles() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
