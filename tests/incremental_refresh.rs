@@ -225,8 +225,20 @@ fn alone(path: &Path, now_ms: i64) -> Snapshot {
     snap
 }
 
-/// `spread`: a damaged row far above the others, so that the rowids span
-/// enough for a full reading to be split over several connections.
+/// A damaged row far above the others: the rowids then span enough for a
+/// full reading to be split over several connections.
+fn spread_rowids(path: &Path) {
+    Connection::open(path)
+        .unwrap()
+        .execute(
+            "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+             VALUES (40000, 's', 'x', '[1]', '2026-11-29 09:00:00')",
+            [],
+        )
+        .unwrap();
+}
+
+/// `spread`: with [`spread_rowids`].
 fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("inc.db");
@@ -240,14 +252,7 @@ fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
     )
     .unwrap();
     if spread {
-        Connection::open(&path)
-            .unwrap()
-            .execute(
-                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
-                 VALUES (40000, 's', 'x', '[1]', '2026-11-29 09:00:00')",
-                [],
-            )
-            .unwrap();
+        spread_rowids(&path);
     }
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
@@ -353,14 +358,7 @@ fn items_follow_the_appends(spread: bool) {
     )
     .unwrap();
     if spread {
-        Connection::open(&path)
-            .unwrap()
-            .execute(
-                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
-                 VALUES (40000, 's', 'x', '[1]', '2026-11-29 09:00:00')",
-                [],
-            )
-            .unwrap();
+        spread_rowids(&path);
     }
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
