@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use crate::snapshot::shown::ascending_lookup;
 use crate::snapshot::{Snapshot, View};
-use crate::triage::model::ReceiptId;
+use crate::triage::model::{MatchKind, ReceiptId};
 
 use super::rows::normalize_query;
 use super::state::Tab;
@@ -146,8 +146,17 @@ impl SearchIndex {
                         let g = &t.duplicates[g_index];
                         b.fold(&g.item());
                         b.fold_kept(&g.scope);
-                        for m in &g.members {
-                            b.receipt(receipt(m.id));
+                        // An exact copy's values are the earliest copy's: of
+                        // a copy a visitor sent many times, one set of texts.
+                        let first = receipt(g.members[0].id);
+                        let held = first.is_some();
+                        b.receipt(first);
+                        for m in &g.members[1..] {
+                            if held && m.match_kind == MatchKind::Exact {
+                                b.request_key(receipt(m.id));
+                            } else {
+                                b.receipt(receipt(m.id));
+                            }
                         }
                     },
                 )
@@ -779,12 +788,17 @@ impl<'s> RowTexts<'s> {
         }
     }
 
+    /// A receipt's request key (folded).
+    fn request_key(&mut self, r: Option<View<'s>>) {
+        if let Some(k) = r.and_then(|r| r.request_key()) {
+            self.fold_kept(k);
+        }
+    }
+
     /// A receipt's request key (folded) and visitor values (already folded).
     fn receipt(&mut self, r: Option<View<'s>>) {
         let Some(r) = r else { return };
-        if let Some(k) = r.request_key() {
-            self.fold_kept(k);
-        }
+        self.request_key(Some(r));
         self.row
             .extend(r.fields().map(|(_, value)| Cow::Borrowed(value)));
     }
@@ -888,6 +902,55 @@ mod tests {
                 let among = q2.contains(q.as_str()).then_some(before.as_slice());
                 prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q2, among), &expected);
             }
+        }
+    }
+
+    #[test]
+    fn an_exact_copy_is_found_by_its_values_when_the_earliest_copy_is_not_held() {
+        use crate::triage::model::{
+            DuplicateGroup, GapClass, Member, Receipt, ReceiptState, VisitorFields,
+        };
+        let receipt = |id: ReceiptId, key: &str, message: &str| Receipt {
+            id,
+            scope: "s".into(),
+            request_key: Some(key.into()),
+            digest: "ab".repeat(32),
+            state: ReceiptState::Completed,
+            created_ms: 0,
+            updated_ms: None,
+            visitor: VisitorFields(vec![("message".into(), message.into())]),
+            honeypot_filled: false,
+        };
+        let exact = |id| Member {
+            id,
+            match_kind: MatchKind::Exact,
+            fields: Vec::new(),
+        };
+        let group = |first, second| DuplicateGroup {
+            scope: "s".into(),
+            class: GapClass::Seconds,
+            members: vec![exact(first), exact(second)],
+            gaps_ms: vec![1000],
+        };
+        let mut snap = Snapshot::default();
+        let t = Arc::make_mut(&mut snap.triage);
+        t.duplicates = vec![Arc::new(group(1, 2)), Arc::new(group(3, 4))];
+        // The earliest copy of the first group is not held (gone since).
+        snap.receipts = vec![
+            receipt(2, "k-2", "hello there"),
+            receipt(3, "k-3", "good morning"),
+            receipt(4, "k-4", "good morning"),
+        ]
+        .into();
+        let search = SearchIndex::build(&snap, None);
+        let find = |q: &str| compute(&snap, &search, Tab::Duplicates, ClassFilter::All, q, None);
+        assert_eq!(find("hello"), [0]);
+        assert_eq!(find("morning"), [1]);
+        // A later exact copy's own request key is found too.
+        assert_eq!(find("k-4"), [1]);
+        for q in ["hello", "morning", "k-4", "k-2"] {
+            let scan = compute_by_scan(&snap, Tab::Duplicates, ClassFilter::All, q);
+            assert_eq!(find(q), scan, "{q}");
         }
     }
 
