@@ -165,7 +165,7 @@ pub struct ReceiptRef<'a> {
     pub id: ReceiptId,
     pub scope: &'a str,
     pub request_key: Option<&'a str>,
-    /// SHA-256 of the canonical payload (equal to the stored digest).
+    /// SHA-256 of the canonical payload (a stored digest was checked against it).
     pub digest: [u8; 32],
     pub state: ReceiptState,
     pub created_ms: Millis,
