@@ -3,7 +3,7 @@
 //! substring scan over one buffer instead of formatting, looking up and
 //! normalising every row again.
 //!
-//! Each row's texts are folded as [`rows::normalize_query`] folds a query
+//! Each row's texts are folded as [`super::rows::normalize_query`] folds a query
 //! (ASCII texts only lower-cased, as the plain comparison did; visitor values
 //! as they are, the engine has folded them), de-duplicated within the row
 //! (a group's copies mostly say the same) and ended by a `\n`. A folded
@@ -13,20 +13,25 @@
 //! bytes and pairs of bytes it holds: most rows that cannot match are passed
 //! over without reading their text, and the first two letters typed are
 //! answered from signatures alone.
+//!
+//! This file holds the index and its search; [`build`] makes it from a
+//! reading (keeping what the last reading's index still has right), and
+//! [`signature`] works out the rows' signatures.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use memchr::memmem;
 use rayon::prelude::*;
 
 use crate::snapshot::shown::ascending_lookup;
-use crate::snapshot::{Snapshot, View};
-use crate::triage::model::{MatchKind, ReceiptId};
+use crate::triage::model::ReceiptId;
 
-use super::rows::normalize_query;
 use super::state::Tab;
+use signature::Signature;
+
+mod build;
+mod signature;
 
 /// Ends each text of a row (a folded query never holds one).
 const SEPARATOR: u8 = b'\n';
@@ -121,127 +126,6 @@ pub struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// Indexes a reading; rows that `previous` indexed the same way are
-    /// copied rather than folded again.
-    pub fn build(snap: &Snapshot, previous: Option<&SearchIndex>) -> Self {
-        let old = |tab: Tab| previous.map(|p| &p.tabs[tab.index()]);
-        let t = &snap.triage;
-        let receipt = |id| snap.receipt_view(id);
-        let members = |ids: &mut Vec<ReceiptId>, g: usize| {
-            ids.extend(t.duplicates[g].members.iter().map(|m| m.id));
-        };
-        // The two long tabs side by side.
-        let (duplicates, conflicts) = rayon::join(
-            || {
-                Builder::run(
-                    old(Tab::Duplicates),
-                    snap,
-                    t.duplicates.len(),
-                    |g| Some(&t.duplicates[g]),
-                    |g, ids| {
-                        members(ids, g);
-                        Some(t.duplicates[g].scope.as_str())
-                    },
-                    |g_index, b| {
-                        let g = &t.duplicates[g_index];
-                        b.fold(&g.item());
-                        b.fold_kept(&g.scope);
-                        // An exact copy's values are the earliest copy's: of
-                        // a copy a visitor sent many times, one set of texts.
-                        let first = receipt(g.members[0].id);
-                        let held = first.is_some();
-                        b.receipt(first);
-                        for m in &g.members[1..] {
-                            if held && m.match_kind == MatchKind::Exact {
-                                b.request_key(receipt(m.id));
-                            } else {
-                                b.receipt(receipt(m.id));
-                            }
-                        }
-                    },
-                )
-            },
-            || {
-                Builder::run(
-                    old(Tab::Conflicts),
-                    snap,
-                    t.conflicts.len(),
-                    |i| Some(&t.conflicts[i]),
-                    |i, ids| {
-                        let c = &t.conflicts[i];
-                        ids.push(c.receipt_id);
-                        Some(c.request_key.as_str())
-                    },
-                    |i, b| {
-                        let c = &t.conflicts[i];
-                        b.fold(&c.item());
-                        b.fold_kept(&c.scope);
-                        b.fold_kept(&c.request_key);
-                        b.receipt(receipt(c.receipt_id));
-                    },
-                )
-            },
-        );
-        // The other tabs are short: made again each time.
-        let stuck = Builder::run(
-            None,
-            snap,
-            t.stuck.len(),
-            unshared,
-            |i, ids| {
-                ids.push(t.stuck[i].receipt_id);
-                None
-            },
-            |i, b| {
-                let s = &t.stuck[i];
-                b.fold(&s.item());
-                b.fold_kept(&s.scope);
-                if let Some(k) = &s.request_key {
-                    b.fold_kept(k);
-                }
-                b.receipt(receipt(s.receipt_id));
-            },
-        );
-        let damaged = Builder::run(
-            None,
-            snap,
-            t.damaged.len(),
-            unshared,
-            |i, ids| {
-                ids.push(t.damaged[i].receipt_id);
-                None
-            },
-            |i, b| {
-                let d = &t.damaged[i];
-                b.fold(&format!("damaged:{}", d.receipt_id));
-                b.fold(d.reason.as_str());
-                b.fold(&d.detail);
-            },
-        );
-        let log = Builder::run(
-            None,
-            snap,
-            snap.log.len(),
-            unshared,
-            |i, ids| {
-                ids.extend_from_slice(&snap.log[i].receipt_ids);
-                None
-            },
-            |i, b| {
-                let l = &snap.log[i];
-                b.fold(&l.item);
-                b.fold(&l.decision);
-                b.fold(&l.operator);
-                if let Some(n) = &l.note {
-                    b.fold(n);
-                }
-            },
-        );
-        SearchIndex {
-            tabs: [duplicates, conflicts, stuck, damaged, log],
-        }
-    }
-
     pub fn tab(&self, tab: Tab) -> &TabIndex {
         &self.tabs[tab.index()]
     }
@@ -415,77 +299,6 @@ impl TabIndex {
     }
 }
 
-/// The bytes a text holds (a 256-bit set) and the pairs of adjacent bytes
-/// it holds, by class (a 32×32-bit set: each letter a class of its own,
-/// other bytes sharing a few).
-#[derive(Clone, Copy, Debug, Default)]
-struct Signature {
-    bytes: [u64; 4],
-    pairs: [u64; 16],
-}
-
-impl Signature {
-    fn of(text: &[u8]) -> Self {
-        let mut sig = Signature::default();
-        for &b in text {
-            sig.bytes[usize::from(b >> 6)] |= 1 << (b & 63);
-        }
-        // Classes from a table: this runs over every byte of every row.
-        let mut before = match text.first() {
-            Some(&b) => usize::from(CLASSES[usize::from(b)]),
-            None => return sig,
-        };
-        for &b in &text[1..] {
-            let now = usize::from(CLASSES[usize::from(b)]);
-            let pair = before * 32 + now;
-            sig.pairs[pair / 64] |= 1 << (pair % 64);
-            before = now;
-        }
-        sig
-    }
-
-    /// True when every byte and pair of `wanted` is here.
-    #[cfg(test)]
-    fn covers(&self, wanted: &Signature) -> bool {
-        let all = |have: &[u64], want: &[u64]| have.iter().zip(want).all(|(h, w)| h & w == *w);
-        all(&self.bytes, &wanted.bytes) && all(&self.pairs, &wanted.pairs)
-    }
-
-    /// True when holding the query's signature means holding the query:
-    /// one byte, or two letters (a pair of letters is its own class).
-    fn decides(query: &[u8]) -> bool {
-        match query {
-            [_] => true,
-            [a, b] => a.is_ascii_lowercase() && b.is_ascii_lowercase(),
-            _ => false,
-        }
-    }
-}
-
-/// [`class`] of every byte.
-const CLASSES: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = class(b as u8) as u8;
-        b += 1;
-    }
-    table
-};
-
-/// A byte's class for [`Signature::pairs`].
-const fn class(b: u8) -> usize {
-    match b {
-        b'a'..=b'z' => (b - b'a') as usize,
-        b'0'..=b'9' => 26,
-        b' ' => 27,
-        b'.' | b'@' | b'-' | b'_' | b'/' | b':' => 28,
-        0x80.. => 29,
-        SEPARATOR => 30,
-        _ => 31,
-    }
-}
-
 /// The id a query names, when it is one as ids are written (digits, no
 /// leading zero): the old comparison was `id.to_string() == query`.
 fn as_receipt_id(query: &str) -> Option<ReceiptId> {
@@ -496,338 +309,14 @@ fn as_receipt_id(query: &str) -> Option<ReceiptId> {
     query.parse().ok()
 }
 
-/// What a row's text is made of besides its receipts' ids (compared in
-/// full): which of them the reading holds (the first reading of a database
-/// comes before its receipts) and one text of its own. A receipt's texts
-/// (scope, key, fields) are written once and never change in place.
-/// Also tells whether the reading holds every one of `ids`.
-fn fingerprint(snap: &Snapshot, ids: &[ReceiptId], own: &str) -> (u64, bool) {
-    // FxHash's step: cheap, and a collision also needs equal ids.
-    let step = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    let mut h = own.len() as u64;
-    for chunk in own.as_bytes().chunks(8) {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        h = step(h, u64::from_le_bytes(word));
-    }
-    let mut all = true;
-    for &id in ids {
-        let held = snap.receipts.contains(id);
-        all &= held;
-        h = step(h, u64::from(held));
-    }
-    (h, all)
-}
-
-/// For tabs made again each time: no row is an item a later reading shares.
-fn unshared<'s>(_: usize) -> Option<&'s Arc<()>> {
-    None
-}
-
-/// Where the rows of an old index are, by their first receipt: (receipt
-/// id, chunk, row in the chunk), sorted.
-type Lookup = Vec<(ReceiptId, u32, u32)>;
-
-/// What the rows of one chunk are made of: their fingerprints, and their
-/// receipts (`row_ids`, each row's ending at `ends`).
-#[derive(Default)]
-struct MadeOf {
-    prints: Vec<Option<u64>>,
-    row_ids: Vec<ReceiptId>,
-    ends: Vec<u32>,
-    /// The reading holds every receipt of these rows.
-    all_held: bool,
-}
-
-/// What becomes of one chunk of a tab.
-enum Plan {
-    /// Its rows are the items of the old chunk: kept with its owners.
-    Keep(Arc<Chunk>, Arc<Owners>),
-    /// Its rows are made of this: the old chunk is kept only if equal.
-    Check(MadeOf),
-}
-
-/// Collects one tab's rows.
-struct Builder;
-
-/// The texts of one row being made, before de-duplication: borrowed from
-/// the reading where they need no folding (a group's copies mostly repeat
-/// them, so most are dropped again).
-#[derive(Default)]
-struct RowTexts<'s> {
-    row: Vec<Cow<'s, str>>,
-}
-
-/// A row's text (the old index's, or made anew) and its signature.
-type RowText<'a> = (Cow<'a, [u8]>, Signature);
-
-impl Builder {
-    /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
-    /// its text may be copied from `old`, the one text of its own that the
-    /// text depends on; `texts` gives the texts of a row not copied. A chunk
-    /// whose rows are those of the same chunk of `old` is shared with it.
-    fn run<'s, T: Send + Sync + 'static>(
-        old: Option<&TabIndex>,
-        snap: &'s Snapshot,
-        rows: usize,
-        owner: impl Fn(usize) -> Option<&'s Arc<T>> + Sync,
-        key: impl Fn(usize, &mut Vec<ReceiptId>) -> Option<&'s str> + Sync,
-        texts: impl Fn(usize, &mut RowTexts<'s>) + Sync,
-    ) -> TabIndex {
-        let range = |k: usize| k * CHUNK..rows.min((k + 1) * CHUNK);
-        // What each chunk's rows are made of, worked out on both cores
-        // unless they are the old chunk's items (most of the work when few
-        // rows changed).
-        let plans: Vec<Plan> = (0..rows.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|k| {
-                let kept = old.and_then(|o| Some((o.chunks.get(k)?, o.owners.get(k)?)));
-                let same_items = |c: &Chunk, o: &Owners| {
-                    o.all_held
-                        && o.are(range(k), &owner)
-                        && snap.receipts.holds_all(c.ids.iter().map(|e| e.0))
-                };
-                if let Some((c, o)) = kept.filter(|(c, o)| same_items(c, o)) {
-                    return Plan::Keep(Arc::clone(c), Arc::clone(o));
-                }
-                let mut m = MadeOf {
-                    all_held: true,
-                    ..MadeOf::default()
-                };
-                let mut ids = Vec::new();
-                for i in range(k) {
-                    ids.clear();
-                    let print = key(i, &mut ids).map(|own| fingerprint(snap, &ids, own));
-                    m.all_held &= print.is_none_or(|p| p.1);
-                    m.prints.push(print.map(|p| p.0));
-                    m.row_ids.extend_from_slice(&ids);
-                    m.ends.push(m.row_ids.len() as u32);
-                }
-                Plan::Check(m)
-            })
-            .collect();
-        // Which old chunks are kept whole: a row that moved comes from one
-        // that is not (the rows of a kept chunk stay where they were).
-        let mut owners = Vec::with_capacity(plans.len());
-        let mut kept = vec![false; old.map_or(0, |o| o.chunks.len())];
-        let plans: Vec<Result<Arc<Chunk>, MadeOf>> = plans
-            .into_iter()
-            .enumerate()
-            .map(|(k, plan)| {
-                let m = match plan {
-                    Plan::Keep(c, o) => {
-                        owners.push(o);
-                        kept[k] = true;
-                        return Ok(c);
-                    }
-                    Plan::Check(m) => m,
-                };
-                owners.push(Arc::new(Owners {
-                    items: range(k)
-                        .map_while(|i| {
-                            owner(i).map(|a| Arc::clone(a) as Arc<dyn Any + Send + Sync>)
-                        })
-                        .collect(),
-                    all_held: m.all_held,
-                }));
-                let same = old
-                    .and_then(|o| o.chunks.get(k))
-                    .filter(|c| c.same_rows(&m.prints, &m.row_ids, &m.ends));
-                match same {
-                    Some(c) => {
-                        kept[k] = true;
-                        Ok(Arc::clone(c))
-                    }
-                    None => Err(m),
-                }
-            })
-            .collect();
-        let lookup = match old {
-            Some(o) if plans.iter().any(Result::is_err) => lookup(o, &kept),
-            _ => Lookup::new(),
-        };
-        let mut chunks = Vec::with_capacity(plans.len());
-        for (k, plan) in plans.into_iter().enumerate() {
-            let m = match plan {
-                Ok(c) => {
-                    chunks.push(c);
-                    continue;
-                }
-                Err(m) => m,
-            };
-            let from = k * CHUNK;
-            let row_ids = |n: usize| {
-                let start = if n == 0 { 0 } else { m.ends[n - 1] as usize };
-                &m.row_ids[start..m.ends[n] as usize]
-            };
-            // Rows made on both cores: a refresh makes a few hundred anew,
-            // each from its receipts' texts.
-            let made: Vec<RowText<'_>> = range(k)
-                .into_par_iter()
-                .with_min_len(64)
-                .map_init(RowTexts::default, |t, i| {
-                    let n = i - from;
-                    let copied = m.prints[n]
-                        .and_then(|p| old.and_then(|o| copy(o, &lookup, i, p, row_ids(n))));
-                    match copied {
-                        Some((text, sig)) => (Cow::Borrowed(text), sig),
-                        None => {
-                            texts(i, t);
-                            let text = t.take();
-                            let sig = Signature::of(&text);
-                            (Cow::Owned(text), sig)
-                        }
-                    }
-                })
-                .collect();
-            // Sized at once: grown by doubling, the per-row sets would take
-            // up to twice their room for as long as the chunk lives.
-            let n = made.len();
-            let mut chunk = Chunk {
-                text: Vec::with_capacity(made.iter().map(|r| r.0.len()).sum()),
-                ends: Vec::with_capacity(n),
-                bytes: Vec::with_capacity(n),
-                pairs: Vec::with_capacity(n),
-                prints: Vec::with_capacity(n),
-                row_ids: Vec::with_capacity(m.row_ids.len()),
-                row_ids_end: Vec::with_capacity(n),
-                ids: Vec::new(),
-            };
-            for (n, (text, sig)) in made.into_iter().enumerate() {
-                chunk.text.extend_from_slice(&text);
-                chunk.bytes.push(sig.bytes);
-                chunk.pairs.push(sig.pairs);
-                chunk.ends.push(chunk.text.len());
-                chunk.prints.push(m.prints[n]);
-                chunk.row_ids.extend_from_slice(row_ids(n));
-                chunk.row_ids_end.push(chunk.row_ids.len() as u32);
-            }
-            let mut ids = Vec::with_capacity(chunk.row_ids.len());
-            let mut start = 0;
-            for (row, &end) in chunk.row_ids_end.iter().enumerate() {
-                let named = &chunk.row_ids[start as usize..end as usize];
-                ids.extend(named.iter().map(|&id| (id, row as u32)));
-                start = end;
-            }
-            chunk.ids = ids;
-            chunk.ids.sort_unstable();
-            chunks.push(Arc::new(chunk));
-        }
-        TabIndex {
-            chunks,
-            owners,
-            len: rows,
-        }
-    }
-}
-
-/// The text and signature of the row of `old` with these receipts and
-/// fingerprint, looked for at the same place first, then by its first
-/// receipt in `lookup`.
-fn copy<'o>(
-    old: &'o TabIndex,
-    lookup: &Lookup,
-    at: usize,
-    print: u64,
-    ids: &[ReceiptId],
-) -> Option<(&'o [u8], Signature)> {
-    let first = *ids.first()?;
-    let matches = |c: &Chunk, r: usize| c.prints[r] == Some(print) && c.row_ids(r) == ids;
-    let here = old
-        .chunks
-        .get(at / CHUNK)
-        .filter(|c| at % CHUNK < c.len() && matches(c, at % CHUNK))
-        .map(|c| (&**c, at % CHUNK));
-    let (c, r) = here.or_else(|| {
-        let from = lookup.partition_point(|e| e.0 < first);
-        lookup[from..]
-            .iter()
-            .take_while(|e| e.0 == first)
-            .map(|e| (&*old.chunks[e.1 as usize], e.2 as usize))
-            .find(|&(c, r)| matches(c, r))
-    })?;
-    let sig = Signature {
-        bytes: c.bytes[r],
-        pairs: c.pairs[r],
-    };
-    Some((&c.text[c.start(r)..c.ends[r]], sig))
-}
-
-impl<'s> RowTexts<'s> {
-    /// The row's texts, de-duplicated, each ended by the separator; the
-    /// row is left empty for the next.
-    fn take(&mut self) -> Vec<u8> {
-        self.row.sort_unstable();
-        self.row.dedup();
-        let mut text = Vec::with_capacity(self.row.iter().map(|t| t.len() + 1).sum());
-        for t in self.row.drain(..) {
-            text.extend_from_slice(t.as_bytes());
-            text.push(SEPARATOR);
-        }
-        text
-    }
-
-    /// A text compared as the filter compares it: folded like a query,
-    /// except that an ASCII text is only lower-cased.
-    fn fold(&mut self, text: &str) {
-        let folded = if text.is_ascii() {
-            text.to_ascii_lowercase()
-        } else {
-            normalize_query(text)
-        };
-        self.row.push(Cow::Owned(folded));
-    }
-
-    /// [`RowTexts::fold`] of a text of the reading: borrowed when folding
-    /// leaves it as it is (an ASCII text without capitals).
-    fn fold_kept(&mut self, text: &'s str) {
-        if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase()) {
-            self.row.push(Cow::Borrowed(text));
-        } else {
-            self.fold(text);
-        }
-    }
-
-    /// A receipt's request key (folded).
-    fn request_key(&mut self, r: Option<View<'s>>) {
-        if let Some(k) = r.and_then(|r| r.request_key()) {
-            self.fold_kept(k);
-        }
-    }
-
-    /// A receipt's request key (folded) and visitor values (already folded).
-    fn receipt(&mut self, r: Option<View<'s>>) {
-        let Some(r) = r else { return };
-        self.request_key(Some(r));
-        self.row
-            .extend(r.fields().map(|(_, value)| Cow::Borrowed(value)));
-    }
-}
-
-/// The rows of `old` by their first receipt (rows copied are found so),
-/// but for those of chunks `kept` whole.
-fn lookup(old: &TabIndex, kept: &[bool]) -> Lookup {
-    let mut out: Lookup = old
-        .chunks
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| !kept.get(k).copied().unwrap_or(false))
-        .flat_map(|(k, c)| {
-            (0..c.len())
-                .filter_map(move |r| c.row_ids(r).first().map(|&id| (id, k as u32, r as u32)))
-        })
-        .collect();
-    out.sort_unstable();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::snapshot::LogLine;
-    use crate::triage::model::{DamageReason, Damaged};
+    use crate::snapshot::{LogLine, Snapshot};
+    use crate::triage::model::{DamageReason, Damaged, MatchKind};
+    use crate::tui::app::rows::normalize_query;
     use crate::tui::app::rows::{compute, compute_by_scan};
     use crate::tui::app::state::ClassFilter;
 
@@ -1089,25 +578,5 @@ mod tests {
         let before = SearchIndex::build(&bare, None);
         assert_same_rows(&SearchIndex::build(&snap, Some(&before)), &first);
         assert_same_rows(&SearchIndex::build(&bare, Some(&first)), &before);
-    }
-}
-
-#[cfg(test)]
-mod signature_tests {
-    use super::*;
-
-    #[test]
-    fn signatures_pass_over_rows_that_cannot_match() {
-        let row = Signature::of("shop smith\nx@corp.example\n".as_bytes());
-        let holds = |q: &str| row.covers(&Signature::of(q.as_bytes()));
-        for q in ["s", "sh", "shop", "mi", "@c", "p.e", "smith"] {
-            assert!(holds(q), "{q}");
-        }
-        // No "hs", "ps", "px" or "z" in it.
-        for q in ["hs", "ps", "z", "hopx"] {
-            assert!(!holds(q), "{q}");
-        }
-        assert!(Signature::decides(b"sh") && Signature::decides(b"x"));
-        assert!(!Signature::decides(b"s.") && !Signature::decides(b"sho"));
     }
 }
