@@ -236,21 +236,15 @@ pub struct Compact(Part);
 
 impl Compact {
     pub fn push(&mut self, r: &ReceiptRef<'_>) {
-        let [start, first, count] = self.0.add_fields(r.fields());
-        let kept = Kept {
+        let meta = Meta {
             created_ms: r.created_ms,
             updated_ms: r.updated_ms,
-            digest: Digest::Hex(r.digest),
-            request_key: r.request_key.map(|k| self.0.add(k)),
-            scope: self.0.names.intern(r.scope),
-            start,
-            first,
-            count,
             state: r.state,
             honeypot_filled: r.honeypot_filled,
         };
-        self.0.ids.push(r.id);
-        self.0.kept.push(kept);
+        let digest = Digest::Hex(r.digest);
+        self.0
+            .push_with(r.id, r.scope, r.request_key, digest, r.fields(), meta);
     }
 
     pub fn push_receipt(&mut self, r: &Receipt) {
@@ -317,15 +311,15 @@ impl<'a> View<'a> {
                 Digest::Hex(bytes) => to_hex(bytes),
                 Digest::Text(t) => s(*t),
             },
-            state: kept.state,
-            created_ms: kept.created_ms,
-            updated_ms: kept.updated_ms,
+            state: kept.meta.state,
+            created_ms: kept.meta.created_ms,
+            updated_ms: kept.meta.updated_ms,
             visitor: VisitorFields(
                 self.fields()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
                     .collect(),
             ),
-            honeypot_filled: kept.honeypot_filled,
+            honeypot_filled: kept.meta.honeypot_filled,
         }
     }
 }
@@ -418,8 +412,7 @@ fn to_hex(bytes: &[u8; 32]) -> String {
 
 #[derive(Debug)]
 struct Kept {
-    created_ms: Millis,
-    updated_ms: Option<Millis>,
+    meta: Meta,
     digest: Digest,
     request_key: Option<Text>,
     /// In [`Part::names`].
@@ -429,6 +422,13 @@ struct Kept {
     /// Its pairs: `pairs[first..first + count]`.
     first: u32,
     count: u32,
+}
+
+/// What a receipt keeps besides its texts.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    created_ms: Millis,
+    updated_ms: Option<Millis>,
     state: ReceiptState,
     honeypot_filled: bool,
 }
@@ -507,42 +507,64 @@ impl Part {
 
     /// Adds a receipt (ids ascending).
     fn push(&mut self, r: &Receipt) {
+        let digest = self.add_digest(&r.digest);
         let fields = r.visitor.0.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-        let [start, first, count] = self.add_fields(fields);
-        let kept = Kept {
+        let meta = Meta {
             created_ms: r.created_ms,
             updated_ms: r.updated_ms,
-            digest: self.add_digest(&r.digest),
-            request_key: r.request_key.as_deref().map(|k| self.add(k)),
-            scope: self.names.intern(&r.scope),
-            start,
-            first,
-            count,
             state: r.state,
             honeypot_filled: r.honeypot_filled,
         };
-        self.ids.push(r.id);
-        self.kept.push(kept);
+        self.push_with(
+            r.id,
+            &r.scope,
+            r.request_key.as_deref(),
+            digest,
+            fields,
+            meta,
+        );
     }
 
     /// Adds a receipt from another part (ids ascending).
     fn push_view(&mut self, v: &View<'_>) {
         let from = v.kept();
-        let [start, first, count] = self.add_fields(v.fields());
-        let text = |t: Text| v.part.text(t);
+        let digest = match from.digest {
+            Digest::Hex(bytes) => Digest::Hex(bytes),
+            Digest::Text(t) => Digest::Text(self.add(v.part.text(t))),
+        };
+        let scope = v.part.names.name(from.scope);
+        self.push_with(
+            v.id(),
+            scope,
+            v.request_key(),
+            digest,
+            v.fields(),
+            from.meta,
+        );
+    }
+
+    /// Adds a receipt (ids ascending) from what every way of reading one
+    /// gives: its texts are added here, its digest already is.
+    fn push_with<'f>(
+        &mut self,
+        id: ReceiptId,
+        scope: &str,
+        request_key: Option<&str>,
+        digest: Digest,
+        fields: impl Iterator<Item = (&'f str, &'f str)>,
+        meta: Meta,
+    ) {
+        let [start, first, count] = self.add_fields(fields);
         let kept = Kept {
-            digest: match from.digest {
-                Digest::Hex(bytes) => Digest::Hex(bytes),
-                Digest::Text(t) => Digest::Text(self.add(text(t))),
-            },
-            request_key: from.request_key.map(|k| self.add(text(k))),
-            scope: self.names.intern(v.part.names.name(from.scope)),
+            meta,
+            digest,
+            request_key: request_key.map(|k| self.add(k)),
+            scope: self.names.intern(scope),
             start,
             first,
             count,
-            ..*from
         };
-        self.ids.push(v.id());
+        self.ids.push(id);
         self.kept.push(kept);
     }
 
