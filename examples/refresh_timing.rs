@@ -8,6 +8,12 @@
 //! writes), as an intake would: visitors sending again what they sent a
 //! little earlier (exact copies of the latest receipts, seconds to minutes
 //! later), so that groups grow and new ones form.
+//!
+//! With `STAGES=1`, when each stage of every reading began; with `MEM=1`,
+//! after each round, how many receipts the items hold and the bytes of
+//! those receipts and of the filter index. "Selection kept" compares the
+//! selected item's id before and after: a group an earlier copy joined is
+//! named by that copy, so its id changes (the selection stays on it).
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -76,7 +82,8 @@ fn main() -> anyhow::Result<()> {
     for round in 1..=rounds {
         append(&writer, appends, round)?;
         move_selection(&mut app);
-        let selected = app.selected();
+        // The item, by its id: a row's index moves when items come before it.
+        let selected = app.selected_item().map(|(item, _)| item);
         let asked = Instant::now();
         worker.send(Request::Load);
         let (worker_time, ui) = take_readings(&rx, &mut app, 1)?;
@@ -88,10 +95,20 @@ fn main() -> anyhow::Result<()> {
              (of which the screen's update {:.1} ms); selection kept: {}; rss {} MB",
             (worker_time + ui).as_secs_f64() * 1e3,
             ui.as_secs_f64() * 1e3,
-            app.selected() == selected,
+            app.selected_item().map(|(item, _)| item) == selected,
             rss_mb()
         );
         let _ = asked;
+        if std::env::var_os("MEM").is_some()
+            && let Some(snap) = &app.snapshot
+        {
+            println!(
+                "  held: items' receipts {} ({} MB), filter index {} MB",
+                snap.receipts.len(),
+                snap.receipts.bytes() >> 20,
+                app.search.bytes() >> 20
+            );
+        }
     }
     Ok(())
 }

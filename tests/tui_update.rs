@@ -687,6 +687,35 @@ fn the_selection_is_kept_by_item_id_across_a_reload() {
 }
 
 #[test]
+fn the_selection_follows_its_group_when_an_earlier_copy_names_it() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('G'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    let shown = app.pos(Tab::Duplicates).selected;
+    // An earlier copy joins the group: it is now named by that copy, and
+    // another group takes the row the selection was on.
+    let mut next = fx.snapshot.clone();
+    let triage = std::sync::Arc::make_mut(&mut next.triage);
+    let last = triage.duplicates.len() - 1;
+    let mut group = (*triage.duplicates[last]).clone();
+    let mut earlier = group.members[0].clone();
+    earlier.id = 99;
+    group.members.insert(0, earlier);
+    triage.duplicates.remove(last);
+    triage.duplicates.insert(0, group.into());
+    send(&mut app, &fx, Msg::Loaded(Reading::new(next)));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:99"));
+    assert_eq!(app.pos(Tab::Duplicates).selected, 0);
+    assert_ne!(app.pos(Tab::Duplicates).selected, shown);
+    assert!(
+        status(&app).contains("dup:140 is now dup:99"),
+        "{}",
+        status(&app)
+    );
+}
+
+#[test]
 fn undo_export_reload_and_database_changes_are_effects() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);

@@ -149,7 +149,10 @@ fn on_loaded(app: &mut App, reading: Reading) {
         let selected = if first {
             first_pending(app, tab).unwrap_or(0)
         } else {
-            key.and_then(|key| find_row(app, tab, key)).unwrap_or(index)
+            match key.and_then(|key| find_row(app, tab, key).or_else(|| follow(app, tab, key))) {
+                Some(row) => row,
+                None => index,
+            }
         };
         select(app, tab, selected);
     }
@@ -215,6 +218,30 @@ fn refilter_all(app: &mut App) {
     for tab in Tab::ALL {
         refilter(app, tab);
     }
+}
+
+/// Where the group whose first receipt was `key` is shown when an earlier
+/// copy has since become its first (its item id changes with it): the
+/// selection stays on the group, and the operator is told its new id.
+fn follow(app: &mut App, tab: Tab, key: i64) -> Option<usize> {
+    let snap = app.snapshot.as_ref()?;
+    if tab != Tab::Duplicates {
+        return None;
+    }
+    let groups = &snap.triage.duplicates;
+    let at = app.rows(tab).iter().position(|&row| {
+        groups
+            .get(row)
+            .is_some_and(|g| g.members.iter().any(|m| m.id == key))
+    })?;
+    let now = groups[app.rows(tab)[at]].item();
+    if app.tab == tab {
+        info(
+            app,
+            format!("dup:{key} is now {now}: an earlier copy arrived, which names the group"),
+        );
+    }
+    Some(at)
 }
 
 /// Where the row with this key ([`rows::row_key`]) is shown, if it is.
