@@ -38,7 +38,6 @@ impl SearchIndex {
                     },
                     |g_index, b| {
                         let g = &t.duplicates[g_index];
-                        b.fold(&g.item());
                         b.fold_kept(&g.scope);
                         // An exact copy's values are the earliest copy's: of
                         // a copy a visitor sent many times, one set of texts.
@@ -68,7 +67,6 @@ impl SearchIndex {
                     },
                     |i, b| {
                         let c = &t.conflicts[i];
-                        b.fold(&c.item());
                         b.fold_kept(&c.scope);
                         b.fold_kept(&c.request_key);
                         b.receipt(receipt(c.receipt_id));
@@ -88,7 +86,6 @@ impl SearchIndex {
             },
             |i, b| {
                 let s = &t.stuck[i];
-                b.fold(&s.item());
                 b.fold_kept(&s.scope);
                 if let Some(k) = &s.request_key {
                     b.fold_kept(k);
@@ -107,7 +104,6 @@ impl SearchIndex {
             },
             |i, b| {
                 let d = &t.damaged[i];
-                b.fold(&format!("damaged:{}", d.receipt_id));
                 b.fold(d.reason.as_str());
                 b.fold(&d.detail);
             },
@@ -131,8 +127,15 @@ impl SearchIndex {
                 }
             },
         );
+        // Item names are matched apart from the texts (see `TabIndex::named`).
         SearchIndex {
-            tabs: [duplicates, conflicts, stuck, damaged, log],
+            tabs: [
+                duplicates.named("dup:"),
+                conflicts.named("conflict:"),
+                stuck.named("stuck:"),
+                damaged.named("damaged:"),
+                log,
+            ],
         }
     }
 }
@@ -358,6 +361,7 @@ impl Builder {
             chunks,
             owners,
             len: rows,
+            name: None,
         }
     }
 }

@@ -28,9 +28,11 @@ use crate::snapshot::shown::ascending_lookup;
 use crate::triage::model::ReceiptId;
 
 use super::state::Tab;
+use names::Names;
 use signature::Signature;
 
 mod build;
+mod names;
 mod signature;
 
 /// Ends each text of a row (a folded query never holds one).
@@ -63,6 +65,11 @@ pub struct TabIndex {
     /// again each time).
     owners: Vec<Arc<Owners>>,
     len: usize,
+    /// The rows' item names are this prefix and each row's first receipt
+    /// id (`dup:12`), matched apart from the texts: every row of a tab
+    /// holds its prefix, so in the texts a query like "dup:" would read
+    /// every row's whole text to find what the prefix alone answers.
+    name: Option<&'static str>,
 }
 
 /// Consecutive rows of a tab.
@@ -179,6 +186,14 @@ impl Chunk {
 }
 
 impl TabIndex {
+    /// The same index, its rows named by `prefix` and their first receipt.
+    fn named(self, prefix: &'static str) -> Self {
+        TabIndex {
+            name: Some(prefix),
+            ..self
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -213,16 +228,23 @@ impl TabIndex {
             want_bytes.iter().all(|&(w, m)| bytes[w] & m == m)
                 && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
         };
+        let names = Names::of(self.name, needle);
+        let named = |c: &Chunk, r: usize| names.hold(c.row_ids(r).first().copied());
         let holds = |c: &Chunk, r: usize| {
-            signed(c, r) && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
+            named(c, r)
+                || signed(c, r) && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
         };
+        // Read row by row: when signatures or names answer, and when the
+        // query looks like an item name (mostly answered by the names; the
+        // texts that hold one are few, and their signatures tell).
+        let direct = exact || !matches!(names, Names::No);
         // The rows of chunk `k` that hold the query, among `rows` (rows of
         // the chunk, ascending) when given.
         let in_chunk = |k: usize, rows: Option<&[usize]>| -> Vec<usize> {
             let c = &self.chunks[k];
             let base = k * CHUNK;
             let asked = rows.map_or(c.len(), <[usize]>::len);
-            if exact || asked * SCAN_WHOLE < c.len() {
+            if direct || asked * SCAN_WHOLE < c.len() {
                 return match rows {
                     Some(rows) => rows
                         .iter()
@@ -245,12 +267,19 @@ impl TabIndex {
                 found.push(base + r);
                 at = c.ends[r];
             }
+            if rows.is_none() && matches!(names, Names::No) {
+                return found;
+            }
+            let mut held = ascending_lookup(&found);
             match rows {
-                Some(rows) => {
-                    let mut held = ascending_lookup(&found);
-                    rows.iter().copied().filter(|&r| held(r)).collect()
-                }
-                None => found,
+                None => (base..base + c.len())
+                    .filter(|&r| held(r) || named(c, r - base))
+                    .collect(),
+                Some(rows) => rows
+                    .iter()
+                    .copied()
+                    .filter(|&r| held(r) || named(c, r - base))
+                    .collect(),
             }
         };
         // Both cores share a long list: the screen waits for the answer.
@@ -340,7 +369,8 @@ mod tests {
         proptest::collection::vec(
             prop::sample::select(vec![
                 "a", "B", "smith", "SMITH", "Ａ", "ｂ", "ß", "SS", "İ", "ﬁ", " ", "  ", "\t", "\n",
-                "問い", "ｶ", "12", "0", "dup:", "é", "e\u{301}", "-", "\u{202e}",
+                "問い", "ｶ", "12", "0", "dup:", "é", "e\u{301}", "-", "\u{202e}", "stuck:", "ged:",
+                "uc",
             ]),
             0..6,
         )
