@@ -394,7 +394,26 @@ def bench_screen(args, binary, db, n, rep, work):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
     res.pop("screen", None) if "error" not in res else None
+    # The analysis time is compared with the report's median: the screen is
+    # started --runs times in all (the later ones only load, then quit).
+    if "error" not in res and res.get("analysis_done_ms") is not None:
+        done = [res["analysis_done_ms"]]
+        for _ in range(args.runs - 1):
+            warm(db)
+            again = bench_tui.measure(str(binary), db, args.now, keys=0,
+                                      stderr_path=work / f"tui-n{n}-load.stderr", log=lambda m: None)
+            if again.get("analysis_done_ms") is not None:
+                done.append(again["analysis_done_ms"])
+        res["analysis_done_runs_ms"] = done
+        res["analysis_done_median_ms"] = statistics.median(done)
+        log(f"[{label(n)}] screen analysis complete, {len(done)} runs: "
+            + ", ".join(f"{x / 1000:.2f}" for x in done) + " s")
     return res
+
+
+def screen_done_ms(t):
+    """The screen's analysis time: the median of its runs (older results: the one run)."""
+    return t.get("analysis_done_median_ms", t["analysis_done_ms"])
 
 
 # ---------------------------------------------------------------- refresh after appends
@@ -712,11 +731,13 @@ def render(results):
         if tui and "error" not in tui:
             row("first frame ≤ 100 ms (with progress)", f"{tui['first_frame_ms']:.0f} ms",
                 tui["first_frame_ms"] <= 100)
-            row("screen finishes analysis within the report's time (one screen run vs the "
-                "report's median)",
-                f"{tui['analysis_done_ms'] / 1000:.2f} s vs report {rep['report_median_s']:.2f} s "
+            runs = len(tui.get("analysis_done_runs_ms", [0]))
+            row("screen finishes analysis within the report's time ("
+                + (f"median of {runs} screen runs" if runs > 1 else "one screen run")
+                + " vs the report's median)",
+                f"{screen_done_ms(tui) / 1000:.2f} s vs report {rep['report_median_s']:.2f} s "
                 f"(best {rep['report_best_s']:.2f} s)",
-                tui["analysis_done_ms"] / 1000 <= rep["report_median_s"])
+                screen_done_ms(tui) / 1000 <= rep["report_median_s"])
             sp, fp = tui["scroll"]["frame"]["p99"], tui["filter"]["frame"]["p99"]
             ok = None if sp is None or fp is None else (sp <= 16 and fp <= 16)
             row("keypress → frame p99 ≤ 16 ms", f"scrolling {f1(sp, ' ms')}, filtering {f1(fp, ' ms')}", ok)
@@ -825,12 +846,20 @@ def render(results):
             L.append(f"| {label(n)} | {f1(t.get('first_frame_ms'), ' ms', 0)} | {t['error']} | | | | | | | |")
             continue
         sc_, fl, le = t["scroll"], t["filter"], t["filter_letters"]
-        L.append(f"| {label(n)} | {t['first_frame_ms']:.0f} ms | {t['analysis_done_ms'] / 1000:.2f} s | "
+        L.append(f"| {label(n)} | {t['first_frame_ms']:.0f} ms | {screen_done_ms(t) / 1000:.2f} s | "
                  f"{f1(sc_['frame']['p50'], '', 1)} / {f1(sc_['frame']['p99'], ' ms', 1)} | "
                  f"{f1(sc_['settle']['p50'], '', 0)} / {f1(sc_['settle']['p99'], ' ms', 0)} | "
                  f"{f1(fl['frame']['p50'], '', 1)} / {f1(fl['frame']['p99'], ' ms', 1)} | "
                  f"{f1(le['frame']['p99'], ' ms', 1)} | {f1(fl['settle']['p99'], ' ms', 0)} | "
                  f"{sc_['n']} + {fl['n']} | {t.get('rss_end_kb', {}).get('VmHWM', 0) / 1024:.0f} MB |")
+    done_runs = [(n, results["by_size"][str(n)].get("tui", {}).get("analysis_done_runs_ms"))
+                 for n in sizes]
+    done_runs = [(n, d) for n, d in done_runs if d]
+    if done_runs:
+        L.append("")
+        L.append("Analysis complete, every run (the table shows the median): "
+                 + "; ".join(f"{label(n)} " + ", ".join(f"{x / 1000:.2f}" for x in d) + " s"
+                             for n, d in done_runs) + ".")
     hf = results.get("harness_floor")
     if hf:
         L.append("")
