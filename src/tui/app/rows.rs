@@ -96,10 +96,15 @@ pub fn compute(
     let mut rows: Vec<usize> = if query.is_empty() {
         (0..index.len()).collect()
     } else {
-        let ascending: Option<Vec<usize>> = among.map(|rows| {
-            let mut rows = rows.to_vec();
-            rows.sort_unstable();
-            rows
+        // Rows are shown ascending but for the log's (newest first).
+        let ascending: Option<std::borrow::Cow<'_, [usize]>> = among.map(|rows| {
+            if rows.is_sorted() {
+                rows.into()
+            } else {
+                let mut rows = rows.to_vec();
+                rows.sort_unstable();
+                rows.into()
+            }
         });
         index.matching(query, ascending.as_deref())
     };
