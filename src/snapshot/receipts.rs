@@ -10,8 +10,9 @@ use std::sync::Arc;
 use crate::triage::ReceiptRef;
 use crate::triage::model::{Millis, Receipt, ReceiptId, ReceiptState, VisitorFields};
 
-/// Parts kept before they are merged into one (lookups try each).
-const MAX_PARTS: usize = 8;
+/// At most this many parts (lookups try each): more are merged into one
+/// after the first. Merging by size keeps them fewer (see `next_with`).
+const MAX_PARTS: usize = 16;
 
 /// The receipts a reading's items show, by id.
 #[derive(Clone, Debug, Default)]
@@ -155,25 +156,51 @@ impl Receipts {
             shown: Arc::new(kept),
             parts,
         };
-        // Mostly receipts no longer shown: one part with what is shown. Too
-        // many parts to look through: the later ones merged, the first (the
-        // bulk, from the first reading) left as it is, so that a refresh
-        // never copies every receipt (the copy would outlive the screen's
-        // reading as memory the allocator keeps).
+        // Mostly receipts no longer shown: one part with what is shown.
         if held > 2 * out.shown.len() + 1024 {
-            out = out.compacted();
+            return out.compacted();
+        }
+        // Otherwise the first part (the bulk, from the first reading) is
+        // left as it is, so that a refresh never copies every receipt (the
+        // copy would outlive the screen's reading as memory the allocator
+        // keeps). The parts after it hold fewer receipts the newer they
+        // are: the newest is merged with the ones before it while it holds
+        // at least half as many as the one before (as a binary counter
+        // carries). A receipt is then copied about log2(refreshes) times in
+        // all, and each merge copies about as much as the refreshes since
+        // the last one read, not everything read since the first reading.
+        if out.parts.len() < 3 {
+            return out;
+        }
+        let size = |p: &Part| p.ids.len() + p.gone.len();
+        let last = out.parts.len() - 1;
+        let (mut from, mut merged) = (last, size(&out.parts[last]));
+        while from > 1 && 2 * merged >= size(&out.parts[from - 1]) {
+            from -= 1;
+            merged += size(&out.parts[from]);
+        }
+        if from < last {
+            out = out.merged_from(from);
         } else if out.parts.len() > MAX_PARTS {
-            out = out.merged_after_first();
+            out = out.merged_from(1);
         }
         out
     }
 
-    /// The parts after the first merged into one: what they hold of the
+    /// The parts from `from` on merged into one: what they hold of the
     /// receipts shown, and which of those they say are gone.
-    fn merged_after_first(&self) -> Receipts {
-        let (first, later) = self.parts.split_first().expect("more than one part");
+    fn merged_from(&self, from: usize) -> Receipts {
+        let (kept, later) = self.parts.split_at(from);
+        let mut ids: Vec<ReceiptId> = later
+            .iter()
+            .flat_map(|p| p.ids.iter().chain(&p.gone))
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut shown = super::shown::ascending_lookup(&self.shown);
         let mut part = Part::default();
-        for &id in self.shown.iter() {
+        for id in ids.into_iter().filter(|&id| shown(id)) {
             for p in later.iter().rev() {
                 match p.find(id) {
                     Found::Here(k) => part.push_view(&View { part: p, k }),
@@ -184,9 +211,11 @@ impl Receipts {
             }
         }
         part.shrink();
+        let mut parts = kept.to_vec();
+        parts.push(Arc::new(part));
         Receipts {
             shown: Arc::clone(&self.shown),
-            parts: vec![Arc::clone(first), Arc::new(part)],
+            parts,
         }
     }
 
@@ -782,6 +811,43 @@ mod tests {
             assert!(Arc::ptr_eq(&r.parts[0], &first));
             assert_eq!(r.to_vec(), expected);
         }
+    }
+
+    #[test]
+    fn a_refresh_copies_the_recent_receipts_not_all_read_since_the_first() {
+        let mut r = Receipts::from(vec![receipt(1, ReceiptState::Completed, "first")]);
+        let mut expected = r.to_vec();
+        let size = |p: &Part| p.ids.len() + p.gone.len();
+        let rounds = 1000;
+        // Receipts put in parts made anew (read, or copied by a merge).
+        let mut made = 0;
+        for round in 0..rounds {
+            let new = receipt(10 + round, ReceiptState::Completed, "new");
+            expected.push(new.clone());
+            let mut shown: Vec<ReceiptId> = r.ids().to_vec();
+            shown.push(new.id);
+            let before = r.parts.clone();
+            r = r.next(&shown, &[new.id], &[new]);
+            made += r.parts[1..]
+                .iter()
+                .filter(|p| !before.iter().any(|b| Arc::ptr_eq(p, b)))
+                .map(|p| size(p))
+                .sum::<usize>();
+            // Each part after the first holds more than twice the next.
+            for pair in r.parts[1..].windows(2) {
+                assert!(2 * size(&pair[1]) < size(&pair[0]), "round {round}");
+            }
+            assert!(r.parts.len() <= 2 + 10, "round {round}: {}", r.parts.len());
+            if round % 97 == 0 {
+                assert_eq!(r.to_vec(), expected, "round {round}");
+            }
+        }
+        assert_eq!(r.to_vec(), expected);
+        // About log2(rounds) copies of each: merging everything since the
+        // first reading every few refreshes would copy rounds²/(2 × few).
+        let bound =
+            2 * rounds as usize * (usize::BITS - (rounds as usize).leading_zeros()) as usize;
+        assert!(made <= bound, "{made} receipts made for {rounds} read");
     }
 
     fn any_receipt() -> impl proptest::strategy::Strategy<Value = Receipt> {
