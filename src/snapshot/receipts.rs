@@ -165,17 +165,17 @@ impl Receipts {
         // copy would outlive the screen's reading as memory the allocator
         // keeps). The parts after it hold fewer receipts the newer they
         // are: the newest is merged with the ones before it while it holds
-        // at least half as many as the one before (as a binary counter
-        // carries). A receipt is then copied about log2(refreshes) times in
-        // all, and each merge copies about as much as the refreshes since
-        // the last one read, not everything read since the first reading.
+        // as many as the one before (as a binary counter carries). A receipt
+        // is then copied at most about log2(refreshes) times in all, and
+        // most merges are small, not everything read since the first
+        // reading every few refreshes.
         if out.parts.len() < 3 {
             return out;
         }
         let size = |p: &Part| p.ids.len() + p.gone.len();
         let last = out.parts.len() - 1;
         let (mut from, mut merged) = (last, size(&out.parts[last]));
-        while from > 1 && 2 * merged >= size(&out.parts[from - 1]) {
+        while from > 1 && merged >= size(&out.parts[from - 1]) {
             from -= 1;
             merged += size(&out.parts[from]);
         }
@@ -833,9 +833,9 @@ mod tests {
                 .filter(|p| !before.iter().any(|b| Arc::ptr_eq(p, b)))
                 .map(|p| size(p))
                 .sum::<usize>();
-            // Each part after the first holds more than twice the next.
+            // Each part after the first holds more than the next.
             for pair in r.parts[1..].windows(2) {
-                assert!(2 * size(&pair[1]) < size(&pair[0]), "round {round}");
+                assert!(size(&pair[1]) < size(&pair[0]), "round {round}");
             }
             assert!(r.parts.len() <= 2 + 10, "round {round}: {}", r.parts.len());
             if round % 97 == 0 {
