@@ -229,7 +229,10 @@ impl TabIndex {
                 && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
         };
         let names = Names::of(self.name, needle);
-        let named = |c: &Chunk, r: usize| names.hold(c.row_ids(r).first().copied());
+        // (A row's receipts are not looked at when no name can hold it.)
+        let named = |c: &Chunk, r: usize| {
+            !matches!(names, Names::No) && names.hold(c.row_ids(r).first().copied())
+        };
         let holds = |c: &Chunk, r: usize| {
             named(c, r)
                 || signed(c, r) && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
