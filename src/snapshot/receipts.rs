@@ -219,17 +219,9 @@ impl Receipts {
         }
     }
 
+    /// One part with what is shown.
     fn compacted(&self) -> Receipts {
-        let mut part = Part::default();
-        for &id in self.shown.iter() {
-            if let Some(v) = self.find_view(id) {
-                part.push_view(&v);
-            }
-        }
-        Receipts {
-            shown: Arc::clone(&self.shown),
-            parts: vec![Arc::new(part)],
-        }
+        self.merged_from(0)
     }
 
     /// Bytes held (shared parts counted whole), for a look at memory.
