@@ -9,7 +9,8 @@
 //! little earlier (exact copies of the latest receipts, seconds to minutes
 //! later), so that groups grow and new ones form.
 //!
-//! With `STAGES=1`, when each stage of every reading began; with `MEM=1`,
+//! With `STAGES=1`, when each stage of every reading began (and the
+//! process's RSS then); with `MEM=1`,
 //! after each round, how many receipts the items hold and the bytes of
 //! those receipts and of the filter index. "Selection kept" compares the
 //! selected item's id before and after: a group an earlier copy joined is
@@ -137,7 +138,11 @@ fn take_readings(
         {
             stage = s;
             let at = start.elapsed().as_secs_f64() * 1e3;
-            STAGES.with(|t| t.borrow_mut().push_str(&format!("{s} @{at:.0}; ")));
+            let rss = rss_mb();
+            STAGES.with(|t| {
+                t.borrow_mut()
+                    .push_str(&format!("{s} @{at:.0} ({rss} MB); "))
+            });
         }
         let last = matches!(msg, Msg::Loaded(_));
         if let Msg::LoadFailed(why) = &msg {

@@ -8,11 +8,13 @@
 //! - [`reading`]: a full reading of the receipts into facts, on every core;
 //! - [`report`]: the triage summary for people and scripts;
 //! - [`tui`]: the terminal interface (state, `update`, view);
+//! - [`memory`]: giving what a reading freed back to the system;
 //! - [`cli`]: the command line.
 
 pub mod cli;
 pub mod demo;
 pub mod intake;
+pub mod memory;
 pub mod reading;
 pub mod report;
 pub mod review;

@@ -183,7 +183,7 @@ pub fn read_compact_split(
     let columns = &db.source().columns;
     let done = AtomicU64::new(0);
     let work = |conn: &Connection, ids: &[ReceiptId], each: &mut dyn FnMut(u64)| {
-        let mut compact = Compact::default();
+        let mut compact = Compact::for_receipts(ids.len());
         let (mut scratch, mut buf) = (Scratch::keeping_normals(), String::new());
         let read = stream::read_ids_on(conn, origin, columns, ids, BATCH_ROWS, &mut |b| {
             for i in 0..b.len() {

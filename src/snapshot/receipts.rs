@@ -119,38 +119,57 @@ impl Receipts {
         asked: &[ReceiptId],
         read: Compact,
     ) -> Receipts {
-        self.next_with(shown, asked, read.0.sorted())
+        // Each share is a part of its own: joining them would copy every
+        // receipt, and the copy's passing buffers would stay with the process.
+        let shares: Vec<Part> = read.0.into_iter().map(Part::sorted).collect();
+        self.next_with_shares(shown, asked, shares)
     }
 
-    fn next_with(&self, shown: &[ReceiptId], asked: &[ReceiptId], mut part: Part) -> Receipts {
+    fn next_with(&self, shown: &[ReceiptId], asked: &[ReceiptId], part: Part) -> Receipts {
+        self.next_with_shares(shown, asked, vec![part])
+    }
+
+    /// [`Receipts::next`] with what was read in `shares`: parts whose ids
+    /// (ascending in each) no two of them hold.
+    fn next_with_shares(
+        &self,
+        shown: &[ReceiptId],
+        asked: &[ReceiptId],
+        mut shares: Vec<Part>,
+    ) -> Receipts {
+        shares.retain(|p| !p.ids.is_empty());
+        let read_now = |id: &ReceiptId| shares.iter().any(|p| p.ids.binary_search(id).is_ok());
         // Asked for and not found: gone since (e.g. deleted).
-        part.gone = asked
-            .iter()
-            .copied()
-            .filter(|id| part.ids.binary_search(id).is_err())
-            .collect();
-        part.gone.sort_unstable();
+        let mut gone: Vec<ReceiptId> = asked.iter().copied().filter(|id| !read_now(id)).collect();
+        gone.sort_unstable();
         // Shown now: read now, or shown before and not gone (all ascending,
-        // so one walk through the ids shown before).
+        // so one walk through the ids shown before and the gone ones).
         let kept: Vec<ReceiptId> = {
             let mut shown_before = super::shown::ascending_lookup(&self.shown);
-            let mut read_now = super::shown::ascending_lookup(&part.ids);
-            let mut gone = super::shown::ascending_lookup(&part.gone);
+            let mut is_gone = super::shown::ascending_lookup(&gone);
             shown
                 .iter()
                 .copied()
                 .filter(|&id| {
                     // Each lookup is asked of every id, in order.
-                    let (now, before, gone) = (read_now(id), shown_before(id), gone(id));
-                    now || (before && !gone)
+                    let (before, gone) = (shown_before(id), is_gone(id));
+                    read_now(&id) || (before && !gone)
                 })
                 .collect()
         };
+        // The gone ones go with a share: a lookup meets this reading's
+        // shares before the parts of the readings before.
+        match shares.last_mut() {
+            Some(last) => last.gone = gone,
+            None if !gone.is_empty() => shares.push(Part {
+                gone,
+                ..Part::default()
+            }),
+            None => {}
+        }
         let mut parts = self.parts.clone();
         // Nothing read and nothing gone: the parts as they were.
-        if !(part.ids.is_empty() && part.gone.is_empty()) {
-            parts.push(Arc::new(part));
-        }
+        parts.extend(shares.into_iter().map(Arc::new));
         let held: usize = parts.iter().map(|p| p.ids.len()).sum();
         let mut out = Receipts {
             shown: Arc::new(kept),
@@ -160,8 +179,8 @@ impl Receipts {
         if held > 2 * out.shown.len() + 1024 {
             return out.compacted();
         }
-        // Otherwise the first part (the bulk, from the first reading) is
-        // left as it is, so that a refresh never copies every receipt (the
+        // Otherwise the first part (the bulk, from the first reading; its
+        // first share when it was read in shares) is left as it is, so that a refresh never copies every receipt (the
         // copy would outlive the screen's reading as memory the allocator
         // keeps). The parts after it hold fewer receipts the newer they
         // are: the newest is merged with the ones before it while it holds
@@ -251,11 +270,25 @@ impl PartialEq for Receipts {
     }
 }
 
-/// Receipts made compact as they are read, for [`Receipts::next_compact`].
+/// Receipts made compact as they are read, for [`Receipts::next_compact`]:
+/// one part a share, each share's ids above the share's before.
 #[derive(Debug, Default)]
-pub struct Compact(Part);
+pub struct Compact(Vec<Part>);
+
+/// Receipts read before the texts' room is set from their sizes.
+const SAMPLE: usize = 1024;
 
 impl Compact {
+    /// Room for `n` receipts: a share grown by doubling leaves the blocks
+    /// it outgrew with the allocator, about as much again as it holds.
+    pub fn for_receipts(n: usize) -> Compact {
+        let mut part = Part::default();
+        part.ids.reserve_exact(n);
+        part.kept.reserve_exact(n);
+        part.expected = n;
+        Compact(vec![part])
+    }
+
     pub fn push(&mut self, r: &ReceiptRef<'_>) {
         let meta = Meta {
             created_ms: r.created_ms,
@@ -264,25 +297,34 @@ impl Compact {
             honeypot_filled: r.honeypot_filled,
         };
         let digest = Digest::Hex(r.digest);
-        self.0
+        self.last()
             .push_with(r.id, r.scope, r.request_key, digest, r.fields(), meta);
     }
 
     pub fn push_receipt(&mut self, r: &Receipt) {
-        self.0.push(r);
+        self.last().push(r);
     }
 
-    /// Adds the receipts of `later` after these (moved, not made again).
+    fn last(&mut self) -> &mut Part {
+        if self.0.is_empty() {
+            self.0.push(Part::default());
+        }
+        let last = self.0.len() - 1;
+        &mut self.0[last]
+    }
+
+    /// Adds the receipts of `later` (ids above these) as shares of their
+    /// own: moved, not copied.
     pub fn append(&mut self, later: Compact) {
-        self.0.append(later.0);
+        self.0.extend(later.0);
     }
 
     pub fn len(&self) -> usize {
-        self.0.ids.len()
+        self.0.iter().map(|p| p.ids.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.ids.is_empty()
+        self.len() == 0
     }
 }
 
@@ -363,6 +405,8 @@ struct Part {
     names: Names,
     /// Receipts read again and not found, ascending.
     gone: Vec<ReceiptId>,
+    /// How many receipts the part is to hold, when known as it is filled.
+    expected: usize,
 }
 
 /// Field names and scopes, each kept once.
@@ -587,41 +631,12 @@ impl Part {
         };
         self.ids.push(id);
         self.kept.push(kept);
-    }
-
-    /// Adds the receipts of `later` after these: its texts and pairs moved
-    /// over, its offsets and names shifted to this part's.
-    fn append(&mut self, later: Part) {
-        let at = self.text.len() as u32;
-        let pairs_at = self.pairs.len() as u32;
-        let names: Vec<u32> = later
-            .names
-            .list
-            .iter()
-            .map(|n| self.names.intern(n))
-            .collect();
-        let shift = |t: Text| Text(t.0 + at, t.1 + at);
-        self.text.push_str(&later.text);
-        self.pairs.extend(
-            later
-                .pairs
-                .iter()
-                .map(|&(name, end)| (names[name as usize], end + at)),
-        );
-        self.kept.extend(later.kept.into_iter().map(|k| Kept {
-            digest: match k.digest {
-                Digest::Hex(bytes) => Digest::Hex(bytes),
-                Digest::Text(t) => Digest::Text(shift(t)),
-            },
-            request_key: k.request_key.map(shift),
-            scope: names[k.scope as usize],
-            start: k.start + at,
-            first: k.first + pairs_at,
-            ..k
-        }));
-        self.ids.extend(later.ids);
-        self.gone.extend(later.gone);
-        self.gone.sort_unstable();
+        if self.ids.len() == SAMPLE && self.expected > SAMPLE {
+            // The texts of the rest, as large as the first ones' and a tenth.
+            let room = |held: usize| held / SAMPLE * (self.expected - SAMPLE) * 11 / 10;
+            self.pairs.reserve_exact(room(self.pairs.len()));
+            self.text.reserve_exact(room(self.text.len()));
+        }
     }
 
     fn bytes(&self) -> usize {
@@ -666,6 +681,36 @@ mod tests {
         assert_eq!(all.to_vec(), vec![a.clone(), b]);
         assert_eq!(all.view(3).unwrap().request_key(), None);
         assert_eq!(all.compacted().to_vec(), all.to_vec());
+    }
+
+    #[test]
+    fn a_share_of_known_size_sets_its_room_once() {
+        let n = 5000;
+        let mut share = Compact::for_receipts(n);
+        let mut room_set = None;
+        for id in 0..n as ReceiptId {
+            share.push_receipt(&receipt(
+                id,
+                ReceiptState::Completed,
+                "a message of some length",
+            ));
+            let part = &share.0[0];
+            if part.ids.len() == SAMPLE {
+                room_set = Some((part.text.capacity(), part.pairs.capacity()));
+            }
+        }
+        let part = &share.0[0];
+        assert_eq!((part.ids.capacity(), part.kept.capacity()), (n, n));
+        // Never grown after the first receipts set it, and not far above.
+        assert_eq!(
+            room_set,
+            Some((part.text.capacity(), part.pairs.capacity()))
+        );
+        assert!(
+            part.text.capacity() <= part.text.len() * 23 / 20,
+            "{}",
+            part.text.len()
+        );
     }
 
     #[test]
@@ -885,17 +930,28 @@ mod tests {
             let mut expected = put.clone();
             expected.sort_by_key(|r| r.id);
             expected.dedup_by_key(|r| r.id);
-            // Read in two shares, each made compact on its own, then joined.
+            // Read in two shares, each made compact on its own, then joined;
+            // asked for too: ids read by neither (gone since).
             let ids: Vec<ReceiptId> = expected.iter().map(|r| r.id).collect();
-            let mut shares = [Compact::default(), Compact::default()];
+            let mut shares = [Compact::for_receipts(expected.len() / 2), Compact::default()];
             for (k, r) in expected.iter().enumerate() {
                 shares[usize::from(2 * k >= expected.len())].push_receipt(r);
             }
+            let non_empty = shares.iter().filter(|s| !s.is_empty()).count();
             let [mut joined, later_share] = shares;
             joined.append(later_share);
-            let from_shares = Receipts::default().next_compact(&ids, &ids, joined);
+            proptest::prop_assert_eq!(joined.len(), expected.len());
+            let gone: Vec<ReceiptId> = ids.iter().map(|id| id + 1).filter(|id| !ids.contains(id)).collect();
+            let mut asked: Vec<ReceiptId> = ids.iter().chain(&gone).copied().collect();
+            asked.sort_unstable();
+            let from_shares = Receipts::default().next_compact(&asked, &asked, joined);
             proptest::prop_assert_eq!(from_shares.to_vec(), expected.clone());
-            proptest::prop_assert!(from_shares.parts.len() <= 1);
+            proptest::prop_assert_eq!(from_shares.ids(), &ids[..]);
+            for &id in &gone {
+                proptest::prop_assert!(from_shares.get(id).is_none() && !from_shares.contains(id));
+            }
+            // Each share is a part of its own, not copied into one.
+            proptest::prop_assert_eq!(from_shares.parts.len(), non_empty.max(usize::from(!gone.is_empty())));
             let r = Receipts::from(put);
             proptest::prop_assert_eq!(r.to_vec(), expected.clone());
             proptest::prop_assert_eq!(r.compacted().to_vec(), expected.clone());

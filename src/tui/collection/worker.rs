@@ -89,6 +89,8 @@ struct State {
     /// The reading before, held until the screen has surely let go of it, so
     /// that it is freed here and not on the screen's thread.
     retired: Option<Reading>,
+    /// A reading was handed over since memory was last given back.
+    to_give_back: bool,
     /// Keeps the analysis between readings, so that a reading after the
     /// intake appended rows only analyses those.
     reader: Reader,
@@ -104,6 +106,7 @@ impl State {
             data_version: None,
             last: None,
             retired: None,
+            to_give_back: false,
             reader,
         }
     }
@@ -209,6 +212,7 @@ impl State {
         // Let go of the reading before the last only once the screen has the
         // new one: what no later reading shares takes a while to free.
         self.retired = retired;
+        self.to_give_back = true;
     }
 
     /// Reloads by itself when another connection (the intake, a colleague) wrote.
@@ -216,6 +220,10 @@ impl State {
         // Half a second after a reading was handed over, the screen has
         // taken the new one.
         self.retired = None;
+        if std::mem::take(&mut self.to_give_back) {
+            // The reading before, and what making this one passed through.
+            crate::memory::give_back_freed();
+        }
         let Ok(version) = crate::storage::data_version(self.database.conn()) else {
             return;
         };
