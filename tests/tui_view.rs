@@ -45,6 +45,32 @@ fn duplicates_detail_160x48() {
 }
 
 #[test]
+fn a_group_whose_receipts_are_not_read_yet_claims_nothing_of_them() {
+    // The analysis reaches the screen before the receipts its items show.
+    let mut fx = fixture();
+    fx.snapshot.receipts = Default::default();
+    let app = loaded(&fx, 160, 48, false);
+    let before = screen(&app, 160, 48);
+    let row = |n: &str| before.lines().find(|l| l.contains(n)).unwrap().to_string();
+    for member in ["1. #110", "2. #111"] {
+        let row = row(member);
+        assert!(
+            !row.contains("(none)") && !row.contains("completed"),
+            "{row}"
+        );
+        assert_eq!(row.matches(" ? ").count(), 3, "time, key and state: {row}");
+    }
+    // Once read, they show what they hold.
+    let fx = fixture();
+    let after = screen(&loaded(&fx, 160, 48, false), 160, 48);
+    let first = after.lines().find(|l| l.contains("1. #110")).unwrap();
+    assert!(
+        first.contains("k-110") && first.contains("completed"),
+        "{first}"
+    );
+}
+
+#[test]
 fn near_group_in_the_detail_80x24() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);

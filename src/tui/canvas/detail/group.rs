@@ -170,11 +170,15 @@ fn copies(
             ),
             None => ("—".into(), String::new()),
         };
-        let key = r
-            .and_then(|r| r.request_key.as_deref())
-            .map(clean)
-            .map(|k| k.into_owned())
-            .unwrap_or_else(|| "(none)".into());
+        // A receipt not read yet (the items' receipts follow the analysis)
+        // may well have a key: "?" as for its time and state, not "(none)".
+        let key = match r {
+            Some(r) => r
+                .request_key
+                .as_deref()
+                .map_or_else(|| "(none)".into(), |k| clean(k).into_owned()),
+            None => "?".into(),
+        };
         let state = r.map(|r| r.state.as_str()).unwrap_or("?");
         let replays = snap.replays_of(m.id).to_string();
         let match_style = if m.match_kind == MatchKind::Exact {
