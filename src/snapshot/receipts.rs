@@ -89,7 +89,8 @@ impl Receipts {
 
     /// The receipts `shown` (ascending): those found in `self` are kept, the
     /// others come from `read` (ascending), which also replaces receipts
-    /// that changed in place; a receipt in neither is left out.
+    /// that changed in place; a receipt in neither is left out. `asked`
+    /// (ascending): the ids read for, those not in `read` gone since.
     pub fn next(&self, shown: &[ReceiptId], asked: &[ReceiptId], read: &[Receipt]) -> Receipts {
         let mut part = Part::default();
         for r in read {
@@ -130,31 +131,39 @@ impl Receipts {
     }
 
     /// [`Receipts::next`] with what was read in `shares`: parts whose ids
-    /// (ascending in each) no two of them hold.
+    /// (ascending in each) no two of them hold. `shown` and `asked` are
+    /// ascending.
     fn next_with_shares(
         &self,
         shown: &[ReceiptId],
         asked: &[ReceiptId],
         mut shares: Vec<Part>,
     ) -> Receipts {
+        debug_assert!(shown.is_sorted() && asked.is_sorted());
         shares.retain(|p| !p.ids.is_empty());
-        let read_now = |id: &ReceiptId| shares.iter().any(|p| p.ids.binary_search(id).is_ok());
+        // One walk through each share for ids asked in ascending order.
+        let read_now = || {
+            let mut each: Vec<_> = shares
+                .iter()
+                .map(|p| super::shown::ascending_lookup(&p.ids))
+                .collect();
+            move |id| each.iter_mut().any(|held| held(id))
+        };
         // Asked for and not found: gone since (e.g. deleted).
-        let mut gone: Vec<ReceiptId> = asked.iter().copied().filter(|id| !read_now(id)).collect();
-        gone.sort_unstable();
+        let gone: Vec<ReceiptId> = {
+            let mut read = read_now();
+            asked.iter().copied().filter(|&id| !read(id)).collect()
+        };
         // Shown now: read now, or shown before and not gone (all ascending,
-        // so one walk through the ids shown before and the gone ones).
+        // so one walk through each list).
         let kept: Vec<ReceiptId> = {
+            let mut read = read_now();
             let mut shown_before = super::shown::ascending_lookup(&self.shown);
             let mut is_gone = super::shown::ascending_lookup(&gone);
             shown
                 .iter()
                 .copied()
-                .filter(|&id| {
-                    // Each lookup is asked of every id, in order.
-                    let (before, gone) = (shown_before(id), is_gone(id));
-                    read_now(&id) || (before && !gone)
-                })
+                .filter(|&id| read(id) || (shown_before(id) && !is_gone(id)))
                 .collect()
         };
         // The gone ones go with a share: a lookup meets this reading's
@@ -180,9 +189,9 @@ impl Receipts {
             return out.compacted();
         }
         // Otherwise the first part (the bulk, from the first reading; its
-        // first share when it was read in shares) is left as it is, so that a refresh never copies every receipt (the
-        // copy would outlive the screen's reading as memory the allocator
-        // keeps). The parts after it hold fewer receipts the newer they
+        // first share when it was read in shares) is left as it is, so that
+        // a refresh never copies every receipt (the copy would outlive the
+        // screen's reading as memory the allocator keeps). The parts after it hold fewer receipts the newer they
         // are: the newest is merged with the ones before it while it holds
         // as many as the one before (as a binary counter carries). A receipt
         // is then copied at most about log2(refreshes) times in all, and
