@@ -326,24 +326,26 @@ type Member = (u64, u32, u16);
 /// values that differ from another's and whose sizes allow an edit.
 fn needed_texts(store: &Store, members: &[Member]) -> Vec<(u32, u16)> {
     let field = |m: &(u64, u32, u16)| store.fields_at(m.1)[m.2 as usize];
-    let mut out: Vec<(u32, u16)> = Vec::new();
-    for run in members.chunk_by(|a, b| a.0 == b.0) {
-        if run.len() > 64 {
-            out.extend(run.iter().map(|m| (m.1, m.2)));
-            continue;
-        }
-        for (x, a) in run.iter().enumerate() {
-            let fa = field(a);
-            let needed = run.iter().enumerate().any(|(y, b)| {
-                let fb = field(b);
-                x != y && !fa.same_value(&fb) && near::edit_needs_texts(&fa, &fb)
-            });
-            if needed {
-                out.push((a.1, a.2));
-            }
-        }
-    }
-    out.sort_unstable();
+    // Runs on every core: they are hundreds of thousands at a million rows.
+    let mut out: Vec<(u32, u16)> = members
+        .par_chunk_by(|a, b| a.0 == b.0)
+        .flat_map_iter(|run| {
+            let every = run.len() > 64;
+            run.iter()
+                .enumerate()
+                .filter(move |&(x, a)| {
+                    every || {
+                        let fa = field(a);
+                        run.iter().enumerate().any(|(y, b)| {
+                            let fb = field(b);
+                            x != y && !fa.same_value(&fb) && near::edit_needs_texts(&fa, &fb)
+                        })
+                    }
+                })
+                .map(|(_, a)| (a.1, a.2))
+        })
+        .collect();
+    out.par_sort_unstable();
     out.dedup();
     out
 }
