@@ -25,6 +25,10 @@ pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<
     } else {
         output::print(&report::text::render(&snap))?;
     }
+    // The process ends now, and the system takes its memory back at once:
+    // freeing a million receipts' analysis piece by piece took 20-30 ms.
+    // (It holds no file or connection: the database is closed as usual.)
+    std::mem::forget(snap);
     Ok(0)
 }
 
