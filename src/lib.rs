@@ -8,7 +8,7 @@
 //! - [`reading`]: a full reading of the receipts into facts, on every core;
 //! - [`report`]: the triage summary for people and scripts;
 //! - [`tui`]: the terminal interface (state, `update`, view);
-//! - [`memory`]: giving what a reading freed back to the system;
+//! - [`memory`]: giving what a reading freed back to the system, freeing off the caller's path;
 //! - [`cli`]: the command line.
 
 pub mod cli;

@@ -1,4 +1,5 @@
-//! Giving memory freed by a reading back to the system.
+//! Giving memory freed by a reading back to the system, and freeing a large
+//! analysis off the caller's path.
 //!
 //! glibc keeps freed memory in the arena of the thread that freed it, and
 //! keeps the top of each heap while it is below a threshold that grows with
@@ -15,5 +16,39 @@ pub fn give_back_freed() {
     // free lists under the allocator's locks.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// Drops `value` on a thread of its own: a caller that has used a large
+/// analysis goes on (or ends) without waiting for it to be freed piece by
+/// piece (25-30 ms at a million receipts).
+pub fn free_later<T: Send + 'static>(value: T) {
+    // When no thread can be started, the closure, and `value`, drop here.
+    let _ = std::thread::Builder::new()
+        .name("receipt-review-free".into())
+        .spawn(move || drop(value));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    struct Tells(mpsc::Sender<Option<String>>);
+
+    impl Drop for Tells {
+        fn drop(&mut self) {
+            let _ = self
+                .0
+                .send(std::thread::current().name().map(str::to_string));
+        }
+    }
+
+    #[test]
+    fn what_is_freed_later_is_freed_on_another_thread() {
+        let (tx, rx) = mpsc::channel();
+        super::free_later(Tells(tx));
+        let dropped_on = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(dropped_on.as_deref(), Some("receipt-review-free"));
     }
 }

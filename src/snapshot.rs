@@ -180,7 +180,7 @@ fn read_with(
         total: Some(rows),
     });
     // Suspected bots need no text read again: they are found meanwhile.
-    let (triage, replays, replay_total) = std::thread::scope(|scope| {
+    let (triage, replays, replay_total, spent) = std::thread::scope(|scope| {
         let bots = scope.spawn(|| triage::bots::suspected_bots(&store, &settings));
         let (replays, replay_total) = storage::load_replays(db)?;
         let needs = triage::needs(&store, &conflicts, &settings);
@@ -198,8 +198,9 @@ fn read_with(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let triage =
             triage::analyze_facts_with(&store, &conflicts, &needs, &details, &settings, bots);
-        anyhow::Ok((Arc::new(triage), replays, replay_total))
+        anyhow::Ok((Arc::new(triage), replays, replay_total, (needs, details)))
     })?;
+    crate::memory::free_later(spent);
     let receipts = if with_receipts {
         progress(Progress {
             stage: "reading the items' receipts",
@@ -224,6 +225,7 @@ fn read_with(
         total: Some(rows),
     });
     let mut snap = assemble(db, settings, store.receipts.len(), triage)?;
+    crate::memory::free_later(store);
     snap.receipts = receipts;
     snap.replays = replays;
     snap.replay_total = replay_total;
