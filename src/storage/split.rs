@@ -76,13 +76,13 @@ impl Helpers {
     }
 }
 
-/// A range of rowids: above `.0` (when given) and at most `.1` (when given).
 /// The lowest and highest rowid. Each in a query of its own: SQLite finds a
 /// lone `min` or `max` of the rowid at one end of the table, but one query
 /// asking both reads the whole table (110 ms at a million receipts).
 const BOUNDS: &str = "SELECT (SELECT min(_rowid_) FROM main.\"receipts\"), \
                              (SELECT max(_rowid_) FROM main.\"receipts\")";
 
+/// A range of rowids: above `.0` (when given) and at most `.1` (when given).
 pub type Range = (Option<i64>, Option<i64>);
 
 /// `parts` ranges that split `lo..=lo + span` evenly; the first is open below
