@@ -18,7 +18,8 @@ use super::conflicts;
 use super::facts::{ReceiptFact, Store};
 use super::groups::{self, Placement};
 use super::hash::HashMap64;
-use super::inspect::{Inspector, RowSource, ingest_by};
+use super::ingest::{RowSource, ingest_by};
+use super::inspect::Inspector;
 use super::model::{
     DuplicateGroup, Millis, RawConflict, Receipt, ReceiptId, ReceiptState, Settings, Triage,
 };

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod facts;
 mod groups;
 mod hash;
+mod ingest;
 mod inspect;
 mod near;
 mod normals;
@@ -41,10 +42,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 pub use facts::Store;
-pub use inspect::{
-    Ingest, Inspector, Interners, Part, ReceiptRef, RowSource, Scratch, ingest, ingest_by, inspect,
-    inspect_with,
-};
+pub use ingest::{Ingest, Part, RowSource, ingest, ingest_by};
+pub use inspect::{Inspector, Interners, ReceiptRef, Scratch, inspect, inspect_with};
 use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};
 pub use near::Texts;
 

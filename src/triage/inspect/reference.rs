@@ -1,0 +1,86 @@
+//! The first version of inspecting a row (through `serde_json` and the
+//! intake's canonical form, every time), kept to check the fast one against.
+
+use super::short;
+use crate::intake::canonical::{self, CanonicalError};
+use crate::sanitize;
+use crate::time::parse_time;
+use crate::triage::digest::payload_digest;
+use crate::triage::model::{DamageReason, Damaged, RawReceipt, Receipt, ReceiptState, Settings};
+use crate::triage::visitor::{IgnoreList, fingerprint_owned};
+
+/// The longest detail sentence, in characters.
+const DETAIL_MAX: usize = 160;
+
+/// Checks one row against the database contract.
+#[allow(dead_code)]
+pub fn inspect(raw: &RawReceipt, settings: &Settings) -> Result<Receipt, Damaged> {
+    inspect_with(raw, &IgnoreList::new(&settings.ignore_fields))
+}
+
+/// [`inspect`] with the ignore list already prepared (once per analysis).
+pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Damaged> {
+    let damaged = |reason, detail: String| Damaged {
+        receipt_id: raw.id,
+        reason,
+        detail: sanitize::inline(&detail, DETAIL_MAX),
+    };
+
+    let text = raw.payload.as_ref().map_err(|what| {
+        damaged(
+            DamageReason::Payload,
+            format!("payload is not text: {what}"),
+        )
+    })?;
+    let payload = canonical::parse_object(text).map_err(|e| {
+        let detail = match e {
+            CanonicalError::NotAnObject { found } => {
+                format!("payload is {found}, not a JSON object")
+            }
+            other => format!("payload is not valid JSON: {other}"),
+        };
+        damaged(DamageReason::Payload, detail)
+    })?;
+    let computed = payload_digest(&payload).map_err(|e| {
+        damaged(
+            DamageReason::Payload,
+            format!("payload has no canonical form: {e}"),
+        )
+    })?;
+
+    let created_ms = parse_time(&raw.created_at)
+        .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
+
+    if let Some(stored) = &raw.digest
+        && !stored.trim().eq_ignore_ascii_case(&computed)
+    {
+        return Err(damaged(
+            DamageReason::Digest,
+            format!(
+                "stored digest {} does not match the payload (sha256 {})",
+                short(stored),
+                short(&computed)
+            ),
+        ));
+    }
+
+    let state = ReceiptState::parse(&raw.state).ok_or_else(|| {
+        damaged(
+            DamageReason::State,
+            format!("unknown state {:?}", sanitize::inline(&raw.state, 40)),
+        )
+    })?;
+
+    let visitor = fingerprint_owned(payload, ignore);
+    Ok(Receipt {
+        id: raw.id,
+        scope: raw.scope.clone(),
+        request_key: raw.request_key.clone(),
+        digest: computed,
+        state,
+        created_ms,
+        updated_ms: parse_time(&raw.updated_at).ok(),
+        visitor: visitor.fields,
+        honeypot_filled: visitor.honeypot_filled,
+    })
+}
