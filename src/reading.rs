@@ -4,6 +4,7 @@
 //! parts are appended in rowid order, so the facts are those of a reading on
 //! one connection (see the tests).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::storage::split::{Helpers, Range};
@@ -166,15 +167,26 @@ pub fn reread_split(
     })
 }
 
+/// What the reading that checked a receipt whole knew of it: its
+/// fingerprint with its keyed check (equal for exact copies, which have the
+/// same visitor fields), and whether a honeypot field was filled.
+pub type Fingerprint = ((u64, u64), bool);
+
 /// The good receipts with these ids (ascending), read and made compact, each
 /// connection (the main one, then the helpers) a share of them in order, every
 /// row inspected on the thread that read it; `progress` hears how many rows
 /// were read so far.
+///
+/// `known` gives the [`Fingerprint`] of a receipt checked whole in the same
+/// read transaction (all connections in it): an exact copy of a receipt
+/// read before it in its share takes that one's fields, and its payload is
+/// not checked again.
 pub fn read_compact_split(
     db: &Database,
     helpers: Vec<Connection>,
     inspector: &Inspector,
     ids: &[ReceiptId],
+    known: &(dyn Fn(ReceiptId) -> Option<Fingerprint> + Sync),
     progress: &mut dyn FnMut(u64),
 ) -> Result<Compact, StorageError> {
     let share = ids.len().div_ceil(helpers.len() + 1).max(1);
@@ -185,10 +197,24 @@ pub fn read_compact_split(
     let work = |conn: &Connection, ids: &[ReceiptId], each: &mut dyn FnMut(u64)| {
         let mut compact = Compact::for_receipts(ids.len());
         let (mut scratch, mut buf) = (Scratch::keeping_normals(), String::new());
+        // The first receipt of each fingerprint read whole in this share.
+        let mut first_of: HashMap<(u64, u64), ReceiptId> = HashMap::new();
         let read = stream::read_ids_on(conn, origin, columns, ids, BATCH_ROWS, &mut |b| {
             for i in 0..b.len() {
-                if let Ok(r) = inspector.receipt_ref(&b.row(i, &mut buf), &mut scratch) {
+                let row = b.row(i, &mut buf);
+                let fingerprint = known(row.id);
+                if let Some((print, honeypot)) = fingerprint
+                    && let Some(&of) = first_of.get(&print)
+                    && let Some(meta) = Inspector::row_meta(&row)
+                    && compact.push_copy(&meta, honeypot, of)
+                {
+                    continue;
+                }
+                if let Ok(r) = inspector.receipt_ref(&row, &mut scratch) {
                     compact.push(&r);
+                    if let Some((print, _)) = fingerprint {
+                        first_of.entry(print).or_insert(r.id);
+                    }
                 }
             }
             each(done.fetch_add(b.len() as u64, Ordering::Relaxed) + b.len() as u64);
@@ -367,7 +393,9 @@ mod tests {
         let db = Database::open(database(&dir), Access::ReadOnly).unwrap();
         let store = read(&db, false, None);
         let inspector = Inspector::new(&Settings::new(NOW), store.random);
-        let indices: Vec<u32> = (0..store.receipts.len() as u32).step_by(3).collect();
+        // Every receipt: the exact copies among them take their fields from
+        // the copy read before them (when told their fingerprints).
+        let indices: Vec<u32> = (0..store.receipts.len() as u32).collect();
         // Besides good receipts: a damaged row and an id no row has.
         let mut ids: Vec<ReceiptId> = indices
             .iter()
@@ -382,10 +410,15 @@ mod tests {
             .into_iter()
             .map(|(_, r)| r)
             .collect();
-        assert!(one.len() > 900);
-        let compact = |helpers: Vec<Connection>| {
+        assert!(one.len() > 2900);
+        let fingerprint = |id| {
+            let r = &store.receipts[store.index_of(id)? as usize];
+            Some(((r.fingerprint, r.fp_check), r.honeypot_filled()))
+        };
+        let unknown = |_| None;
+        let compact = |helpers: Vec<Connection>, known: &(dyn Fn(_) -> _ + Sync)| {
             let (mut seen, mut told) = (0, 0);
-            let read = read_compact_split(&db, helpers, &inspector, &ids, &mut |n| {
+            let read = read_compact_split(&db, helpers, &inspector, &ids, known, &mut |n| {
                 assert!(n >= seen, "progress never goes back");
                 seen = n;
                 told += 1;
@@ -393,13 +426,20 @@ mod tests {
             .unwrap();
             assert_eq!(seen, ids.len() as u64 - 1, "every row read is told");
             assert!(told > 1);
-            crate::snapshot::Receipts::default()
+            let copies = read.copies();
+            let receipts = crate::snapshot::Receipts::default()
                 .next_compact(&ids, &ids, read)
-                .to_vec()
+                .to_vec();
+            (receipts, copies)
         };
         let (conns, _, _) = helpers.split(&db).expect("split");
-        assert_eq!(compact(conns), one);
-        assert_eq!(compact(Vec::new()), one);
+        let (split, copies) = compact(conns, &fingerprint);
+        assert_eq!(split, one);
+        assert!(copies > 200, "{copies} exact copies");
+        let (alone, copies) = compact(Vec::new(), &fingerprint);
+        assert_eq!(alone, one);
+        assert!(copies > 200, "{copies} exact copies");
+        assert_eq!(compact(Vec::new(), &unknown), (one, 0));
         tx.commit().unwrap();
     }
 

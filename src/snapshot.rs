@@ -269,6 +269,9 @@ pub struct Reader {
     verified: Option<std::time::Instant>,
     /// A full reading's helper connections, for [`Reader::fill_receipts`].
     spare: Vec<rusqlite::Connection>,
+    /// True while the read transaction of a full reading is left open on the
+    /// database's connection for [`Reader::fill_receipts`].
+    read_open: bool,
     pub verify_every: std::time::Duration,
 }
 
@@ -286,6 +289,7 @@ impl Reader {
             texts_read: Vec::new(),
             verified: None,
             spare: Vec::new(),
+            read_open: false,
             verify_every: std::time::Duration::from_secs(30),
         }
     }
@@ -318,6 +322,7 @@ impl Reader {
         now_ms: Millis,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Snapshot> {
+        self.end_read(db)?;
         // A first reading is split over every core: its helper connections
         // start before its transaction does (see storage::split).
         let first = self.engine.is_none();
@@ -496,9 +501,6 @@ impl Reader {
         // The helpers, still in their read transactions, share the reading
         // of the items' receipts that follows.
         self.spare = helpers;
-        if let Some(tx) = tx {
-            tx.commit().map_err(|e| db.error("ending a read", e))?;
-        }
         if incremental {
             self.sum_ids += sum_ids;
         } else {
@@ -518,12 +520,43 @@ impl Reader {
         let mut snap = assemble(db, settings, receipt_count, triage)?;
         snap.replays = replays;
         snap.replay_total = replay_total;
+        // The read transaction lasts until `fill_receipts` has read the
+        // items' receipts (as a full reading's helpers stay in theirs): they
+        // are read in the state of the database the analysis saw, so what an
+        // item says of its receipts is what they say (and the facts of the
+        // engine's store are theirs).
+        if let Some(mut tx) = tx {
+            tx.set_drop_behavior(rusqlite::DropBehavior::Ignore);
+            self.read_open = true;
+        }
         Ok(snap)
     }
 
     /// Puts in `snap` the receipts its items show: those shown last time are
     /// kept, the others read. `progress` hears how many were read.
     pub fn fill_receipts(
+        &mut self,
+        db: &Database,
+        snap: &mut Snapshot,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<()> {
+        let filled = self.fill(db, snap, progress);
+        let ended = self.end_read(db);
+        filled?;
+        Ok(ended?)
+    }
+
+    /// Ends the read transaction a full reading left open, if it did.
+    fn end_read(&mut self, db: &Database) -> Result<(), StorageError> {
+        if std::mem::take(&mut self.read_open) && !db.conn().is_autocommit() {
+            db.conn()
+                .execute_batch("COMMIT")
+                .map_err(|e| db.error("ending a read", e))?;
+        }
+        Ok(())
+    }
+
+    fn fill(
         &mut self,
         db: &Database,
         snap: &mut Snapshot,
@@ -572,8 +605,21 @@ impl Reader {
         // added, made compact as they come (after a full reading, on every
         // connection, each row inspected where it was read).
         self.shown = if known.is_empty() && !spare.is_empty() {
-            let read =
-                crate::reading::read_compact_split(db, spare, &inspector, &unread, &mut count)?;
+            // Still in the analysis' read transaction (see `Reader::read`):
+            // the facts of the store are those of the rows read now.
+            let store = engine.store();
+            let fingerprint = |id| {
+                let r = &store.receipts[store.index_of(id)? as usize];
+                Some(((r.fingerprint, r.fp_check), r.honeypot_filled()))
+            };
+            let read = crate::reading::read_compact_split(
+                db,
+                spare,
+                &inspector,
+                &unread,
+                &fingerprint,
+                &mut count,
+            )?;
             self.shown.next_compact(&shown, &missing, read)
         } else {
             self.shown.next_reading(&shown, &missing, |each| {

@@ -442,3 +442,50 @@ fn a_first_reading_tells_how_its_analysis_goes() {
         .max();
     assert_eq!(items, Some(snap.receipts.len() as u64));
 }
+
+/// What an item says of its receipts is what they say, read with it: the
+/// items' receipts are read in the state of the database the analysis saw,
+/// though the intake settles the stuck receipts in between (a first reading
+/// split over connections or not).
+#[test]
+fn the_items_receipts_are_read_as_the_analysis_saw_them() {
+    use receipt_review::triage::model::ReceiptState;
+    for spread in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settling.db");
+        let options = DemoOptions {
+            receipts: 2_000,
+            seed: 3,
+            now_ms: NOW_MS,
+        };
+        generate(&path, &options).unwrap();
+        if spread {
+            spread_rowids(&path);
+        }
+        let db = Database::open(&path, Access::ReadOnly).unwrap();
+        let mut reader = Reader::new(settings(NOW_MS));
+        let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        let stuck: Vec<i64> = snap.triage.stuck.iter().map(|s| s.receipt_id).collect();
+        assert!(stuck.len() >= 2, "{stuck:?}");
+        let settled = Connection::open(&path)
+            .unwrap()
+            .execute(
+                "UPDATE receipts SET state = 'completed', updated_at = ?1 \
+                 WHERE state = 'in_flight'",
+                [format_rfc3339(NOW_MS)],
+            )
+            .unwrap();
+        assert!(settled >= stuck.len());
+        reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
+        for &id in &stuck {
+            let state = snap.receipts.get(id).map(|r| r.state);
+            assert_eq!(state, Some(ReceiptState::InFlight), "receipt {id}");
+        }
+        assert!(db.conn().is_autocommit(), "the reading's transaction ended");
+        // The next reading sees them settled: no longer stuck.
+        let mut next = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        reader.fill_receipts(&db, &mut next, &mut |_| {}).unwrap();
+        assert!(next.triage.stuck.is_empty());
+        assert_eq!(next.triage, full(&path, NOW_MS).triage);
+    }
+}

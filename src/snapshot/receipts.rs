@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::triage::ReceiptRef;
 use crate::triage::model::{Millis, Receipt, ReceiptId, ReceiptState, VisitorFields};
+use crate::triage::{ReceiptRef, RowMeta};
 
 /// At most this many parts (lookups try each): more are merged into one
 /// after the first. Merging by size keeps them fewer (see `next_with`).
@@ -122,7 +122,7 @@ impl Receipts {
     ) -> Receipts {
         // Each share is a part of its own: joining them would copy every
         // receipt, and the copy's passing buffers would stay with the process.
-        let shares: Vec<Part> = read.0.into_iter().map(Part::sorted).collect();
+        let shares: Vec<Part> = read.shares.into_iter().map(Part::sorted).collect();
         self.next_with_shares(shown, asked, shares)
     }
 
@@ -282,7 +282,11 @@ impl PartialEq for Receipts {
 /// Receipts made compact as they are read, for [`Receipts::next_compact`]:
 /// one part a share, each share's ids above the share's before.
 #[derive(Debug, Default)]
-pub struct Compact(Vec<Part>);
+pub struct Compact {
+    shares: Vec<Part>,
+    /// Receipts added by [`Compact::push_copy`].
+    copies: usize,
+}
 
 /// Receipts read before the texts' room is set from their sizes.
 const SAMPLE: usize = 1024;
@@ -295,7 +299,10 @@ impl Compact {
         part.ids.reserve_exact(n);
         part.kept.reserve_exact(n);
         part.expected = n;
-        Compact(vec![part])
+        Compact {
+            shares: vec![part],
+            copies: 0,
+        }
     }
 
     pub fn push(&mut self, r: &ReceiptRef<'_>) {
@@ -310,26 +317,61 @@ impl Compact {
             .push_with(r.id, r.scope, r.request_key, digest, r.fields(), meta);
     }
 
+    /// Adds a receipt whose visitor fields are those of `of`, pushed before
+    /// into the same share: an exact copy (same fingerprint), whose fields
+    /// are then the same texts, kept once. False (nothing added) when `of`
+    /// is not in this share.
+    pub fn push_copy(&mut self, r: &RowMeta<'_>, honeypot_filled: bool, of: ReceiptId) -> bool {
+        let part = self.last();
+        let Ok(k) = part.ids.binary_search(&of) else {
+            return false;
+        };
+        let source = &part.kept[k];
+        let fields = [source.start, source.first, source.count];
+        let meta = Meta {
+            created_ms: r.created_ms,
+            updated_ms: r.updated_ms,
+            state: r.state,
+            honeypot_filled,
+        };
+        part.push_kept(
+            r.id,
+            r.scope,
+            r.request_key,
+            Digest::Hex(r.digest),
+            fields,
+            meta,
+        );
+        self.copies += 1;
+        true
+    }
+
+    /// Receipts pushed by [`Compact::push_copy`], whose texts are another's.
+    pub fn copies(&self) -> usize {
+        self.copies
+    }
+
     pub fn push_receipt(&mut self, r: &Receipt) {
         self.last().push(r);
     }
 
     fn last(&mut self) -> &mut Part {
-        if self.0.is_empty() {
-            self.0.push(Part::default());
+        if self.shares.is_empty() {
+            self.shares.push(Part::default());
         }
-        let last = self.0.len() - 1;
-        &mut self.0[last]
+        let last = self.shares.len() - 1;
+        &mut self.shares[last]
     }
 
     /// Adds the receipts of `later` (ids above these) as shares of their
     /// own: moved, not copied.
     pub fn append(&mut self, later: Compact) {
-        self.0.extend(later.0);
+        self.shares.extend(later.shares);
+        self.copies += later.copies;
     }
 
     pub fn len(&self) -> usize {
-        self.0.iter().map(|p| p.ids.len()).sum()
+        self.shares.iter().map(|p| p.ids.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -628,7 +670,21 @@ impl Part {
         fields: impl Iterator<Item = (&'f str, &'f str)>,
         meta: Meta,
     ) {
-        let [start, first, count] = self.add_fields(fields);
+        let fields = self.add_fields(fields);
+        self.push_kept(id, scope, request_key, digest, fields, meta);
+    }
+
+    /// [`Part::push_with`] with the fields already here: `[start, first,
+    /// count]` as [`Part::add_fields`] gives them.
+    fn push_kept(
+        &mut self,
+        id: ReceiptId,
+        scope: &str,
+        request_key: Option<&str>,
+        digest: Digest,
+        [start, first, count]: [u32; 3],
+        meta: Meta,
+    ) {
         let kept = Kept {
             meta,
             digest,
@@ -703,12 +759,12 @@ mod tests {
                 ReceiptState::Completed,
                 "a message of some length",
             ));
-            let part = &share.0[0];
+            let part = &share.shares[0];
             if part.ids.len() == SAMPLE {
                 room_set = Some((part.text.capacity(), part.pairs.capacity()));
             }
         }
-        let part = &share.0[0];
+        let part = &share.shares[0];
         assert_eq!((part.ids.capacity(), part.kept.capacity()), (n, n));
         // Never grown after the first receipts set it, and not far above.
         assert_eq!(

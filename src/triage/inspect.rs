@@ -172,6 +172,18 @@ pub struct ReceiptRef<'a> {
     scratch: &'a Scratch,
 }
 
+/// A row's facts besides its payload (see [`Inspector::row_meta`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowMeta<'a> {
+    pub id: ReceiptId,
+    pub scope: &'a str,
+    pub request_key: Option<&'a str>,
+    pub digest: [u8; 32],
+    pub state: ReceiptState,
+    pub created_ms: Millis,
+    pub updated_ms: Option<Millis>,
+}
+
 impl<'a> ReceiptRef<'a> {
     /// The visitor fields, (key, value), in the order of [`VisitorFields`].
     pub fn fields(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a str)> + 'a {
@@ -248,6 +260,26 @@ impl Inspector {
             updated_ms: c.updated_at,
             honeypot_filled: c.honeypot,
             scratch: s,
+        })
+    }
+
+    /// What [`Inspector::receipt_ref`] gives of a row besides its visitor
+    /// fields, without reading its payload: for a row checked whole earlier
+    /// in the same read transaction, whose stored digest was then found to
+    /// be its payload's. `None` when the row does not say it plainly (no
+    /// stored digest, or not 64 hex digits; a time or state that does not
+    /// parse): such a row is checked whole.
+    pub fn row_meta<'a>(row: &Row<'a>) -> Option<RowMeta<'a>> {
+        let mut digest = [0u8; 32];
+        hex::decode_to_slice(row.digest?.trim(), &mut digest).ok()?;
+        Some(RowMeta {
+            id: row.id,
+            scope: row.scope,
+            request_key: row.request_key,
+            digest,
+            state: ReceiptState::parse(row.state)?,
+            created_ms: parse_time_ref(row.created_at).ok()?,
+            updated_ms: parse_time_ref(row.updated_at).ok(),
         })
     }
 
@@ -674,6 +706,40 @@ mod tests {
         assert_eq!(r.digest.len(), 64);
         assert!(!r.honeypot_filled);
         assert_eq!(r.updated_ms, None);
+    }
+
+    #[test]
+    fn a_rows_meta_is_what_checking_it_whole_gives() {
+        let mut r = raw(r#"{"name":"Ada"}"#);
+        r.updated_at = TimeValue::Text(T.into());
+        let whole = inspect(&r, &Settings::new(0)).unwrap();
+        // As the intake stores a digest, and as a person might type one.
+        for stored in [
+            whole.digest.clone(),
+            format!(" {} ", whole.digest.to_uppercase()),
+        ] {
+            r.digest = Some(stored);
+            let row = r.row();
+            let meta = Inspector::row_meta(&row).unwrap();
+            assert_eq!(hex::encode(meta.digest), whole.digest);
+            assert_eq!(
+                (meta.id, meta.scope, meta.request_key, meta.state),
+                (7, "site", Some("k1"), ReceiptState::Completed)
+            );
+            assert_eq!((meta.created_ms, meta.updated_ms), (T_MS, Some(T_MS)));
+        }
+        // Nothing to take the payload's digest from, or a row that does not
+        // parse: the row is checked whole instead.
+        for digest in [None, Some("abc".to_string()), Some("g".repeat(64))] {
+            r.digest = digest;
+            assert_eq!(Inspector::row_meta(&r.row()), None);
+        }
+        r.digest = Some(whole.digest.clone());
+        r.state = "done".into();
+        assert_eq!(Inspector::row_meta(&r.row()), None);
+        r.state = "completed".into();
+        r.created_at = TimeValue::Text("yesterday".into());
+        assert_eq!(Inspector::row_meta(&r.row()), None);
     }
 
     #[test]

@@ -43,7 +43,7 @@ use rayon::prelude::*;
 
 pub use facts::Store;
 pub use ingest::{Ingest, Part, RowSource, ingest, ingest_by};
-pub use inspect::{Inspector, Interners, ReceiptRef, Scratch, inspect, inspect_with};
+pub use inspect::{Inspector, Interners, ReceiptRef, RowMeta, Scratch, inspect, inspect_with};
 use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};
 pub use near::Texts;
 
