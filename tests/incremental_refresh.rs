@@ -489,3 +489,83 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
         assert_eq!(next.triage, full(&path, NOW_MS).triage);
     }
 }
+
+/// Receipts that share a request key (a table without the intake's UNIQUE
+/// constraint, as a legacy intake left it): the screen's reader finds the
+/// conflicts a full reading finds, first and after appends.
+#[test]
+fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
+    use receipt_review::triage::model::AttemptSource;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("legacy.db");
+    let options = DemoOptions {
+        receipts: 600,
+        seed: 11,
+        now_ms: NOW_MS,
+    };
+    generate(&path, &options).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         CREATE TABLE loose (id INTEGER PRIMARY KEY, scope TEXT NOT NULL, request_key TEXT,
+           digest TEXT NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'completed',
+           response TEXT, created_at TEXT NOT NULL, updated_at TEXT);
+         INSERT INTO loose SELECT id, scope, request_key, digest, payload, state, response,
+           created_at, updated_at FROM receipts;
+         DROP TABLE receipts;
+         ALTER TABLE loose RENAME TO receipts;",
+    )
+    .unwrap();
+    let mut appender = Appender {
+        conn,
+        rng: ChaCha8Rng::seed_from_u64(11),
+        next_key: 0,
+    };
+    // A receipt again under the key of another one: a different body.
+    let share_a_key = |appender: &mut Appender, n: usize| {
+        for k in 0..n {
+            let (id, scope, _, at) = appender.existing();
+            let key: Option<String> = appender
+                .conn
+                .query_row(
+                    "SELECT request_key FROM receipts WHERE id = ?1",
+                    [id],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let Some(key) = key else { continue };
+            let payload = serde_json::json!({"message": format!("another body {k}")});
+            let new = appender.insert(&scope, &payload, at + 1_000, "completed");
+            appender
+                .conn
+                .execute(
+                    "UPDATE receipts SET request_key = ?1 WHERE id = ?2",
+                    params![key, new],
+                )
+                .unwrap();
+        }
+    };
+    share_a_key(&mut appender, 12);
+    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let mut reader = Reader::new(settings(NOW_MS));
+    let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    let from_receipts = |s: &Snapshot| {
+        s.triage
+            .conflicts
+            .iter()
+            .filter(|c| {
+                c.attempts
+                    .iter()
+                    .any(|a| a.source == AttemptSource::Receipts)
+            })
+            .count()
+    };
+    assert!(from_receipts(&snap) >= 5, "{}", from_receipts(&snap));
+    assert_same(&snap, &full(&path, NOW_MS), 0);
+    for round in 1..=3 {
+        share_a_key(&mut appender, 4);
+        let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        assert_eq!(reader.last_reading(), Reading::Incremental);
+        assert_same(&snap, &full(&path, NOW_MS), round);
+    }
+}

@@ -356,24 +356,28 @@ impl Engine {
             store,
             texts: &self.details.texts,
         };
-        let duplicates = groups::sweep_runs(
-            ctx,
-            &self.runs,
-            settings.window_ms,
-            Some(&mut self.placements),
+        // Campaigns and shared keys are found alongside the sweep: it leaves
+        // a core idle between its pieces, and they need nothing from it.
+        let (runs, placements) = (&self.runs, &mut self.placements);
+        let (duplicates, (bodies, campaigns, keyed)) = rayon::join(
+            || groups::sweep_runs(ctx, runs, settings.window_ms, Some(placements)),
+            || {
+                let bodies = bots::bodies(store);
+                let campaigns = bots::campaign_flags(store, &bodies, settings);
+                (bodies, campaigns, conflicts::keyed(store))
+            },
         );
         self.dup_keys = duplicates
             .iter()
             .map(|g| (time_of(store, g.members[0].id), g.members[0].id))
             .collect();
         step("looking for campaigns", 1, 3);
-        let bodies = bots::bodies(store);
-        self.campaigns = bots::campaign_flags(store, &bodies, settings);
+        self.campaigns = campaigns;
         self.bot_ids = bots::flagged_ids(store, &self.campaigns);
         self.bodies = SortedIndex::from_sorted(bodies);
         step("key conflicts and stuck receipts", 2, 3);
-        let keyed = conflicts::keyed(store);
-        self.shared = conflicts::shared_in(store, &keyed);
+        // The receipts sharing a key were found to work out what to read.
+        self.shared = std::mem::take(&mut self.needs.shared_keys);
         self.keyed = SortedIndex::from_sorted(keyed);
         self.unsettled = (0..store.receipts.len() as u32)
             .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
