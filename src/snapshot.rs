@@ -79,6 +79,10 @@ pub struct Snapshot {
     /// empty from [`read`], which serves reports, and filled by
     /// [`read_for_screen`] and [`Reader::fill_receipts`].
     pub receipts: Receipts,
+    /// True while the receipts the items show are still being read (the
+    /// analysis is handed to the screen first): what is said of their texts,
+    /// such as which items a text filter matches, is not yet the whole answer.
+    pub receipts_pending: bool,
     /// Retries absorbed by each receipt's key.
     pub replays: HashMap<ReceiptId, u32>,
     pub replay_total: u64,
@@ -737,6 +741,7 @@ fn assemble(
         settings,
         receipt_count,
         receipts: Receipts::default(),
+        receipts_pending: false,
         replays: HashMap::new(),
         replay_total: 0,
         triage,

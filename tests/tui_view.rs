@@ -71,6 +71,34 @@ fn a_group_whose_receipts_are_not_read_yet_claims_nothing_of_them() {
 }
 
 #[test]
+fn a_filter_typed_before_the_receipts_are_read_says_it_has_not_seen_them() {
+    // The analysis reaches the screen before the receipts its items show,
+    // and with them the visitors' texts the filter searches.
+    let mut fx = fixture();
+    fx.snapshot.receipts = Default::default();
+    fx.snapshot.receipts_pending = true;
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "/alice smith");
+    let before = screen(&app, 160, 48);
+    assert!(before.contains("· 0 of 5 so far"), "{before}");
+    assert!(
+        before.contains("Nothing matches so far: the receipts are still being read."),
+        "{before}"
+    );
+    assert!(
+        !before.contains("Nothing matches the filter (Esc"),
+        "{before}"
+    );
+    // Once read, the filter finds her group and says no more than that.
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "/alice smith");
+    let after = screen(&app, 160, 48);
+    assert!(after.contains("· 1 of 5 ·"), "{after}");
+    assert!(!after.contains("so far"), "{after}");
+}
+
+#[test]
 fn near_group_in_the_detail_80x24() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);

@@ -504,6 +504,7 @@ pub fn fixture() -> Fixture {
             settings: Settings::new(NOW),
             receipt_count: receipts.len(),
             receipts: receipts.into(),
+            receipts_pending: false,
             replays,
             replay_total: 5,
             triage: triage.into(),

@@ -23,8 +23,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let rows = app.rows(tab);
     let focused = app.focus == Focus::List;
     let mut title = vec![(format!(" {} ", tab.title()), theme.pane_title(focused))];
+    // Until the items' receipts are in, a text filter has seen only part of
+    // what it searches: its matches are a lower bound.
+    let partial = snap.receipts_pending && !app.filter.is_empty();
     title.push((
-        format!("· {} of {} ", rows.len(), total(snap, tab)),
+        format!(
+            "· {} of {}{} ",
+            rows.len(),
+            total(snap, tab),
+            if partial { " so far" } else { "" }
+        ),
         theme.dim(),
     ));
     if tab == Tab::Duplicates {
@@ -51,6 +59,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Damaged => "No damaged rows.",
                 Tab::Log => "The review log is empty: no decisions yet.",
             }
+        } else if partial {
+            "Nothing matches so far: the receipts are still being read."
         } else {
             "Nothing matches the filter (Esc clears the text filter, t the class)."
         };

@@ -184,7 +184,9 @@ impl State {
         }
         if self.reader.last_reading() == Full {
             // The analysis first; the receipts its items show follow.
-            self.publish(snap.clone());
+            let mut first = snap.clone();
+            first.receipts_pending = true;
+            self.publish(first);
         }
         match self
             .reader
