@@ -273,7 +273,7 @@ pub struct Reader {
     verified: Option<std::time::Instant>,
     /// A full reading's helper connections, for [`Reader::fill_receipts`].
     spare: Vec<rusqlite::Connection>,
-    /// True while the read transaction of a full reading is left open on the
+    /// True while a reading's read transaction is left open on the
     /// database's connection for [`Reader::fill_receipts`].
     read_open: bool,
     pub verify_every: std::time::Duration,
@@ -537,7 +537,8 @@ impl Reader {
     }
 
     /// Puts in `snap` the receipts its items show: those shown last time are
-    /// kept, the others read. `progress` hears how many were read.
+    /// kept, the others read, in the read transaction of [`Reader::read`],
+    /// which this ends. `progress` hears how many were read.
     pub fn fill_receipts(
         &mut self,
         db: &Database,
@@ -550,7 +551,7 @@ impl Reader {
         Ok(ended?)
     }
 
-    /// Ends the read transaction a full reading left open, if it did.
+    /// Ends the read transaction the last reading left open, if it did.
     fn end_read(&mut self, db: &Database) -> Result<(), StorageError> {
         if std::mem::take(&mut self.read_open) && !db.conn().is_autocommit() {
             db.conn()
