@@ -213,7 +213,7 @@ pub fn read_compact_split(
                 if let Ok(r) = inspector.receipt_ref(&row, &mut scratch) {
                     compact.push(&r);
                     if let Some((print, _)) = fingerprint {
-                        first_of.entry(print).or_insert(r.id);
+                        first_of.entry(print).or_insert(r.meta.id);
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! of order, receipts settling, refused attempts, replays, damaged rows) its
 //! triage is the one a full reading of the database gives.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -25,6 +25,18 @@ fn settings(now_ms: i64) -> Settings {
 fn full(path: &Path, now_ms: i64) -> Snapshot {
     let db = Database::open(path, Access::ReadOnly).unwrap();
     snapshot::read(&db, settings(now_ms), &mut |_| {}).unwrap()
+}
+
+/// A demo database of `receipts` receipts as of [`NOW_MS`], in `dir`.
+fn demo(dir: &tempfile::TempDir, name: &str, receipts: usize, seed: u64) -> PathBuf {
+    let path = dir.path().join(name);
+    let options = DemoOptions {
+        receipts,
+        seed,
+        now_ms: NOW_MS,
+    };
+    generate(&path, &options).unwrap();
+    path
 }
 
 fn assert_same(incremental: &Snapshot, full: &Snapshot, round: usize) {
@@ -241,16 +253,7 @@ fn spread_rowids(path: &Path) {
 /// `spread`: with [`spread_rowids`].
 fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("inc.db");
-    generate(
-        &path,
-        &DemoOptions {
-            receipts,
-            seed,
-            now_ms: NOW_MS,
-        },
-    )
-    .unwrap();
+    let path = demo(&dir, "inc.db", receipts, seed);
     if spread {
         spread_rowids(&path);
     }
@@ -347,16 +350,7 @@ fn the_items_receipts_of_a_split_reading_follow_the_appends() {
 /// on its helper connections too.
 fn items_follow_the_appends(spread: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("items.db");
-    generate(
-        &path,
-        &DemoOptions {
-            receipts: 800,
-            seed: 9,
-            now_ms: NOW_MS,
-        },
-    )
-    .unwrap();
+    let path = demo(&dir, "items.db", 800, 9);
     if spread {
         spread_rowids(&path);
     }
@@ -393,13 +387,7 @@ fn items_follow_the_appends(spread: bool) {
 #[test]
 fn a_first_reading_tells_how_its_analysis_goes() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("progress.db");
-    let options = DemoOptions {
-        receipts: 3_000,
-        seed: 5,
-        now_ms: NOW_MS,
-    };
-    generate(&path, &options).unwrap();
+    let path = demo(&dir, "progress.db", 3_000, 5);
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     let mut seen: Vec<snapshot::Progress> = Vec::new();
@@ -452,13 +440,7 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
     use receipt_review::triage::model::ReceiptState;
     for spread in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("settling.db");
-        let options = DemoOptions {
-            receipts: 2_000,
-            seed: 3,
-            now_ms: NOW_MS,
-        };
-        generate(&path, &options).unwrap();
+        let path = demo(&dir, "settling.db", 2_000, 3);
         if spread {
             spread_rowids(&path);
         }
@@ -497,13 +479,7 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
 fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
     use receipt_review::triage::model::AttemptSource;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("legacy.db");
-    let options = DemoOptions {
-        receipts: 600,
-        seed: 11,
-        now_ms: NOW_MS,
-    };
-    generate(&path, &options).unwrap();
+    let path = demo(&dir, "legacy.db", 600, 11);
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
         "PRAGMA foreign_keys = OFF;

@@ -306,15 +306,8 @@ impl Compact {
     }
 
     pub fn push(&mut self, r: &ReceiptRef<'_>) {
-        let meta = Meta {
-            created_ms: r.created_ms,
-            updated_ms: r.updated_ms,
-            state: r.state,
-            honeypot_filled: r.honeypot_filled,
-        };
-        let digest = Digest::Hex(r.digest);
-        self.last()
-            .push_with(r.id, r.scope, r.request_key, digest, r.fields(), meta);
+        let fields = self.last().add_fields(r.fields());
+        self.push_meta(&r.meta, r.honeypot_filled, fields);
     }
 
     /// Adds a receipt whose visitor fields are those of `of`, pushed before
@@ -328,22 +321,22 @@ impl Compact {
         };
         let source = &part.kept[k];
         let fields = [source.start, source.first, source.count];
+        self.push_meta(r, honeypot_filled, fields);
+        self.copies += 1;
+        true
+    }
+
+    /// Adds a receipt whose fields are in the last share already.
+    fn push_meta(&mut self, r: &RowMeta<'_>, honeypot_filled: bool, fields: [u32; 3]) {
         let meta = Meta {
             created_ms: r.created_ms,
             updated_ms: r.updated_ms,
             state: r.state,
             honeypot_filled,
         };
-        part.push_kept(
-            r.id,
-            r.scope,
-            r.request_key,
-            Digest::Hex(r.digest),
-            fields,
-            meta,
-        );
-        self.copies += 1;
-        true
+        let digest = Digest::Hex(r.digest);
+        self.last()
+            .push_kept(r.id, r.scope, r.request_key, digest, fields, meta);
     }
 
     /// Receipts pushed by [`Compact::push_copy`], whose texts are another's.

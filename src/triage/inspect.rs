@@ -160,24 +160,18 @@ struct Checked {
 /// A good receipt, borrowed from its row and the [`Scratch`] that checked it
 /// (see [`Inspector::receipt_ref`]).
 pub struct ReceiptRef<'a> {
-    pub id: ReceiptId,
-    pub scope: &'a str,
-    pub request_key: Option<&'a str>,
-    /// SHA-256 of the canonical payload (a stored digest was checked against it).
-    pub digest: [u8; 32],
-    pub state: ReceiptState,
-    pub created_ms: Millis,
-    pub updated_ms: Option<Millis>,
+    pub meta: RowMeta<'a>,
     pub honeypot_filled: bool,
     scratch: &'a Scratch,
 }
 
-/// A row's facts besides its payload (see [`Inspector::row_meta`]).
+/// A good row's facts besides its payload's fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowMeta<'a> {
     pub id: ReceiptId,
     pub scope: &'a str,
     pub request_key: Option<&'a str>,
+    /// SHA-256 of the canonical payload (a stored digest was checked against it).
     pub digest: [u8; 32],
     pub state: ReceiptState,
     pub created_ms: Millis,
@@ -194,14 +188,15 @@ impl<'a> ReceiptRef<'a> {
     }
 
     pub fn to_receipt(&self) -> Receipt {
+        let m = &self.meta;
         Receipt {
-            id: self.id,
-            scope: self.scope.to_string(),
-            request_key: self.request_key.map(str::to_string),
-            digest: hex::encode(self.digest),
-            state: self.state,
-            created_ms: self.created_ms,
-            updated_ms: self.updated_ms,
+            id: m.id,
+            scope: m.scope.to_string(),
+            request_key: m.request_key.map(str::to_string),
+            digest: hex::encode(m.digest),
+            state: m.state,
+            created_ms: m.created_ms,
+            updated_ms: m.updated_ms,
             visitor: VisitorFields(
                 self.fields()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -251,13 +246,15 @@ impl Inspector {
         // (`check` left each pair once.)
         s.fields.sort_unstable_by(|a, b| pair(a).cmp(&pair(b)));
         Ok(ReceiptRef {
-            id: row.id,
-            scope: row.scope,
-            request_key: row.request_key,
-            digest: c.digest,
-            state: c.state,
-            created_ms: c.created_ms,
-            updated_ms: c.updated_at,
+            meta: RowMeta {
+                id: row.id,
+                scope: row.scope,
+                request_key: row.request_key,
+                digest: c.digest,
+                state: c.state,
+                created_ms: c.created_ms,
+                updated_ms: c.updated_at,
+            },
             honeypot_filled: c.honeypot,
             scratch: s,
         })
