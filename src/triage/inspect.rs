@@ -412,15 +412,8 @@ impl Inspector {
             s.entries = entries;
         } else {
             s.entries = entries;
-            let payload = canonical::parse_object(text).map_err(|e| {
-                let detail = match e {
-                    CanonicalError::NotAnObject { found } => {
-                        format!("payload is {found}, not a JSON object")
-                    }
-                    other => format!("payload is not valid JSON: {other}"),
-                };
-                damaged(DamageReason::Payload, detail)
-            })?;
+            let payload = canonical::parse_object(text)
+                .map_err(|e| damaged(DamageReason::Payload, unparsed(e)))?;
             let canonical_text = canonical::canonical(&payload).map_err(|e| {
                 damaged(
                     DamageReason::Payload,
@@ -442,20 +435,12 @@ impl Inspector {
             let computed = hex::encode(digest);
             return Err(damaged(
                 DamageReason::Digest,
-                format!(
-                    "stored digest {} does not match the payload (sha256 {})",
-                    short(stored),
-                    short(&computed)
-                ),
+                digest_mismatch(stored, &computed),
             ));
         }
 
-        let state = ReceiptState::parse(row.state).ok_or_else(|| {
-            damaged(
-                DamageReason::State,
-                format!("unknown state {:?}", sanitize::inline(row.state, 40)),
-            )
-        })?;
+        let state = ReceiptState::parse(row.state)
+            .ok_or_else(|| damaged(DamageReason::State, unknown_state(row.state)))?;
 
         let keys_of = &s.local_keys;
         let text_of = &s.text;
@@ -628,6 +613,26 @@ impl Inspector {
         s.key_index.insert(key.into(), local);
         KeyClass::Visitor(local)
     }
+}
+
+/// Why a payload is not a JSON object, as a damaged row says it.
+fn unparsed(e: CanonicalError) -> String {
+    match e {
+        CanonicalError::NotAnObject { found } => format!("payload is {found}, not a JSON object"),
+        other => format!("payload is not valid JSON: {other}"),
+    }
+}
+
+fn digest_mismatch(stored: &str, computed: &str) -> String {
+    format!(
+        "stored digest {} does not match the payload (sha256 {})",
+        short(stored),
+        short(computed)
+    )
+}
+
+fn unknown_state(state: &str) -> String {
+    format!("unknown state {:?}", sanitize::inline(state, 40))
 }
 
 /// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without allocating.

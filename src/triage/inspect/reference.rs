@@ -1,8 +1,8 @@
 //! The first version of inspecting a row (through `serde_json` and the
 //! intake's canonical form, every time), kept to check the fast one against.
 
-use super::short;
-use crate::intake::canonical::{self, CanonicalError};
+use super::{digest_mismatch, unknown_state, unparsed};
+use crate::intake::canonical;
 use crate::sanitize;
 use crate::time::parse_time;
 use crate::triage::digest::payload_digest;
@@ -32,15 +32,8 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
             format!("payload is not text: {what}"),
         )
     })?;
-    let payload = canonical::parse_object(text).map_err(|e| {
-        let detail = match e {
-            CanonicalError::NotAnObject { found } => {
-                format!("payload is {found}, not a JSON object")
-            }
-            other => format!("payload is not valid JSON: {other}"),
-        };
-        damaged(DamageReason::Payload, detail)
-    })?;
+    let payload =
+        canonical::parse_object(text).map_err(|e| damaged(DamageReason::Payload, unparsed(e)))?;
     let computed = payload_digest(&payload).map_err(|e| {
         damaged(
             DamageReason::Payload,
@@ -56,20 +49,12 @@ pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Da
     {
         return Err(damaged(
             DamageReason::Digest,
-            format!(
-                "stored digest {} does not match the payload (sha256 {})",
-                short(stored),
-                short(&computed)
-            ),
+            digest_mismatch(stored, &computed),
         ));
     }
 
-    let state = ReceiptState::parse(&raw.state).ok_or_else(|| {
-        damaged(
-            DamageReason::State,
-            format!("unknown state {:?}", sanitize::inline(&raw.state, 40)),
-        )
-    })?;
+    let state = ReceiptState::parse(&raw.state)
+        .ok_or_else(|| damaged(DamageReason::State, unknown_state(&raw.state)))?;
 
     let visitor = fingerprint_owned(payload, ignore);
     Ok(Receipt {
