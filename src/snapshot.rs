@@ -277,6 +277,9 @@ pub struct Reader {
     /// database's connection for [`Reader::fill_receipts`].
     read_open: bool,
     pub verify_every: std::time::Duration,
+    /// How many windows back the engine keeps the fields of receipts (see
+    /// `Engine::keep_fields_for`).
+    pub fields_horizon: Option<i64>,
 }
 
 impl Reader {
@@ -295,7 +298,14 @@ impl Reader {
             spare: Vec::new(),
             read_open: false,
             verify_every: std::time::Duration::from_secs(30),
+            fields_horizon: Some(crate::triage::engine::DEFAULT_WINDOWS),
         }
+    }
+
+    /// How many receipts the engine holds the fields of, and how many
+    /// fields (see `Engine::fields_held`).
+    pub fn fields_held(&self) -> Option<(usize, usize)> {
+        self.engine.as_ref().map(Engine::fields_held)
     }
 
     /// How the last reading went.
@@ -357,7 +367,12 @@ impl Reader {
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
-        let engine = self.engine.get_or_insert_with(|| Engine::new(&settings));
+        let horizon = self.fields_horizon;
+        let engine = self.engine.get_or_insert_with(|| {
+            let mut engine = Engine::new(&settings);
+            engine.keep_fields_for(horizon);
+            engine
+        });
         if incremental {
             let after = engine.conflict_rows().last().map(|c| c.id);
             let more = storage::load_conflict_rows(db, after, false)?;
@@ -400,6 +415,13 @@ impl Reader {
                 Vec::new()
             }
         };
+        if incremental && engine.reaches_back() {
+            // An appended receipt is to be compared with receipts whose
+            // fields the engine let go: a full reading analyses it.
+            drop(tx);
+            self.forget();
+            return self.read(db, now_ms, progress);
+        }
         if !incremental {
             // Every row read is in the store, good or damaged.
             let store = engine.store();

@@ -74,6 +74,9 @@ struct Appender {
     conn: Connection,
     rng: ChaCha8Rng,
     next_key: u64,
+    /// False: every receipt is appended at about the latest time, as one
+    /// intake whose clock only goes forward appends them.
+    reach_back: bool,
 }
 
 impl Appender {
@@ -136,7 +139,7 @@ impl Appender {
         // Mostly after everything so far, sometimes a little before it (two
         // handlers whose clocks disagree), sometimes right after its original.
         let when = match self.rng.random_range(0..6) {
-            0 => at + self.rng.random_range(0..700_000),
+            0 if self.reach_back => at + self.rng.random_range(0..700_000),
             1 => latest_ms - self.rng.random_range(0..5_000),
             _ => latest_ms + self.rng.random_range(0..900_000),
         };
@@ -250,8 +253,39 @@ fn spread_rowids(path: &Path) {
         .unwrap();
 }
 
-/// `spread`: with [`spread_rowids`].
-fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
+/// How the readings after the first went.
+#[derive(Debug, Default)]
+struct Rounds {
+    incremental: usize,
+    /// Full readings because an appended receipt reached back past the
+    /// fields the engine kept.
+    reached_back: usize,
+}
+
+/// What a [`run`] appends and how its reader keeps fields.
+#[derive(Clone, Copy)]
+struct Appends {
+    /// With [`spread_rowids`].
+    spread: bool,
+    /// The reader's `fields_horizon` (with `None` every reading after the
+    /// first continues the analysis, however far back a receipt reaches).
+    horizon: Option<i64>,
+    /// As [`Appender::reach_back`].
+    reach_back: bool,
+}
+
+const KEEP_ALL: Appends = Appends {
+    spread: false,
+    horizon: None,
+    reach_back: true,
+};
+
+fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
+    let Appends {
+        spread,
+        horizon,
+        reach_back,
+    } = how;
     let dir = tempfile::tempdir().unwrap();
     let path = demo(&dir, "inc.db", receipts, seed);
     if spread {
@@ -260,17 +294,36 @@ fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     reader.verify_every = std::time::Duration::ZERO;
+    reader.fields_horizon = horizon;
     let first = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
     assert_eq!(reader.last_reading(), Reading::Full);
     assert_same(&first, &full(&path, NOW_MS), 0);
     assert_same(&first, &alone(&path, NOW_MS), 0);
+    let count = first.receipt_count;
+    let held = |reader: &Reader| reader.fields_held().unwrap().0;
+    if horizon.is_some() {
+        assert!(held(&reader) < count / 2, "{} of {count}", held(&reader));
+    } else {
+        assert!(
+            held(&reader) > count * 9 / 10,
+            "{} of {count}",
+            held(&reader)
+        );
+    }
+    let mut seen = Rounds::default();
 
     let mut appender = Appender {
         conn: Connection::open(&path).unwrap(),
         rng: ChaCha8Rng::seed_from_u64(seed),
         next_key: 0,
+        reach_back,
     };
-    let mut latest = NOW_MS - 3_600_000;
+    // The demo's receipts end half an hour before now.
+    let mut latest = if reach_back {
+        NOW_MS - 3_600_000
+    } else {
+        NOW_MS
+    };
     for round in 1..=rounds {
         let appends = appender.rng.random_range(1..40);
         for _ in 0..appends {
@@ -280,8 +333,21 @@ fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
         // Time passes too: receipts in flight become stuck.
         let now = latest + appender.rng.random_range(0..600_000);
         let snap = reader.read(&db, now, &mut |_| {}).unwrap();
-        assert_eq!(reader.last_reading(), Reading::Incremental, "round {round}");
+        match reader.last_reading() {
+            Reading::Incremental => seen.incremental += 1,
+            Reading::Full => {
+                assert!(horizon.is_some(), "round {round}: a full reading");
+                seen.reached_back += 1;
+            }
+        }
         assert_same(&snap, &full(&path, now), round);
+        if horizon.is_some() {
+            assert!(
+                held(&reader) < count / 2,
+                "round {round}: {}",
+                held(&reader)
+            );
+        }
     }
 
     // An undone decision puts a receipt back in flight: the screen says so.
@@ -301,8 +367,11 @@ fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
         )
         .unwrap();
     reader.recheck(&[id]);
+    let before = reader.fields_held().unwrap();
     let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    // Its fields may have been let go: it is compared by its fingerprint.
     assert_eq!(reader.last_reading(), Reading::Incremental);
+    assert_eq!(reader.fields_held().unwrap(), before);
     assert!(snap.triage.stuck.iter().any(|s| s.receipt_id == id));
     assert_same(&snap, &full(&path, latest), rounds + 1);
 
@@ -318,21 +387,54 @@ fn run(seed: u64, receipts: usize, rounds: usize, spread: bool) {
     // And the readings after it are incremental again.
     appender.append(latest);
     let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
-    assert_eq!(reader.last_reading(), Reading::Incremental);
+    if horizon.is_none() {
+        assert_eq!(reader.last_reading(), Reading::Incremental);
+    }
     assert_same(&snap, &full(&path, latest), rounds + 3);
+    seen
 }
 
 #[test]
 fn appends_give_the_triage_of_a_full_reading() {
     for seed in [1, 2, 3] {
-        run(seed, 1_500, 12, false);
+        let rounds = run(seed, 1_500, 12, KEEP_ALL);
+        assert_eq!(rounds.incremental, 12);
     }
+}
+
+#[test]
+fn appends_continue_an_analysis_that_let_go_of_old_fields() {
+    // Three windows kept, the fewest with which receipts appended at about
+    // the latest time never reach back past them.
+    let how = Appends {
+        horizon: Some(3),
+        reach_back: false,
+        ..KEEP_ALL
+    };
+    for seed in [1, 2, 3] {
+        let rounds = run(seed, 1_500, 12, how);
+        assert_eq!(rounds.incremental, 12, "seed {seed}");
+    }
+}
+
+#[test]
+fn appends_reaching_back_past_the_fields_kept_are_read_in_full() {
+    let how = Appends {
+        horizon: Reader::new(settings(NOW_MS)).fields_horizon,
+        ..KEEP_ALL
+    };
+    let rounds = run(6, 1_500, 12, how);
+    assert!(rounds.reached_back >= 2, "{rounds:?}");
 }
 
 #[test]
 fn a_first_reading_split_over_connections_is_the_reading_of_one() {
     for seed in [4, 5] {
-        run(seed, 2_000, 6, true);
+        let how = Appends {
+            spread: true,
+            ..KEEP_ALL
+        };
+        run(seed, 2_000, 6, how);
     }
 }
 
@@ -356,6 +458,9 @@ fn items_follow_the_appends(spread: bool) {
     }
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
+    // Copies appended right after old originals change old items too; they
+    // are to continue the reading, not start it again.
+    reader.fields_horizon = None;
     let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
     reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
     let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
@@ -365,6 +470,7 @@ fn items_follow_the_appends(spread: bool) {
         conn: Connection::open(&path).unwrap(),
         rng: ChaCha8Rng::seed_from_u64(9),
         next_key: 0,
+        reach_back: true,
     };
     // Round after round (receipts settle, so some are read again; the
     // compact parts pile up and are merged).
@@ -496,9 +602,11 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
         conn,
         rng: ChaCha8Rng::seed_from_u64(11),
         next_key: 0,
+        reach_back: true,
     };
-    // A receipt again under the key of another one: a different body.
-    let share_a_key = |appender: &mut Appender, n: usize| {
+    // A receipt again under the key of another one: a different body, a
+    // second after it or (`later`) from then on.
+    let share_a_key = |appender: &mut Appender, n: usize, later: Option<i64>| {
         for k in 0..n {
             let (id, scope, _, at) = appender.existing();
             let key: Option<String> = appender
@@ -511,7 +619,8 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
                 .unwrap();
             let Some(key) = key else { continue };
             let payload = serde_json::json!({"message": format!("another body {k}")});
-            let new = appender.insert(&scope, &payload, at + 1_000, "completed");
+            let when = later.map_or(at + 1_000, |t| t + k as i64 * 1_000);
+            let new = appender.insert(&scope, &payload, when, "completed");
             appender
                 .conn
                 .execute(
@@ -521,7 +630,7 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
                 .unwrap();
         }
     };
-    share_a_key(&mut appender, 12);
+    share_a_key(&mut appender, 12, None);
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
@@ -539,7 +648,7 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
     assert!(from_receipts(&snap) >= 5, "{}", from_receipts(&snap));
     assert_same(&snap, &full(&path, NOW_MS), 0);
     for round in 1..=3 {
-        share_a_key(&mut appender, 4);
+        share_a_key(&mut appender, 4, Some(NOW_MS + round as i64 * 60_000));
         let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
         assert_eq!(reader.last_reading(), Reading::Incremental);
         assert_same(&snap, &full(&path, NOW_MS), round);

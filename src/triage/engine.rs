@@ -27,6 +27,9 @@ use super::near::Ctx;
 use super::stuck;
 use super::{Details, Needs};
 
+mod horizon;
+pub use horizon::DEFAULT_WINDOWS;
+
 /// One scope whose sweep continues: its run with the added receipts in
 /// place, and the position of the earliest added one.
 struct Span {
@@ -75,6 +78,14 @@ pub struct Engine {
     added_from: (usize, usize),
     /// The continued sweeps of the analysis being prepared.
     spans: Vec<Span>,
+    /// How many windows before the newest receipt of its scope a receipt
+    /// keeps its fields (`None`: always), see [`horizon`].
+    horizon: Option<i64>,
+    /// By scope id: receipts from this time on keep their fields.
+    kept_from: Vec<Millis>,
+    /// Receipts (indices, ascending) that kept their fields at the last
+    /// analysis.
+    holding: Vec<u32>,
 }
 
 impl Engine {
@@ -102,6 +113,9 @@ impl Engine {
             analysed: false,
             added_from: (0, 0),
             spans: Vec::new(),
+            horizon: Some(DEFAULT_WINDOWS),
+            kept_from: Vec::new(),
+            holding: Vec::new(),
         }
     }
 
@@ -218,6 +232,8 @@ impl Engine {
                         &self.store.receipts[i as usize],
                         &again.receipts[j as usize],
                     );
+                    // Equal fingerprints and checks are equal fields; those
+                    // still held are compared too.
                     let same = ReceiptFact {
                         state: a.state,
                         fields: 0,
@@ -226,7 +242,8 @@ impl Engine {
                         state: a.state,
                         fields: 0,
                         ..*b
-                    } && self.store.fields_of(a) == again.fields_of(b);
+                    } && (!a.holds_fields()
+                        || self.store.fields_of(a) == again.fields_of(b));
                     if !same {
                         return None;
                     }
@@ -342,6 +359,7 @@ impl Engine {
             self.full(step);
             self.analysed = true;
         }
+        self.let_go_of_old_fields();
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
         self.conflicts_seen = (self.conflict_rows.len(), id_sum(&self.conflict_rows));
         &self.triage
@@ -615,14 +633,25 @@ impl Engine {
         let added: Vec<BodyKey> = (from..n)
             .filter_map(|i| bots::body_key(store, i as u32, &store.receipts[i]))
             .collect();
-        let mut hashes: Vec<u64> = added.iter().map(|b| b.0).collect();
-        hashes.sort_unstable();
-        hashes.dedup();
+        // The earliest added copy of each body: a copy more than a window
+        // before it keeps its flag (no window holds both), and a flag is
+        // decided by the copies within a window either side.
+        let created = |i: u32| store.receipts[i as usize].created_ms;
+        let mut earliest: HashMap64<Millis> = HashMap64::default();
+        for &(h, i) in &added {
+            let t = earliest.entry(h).or_insert(Millis::MAX);
+            *t = (*t).min(created(i));
+        }
         self.bodies.add(added);
+        let window = settings.window_ms.max(0);
         let mut maybe: Vec<u32> = (from as u32..n as u32).collect();
-        for h in hashes {
-            let run = self.bodies.equal(h);
-            for b in &run {
+        for (h, first) in earliest {
+            let mut run = self.bodies.equal(h);
+            run.retain(|b| created(b.1) >= first.saturating_sub(window.saturating_mul(2)));
+            for b in run
+                .iter()
+                .filter(|b| created(b.1) >= first.saturating_sub(window))
+            {
                 self.campaigns[b.1 as usize] = false;
                 maybe.push(b.1);
             }

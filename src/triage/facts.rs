@@ -20,6 +20,10 @@ use super::text;
 /// No field (e.g. no body).
 pub const NONE16: u16 = u16::MAX;
 
+/// [`ReceiptFact::fields`] of a receipt whose fields were let go (see
+/// [`Store::keep_fields`]).
+const LET_GO: u32 = u32::MAX;
+
 const TOKENS_MAX: u32 = (1 << 14) - 1;
 const CHARS_MAX: u32 = (1 << 16) - 1;
 const FREE_TEXT: u32 = 1 << 30;
@@ -142,6 +146,12 @@ impl ReceiptFact {
 
     pub fn is_empty(&self) -> bool {
         self.nfields == 0
+    }
+
+    /// False once its fields were let go (see [`Store::keep_fields`]); the
+    /// facts of the receipt itself stay.
+    pub fn holds_fields(&self) -> bool {
+        self.fields != LET_GO
     }
 }
 
@@ -287,8 +297,13 @@ impl Store {
         }
     }
 
+    /// The fields of a receipt that holds them (see [`Store::keep_fields`]).
     #[inline]
     pub fn fields_of(&self, r: &ReceiptFact) -> &[FieldFact] {
+        if !r.holds_fields() {
+            debug_assert!(r.is_empty(), "the fields of receipt {} were let go", r.id);
+            return &[];
+        }
         let start = r.fields as usize;
         &self.fields[start..start + r.nfields as usize]
     }
@@ -351,6 +366,30 @@ impl Store {
             (self.damaged, self.damaged_rows) = both.into_iter().unzip();
         }
         self.ordered = (self.receipts.len(), self.damaged_rows.len());
+    }
+
+    /// Keeps the fields of the receipts `keep` (indices, ascending) and lets
+    /// go of those of the others in `holding` (ascending: every receipt that
+    /// may still hold fields). The receipts' own facts stay.
+    pub fn keep_fields(&mut self, holding: &[u32], keep: &[u32]) {
+        let total: usize = keep
+            .iter()
+            .map(|&i| self.receipts[i as usize].nfields as usize)
+            .sum();
+        let mut fields = Vec::with_capacity(total);
+        let mut kept = keep.iter().copied().peekable();
+        for &i in holding {
+            let r = &mut self.receipts[i as usize];
+            if kept.next_if_eq(&i).is_some() && r.holds_fields() {
+                let start = r.fields as usize;
+                r.fields = fields.len() as u32;
+                fields.extend_from_slice(&self.fields[start..start + r.nfields as usize]);
+            } else {
+                r.fields = LET_GO;
+            }
+        }
+        debug_assert!(kept.next().is_none(), "keep is a part of holding");
+        self.fields = fields;
     }
 
     /// Bytes held by the facts (for measurements).

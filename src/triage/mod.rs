@@ -160,8 +160,8 @@ impl Details {
         }
         let from = needs.texts.partition_point(|t| t.0 < index);
         let wanted = needs.texts[from..].iter().take_while(|t| t.0 == index);
-        let fields = store.fields_at(index);
         for &(_, pos) in wanted {
+            let fields = store.fields_at(index);
             let f = &fields[pos as usize];
             let name = store.keys.name(f.key());
             let found = receipt.visitor.0.iter().find(|(k, v)| {

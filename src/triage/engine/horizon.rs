@@ -1,0 +1,255 @@
+//! The fields an engine keeps between readings. A receipt appended later is
+//! only ever compared with receipts of its scope at most two windows before
+//! it (the epoch before its own, see `groups::span_start`; a campaign's
+//! window on either side of a copy), and with the anchors of their groups.
+//! So once a reading is analysed, the fields of receipts further back than a
+//! few windows before the newest of their scope are let go: at a million
+//! receipts they are most of the engine's memory. An appended receipt that
+//! reaches back past what is kept asks for a full reading instead
+//! ([`Engine::reaches_back`]).
+
+use super::Engine;
+use crate::triage::model::Millis;
+
+/// How many windows before the newest receipt of a scope keep their fields
+/// by default: receipts from intake servers whose clocks disagree by up to
+/// about three windows still continue the analysis.
+pub const DEFAULT_WINDOWS: i64 = 6;
+
+impl Engine {
+    /// Keeps the fields of receipts at most `windows` windows before the
+    /// newest of their scope (`None`: every receipt's).
+    pub fn keep_fields_for(&mut self, windows: Option<i64>) {
+        self.horizon = windows;
+    }
+
+    /// How many receipts hold their fields, and how many fields that is.
+    pub fn fields_held(&self) -> (usize, usize) {
+        let store = &self.store;
+        let receipts = store
+            .receipts
+            .iter()
+            .filter(|r| r.holds_fields() && !r.is_empty())
+            .count();
+        (receipts, store.fields.len())
+    }
+
+    /// True when a receipt added since the last analysis must be compared
+    /// with receipts whose fields were let go: only a full reading can
+    /// analyse it then.
+    pub fn reaches_back(&self) -> bool {
+        let store = &self.store;
+        let reach = self.settings.window_ms.max(1).saturating_mul(2);
+        store.receipts[self.added_from.0..].iter().any(|r| {
+            !r.is_empty()
+                && self
+                    .kept_from
+                    .get(r.scope as usize)
+                    .is_some_and(|&from| r.created_ms.saturating_sub(reach) < from)
+        })
+    }
+
+    /// Lets go of the fields no appended receipt will be compared with (see
+    /// the module's comment). Called at the end of every analysis, while
+    /// `added_from` still names what it added.
+    pub(super) fn let_go_of_old_fields(&mut self) {
+        let Some(windows) = self.horizon else {
+            return;
+        };
+        let store = &self.store;
+        let window = self.settings.window_ms.max(1);
+        let created = |i: u32| store.receipts[i as usize].created_ms;
+        self.kept_from = self
+            .runs
+            .iter()
+            .map(|run| {
+                run.last().map_or(Millis::MIN, |&newest| {
+                    created(newest)
+                        .div_euclid(window)
+                        .saturating_sub(windows)
+                        .saturating_mul(window)
+                })
+            })
+            .collect();
+        // Only what held fields after the last analysis, and what it added,
+        // may hold them now.
+        let mut holding = std::mem::take(&mut self.holding);
+        holding.extend(self.added_from.0 as u32..store.receipts.len() as u32);
+        let mut keep: Vec<u32> = holding
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let r = &store.receipts[i as usize];
+                !r.is_empty() && r.created_ms >= self.kept_from[r.scope as usize]
+            })
+            .collect();
+        // The anchors of their groups, however old: a copy appended later
+        // may join such a group, and is compared with its anchor.
+        let anchors: Vec<u32> = keep
+            .iter()
+            .filter_map(|&i| self.placements[i as usize].map(|p| p.anchor))
+            .collect();
+        keep.extend(anchors);
+        keep.sort_unstable();
+        keep.dedup();
+        debug_assert!(keep.iter().all(|&i| holding.binary_search(&i).is_ok()));
+        self.store.keep_fields(&holding, &keep);
+        self.details
+            .texts
+            .retain(|&(i, _), _| keep.binary_search(&i).is_ok());
+        self.holding = keep;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::format_rfc3339;
+    use crate::triage::model::{MatchKind, RawReceipt, Row, Settings, TimeValue, Triage};
+    use crate::triage::{analyze, inspect};
+
+    const MINUTE: Millis = 60_000;
+    /// The start of a window's epoch (a multiple of ten minutes).
+    const T0: Millis = 1_795_947_000_000;
+
+    /// Receipts read so far, in id order.
+    struct Rows(Vec<RawReceipt>);
+
+    impl Rows {
+        fn add(&mut self, at_ms: Millis, fields: serde_json::Value) -> &RawReceipt {
+            self.0.push(RawReceipt {
+                id: self.0.len() as i64 + 1,
+                scope: "contact".into(),
+                request_key: None,
+                digest: None,
+                payload: Ok(fields.to_string()),
+                state: "completed".into(),
+                created_at: TimeValue::Text(format_rfc3339(at_ms)),
+                updated_at: TimeValue::Null,
+            });
+            self.0.last().expect("added")
+        }
+
+        /// Hands the rows from `from` on to the engine, without analysing.
+        fn ingest(&self, engine: &mut Engine, from: usize) {
+            let rows: Vec<Row<'_>> = self.0[from..].iter().map(RawReceipt::row).collect();
+            engine.begin(T0 + 600 * MINUTE, Vec::new());
+            engine.ingest(&rows[..]);
+        }
+
+        /// What the engine wants read again, read, and its analysis.
+        fn analyse(&self, engine: &mut Engine) -> Triage {
+            for i in engine.wanted() {
+                let id = engine.store().receipts[i as usize].id;
+                let raw = &self.0[id as usize - 1];
+                engine.supply(&inspect(raw, engine.settings()).expect("a good row"));
+            }
+            engine.analyze().clone()
+        }
+
+        fn full(&self) -> Triage {
+            analyze(&self.0, &[], &Settings::new(T0 + 600 * MINUTE)).triage
+        }
+    }
+
+    fn engine_keeping(windows: Option<i64>) -> Engine {
+        let mut engine = Engine::new(&Settings::new(T0 + 600 * MINUTE));
+        engine.keep_fields_for(windows);
+        engine
+    }
+
+    fn message(who: usize, text: &str) -> serde_json::Value {
+        serde_json::json!({
+            "email": format!("visitor{who}@example.org"),
+            "message": text,
+        })
+    }
+
+    #[test]
+    fn receipts_more_than_the_horizon_back_let_go_of_their_fields() {
+        let mut rows = Rows(Vec::new());
+        for k in 0..=10 {
+            rows.add(
+                T0 + k * 10 * MINUTE,
+                message(k as usize, "a question of mine"),
+            );
+        }
+        let mut engine = engine_keeping(Some(3));
+        rows.ingest(&mut engine, 0);
+        assert_eq!(rows.analyse(&mut engine), rows.full());
+        // Newest at 100 minutes: from 70 minutes on, four receipts of two
+        // fields each.
+        assert_eq!(engine.fields_held(), (4, 8));
+
+        // Two windows after what is kept: compared with kept receipts only.
+        rows.add(T0 + 90 * MINUTE, message(20, "another question"));
+        rows.ingest(&mut engine, 11);
+        assert!(!engine.reaches_back());
+        assert_eq!(rows.analyse(&mut engine), rows.full());
+        assert_eq!(engine.fields_held(), (5, 10));
+
+        // A millisecond earlier: its sweep would begin before them.
+        rows.add(T0 + 90 * MINUTE - 1, message(21, "a third question"));
+        rows.ingest(&mut engine, 12);
+        assert!(engine.reaches_back());
+
+        // Kept whole, nothing reaches back.
+        let mut keep_all = engine_keeping(None);
+        rows.ingest(&mut keep_all, 0);
+        assert_eq!(rows.analyse(&mut keep_all), rows.full());
+        assert_eq!(keep_all.fields_held(), (13, 26));
+        rows.add(T0, message(22, "the oldest question"));
+        rows.ingest(&mut keep_all, 13);
+        assert!(!keep_all.reaches_back());
+    }
+
+    #[test]
+    fn a_live_group_keeps_its_anchors_fields_however_old() {
+        let text = "please call me back about the order I placed on monday morning";
+        let mut rows = Rows(Vec::new());
+        // One visitor sends again every eight minutes for eighty minutes:
+        // one group, alive all along, whose anchor is long past the horizon.
+        for k in 0..=10 {
+            rows.add(T0 + k * 8 * MINUTE, message(1, text));
+        }
+        let mut engine = engine_keeping(Some(3));
+        rows.ingest(&mut engine, 0);
+        assert_eq!(rows.analyse(&mut engine), rows.full());
+        assert_eq!(
+            engine.fields_held().0,
+            5,
+            "50 to 80 minutes, and the anchor"
+        );
+
+        // An edited copy is compared with the anchor.
+        let edited = text.replace("monday", "tuesday");
+        rows.add(T0 + 85 * MINUTE, message(1, &edited));
+        rows.ingest(&mut engine, 11);
+        assert!(!engine.reaches_back());
+        let triage = rows.analyse(&mut engine);
+        assert_eq!(triage, rows.full());
+        let group = &triage.duplicates[0];
+        assert_eq!(group.members.len(), 12);
+        assert_eq!(group.members[11].match_kind, MatchKind::Edited);
+    }
+
+    #[test]
+    fn a_campaign_appended_to_is_decided_by_the_copies_a_window_either_side() {
+        let spam = "cheap watches and bags at our shop follow the link today";
+        let mut rows = Rows(Vec::new());
+        // Three senders within five minutes: a campaign.
+        for (who, minute) in [(1, 0), (2, 2), (3, 5)] {
+            rows.add(T0 + minute * MINUTE, message(who, spam));
+        }
+        let mut engine = engine_keeping(Some(3));
+        rows.ingest(&mut engine, 0);
+        assert_eq!(rows.analyse(&mut engine).suspected_bots, vec![1, 2, 3]);
+        // A fourth, nine minutes after the third: with it, the third sender's
+        // copy lies in a window of two senders only, and still in the first.
+        rows.add(T0 + 14 * MINUTE, message(4, spam));
+        rows.ingest(&mut engine, 3);
+        let triage = rows.analyse(&mut engine);
+        assert_eq!(triage, rows.full());
+        assert_eq!(triage.suspected_bots, vec![1, 2, 3]);
+    }
+}
