@@ -25,6 +25,8 @@ use receipt_review::tui::app::search::SearchIndex;
 use receipt_review::tui::app::{ClassFilter, Tab};
 
 fn main() -> anyhow::Result<()> {
+    // As the program does.
+    receipt_review::memory::one_arena_per_core();
     let path = std::env::args()
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: filter_timing DB"))?;

@@ -7,6 +7,24 @@
 //! passing buffers on every core's thread, and the screen's thread does not
 //! reuse them, so without this the process holds them for good.
 
+/// Lets the allocator keep one arena per core (glibc's default is eight
+/// per core). Each arena holds on to what was freed in it; with fewer, what
+/// a reading's threads freed serves the next reading's instead of being held
+/// apart (at a million receipts, the screen's peak after a few refreshes is
+/// about 30 MB lower). Call it first thing, before any thread starts.
+pub fn one_arena_per_core() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let arenas = libc::c_int::try_from(cores).unwrap_or(libc::c_int::MAX);
+        // SAFETY: `mallopt` takes no pointer; it sets one of the allocator's
+        // parameters under its lock.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
+        }
+    }
+}
+
 /// Returns every wholly free page of the allocator's heaps to the system
 /// (1–10 ms after a reading of a million receipts). Call it where a reading
 /// has just let go of a lot, off the screen's path.
