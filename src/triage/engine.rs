@@ -734,6 +734,15 @@ impl SortedIndex {
         }
     }
 
+    /// Keeps the entries `keep` says to.
+    fn retain(&mut self, mut keep: impl FnMut(&(u64, u32)) -> bool) {
+        self.main.retain(&mut keep);
+        self.delta.retain(keep);
+        if self.main.capacity() > 2 * self.main.len() {
+            self.main.shrink_to_fit();
+        }
+    }
+
     /// The entries with this hash, sorted.
     fn equal(&self, h: u64) -> Vec<(u64, u32)> {
         let range = |v: &[(u64, u32)]| {

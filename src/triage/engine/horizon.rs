@@ -94,6 +94,10 @@ impl Engine {
         keep.dedup();
         debug_assert!(keep.iter().all(|&i| holding.binary_search(&i).is_ok()));
         self.store.keep_fields(&holding, &keep);
+        // A campaign's copies are compared within two windows of an added
+        // one, so only receipts that keep their fields are looked up.
+        let held = |i: u32| keep.binary_search(&i).is_ok();
+        self.bodies.retain(|&(_, i)| held(i));
         self.details
             .texts
             .retain(|&(i, _), _| keep.binary_search(&i).is_ok());
@@ -236,20 +240,27 @@ mod tests {
     #[test]
     fn a_campaign_appended_to_is_decided_by_the_copies_a_window_either_side() {
         let spam = "cheap watches and bags at our shop follow the link today";
+        let offer = "we buy used cars for cash call us at any hour of the day";
         let mut rows = Rows(Vec::new());
-        // Three senders within five minutes: a campaign.
-        for (who, minute) in [(1, 0), (2, 2), (3, 5)] {
-            rows.add(T0 + minute * MINUTE, message(who, spam));
+        // Three senders of one text within five minutes: a campaign; two
+        // of another: not yet.
+        for (who, minute, text) in [(1, 0, spam), (2, 2, spam), (3, 5, spam)] {
+            rows.add(T0 + minute * MINUTE, message(who, text));
+        }
+        for (who, minute) in [(5, 1), (6, 3)] {
+            rows.add(T0 + minute * MINUTE, message(who, offer));
         }
         let mut engine = engine_keeping(Some(3));
         rows.ingest(&mut engine, 0);
         assert_eq!(rows.analyse(&mut engine).suspected_bots, vec![1, 2, 3]);
-        // A fourth, nine minutes after the third: with it, the third sender's
-        // copy lies in a window of two senders only, and still in the first.
+        // A fourth sender of the first, nine minutes after the third: with
+        // it, the third's copy lies in a window of two senders only, and
+        // still in the first. A third sender of the other makes it one.
         rows.add(T0 + 14 * MINUTE, message(4, spam));
-        rows.ingest(&mut engine, 3);
+        rows.add(T0 + 8 * MINUTE, message(7, offer));
+        rows.ingest(&mut engine, 5);
         let triage = rows.analyse(&mut engine);
         assert_eq!(triage, rows.full());
-        assert_eq!(triage.suspected_bots, vec![1, 2, 3]);
+        assert_eq!(triage.suspected_bots, vec![1, 2, 3, 4, 5, 7]);
     }
 }
