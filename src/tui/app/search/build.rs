@@ -202,6 +202,12 @@ struct RowTexts<'s> {
     row: Vec<Cow<'s, str>>,
 }
 
+/// The bytes of text a chunk's rows hold on average from which they keep
+/// their signatures (160 bytes a row): below it, reading a row's text costs
+/// about as much as its signature would save. The rows of a reading whose
+/// receipts are still being read hold little more than their scopes.
+const SIGNED_FROM: usize = 64;
+
 /// A row's text (the old index's, or made anew) and its signature.
 type RowText<'a> = (Cow<'a, [u8]>, Signature);
 
@@ -327,11 +333,14 @@ impl Builder {
             // Sized at once: grown by doubling, the per-row sets would take
             // up to twice their room for as long as the chunk lives.
             let n = made.len();
+            let length: usize = made.iter().map(|r| r.0.len()).sum();
+            let signed = length >= n * SIGNED_FROM;
+            let room = if signed { n } else { 0 };
             let mut chunk = Chunk {
-                text: Vec::with_capacity(made.iter().map(|r| r.0.len()).sum()),
+                text: Vec::with_capacity(length),
                 ends: Vec::with_capacity(n),
-                bytes: Vec::with_capacity(n),
-                pairs: Vec::with_capacity(n),
+                bytes: Vec::with_capacity(room),
+                pairs: Vec::with_capacity(room),
                 prints: Vec::with_capacity(n),
                 row_ids: Vec::with_capacity(m.row_ids.len()),
                 row_ids_end: Vec::with_capacity(n),
@@ -339,8 +348,10 @@ impl Builder {
             };
             for (n, (text, sig)) in made.into_iter().enumerate() {
                 chunk.text.extend_from_slice(&text);
-                chunk.bytes.push(sig.bytes);
-                chunk.pairs.push(sig.pairs);
+                if signed {
+                    chunk.bytes.push(sig.bytes);
+                    chunk.pairs.push(sig.pairs);
+                }
                 chunk.ends.push(chunk.text.len());
                 chunk.prints.push(m.prints[n]);
                 chunk.row_ids.extend_from_slice(row_ids(n));
@@ -391,11 +402,15 @@ fn copy<'o>(
             .map(|e| (&*old.chunks[e.1 as usize], e.2 as usize))
             .find(|&(c, r)| matches(c, r))
     })?;
-    let sig = Signature {
-        bytes: c.bytes[r],
-        pairs: c.pairs[r],
+    let text = &c.text[c.start(r)..c.ends[r]];
+    let sig = match c.signed() {
+        true => Signature {
+            bytes: c.bytes[r],
+            pairs: c.pairs[r],
+        },
+        false => Signature::of(text),
     };
-    Some((&c.text[c.start(r)..c.ends[r]], sig))
+    Some((text, sig))
 }
 
 impl<'s> RowTexts<'s> {

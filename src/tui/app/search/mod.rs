@@ -83,7 +83,8 @@ struct Chunk {
     ids: Vec<(ReceiptId, u32)>,
     /// Per row: the bytes and pairs of bytes its text holds ([`Signature`]),
     /// to pass over most rows that cannot match without reading their text;
-    /// apart, so that a query of one byte reads only the bytes.
+    /// apart, so that a query of one byte reads only the bytes. Empty when
+    /// the rows' texts are short (see `build::SIGNED_FROM`).
     bytes: Vec<[u64; 4]>,
     pairs: Vec<[u64; 16]>,
     /// Per row: its receipts and what else its text was made from (see
@@ -162,6 +163,11 @@ impl Chunk {
         self.ends.len()
     }
 
+    /// True when its rows have their signatures.
+    fn signed(&self) -> bool {
+        !self.bytes.is_empty()
+    }
+
     fn row_ids(&self, row: usize) -> &[ReceiptId] {
         let start = if row == 0 {
             0
@@ -234,8 +240,12 @@ impl TabIndex {
             !matches!(names, Names::No) && names.hold(c.row_ids(r).first().copied())
         };
         let holds = |c: &Chunk, r: usize| {
+            let text = || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some();
             named(c, r)
-                || signed(c, r) && (exact || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some())
+                || match c.signed() {
+                    true => signed(c, r) && (exact || text()),
+                    false => text(),
+                }
         };
         // Read row by row: when signatures or names answer, and when the
         // query looks like an item name (mostly answered by the names; the
