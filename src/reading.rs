@@ -170,7 +170,7 @@ pub fn reread_split(
 /// What the reading that checked a receipt whole knew of it: its
 /// fingerprint with its keyed check (equal for exact copies, which have the
 /// same visitor fields), and whether a honeypot field was filled.
-pub type Fingerprint = ((u64, u64), bool);
+pub type Fingerprint = ((u64, u32), bool);
 
 /// The good receipts with these ids (ascending), read and made compact, each
 /// connection (the main one, then the helpers) a share of them in order, every
@@ -198,7 +198,7 @@ pub fn read_compact_split(
         let mut compact = Compact::for_receipts(ids.len());
         let (mut scratch, mut buf) = (Scratch::keeping_normals(), String::new());
         // The first receipt of each fingerprint read whole in this share.
-        let mut first_of: HashMap<(u64, u64), ReceiptId> = HashMap::new();
+        let mut first_of: HashMap<(u64, u32), ReceiptId> = HashMap::new();
         let read = stream::read_ids_on(conn, origin, columns, ids, BATCH_ROWS, &mut |b| {
             for i in 0..b.len() {
                 let row = b.row(i, &mut buf);

@@ -360,6 +360,8 @@ impl Engine {
             self.analysed = true;
         }
         self.let_go_of_old_fields();
+        // Worked out again by the next `wanted`.
+        self.needs = Needs::default();
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
         self.conflicts_seen = (self.conflict_rows.len(), id_sum(&self.conflict_rows));
         &self.triage

@@ -112,15 +112,15 @@ impl FieldFact {
 pub const FLAG_HONEYPOT: u8 = 1;
 pub const FLAG_KEY: u8 = 2;
 
-/// One good receipt: 64 bytes.
+/// One good receipt: 56 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReceiptFact {
     pub id: ReceiptId,
     pub created_ms: i64,
     /// Fixed hash of all visitor fields in order: equal fingerprints, equal hashes.
     pub fingerprint: u64,
-    /// Keyed check of all visitor fields.
-    pub fp_check: u64,
+    /// Keyed check of all visitor fields (32 bits, as a field's check).
+    pub fp_check: u32,
     /// Fixed hash of the request key (when [`FLAG_KEY`]).
     pub key_hash: u64,
     /// The first of its fields in [`Store::fields`].
@@ -531,7 +531,7 @@ mod tests {
     #[test]
     fn facts_are_compact() {
         assert_eq!(std::mem::size_of::<FieldFact>(), 20);
-        assert_eq!(std::mem::size_of::<ReceiptFact>(), 64);
+        assert_eq!(std::mem::size_of::<ReceiptFact>(), 56);
     }
 
     #[test]

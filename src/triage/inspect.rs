@@ -339,7 +339,7 @@ impl Inspector {
                     .words(checks[..2 * s.fields.len()].iter().copied())
             } else {
                 self.random.words(spilled)
-            },
+            } as u32,
             key_hash,
             fields: start as u32,
             scope,
