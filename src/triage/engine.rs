@@ -28,7 +28,9 @@ use super::stuck;
 use super::{Details, Needs};
 
 mod horizon;
+mod sorted;
 pub use horizon::DEFAULT_WINDOWS;
+use sorted::SortedIndex;
 
 /// One scope whose sweep continues: its run with the added receipts in
 /// place, and the position of the earliest added one.
@@ -523,6 +525,7 @@ impl Engine {
     /// receipts sharing a key once they are in.
     fn shared_after_adding(&self) -> (Vec<(u64, u32)>, Vec<Vec<u32>>) {
         let store = &self.store;
+        let key_of = |i: u32| conflicts::key_hash(store, i as usize);
         let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
             .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
             .collect();
@@ -533,7 +536,8 @@ impl Engine {
             .iter()
             .copied()
             .filter(|&h| {
-                !self.keyed.equal(h).is_empty() || added.iter().filter(|k| k.0 == h).count() > 1
+                !self.keyed.equal(h, key_of).is_empty()
+                    || added.iter().filter(|k| k.0 == h).count() > 1
             })
             .collect();
         let mut shared: Vec<Vec<u32>> = self
@@ -545,7 +549,7 @@ impl Engine {
             .cloned()
             .collect();
         for &h in &affected {
-            let mut entries = self.keyed.equal(h);
+            let mut entries = self.keyed.equal(h, key_of);
             entries.extend(added.iter().filter(|k| k.0 == h).copied());
             shared.extend(conflicts::shared_in(store, &entries));
         }
@@ -631,6 +635,7 @@ impl Engine {
 
         // Campaigns: the runs of the added bodies.
         let store = &self.store;
+        let body_of = |i: u32| bots::body_key(store, i, &store.receipts[i as usize]).map(|b| b.0);
         self.campaigns.resize(n, false);
         let added: Vec<BodyKey> = (from..n)
             .filter_map(|i| bots::body_key(store, i as u32, &store.receipts[i]))
@@ -648,7 +653,7 @@ impl Engine {
         let window = settings.window_ms.max(0);
         let mut maybe: Vec<u32> = (from as u32..n as u32).collect();
         for (h, first) in earliest {
-            let mut run = self.bodies.equal(h);
+            let mut run = self.bodies.equal(h, body_of);
             run.retain(|b| created(b.1) >= first.saturating_sub(window.saturating_mul(2)));
             for b in run
                 .iter()
@@ -703,59 +708,6 @@ impl Engine {
         t.damaged
             .extend(store.damaged[damaged_from..].iter().cloned());
         self.triage = triage;
-    }
-}
-
-/// A sorted index of (hash, receipt index), in two parts so that adding a
-/// few entries does not move them all: a large main part and a small delta,
-/// merged when the delta grows past a fraction of the main part.
-#[derive(Clone, Debug, Default)]
-struct SortedIndex {
-    main: Vec<(u64, u32)>,
-    delta: Vec<(u64, u32)>,
-}
-
-impl SortedIndex {
-    fn from_sorted(main: Vec<(u64, u32)>) -> Self {
-        Self {
-            main,
-            delta: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, mut entries: Vec<(u64, u32)>) {
-        if entries.is_empty() {
-            return;
-        }
-        entries.sort_unstable();
-        self.delta.extend(entries);
-        self.delta.sort(); // two sorted runs: a merge
-        if self.delta.len() * 32 > self.main.len() {
-            self.main.append(&mut self.delta);
-            self.main.sort();
-        }
-    }
-
-    /// Keeps the entries `keep` says to.
-    fn retain(&mut self, mut keep: impl FnMut(&(u64, u32)) -> bool) {
-        self.main.retain(&mut keep);
-        self.delta.retain(keep);
-        if self.main.capacity() > 2 * self.main.len() {
-            self.main.shrink_to_fit();
-        }
-    }
-
-    /// The entries with this hash, sorted.
-    fn equal(&self, h: u64) -> Vec<(u64, u32)> {
-        let range = |v: &[(u64, u32)]| {
-            let lo = v.partition_point(|e| e.0 < h);
-            let hi = v.partition_point(|e| e.0 <= h);
-            v[lo..hi].to_vec()
-        };
-        let mut out = range(&self.main);
-        out.extend(range(&self.delta));
-        out.sort_unstable();
-        out
     }
 }
 

@@ -97,7 +97,7 @@ impl Engine {
         // A campaign's copies are compared within two windows of an added
         // one, so only receipts that keep their fields are looked up.
         let held = |i: u32| keep.binary_search(&i).is_ok();
-        self.bodies.retain(|&(_, i)| held(i));
+        self.bodies.retain(held);
         self.details
             .texts
             .retain(|&(i, _), _| keep.binary_search(&i).is_ok());
