@@ -11,8 +11,8 @@
 //!
 //! With `STAGES=1`, when each stage of every reading began (and the
 //! process's RSS then); with `MEM=1`,
-//! after each round, how many receipts the items hold and the bytes of
-//! those receipts and of the filter index. "Selection kept" compares the
+//! after each round, how many receipts the items hold, the bytes of
+//! those receipts and of the filter index, and what the allocator holds. "Selection kept" compares the
 //! selected item's id before and after: a group an earlier copy joined is
 //! named by that copy, so its id changes (the selection stays on it).
 
@@ -106,10 +106,11 @@ fn main() -> anyhow::Result<()> {
             && let Some(snap) = &app.snapshot
         {
             println!(
-                "  held: items' receipts {} ({} MB), filter index {} MB",
+                "  held: items' receipts {} ({} MB), filter index {} MB; {}",
                 snap.receipts.len(),
                 snap.receipts.bytes() >> 20,
-                app.search.bytes() >> 20
+                app.search.bytes() >> 20,
+                allocator()
             );
         }
     }
@@ -194,4 +195,22 @@ fn rss_mb() -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
         .map_or(0, |kb| kb / 1024)
+}
+
+/// What the allocator holds: in use in its heaps, free in them (part of it
+/// still resident), and in use in blocks mapped apart.
+fn allocator() -> String {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallinfo2` takes no pointer and returns a plain struct.
+        let m = unsafe { libc::mallinfo2() };
+        format!(
+            "allocator: {} MB in use, {} MB free in its heaps, {} MB mapped apart",
+            m.uordblks >> 20,
+            m.fordblks >> 20,
+            m.hblkhd >> 20
+        )
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    String::from("allocator: no figures on this system")
 }
