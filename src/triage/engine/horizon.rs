@@ -58,7 +58,10 @@ impl Engine {
         };
         let store = &self.store;
         let window = self.settings.window_ms.max(1);
-        let created = |i: u32| store.receipts[i as usize].created_ms;
+        // A receipt dated ahead of the reading's time (a clock far off) is
+        // not the newest: receipts appended now would all reach back.
+        let now = self.settings.now_ms;
+        let created = |i: u32| store.receipts[i as usize].created_ms.min(now);
         self.kept_from = self
             .runs
             .iter()
@@ -205,6 +208,35 @@ mod tests {
         rows.add(T0, message(22, "the oldest question"));
         rows.ingest(&mut keep_all, 13);
         assert!(!keep_all.reaches_back());
+    }
+
+    #[test]
+    fn a_receipt_dated_ahead_of_the_reading_does_not_push_the_horizon() {
+        let mut rows = Rows(Vec::new());
+        for k in 0..=10 {
+            rows.add(
+                T0 + k * 10 * MINUTE,
+                message(k as usize, "a question of mine"),
+            );
+        }
+        // Years ahead of the reading's time (ten hours after T0).
+        rows.add(
+            T0 + 3 * 365 * 24 * 60 * MINUTE,
+            message(30, "from a clock far off"),
+        );
+        let mut engine = engine_keeping(Some(3));
+        rows.ingest(&mut engine, 0);
+        assert_eq!(rows.analyse(&mut engine), rows.full());
+        // Receipts appended at the reading's time continue the analysis.
+        rows.add(T0 + 600 * MINUTE, message(31, "a question sent now"));
+        rows.ingest(&mut engine, 12);
+        assert!(!engine.reaches_back());
+        assert_eq!(rows.analyse(&mut engine), rows.full());
+        assert_eq!(
+            engine.fields_held().0,
+            2,
+            "the receipt ahead and the one now"
+        );
     }
 
     #[test]
