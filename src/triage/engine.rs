@@ -595,25 +595,23 @@ impl Engine {
             self.runs[span.scope as usize] = span.run;
         }
         if !touched.is_empty() {
-            // Few groups change, mostly late ones: those touched are taken
-            // out in one pass, and the new ones merged in from the place of
-            // the first (the groups before it do not move).
-            let gone: Vec<bool> = self
-                .dup_keys
-                .iter()
-                .map(|k| touched.contains(&k.1))
-                .collect();
-            let mut at = gone.iter();
-            t.duplicates.retain(|_| at.next() == Some(&false));
-            let mut at = gone.iter();
-            self.dup_keys.retain(|_| at.next() == Some(&false));
+            // Few groups change, mostly late ones: the groups before the
+            // first one touched or made stay where they are, and only those
+            // after it are walked (taking the touched ones out, merging the
+            // new ones in).
+            let store = &self.store;
             let mut fresh: Vec<((Millis, ReceiptId), Arc<DuplicateGroup>)> = regrouped
                 .into_iter()
                 .map(|(t, g)| ((t, g.members[0].id), Arc::new(g)))
                 .collect();
             fresh.sort_by_key(|(k, _)| *k);
-            let from = fresh.first().map_or(self.dup_keys.len(), |f| {
-                self.dup_keys.partition_point(|k| *k < f.0)
+            let first_touched = touched.iter().map(|&id| (time_of(store, id), id)).min();
+            let first = first_touched
+                .into_iter()
+                .chain(fresh.first().map(|f| f.0))
+                .min();
+            let from = first.map_or(self.dup_keys.len(), |first| {
+                self.dup_keys.partition_point(|k| *k < first)
             });
             let tail_keys = self.dup_keys.split_off(from);
             let tail = t.duplicates.split_off(from);
@@ -624,8 +622,10 @@ impl Engine {
                     self.dup_keys.push(k);
                     t.duplicates.push(g);
                 }
-                self.dup_keys.push(key);
-                t.duplicates.push(group);
+                if !touched.contains(&key.1) {
+                    self.dup_keys.push(key);
+                    t.duplicates.push(group);
+                }
             }
             for (k, g) in fresh {
                 self.dup_keys.push(k);
