@@ -12,8 +12,9 @@ use super::Engine;
 use crate::triage::model::Millis;
 
 /// How many windows before the newest receipt of a scope keep their fields
-/// by default: receipts from intake servers whose clocks disagree by up to
-/// about three windows still continue the analysis.
+/// by default: a receipt appended up to four windows before the newest of
+/// its scope (intake servers whose clocks disagree) still continues the
+/// analysis.
 pub const DEFAULT_WINDOWS: i64 = 6;
 
 impl Engine {
