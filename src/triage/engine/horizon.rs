@@ -173,8 +173,8 @@ mod tests {
         })
     }
 
-    #[test]
-    fn receipts_more_than_the_horizon_back_let_go_of_their_fields() {
+    /// Eleven visitors' questions, ten minutes apart from `T0` on.
+    fn every_ten_minutes() -> Rows {
         let mut rows = Rows(Vec::new());
         for k in 0..=10 {
             rows.add(
@@ -182,6 +182,12 @@ mod tests {
                 message(k as usize, "a question of mine"),
             );
         }
+        rows
+    }
+
+    #[test]
+    fn receipts_more_than_the_horizon_back_let_go_of_their_fields() {
+        let mut rows = every_ten_minutes();
         let mut engine = engine_keeping(Some(3));
         rows.ingest(&mut engine, 0);
         assert_eq!(rows.analyse(&mut engine), rows.full());
@@ -213,13 +219,7 @@ mod tests {
 
     #[test]
     fn a_receipt_dated_ahead_of_the_reading_does_not_push_the_horizon() {
-        let mut rows = Rows(Vec::new());
-        for k in 0..=10 {
-            rows.add(
-                T0 + k * 10 * MINUTE,
-                message(k as usize, "a question of mine"),
-            );
-        }
+        let mut rows = every_ten_minutes();
         // Years ahead of the reading's time (ten hours after T0).
         rows.add(
             T0 + 3 * 365 * 24 * 60 * MINUTE,
