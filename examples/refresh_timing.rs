@@ -10,11 +10,11 @@
 //! later), so that groups grow and new ones form.
 //!
 //! With `STAGES=1`, when each stage of every reading began (and the
-//! process's RSS then); with `MEM=1`,
-//! after each round, how many receipts the items hold, the bytes of
-//! those receipts and of the filter index, and what the allocator holds. "Selection kept" compares the
-//! selected item's id before and after: a group an earlier copy joined is
-//! named by that copy, so its id changes (the selection stays on it).
+//! process's RSS then); with `MEM=1`, after each round, how many receipts the
+//! items hold, the bytes of those receipts and of the filter index, and what
+//! the allocator holds. "Selection kept" compares the selected item's id
+//! before and after: a group an earlier copy joined is named by that copy, so
+//! its id changes (the selection stays on it).
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};

@@ -208,8 +208,9 @@ struct RowTexts<'s> {
 /// receipts are still being read hold little more than their scopes.
 const SIGNED_FROM: usize = 64;
 
-/// A row's text (the old index's, or made anew) and its signature.
-type RowText<'a> = (Cow<'a, [u8]>, Signature);
+/// A row's text (the old index's, or made anew) and its signature when the
+/// old index kept it (worked out only for a chunk that keeps signatures).
+type RowText<'a> = (Cow<'a, [u8]>, Option<Signature>);
 
 impl Builder {
     /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
@@ -323,9 +324,7 @@ impl Builder {
                         Some((text, sig)) => (Cow::Borrowed(text), sig),
                         None => {
                             texts(i, t);
-                            let text = t.take();
-                            let sig = Signature::of(&text);
-                            (Cow::Owned(text), sig)
+                            (Cow::Owned(t.take()), None)
                         }
                     }
                 })
@@ -336,6 +335,14 @@ impl Builder {
             let length: usize = made.iter().map(|r| r.0.len()).sum();
             let signed = length >= n * SIGNED_FROM;
             let room = if signed { n } else { 0 };
+            let signatures: Vec<Signature> = if signed {
+                made.par_iter()
+                    .with_min_len(64)
+                    .map(|(text, sig)| sig.unwrap_or_else(|| Signature::of(text)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let mut chunk = Chunk {
                 text: Vec::with_capacity(length),
                 ends: Vec::with_capacity(n),
@@ -346,12 +353,12 @@ impl Builder {
                 row_ids_end: Vec::with_capacity(n),
                 ids: Vec::new(),
             };
-            for (n, (text, sig)) in made.into_iter().enumerate() {
+            for sig in signatures {
+                chunk.bytes.push(sig.bytes);
+                chunk.pairs.push(sig.pairs);
+            }
+            for (n, (text, _)) in made.into_iter().enumerate() {
                 chunk.text.extend_from_slice(&text);
-                if signed {
-                    chunk.bytes.push(sig.bytes);
-                    chunk.pairs.push(sig.pairs);
-                }
                 chunk.ends.push(chunk.text.len());
                 chunk.prints.push(m.prints[n]);
                 chunk.row_ids.extend_from_slice(row_ids(n));
@@ -386,7 +393,7 @@ fn copy<'o>(
     at: usize,
     print: u64,
     ids: &[ReceiptId],
-) -> Option<(&'o [u8], Signature)> {
+) -> Option<(&'o [u8], Option<Signature>)> {
     let first = *ids.first()?;
     let matches = |c: &Chunk, r: usize| c.prints[r] == Some(print) && c.row_ids(r) == ids;
     let here = old
@@ -402,15 +409,11 @@ fn copy<'o>(
             .map(|e| (&*old.chunks[e.1 as usize], e.2 as usize))
             .find(|&(c, r)| matches(c, r))
     })?;
-    let text = &c.text[c.start(r)..c.ends[r]];
-    let sig = match c.signed() {
-        true => Signature {
-            bytes: c.bytes[r],
-            pairs: c.pairs[r],
-        },
-        false => Signature::of(text),
-    };
-    Some((text, sig))
+    let sig = c.signed().then(|| Signature {
+        bytes: c.bytes[r],
+        pairs: c.pairs[r],
+    });
+    Some((&c.text[c.start(r)..c.ends[r]], sig))
 }
 
 impl<'s> RowTexts<'s> {
