@@ -262,6 +262,22 @@ struct Rounds {
     reached_back: usize,
 }
 
+/// A demo database of `(receipts, seed)` in `dir` (with [`spread_rowids`]
+/// when `spread`), opened read-only, and a reader of it.
+fn opened(
+    dir: &tempfile::TempDir,
+    name: &str,
+    (receipts, seed): (usize, u64),
+    spread: bool,
+) -> (PathBuf, Database, Reader) {
+    let path = demo(dir, name, receipts, seed);
+    if spread {
+        spread_rowids(&path);
+    }
+    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    (path, db, Reader::new(settings(NOW_MS)))
+}
+
 /// What a [`run`] appends and how its reader keeps fields.
 #[derive(Clone, Copy)]
 struct Appends {
@@ -287,12 +303,7 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         reach_back,
     } = how;
     let dir = tempfile::tempdir().unwrap();
-    let path = demo(&dir, "inc.db", receipts, seed);
-    if spread {
-        spread_rowids(&path);
-    }
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
-    let mut reader = Reader::new(settings(NOW_MS));
+    let (path, db, mut reader) = opened(&dir, "inc.db", (receipts, seed), spread);
     reader.verify_every = std::time::Duration::ZERO;
     reader.fields_horizon = horizon;
     let first = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
@@ -452,12 +463,7 @@ fn the_items_receipts_of_a_split_reading_follow_the_appends() {
 /// on its helper connections too.
 fn items_follow_the_appends(spread: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let path = demo(&dir, "items.db", 800, 9);
-    if spread {
-        spread_rowids(&path);
-    }
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
-    let mut reader = Reader::new(settings(NOW_MS));
+    let (path, db, mut reader) = opened(&dir, "items.db", (800, 9), spread);
     // Copies appended right after old originals change old items too; they
     // are to continue the reading, not start it again.
     reader.fields_horizon = None;
@@ -546,12 +552,7 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
     use receipt_review::triage::model::ReceiptState;
     for spread in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let path = demo(&dir, "settling.db", 2_000, 3);
-        if spread {
-            spread_rowids(&path);
-        }
-        let db = Database::open(&path, Access::ReadOnly).unwrap();
-        let mut reader = Reader::new(settings(NOW_MS));
+        let (path, db, mut reader) = opened(&dir, "settling.db", (2_000, 3), spread);
         let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
         let stuck: Vec<i64> = snap.triage.stuck.iter().map(|s| s.receipt_id).collect();
         assert!(stuck.len() >= 2, "{stuck:?}");
