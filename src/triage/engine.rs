@@ -357,11 +357,12 @@ impl Engine {
         }
         if self.analysed {
             self.incremental();
+            self.let_go_of_old_fields();
         } else {
+            // Lets go of the old fields itself, as soon as it can.
             self.full(step);
             self.analysed = true;
         }
-        self.let_go_of_old_fields();
         // Worked out again by the next `wanted`.
         self.needs = Needs::default();
         self.added_from = (self.store.receipts.len(), self.store.damaged.len());
@@ -378,15 +379,15 @@ impl Engine {
             store,
             texts: &self.details.texts,
         };
-        // Campaigns and shared keys are found alongside the sweep: it leaves
-        // a core idle between its pieces, and they need nothing from it.
+        // Campaigns are found alongside the sweep: it leaves a core idle
+        // between its pieces, and they need nothing from it.
         let (runs, placements) = (&self.runs, &mut self.placements);
-        let (duplicates, (bodies, campaigns, keyed)) = rayon::join(
+        let (duplicates, (mut bodies, campaigns)) = rayon::join(
             || groups::sweep_runs(ctx, runs, settings.window_ms, Some(placements)),
             || {
                 let bodies = bots::bodies(store);
                 let campaigns = bots::campaign_flags(store, &bodies, settings);
-                (bodies, campaigns, conflicts::keyed(store))
+                (bodies, campaigns)
             },
         );
         self.dup_keys = duplicates
@@ -396,11 +397,19 @@ impl Engine {
         step("looking for campaigns", 1, 3);
         self.campaigns = campaigns;
         self.bot_ids = bots::flagged_ids(store, &self.campaigns);
+        // Nothing below reads fields: letting go of them first makes the
+        // rest in the room they held (the moment a first reading's memory
+        // peaked), and keeps bodies only for the receipts still holding them.
+        self.let_go_of_old_fields();
+        if self.horizon.is_some() {
+            bodies.retain(|e| self.holding.binary_search(&e.1).is_ok());
+        }
         self.bodies = SortedIndex::from_sorted(bodies);
+        let (store, settings) = (&self.store, &self.settings);
         step("key conflicts and stuck receipts", 2, 3);
         // The receipts sharing a key were found to work out what to read.
         self.shared = std::mem::take(&mut self.needs.shared_keys);
-        self.keyed = SortedIndex::from_sorted(keyed);
+        self.keyed = SortedIndex::from_sorted(conflicts::keyed(store));
         self.unsettled = (0..store.receipts.len() as u32)
             .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
             .collect();

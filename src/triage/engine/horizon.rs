@@ -51,8 +51,8 @@ impl Engine {
     }
 
     /// Lets go of the fields no appended receipt will be compared with (see
-    /// the module's comment). Called at the end of every analysis, while
-    /// `added_from` still names what it added.
+    /// the module's comment). Called in every analysis once nothing more
+    /// reads fields, while `added_from` still names what it added.
     pub(super) fn let_go_of_old_fields(&mut self) {
         let Some(windows) = self.horizon else {
             return;
