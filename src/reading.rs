@@ -408,7 +408,11 @@ mod tests {
         let one: Vec<Receipt> = crate::snapshot::reread(&db, &inspector, &store, &indices)
             .unwrap()
             .into_iter()
-            .map(|(_, r)| r)
+            // The items' receipts keep no digest (no screen shows it).
+            .map(|(_, r)| Receipt {
+                digest: String::new(),
+                ..r
+            })
             .collect();
         assert!(one.len() > 2900);
         let fingerprint = |id| {

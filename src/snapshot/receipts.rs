@@ -2,7 +2,10 @@
 //! buffer per part) and shared: a later reading keeps the parts of the one
 //! before and adds a part with the receipts it read, so handing a reading to
 //! the screen copies no receipt, and a receipt is a whole [`Receipt`] only
-//! while something draws it.
+//! while something draws it. They keep what the screen shows and filters
+//! on: not the stored digest, which no screen shows (it is 32 bytes of the
+//! 48 a receipt keeps besides its texts), so a receipt comes back with an
+//! empty `digest`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,7 +27,8 @@ pub struct Receipts {
 }
 
 impl Receipts {
-    /// The receipt with this id, whole, if the items show it.
+    /// The receipt with this id, whole but for its digest (empty, see the
+    /// module's comment), if the items show it.
     pub fn get(&self, id: ReceiptId) -> Option<Receipt> {
         self.shown.binary_search(&id).ok()?;
         self.find(id)
@@ -334,9 +338,8 @@ impl Compact {
             state: r.state,
             honeypot_filled,
         };
-        let digest = Digest::Hex(r.digest);
         self.last()
-            .push_kept(r.id, r.scope, r.request_key, digest, fields, meta);
+            .push_kept(r.id, r.scope, r.request_key, fields, meta);
     }
 
     /// Receipts pushed by [`Compact::push_copy`], whose texts are another's.
@@ -389,7 +392,7 @@ impl<'a> View<'a> {
     }
 
     pub fn request_key(&self) -> Option<&'a str> {
-        self.kept().request_key.map(|t| self.part.text(t))
+        self.kept().request_key().map(|t| self.part.text(t))
     }
 
     /// The visitor fields, (key, value), as [`VisitorFields`] holds them.
@@ -409,24 +412,21 @@ impl<'a> View<'a> {
 
     pub fn to_receipt(&self) -> Receipt {
         let kept = self.kept();
-        let s = |t: Text| self.part.text(t).to_string();
+        let meta = kept.meta();
         Receipt {
             id: self.id(),
             scope: self.part.names.name(kept.scope).to_string(),
-            request_key: kept.request_key.map(s),
-            digest: match &kept.digest {
-                Digest::Hex(bytes) => to_hex(bytes),
-                Digest::Text(t) => s(*t),
-            },
-            state: kept.meta.state,
-            created_ms: kept.meta.created_ms,
-            updated_ms: kept.meta.updated_ms,
+            request_key: self.request_key().map(str::to_string),
+            digest: String::new(),
+            state: meta.state,
+            created_ms: meta.created_ms,
+            updated_ms: meta.updated_ms,
             visitor: VisitorFields(
                 self.fields()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
                     .collect(),
             ),
-            honeypot_filled: kept.meta.honeypot_filled,
+            honeypot_filled: meta.honeypot_filled,
         }
     }
 }
@@ -484,46 +484,15 @@ impl Names {
 #[derive(Clone, Copy, Debug)]
 struct Text(u32, u32);
 
-/// A digest: 32 bytes when it is the usual lowercase hex of 64 digits, as
-/// given otherwise (so it comes back exactly as read).
-#[derive(Clone, Copy, Debug)]
-enum Digest {
-    Hex([u8; 32]),
-    Text(Text),
-}
-
-fn from_hex(text: &str) -> Option<[u8; 32]> {
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    let b = text.as_bytes();
-    if b.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = digit(b[2 * i])? << 4 | digit(b[2 * i + 1])?;
-    }
-    Some(out)
-}
-
-fn to_hex(bytes: &[u8; 32]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(64);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
-}
-
+/// What a part keeps of a receipt besides its id: 48 bytes (a quarter of a
+/// million are kept at a million receipts).
 #[derive(Debug)]
 struct Kept {
-    meta: Meta,
-    digest: Digest,
-    request_key: Option<Text>,
+    created_ms: Millis,
+    /// Meant only when `flags` has [`UPDATED`].
+    updated_ms: Millis,
+    /// Meant only when `flags` has [`KEYED`].
+    request_key: Text,
     /// In [`Part::names`].
     scope: u32,
     /// Where its values start in [`Part::text`].
@@ -531,6 +500,27 @@ struct Kept {
     /// Its pairs: `pairs[first..first + count]`.
     first: u32,
     count: u32,
+    state: ReceiptState,
+    flags: u8,
+}
+
+const UPDATED: u8 = 1;
+const KEYED: u8 = 2;
+const HONEYPOT: u8 = 4;
+
+impl Kept {
+    fn meta(&self) -> Meta {
+        Meta {
+            created_ms: self.created_ms,
+            updated_ms: (self.flags & UPDATED != 0).then_some(self.updated_ms),
+            state: self.state,
+            honeypot_filled: self.flags & HONEYPOT != 0,
+        }
+    }
+
+    fn request_key(&self) -> Option<Text> {
+        (self.flags & KEYED != 0).then_some(self.request_key)
+    }
 }
 
 /// What a receipt keeps besides its texts.
@@ -607,16 +597,8 @@ impl Part {
         [start, first, self.pairs.len() as u32 - first]
     }
 
-    fn add_digest(&mut self, digest: &str) -> Digest {
-        match from_hex(digest) {
-            Some(bytes) => Digest::Hex(bytes),
-            None => Digest::Text(self.add(digest)),
-        }
-    }
-
     /// Adds a receipt (ids ascending).
     fn push(&mut self, r: &Receipt) {
-        let digest = self.add_digest(&r.digest);
         let fields = r.visitor.0.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         let meta = Meta {
             created_ms: r.created_ms,
@@ -624,47 +606,28 @@ impl Part {
             state: r.state,
             honeypot_filled: r.honeypot_filled,
         };
-        self.push_with(
-            r.id,
-            &r.scope,
-            r.request_key.as_deref(),
-            digest,
-            fields,
-            meta,
-        );
+        self.push_with(r.id, &r.scope, r.request_key.as_deref(), fields, meta);
     }
 
     /// Adds a receipt from another part (ids ascending).
     fn push_view(&mut self, v: &View<'_>) {
         let from = v.kept();
-        let digest = match from.digest {
-            Digest::Hex(bytes) => Digest::Hex(bytes),
-            Digest::Text(t) => Digest::Text(self.add(v.part.text(t))),
-        };
         let scope = v.part.names.name(from.scope);
-        self.push_with(
-            v.id(),
-            scope,
-            v.request_key(),
-            digest,
-            v.fields(),
-            from.meta,
-        );
+        self.push_with(v.id(), scope, v.request_key(), v.fields(), from.meta());
     }
 
     /// Adds a receipt (ids ascending) from what every way of reading one
-    /// gives: its texts are added here, its digest already is.
+    /// gives: its texts are added here.
     fn push_with<'f>(
         &mut self,
         id: ReceiptId,
         scope: &str,
         request_key: Option<&str>,
-        digest: Digest,
         fields: impl Iterator<Item = (&'f str, &'f str)>,
         meta: Meta,
     ) {
         let fields = self.add_fields(fields);
-        self.push_kept(id, scope, request_key, digest, fields, meta);
+        self.push_kept(id, scope, request_key, fields, meta);
     }
 
     /// [`Part::push_with`] with the fields already here: `[start, first,
@@ -674,18 +637,22 @@ impl Part {
         id: ReceiptId,
         scope: &str,
         request_key: Option<&str>,
-        digest: Digest,
         [start, first, count]: [u32; 3],
         meta: Meta,
     ) {
+        let flag = |on: bool, flag: u8| if on { flag } else { 0 };
         let kept = Kept {
-            meta,
-            digest,
-            request_key: request_key.map(|k| self.add(k)),
+            created_ms: meta.created_ms,
+            updated_ms: meta.updated_ms.unwrap_or_default(),
+            request_key: request_key.map_or(Text(0, 0), |k| self.add(k)),
             scope: self.names.intern(scope),
             start,
             first,
             count,
+            state: meta.state,
+            flags: flag(meta.updated_ms.is_some(), UPDATED)
+                | flag(request_key.is_some(), KEYED)
+                | flag(meta.honeypot_filled, HONEYPOT),
         };
         self.ids.push(id);
         self.kept.push(kept);
@@ -716,7 +683,7 @@ mod tests {
             id,
             scope: "site/form".into(),
             request_key: (id % 2 == 0).then(|| format!("k-{id}")),
-            digest: "ab".repeat(32),
+            digest: String::new(),
             state,
             created_ms: -5 + id,
             updated_ms: (id % 3 == 0).then_some(1_795_947_330_123),
@@ -869,19 +836,18 @@ mod tests {
     }
 
     #[test]
-    fn digests_come_back_as_given() {
-        let hex = "0123456789abcdef".repeat(4);
-        assert_eq!(from_hex(&hex).map(|b| to_hex(&b)), Some(hex.clone()));
-        for odd in [
-            hex.to_uppercase(),
-            "ab".into(),
-            String::new(),
-            "é".repeat(32),
+    fn a_receipt_keeps_48_bytes_besides_its_id_and_texts() {
+        assert_eq!(std::mem::size_of::<Kept>(), 48);
+        // What the flags stand for comes back as it went in.
+        for (updated_ms, request_key, honeypot_filled) in [
+            (None, None, false),
+            (Some(0), Some("k"), true),
+            (Some(-1), Some(""), false),
         ] {
-            assert_eq!(from_hex(&odd), None);
-            let mut r = receipt(1, ReceiptState::Completed, "m");
-            r.digest = odd;
-            assert_eq!(Receipts::from(vec![r.clone()]).get(1), Some(r));
+            let mut r = receipt(4, ReceiptState::Failed, "m");
+            (r.updated_ms, r.honeypot_filled) = (updated_ms, honeypot_filled);
+            r.request_key = request_key.map(str::to_string);
+            assert_eq!(Receipts::from(vec![r.clone()]).get(4), Some(r));
         }
     }
 
@@ -947,11 +913,8 @@ mod tests {
 
     fn any_receipt() -> impl proptest::strategy::Strategy<Value = Receipt> {
         use proptest::prelude::*;
-        let hex =
-            proptest::collection::vec(any::<u8>(), 32).prop_map(|b| to_hex(&b.try_into().unwrap()));
         (
             (0i64..40, ".{0,6}", proptest::option::of(".{0,4}")),
-            prop_oneof![hex, ".{0,70}"],
             (
                 any::<i64>(),
                 proptest::option::of(any::<i64>()),
@@ -960,21 +923,18 @@ mod tests {
             proptest::collection::vec(("[a-c]{0,2}", ".{0,5}"), 0..5),
         )
             .prop_map(
-                |(
-                    (id, scope, request_key),
-                    digest,
-                    (created_ms, updated_ms, honeypot_filled),
-                    fields,
-                )| Receipt {
-                    id,
-                    scope,
-                    request_key,
-                    digest,
-                    state: ReceiptState::Completed,
-                    created_ms,
-                    updated_ms,
-                    visitor: VisitorFields(fields),
-                    honeypot_filled,
+                |((id, scope, request_key), (created_ms, updated_ms, honeypot_filled), fields)| {
+                    Receipt {
+                        id,
+                        scope,
+                        request_key,
+                        digest: String::new(),
+                        state: ReceiptState::Completed,
+                        created_ms,
+                        updated_ms,
+                        visitor: VisitorFields(fields),
+                        honeypot_filled,
+                    }
                 },
             )
     }
