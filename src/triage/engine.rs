@@ -415,16 +415,13 @@ impl Engine {
             .collect();
         self.unsettled_upto = store.receipts.len();
         self.triage = Arc::new(Triage {
-            duplicates: duplicates.into_iter().map(Arc::new).collect(),
-            conflicts: conflicts::conflicts(
+            duplicates: super::each_shared(duplicates),
+            conflicts: super::each_shared(conflicts::conflicts(
                 store,
                 &self.shared,
                 &self.conflict_rows,
                 &self.details,
-            )
-            .into_iter()
-            .map(Arc::new)
-            .collect(),
+            )),
             stuck: stuck::stuck(
                 store,
                 &stuck::stuck_indices(store, settings),
@@ -707,10 +704,12 @@ impl Engine {
             && first_added.is_none_or(|first| rows.iter().all(|c| c.receipt_id < first));
         self.shared = shared;
         if !same {
-            t.conflicts = conflicts::conflicts(store, &self.shared, rows, &self.details)
-                .into_iter()
-                .map(Arc::new)
-                .collect();
+            t.conflicts = super::each_shared(conflicts::conflicts(
+                store,
+                &self.shared,
+                rows,
+                &self.details,
+            ));
         }
         t.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
         t.suspected_bots = self.bot_ids.clone();

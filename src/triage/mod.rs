@@ -385,16 +385,34 @@ pub fn analyze_facts_with(
     let conflicts = conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details);
     let duplicates = groups::duplicate_groups(ctx, settings);
     Triage {
-        duplicates: duplicates.into_iter().map(Arc::new).collect(),
-        conflicts: conflicts.into_iter().map(Arc::new).collect(),
+        duplicates: each_shared(duplicates),
+        conflicts: each_shared(conflicts),
         stuck: stuck::stuck(store, &needs.stuck, details, settings),
         suspected_bots,
         damaged: store.damaged.clone(),
     }
 }
 
+/// Each item in an `Arc` of its own, in a vector of just their number.
+/// Collected in place, the vector of `Arc`s would keep the room its items
+/// took: for a million receipts' duplicate groups, 10 MB for 0.8 MB of
+/// pointers, for as long as the triage lives.
+pub(crate) fn each_shared<T>(items: Vec<T>) -> Vec<Arc<T>> {
+    let mut shared = Vec::with_capacity(items.len());
+    shared.extend(items.into_iter().map(Arc::new));
+    shared
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shared_items_keep_no_room_of_their_own_vector() {
+        let items: Vec<[u64; 12]> = (0..1000).map(|i| [i; 12]).collect();
+        let shared = super::each_shared(items);
+        assert_eq!((shared.len(), shared.capacity()), (1000, 1000));
+        assert_eq!(shared[999][11], 999);
+    }
+
     use super::*;
     use crate::demo::{DemoOptions, generate};
     use crate::storage::{Access, Database};
