@@ -271,6 +271,8 @@ pub struct Reader {
     /// them again (the new copies are most of both).
     texts_read: Vec<Receipt>,
     verified: Option<std::time::Instant>,
+    /// Replays counted so far, brought up to date by each reading.
+    replays: storage::Replays,
     /// A full reading's helper connections, for [`Reader::fill_receipts`].
     spare: Vec<rusqlite::Connection>,
     /// True while a reading's read transaction is left open on the
@@ -295,6 +297,7 @@ impl Reader {
             touched: Vec::new(),
             texts_read: Vec::new(),
             verified: None,
+            replays: storage::Replays::default(),
             spare: Vec::new(),
             read_open: false,
             verify_every: std::time::Duration::from_secs(30),
@@ -326,6 +329,7 @@ impl Reader {
         self.stale.clear();
         self.texts_read.clear();
         self.spare.clear();
+        self.replays = storage::Replays::default();
     }
 
     /// Reads and analyses the database as of `now_ms`; the snapshot's
@@ -351,7 +355,7 @@ impl Reader {
                     let due = self
                         .verified
                         .is_none_or(|t| t.elapsed() >= self.verify_every);
-                    !due || verify(db, engine, self.sum_ids)?
+                    !due || (verify(db, engine, self.sum_ids)? && self.replays.unchanged(db)?)
                 }
             }
             _ => false,
@@ -443,15 +447,16 @@ impl Reader {
             total: None,
         });
         // The replays are read while the engine works out what to read again.
-        let (replays, wanted) = std::thread::scope(|scope| {
+        let replays = &mut self.replays;
+        let (read, wanted) = std::thread::scope(|scope| {
             let wanted = scope.spawn(|| engine.wanted());
-            let replays = storage::load_replays(db);
+            let read = replays.read(db);
             let wanted = wanted
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (replays, wanted)
+            (read, wanted)
         });
-        let (replays, replay_total) = replays?;
+        read?;
         let inspector = engine.inspector().clone();
         // The analysis shows where it is: the receipts it compares in full
         // are read again (counted), then its steps.
@@ -544,8 +549,8 @@ impl Reader {
             total: Some(total),
         });
         let mut snap = assemble(db, settings, receipt_count, triage)?;
-        snap.replays = replays;
-        snap.replay_total = replay_total;
+        snap.replays = self.replays.per_receipt.clone();
+        snap.replay_total = self.replays.total;
         // The read transaction lasts until `fill_receipts` has read the
         // items' receipts (as a full reading's helpers stay in theirs): they
         // are read in the state of the database the analysis saw, so what an

@@ -11,6 +11,7 @@ use rusqlite::types::ValueRef;
 
 use super::error::StorageError;
 use super::open::Database;
+use super::replays::load_replays;
 use super::source::{ReceiptColumns, Source};
 use crate::triage::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
 
@@ -98,7 +99,7 @@ pub fn count_and_sum_ids(
     }
 }
 
-fn is_overflow(e: &rusqlite::Error) -> bool {
+pub(super) fn is_overflow(e: &rusqlite::Error) -> bool {
     e.to_string().contains("overflow")
 }
 
@@ -256,32 +257,6 @@ pub fn load_conflict_rows(
         out.sort_by_key(|c| c.id);
     }
     Ok(out)
-}
-
-/// Replays absorbed per receipt, and all replay rows (none when `replays` is
-/// absent or unusable).
-pub fn load_replays(db: &Database) -> Result<(HashMap<ReceiptId, u32>, u64), StorageError> {
-    if !db.source().replays.is_usable() {
-        return Ok((HashMap::new(), 0));
-    }
-    let err = |e| db.error("reading replays", e);
-    let mut stmt = db
-        .conn()
-        .prepare("SELECT \"receipt_id\", count(*) FROM main.\"replays\" GROUP BY 1")
-        .map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
-    let mut per_receipt = HashMap::new();
-    let mut total: u64 = 0;
-    while let Some(row) = rows.next().map_err(err)? {
-        let n: i64 = row.get(1).map_err(err)?;
-        let n = u64::try_from(n).unwrap_or(0);
-        total = total.saturating_add(n);
-        if let Some(id) = integer_id(row.get_ref(0).map_err(err)?) {
-            let count = per_receipt.entry(id).or_insert(0u32);
-            *count = count.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
-        }
-    }
-    Ok((per_receipt, total))
 }
 
 /// An id as an integer: INTEGER, an integral REAL, or integer digits as text.

@@ -4,6 +4,7 @@
 //! - [`open`]: [`Database::open`], read-only or writable when possible;
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
 //! - [`load`]: reading receipts, key conflicts and replays for triage;
+//! - [`replays`]: replay counts, kept between readings and brought up to date;
 //! - [`stream`]: reading receipts in batches, for analyses that keep only facts;
 //! - [`split`]: helper connections that read ranges of rows in the same state;
 //! - [`check`]: what `check` says about the schema;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod file;
 pub mod load;
 pub mod open;
+pub mod replays;
 pub mod schema;
 pub mod source;
 pub mod split;
@@ -26,8 +28,9 @@ pub use check::{schema_notes, schema_problems};
 pub use error::StorageError;
 pub use load::{
     Loaded, count_and_sum_conflict_ids, count_and_sum_ids, load, load_conflict_rows,
-    load_conflicts, load_payload, load_replays,
+    load_conflicts, load_payload,
 };
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
+pub use replays::{Replays, load_replays};
 pub use schema::{SCHEMA_SQL, init};
 pub use source::{ReceiptColumns, Related, RelationKind, Source};
