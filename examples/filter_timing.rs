@@ -20,7 +20,7 @@ use receipt_review::tui::canvas;
 use receipt_review::snapshot;
 use receipt_review::storage::{Access, Database};
 use receipt_review::triage::model::Settings;
-use receipt_review::tui::app::rows::{compute, normalize_query};
+use receipt_review::tui::app::rows::{Known, compute, normalize_query};
 use receipt_review::tui::app::search::SearchIndex;
 use receipt_review::tui::app::{ClassFilter, Tab};
 
@@ -58,15 +58,15 @@ fn main() -> anyhow::Result<()> {
             let mut times = Vec::new();
             for end in 1..=word.len() {
                 let q = normalize_query(&word[..end]);
-                let among = shown
+                let known = shown
                     .as_ref()
                     .filter(|(b, _)| q.contains(b.as_str()))
-                    .map(|(_, r)| r.as_slice());
+                    .map_or(Known::Nothing, |(_, r)| Known::Among(r));
                 if std::env::var_os("SLEEP").is_some() {
                     std::thread::sleep(Duration::from_millis(150));
                 }
                 let t = Instant::now();
-                let rows = compute(&snap, &search, tab, ClassFilter::All, &q, among);
+                let rows = compute(&snap, &search, tab, ClassFilter::All, &q, known);
                 times.push(format!("{:.1}", t.elapsed().as_secs_f64() * 1e3));
                 shown = Some((q, rows));
             }

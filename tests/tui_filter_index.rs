@@ -6,7 +6,7 @@ use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::snapshot::{self, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::triage::model::{GapClass, Settings};
-use receipt_review::tui::app::rows::{compute, compute_by_scan, normalize_query};
+use receipt_review::tui::app::rows::{Known, compute, compute_by_scan, normalize_query};
 use receipt_review::tui::app::search::SearchIndex;
 use receipt_review::tui::app::{ClassFilter, Tab};
 
@@ -108,7 +108,7 @@ fn finds_what_the_scan_finds(snap: &Snapshot, queries: &[String]) -> SearchIndex
             for class in classes {
                 let expected = compute_by_scan(snap, tab, class, query);
                 let q = normalize_query(query);
-                let found = compute(snap, &search, tab, class, &q, None);
+                let found = compute(snap, &search, tab, class, &q, Known::Nothing);
                 assert_eq!(found, expected, "{tab:?} {class:?} {query:?}");
             }
         }
@@ -118,11 +118,11 @@ fn finds_what_the_scan_finds(snap: &Snapshot, queries: &[String]) -> SearchIndex
             for end in query.char_indices().map(|(i, c)| i + c.len_utf8()) {
                 let typed = &query[..end];
                 let q = normalize_query(typed);
-                let among = shown
+                let known = shown
                     .as_ref()
                     .filter(|(before, _)| !before.is_empty() && q.contains(before.as_str()))
-                    .map(|(_, rows)| rows.as_slice());
-                let found = compute(snap, &search, tab, ClassFilter::All, &q, among);
+                    .map_or(Known::Nothing, |(_, rows)| Known::Among(rows));
+                let found = compute(snap, &search, tab, ClassFilter::All, &q, known);
                 let expected = compute_by_scan(snap, tab, ClassFilter::All, typed);
                 assert_eq!(found, expected, "{tab:?} typed {typed:?}");
                 shown = Some((q, found));
@@ -145,13 +145,13 @@ fn an_index_built_from_the_last_one_is_the_same() {
     for query in queries(&snap) {
         let q = normalize_query(&query);
         for tab in Tab::ALL {
-            let expected = compute(&snap, &fresh, tab, ClassFilter::All, &q, None);
+            let expected = compute(&snap, &fresh, tab, ClassFilter::All, &q, Known::Nothing);
             assert_eq!(
-                compute(&snap, &copied, tab, ClassFilter::All, &q, None),
+                compute(&snap, &copied, tab, ClassFilter::All, &q, Known::Nothing),
                 expected
             );
             assert_eq!(
-                compute(&snap, &again, tab, ClassFilter::All, &q, None),
+                compute(&snap, &again, tab, ClassFilter::All, &q, Known::Nothing),
                 expected
             );
         }

@@ -6,7 +6,7 @@ use crate::snapshot::Snapshot;
 use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, ReceiptId};
 
 use super::msg::PayloadRef;
-use super::search::SearchIndex;
+use super::search::{SearchIndex, TabIndex};
 use super::state::{ClassFilter, Tab};
 use crate::snapshot::shown::unshared_middles;
 
@@ -79,34 +79,38 @@ fn id_matches(id: ReceiptId, query: &str) -> bool {
     query.bytes().all(|b| b.is_ascii_digit()) && id.to_string() == query
 }
 
+/// What the rows shown before tell of the rows a query gives.
+#[derive(Clone, Copy, Debug)]
+pub enum Known<'a> {
+    /// Nothing: every row is looked at.
+    Nothing,
+    /// The rows this tab showed for a query that this one extends (same
+    /// class filter): the rows matching "smith" are among those matching
+    /// "smit".
+    Among(&'a [usize]),
+    /// The rows this tab showed for this same query and class filter with
+    /// the index before this one (a reading ago): a chunk of rows the two
+    /// indexes share keeps them.
+    Before(&'a TabIndex, &'a [usize]),
+}
+
 /// The rows a tab shows, in its order: indices into the snapshot's lists
 /// (for the log, newest first), found with the reading's filter index.
-/// `query` is folded ([`normalize_query`]); `among`, when given, are the rows
-/// this tab showed for a query that `query` extends (same class filter): the
-/// rows matching "smith" are among those matching "smit".
+/// `query` is folded ([`normalize_query`]).
 pub fn compute(
     snap: &Snapshot,
     search: &SearchIndex,
     tab: Tab,
     class: ClassFilter,
     query: &str,
-    among: Option<&[usize]>,
+    known: Known<'_>,
 ) -> Vec<usize> {
     let index = search.tab(tab);
-    let mut rows: Vec<usize> = if query.is_empty() {
-        (0..index.len()).collect()
-    } else {
-        // Rows are shown ascending but for the log's (newest first).
-        let ascending: Option<std::borrow::Cow<'_, [usize]>> = among.map(|rows| {
-            if rows.is_sorted() {
-                rows.into()
-            } else {
-                let mut rows = rows.to_vec();
-                rows.sort_unstable();
-                rows.into()
-            }
-        });
-        index.matching(query, ascending.as_deref())
+    let mut rows: Vec<usize> = match known {
+        _ if query.is_empty() => (0..index.len()).collect(),
+        Known::Nothing => index.matching(query, None),
+        Known::Among(rows) => index.matching(query, Some(&ascending(rows))),
+        Known::Before(before, rows) => index.matching_after(query, before, &ascending(rows)),
     };
     if tab == Tab::Duplicates && class != ClassFilter::All {
         let groups = &snap.triage.duplicates;
@@ -116,6 +120,17 @@ pub fn compute(
         rows.reverse();
     }
     rows
+}
+
+/// Rows as an index takes them: ascending (the log's are shown newest first).
+fn ascending(rows: &[usize]) -> std::borrow::Cow<'_, [usize]> {
+    if rows.is_sorted() {
+        rows.into()
+    } else {
+        let mut rows = rows.to_vec();
+        rows.sort_unstable();
+        rows.into()
+    }
 }
 
 /// The rows a tab shows, by comparing every row with the filter: the

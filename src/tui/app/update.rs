@@ -10,9 +10,11 @@ use super::decision::{self, Decision};
 use super::keymap::{self, Command, Mode};
 use super::layout;
 use super::msg::{DecisionRequest, Effect, ExportFormat, Msg, Reading};
-use super::rows;
+use super::rows::{self, Known};
+use super::search::TabIndex;
 use super::state::{
-    App, Confirm, ConfirmAction, Focus, Input, Overlay, Progress, Status, StatusKind, Tab,
+    App, ClassFilter, Confirm, ConfirmAction, Focus, Input, Overlay, Progress, Status, StatusKind,
+    Tab,
 };
 
 /// How long a typed filter or note may grow.
@@ -138,13 +140,20 @@ fn on_loaded(app: &mut App, reading: Reading) {
         .collect();
     app.counts = reading.counts;
     app.snapshot = Some(reading.snapshot);
-    app.search = reading.search;
-    app.rows_for = Default::default();
+    // The rows shown, and what they answer, with the index they came from.
+    let search_before = std::mem::replace(&mut app.search, reading.search);
+    let rows_before = std::mem::take(&mut app.rows);
+    let rows_for_before = std::mem::take(&mut app.rows_for);
     app.progress = None;
     app.load_error = None;
     app.stale = false;
     for tab in Tab::ALL {
-        recompute_rows(app, tab);
+        let i = tab.index();
+        let shown = (tab != Tab::Log)
+            .then_some(&rows_for_before[i])
+            .and_then(Option::as_ref)
+            .map(|answered| (answered, search_before.tab(tab), rows_before[i].as_slice()));
+        recompute_rows_after(app, tab, shown);
         let (key, index) = before[tab.index()];
         let selected = if first {
             first_pending(app, tab).unwrap_or(0)
@@ -193,9 +202,33 @@ fn recompute_rows(app: &mut App, tab: Tab) {
     if among.is_some() && app.rows_for[i].as_ref().is_some_and(|(b, _)| *b == query) {
         return;
     }
-    let rows = rows::compute(snap, &app.search, tab, app.class_filter, &query, among);
+    let known = among.map_or(Known::Nothing, Known::Among);
+    let rows = rows::compute(snap, &app.search, tab, app.class_filter, &query, known);
     app.rows[i] = rows;
     app.rows_for[i] = Some((query, app.class_filter));
+}
+
+/// The rows of a tab in a new reading: `shown` holds what the rows shown
+/// answered (query and class filter), the index they were found with and
+/// the rows; when they answered the query now asked, a chunk of rows the
+/// two indexes share keeps its rows.
+fn recompute_rows_after(
+    app: &mut App,
+    tab: Tab,
+    shown: Option<(&(String, ClassFilter), &TabIndex, &[usize])>,
+) {
+    let Some(snap) = app.snapshot.as_ref() else {
+        return;
+    };
+    let query = rows::normalize_query(&app.filter);
+    let class = app.class_filter;
+    let known = match shown {
+        Some(((q, c), index, rows)) if *q == query && *c == class => Known::Before(index, rows),
+        _ => Known::Nothing,
+    };
+    let i = tab.index();
+    app.rows[i] = rows::compute(snap, &app.search, tab, class, &query, known);
+    app.rows_for[i] = Some((query, class));
 }
 
 /// Recomputes one tab's rows after a filter change, keeping the selection

@@ -341,6 +341,45 @@ impl TabIndex {
     }
 }
 
+impl TabIndex {
+    /// [`TabIndex::matching`] (with no `among`) for an index made after
+    /// `before`, whose matching rows for the same query were `rows_before`
+    /// (ascending): a chunk the two share (same rows, texts and receipts) keeps
+    /// its rows, and only the others are searched. After a refresh most are
+    /// shared, and searching them all again was most of the screen's update.
+    pub fn matching_after(
+        &self,
+        query: &str,
+        before: &TabIndex,
+        rows_before: &[usize],
+    ) -> Vec<usize> {
+        let kept = |k: usize| {
+            before
+                .chunks
+                .get(k)
+                .zip(self.chunks.get(k))
+                .is_some_and(|(b, c)| Arc::ptr_eq(b, c))
+        };
+        if !(0..self.chunks.len()).any(kept) {
+            return self.matching(query, None);
+        }
+        let changed: Vec<usize> = (0..self.chunks.len())
+            .filter(|&k| !kept(k))
+            .flat_map(|k| k * CHUNK..self.len.min((k + 1) * CHUNK))
+            .collect();
+        let mut out = self.matching(query, Some(&changed));
+        out.extend(
+            rows_before
+                .iter()
+                .copied()
+                .filter(|&r| r < self.len && kept(r / CHUNK)),
+        );
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// The id a query names, when it is one as ids are written (digits, no
 /// leading zero): the old comparison was `id.to_string() == query`.
 fn as_receipt_id(query: &str) -> Option<ReceiptId> {
@@ -359,7 +398,7 @@ mod tests {
     use crate::snapshot::{LogLine, Snapshot};
     use crate::triage::model::{DamageReason, Damaged, MatchKind};
     use crate::tui::app::rows::normalize_query;
-    use crate::tui::app::rows::{compute, compute_by_scan};
+    use crate::tui::app::rows::{Known, compute, compute_by_scan};
     use crate::tui::app::state::ClassFilter;
 
     fn log_line(id: i64, item: String, note: Option<String>, ids: Vec<i64>) -> LogLine {
@@ -427,12 +466,15 @@ mod tests {
             for tab in [Tab::Stuck, Tab::Damaged, Tab::Log] {
                 let before = compute_by_scan(&snap, tab, ClassFilter::All, &typed);
                 let q = normalize_query(&typed);
-                prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q, None), &before);
+                prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q, Known::Nothing), &before);
                 let longer = format!("{typed}{more}");
                 let expected = compute_by_scan(&snap, tab, ClassFilter::All, &longer);
                 let q2 = normalize_query(&longer);
-                let among = q2.contains(q.as_str()).then_some(before.as_slice());
-                prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q2, among), &expected);
+                let known = match q2.contains(q.as_str()) {
+                    true => Known::Among(&before),
+                    false => Known::Nothing,
+                };
+                prop_assert_eq!(&compute(&snap, &search, tab, ClassFilter::All, &q2, known), &expected);
             }
         }
     }
@@ -475,7 +517,16 @@ mod tests {
         ]
         .into();
         let search = SearchIndex::build(&snap, None);
-        let find = |q: &str| compute(&snap, &search, Tab::Duplicates, ClassFilter::All, q, None);
+        let find = |q: &str| {
+            compute(
+                &snap,
+                &search,
+                Tab::Duplicates,
+                ClassFilter::All,
+                q,
+                Known::Nothing,
+            )
+        };
         assert_eq!(find("hello"), [0]);
         assert_eq!(find("morning"), [1]);
         // A later exact copy's own request key is found too.
@@ -517,7 +568,16 @@ mod tests {
     fn ids_match_whole_and_as_written() {
         let snap = snapshot(vec![("dup:7".into(), None, "x".into()); 3]);
         let search = SearchIndex::build(&snap, None);
-        let log = |q: &str| compute(&snap, &search, Tab::Log, ClassFilter::All, q, None);
+        let log = |q: &str| {
+            compute(
+                &snap,
+                &search,
+                Tab::Log,
+                ClassFilter::All,
+                q,
+                Known::Nothing,
+            )
+        };
         assert_eq!(log("21"), vec![1]); // log 2 names receipts 20 and 21
         assert_eq!(log("021"), Vec::<usize>::new());
         assert_eq!(log("2"), Vec::<usize>::new());
@@ -531,7 +591,14 @@ mod tests {
         let search = SearchIndex::build(&snap, None);
         let started = std::time::Instant::now();
         for q in ["w", "wo", "wor", "word", "wordz"] {
-            compute(&snap, &search, Tab::Log, ClassFilter::All, q, None);
+            compute(
+                &snap,
+                &search,
+                Tab::Log,
+                ClassFilter::All,
+                q,
+                Known::Nothing,
+            );
         }
         assert!(started.elapsed() < std::time::Duration::from_millis(200));
         assert_eq!(
@@ -541,7 +608,7 @@ mod tests {
                 Tab::Log,
                 ClassFilter::All,
                 "word word",
-                None
+                Known::Nothing
             ),
             vec![0]
         );
@@ -621,5 +688,43 @@ mod tests {
         let before = SearchIndex::build(&bare, None);
         assert_same_rows(&SearchIndex::build(&snap, Some(&before)), &first);
         assert_same_rows(&SearchIndex::build(&bare, Some(&first)), &before);
+    }
+
+    #[test]
+    fn rows_kept_from_the_index_before_are_the_rows_searched_again() {
+        let (_dir, snap) = demo();
+        let first = SearchIndex::build(&snap, None);
+        // A later reading: one group changed at the end, one gone from the
+        // middle, one added, a conflict moved.
+        let mut later = snap.clone();
+        let t = Arc::make_mut(&mut later.triage);
+        let last = t.duplicates.len() - 1;
+        Arc::make_mut(&mut t.duplicates[last]).scope = "smith-moved".into();
+        t.duplicates.remove(last / 2);
+        let extra = t.duplicates[0].clone();
+        t.duplicates.push(extra);
+        t.conflicts.rotate_left(1);
+        let updated = SearchIndex::build(&later, Some(&first));
+        let (old, new) = (first.tab(Tab::Duplicates), updated.tab(Tab::Duplicates));
+        assert!(
+            (0..new.chunks.len()).any(|k| Arc::ptr_eq(&old.chunks[k], &new.chunks[k])),
+            "some chunks are shared"
+        );
+        let member = snap.triage.duplicates[3].members[0].id.to_string();
+        let classes = [
+            ClassFilter::All,
+            ClassFilter::Only(crate::triage::model::GapClass::Minutes),
+        ];
+        for q in ["smith", "a", "moved", "dup:1", "co", member.as_str(), "zzzz"] {
+            for tab in [Tab::Duplicates, Tab::Conflicts, Tab::Stuck] {
+                for class in classes {
+                    let shown = compute(&snap, &first, tab, class, q, Known::Nothing);
+                    let known = Known::Before(first.tab(tab), &shown);
+                    let found = compute(&later, &updated, tab, class, q, known);
+                    let expected = compute_by_scan(&later, tab, class, q);
+                    assert_eq!(found, expected, "{tab:?} {class:?} {q:?}");
+                }
+            }
+        }
     }
 }
