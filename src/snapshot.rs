@@ -602,10 +602,13 @@ impl Reader {
         // Read: those not shown last time, and those changed since.
         let missing: Vec<ReceiptId> = {
             let mut known = shown::ascending_lookup(self.shown.ids());
+            let mut stale: Vec<ReceiptId> = self.stale.iter().copied().collect();
+            stale.sort_unstable();
+            let mut stale = shown::ascending_lookup(&stale);
             shown
                 .iter()
                 .copied()
-                .filter(|&id| !known(id) || self.stale.contains(&id))
+                .filter(|&id| !known(id) || stale(id))
                 .collect()
         };
         // Those this reading read already need no reading again.

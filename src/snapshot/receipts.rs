@@ -167,7 +167,7 @@ impl Receipts {
             shown
                 .iter()
                 .copied()
-                .filter(|&id| read(id) || (shown_before(id) && !is_gone(id)))
+                .filter(|&id| (shown_before(id) && !is_gone(id)) || read(id))
                 .collect()
         };
         // The gone ones go with a share: a lookup meets this reading's

@@ -715,7 +715,15 @@ mod tests {
             ClassFilter::All,
             ClassFilter::Only(crate::triage::model::GapClass::Minutes),
         ];
-        for q in ["smith", "a", "moved", "dup:1", "co", member.as_str(), "zzzz"] {
+        for q in [
+            "smith",
+            "a",
+            "moved",
+            "dup:1",
+            "co",
+            member.as_str(),
+            "zzzz",
+        ] {
             for tab in [Tab::Duplicates, Tab::Conflicts, Tab::Stuck] {
                 for class in classes {
                     let shown = compute(&snap, &first, tab, class, q, Known::Nothing);
