@@ -568,16 +568,7 @@ mod tests {
     fn ids_match_whole_and_as_written() {
         let snap = snapshot(vec![("dup:7".into(), None, "x".into()); 3]);
         let search = SearchIndex::build(&snap, None);
-        let log = |q: &str| {
-            compute(
-                &snap,
-                &search,
-                Tab::Log,
-                ClassFilter::All,
-                q,
-                Known::Nothing,
-            )
-        };
+        let log = |q: &str| log_rows(&snap, &search, q);
         assert_eq!(log("21"), vec![1]); // log 2 names receipts 20 and 21
         assert_eq!(log("021"), Vec::<usize>::new());
         assert_eq!(log("2"), Vec::<usize>::new());
@@ -591,27 +582,15 @@ mod tests {
         let search = SearchIndex::build(&snap, None);
         let started = std::time::Instant::now();
         for q in ["w", "wo", "wor", "word", "wordz"] {
-            compute(
-                &snap,
-                &search,
-                Tab::Log,
-                ClassFilter::All,
-                q,
-                Known::Nothing,
-            );
+            log_rows(&snap, &search, q);
         }
         assert!(started.elapsed() < std::time::Duration::from_millis(200));
-        assert_eq!(
-            compute(
-                &snap,
-                &search,
-                Tab::Log,
-                ClassFilter::All,
-                "word word",
-                Known::Nothing
-            ),
-            vec![0]
-        );
+        assert_eq!(log_rows(&snap, &search, "word word"), vec![0]);
+    }
+
+    /// The log's rows for a folded query.
+    fn log_rows(snap: &Snapshot, search: &SearchIndex, q: &str) -> Vec<usize> {
+        compute(snap, search, Tab::Log, ClassFilter::All, q, Known::Nothing)
     }
 
     #[test]
