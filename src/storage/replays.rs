@@ -80,19 +80,29 @@ impl Replays {
             }
         }
         let err = |e| db.error("reading replays", e);
+        // Every row the first time (a rowid may be as low as `i64::MIN`).
+        let (sql, after) = match self.rows {
+            Some(rows) => (
+                "SELECT \"_rowid_\", \"receipt_id\" FROM main.\"replays\" \
+                 WHERE \"_rowid_\" > ?1 ORDER BY \"_rowid_\"",
+                Some(rows.last),
+            ),
+            None => (
+                "SELECT \"_rowid_\", \"receipt_id\" FROM main.\"replays\" ORDER BY \"_rowid_\"",
+                None,
+            ),
+        };
         let mut seen = self.rows.unwrap_or(Rows {
             count: 0,
             sum: 0,
             last: i64::MIN,
         });
-        let mut stmt = db
-            .conn()
-            .prepare_cached(
-                "SELECT \"_rowid_\", \"receipt_id\" FROM main.\"replays\" \
-                 WHERE \"_rowid_\" > ?1 ORDER BY \"_rowid_\"",
-            )
-            .map_err(err)?;
-        let mut rows = stmt.query([seen.last]).map_err(err)?;
+        let mut stmt = db.conn().prepare_cached(sql).map_err(err)?;
+        let mut rows = match after {
+            Some(last) => stmt.query([last]),
+            None => stmt.query([]),
+        }
+        .map_err(err)?;
         while let Some(row) = rows.next().map_err(err)? {
             let rowid: i64 = row.get(0).map_err(err)?;
             seen.count += 1;
@@ -164,7 +174,8 @@ mod tests {
 
     #[test]
     fn counts_kept_and_brought_up_to_date_equal_a_whole_count() {
-        let (_dir, path) = db_with_replays(&[(1, "7"), (2, "7"), (5, "8"), (6, "x")]);
+        let (_dir, path) =
+            db_with_replays(&[(i64::MIN, "9"), (1, "7"), (2, "7"), (5, "8"), (6, "x")]);
         let mut kept = Replays::default();
         kept.read(&open(&path)).unwrap();
         assert_eq!((kept.per_receipt.clone(), kept.total), counted_whole(&path));
@@ -177,7 +188,7 @@ mod tests {
         assert!(kept.unchanged(&open(&path)).unwrap());
         kept.read(&open(&path)).unwrap();
         assert_eq!((kept.per_receipt.clone(), kept.total), counted_whole(&path));
-        assert_eq!((kept.per_receipt[&8], kept.total), (2, 6));
+        assert_eq!((kept.per_receipt[&8], kept.total), (2, 7));
         // Deleted, or added below the last rowid (even as many as deleted):
         // told, so that the reader counts them whole again.
         for sql in [
