@@ -153,7 +153,7 @@ fn on_loaded(app: &mut App, reading: Reading) {
             .then_some(&rows_for_before[i])
             .and_then(Option::as_ref)
             .map(|answered| (answered, search_before.tab(tab), rows_before[i].as_slice()));
-        recompute_rows_after(app, tab, shown);
+        recompute_rows(app, tab, shown);
         let (key, index) = before[tab.index()];
         let selected = if first {
             first_pending(app, tab).unwrap_or(0)
@@ -182,51 +182,35 @@ fn selected_key(app: &App, tab: Tab) -> Option<i64> {
     rows::row_key(snap, tab, row)
 }
 
-fn recompute_rows(app: &mut App, tab: Tab) {
-    let Some(snap) = app.snapshot.as_ref() else {
-        return;
-    };
-    let query = rows::normalize_query(&app.filter);
-    let i = tab.index();
-    // A query that extends the one these rows answer only narrows them.
-    let among = match &app.rows_for[i] {
-        Some((before, class))
-            if *class == app.class_filter
-                && !before.is_empty()
-                && query.contains(before.as_str()) =>
-        {
-            Some(app.rows[i].as_slice())
-        }
-        _ => None,
-    };
-    if among.is_some() && app.rows_for[i].as_ref().is_some_and(|(b, _)| *b == query) {
-        return;
-    }
-    let known = among.map_or(Known::Nothing, Known::Among);
-    let rows = rows::compute(snap, &app.search, tab, app.class_filter, &query, known);
-    app.rows[i] = rows;
-    app.rows_for[i] = Some((query, app.class_filter));
-}
+/// What a new reading's tab showed: what its rows answered (query and
+/// class filter), the index they were found with, and the rows.
+type Shown<'a> = (&'a (String, ClassFilter), &'a TabIndex, &'a [usize]);
 
-/// The rows of a tab in a new reading: `shown` holds what the rows shown
-/// answered (query and class filter), the index they were found with and
-/// the rows; when they answered the query now asked, a chunk of rows the
-/// two indexes share keeps its rows.
-fn recompute_rows_after(
-    app: &mut App,
-    tab: Tab,
-    shown: Option<(&(String, ClassFilter), &TabIndex, &[usize])>,
-) {
+/// Recomputes a tab's rows, doing no more than what the rows shown allow: a
+/// query that extends the one they answer only narrows them; in a new
+/// reading (`shown`, when they answered the query now asked) a chunk of rows
+/// the two indexes share keeps its rows.
+fn recompute_rows(app: &mut App, tab: Tab, shown: Option<Shown<'_>>) {
     let Some(snap) = app.snapshot.as_ref() else {
         return;
     };
     let query = rows::normalize_query(&app.filter);
     let class = app.class_filter;
-    let known = match shown {
-        Some(((q, c), index, rows)) if *q == query && *c == class => Known::Before(index, rows),
+    let i = tab.index();
+    let known = match (shown, &app.rows_for[i]) {
+        (Some(((q, c), index, rows)), _) if *q == query && *c == class => {
+            Known::Before(index, rows)
+        }
+        (None, Some((before, c)))
+            if *c == class && !before.is_empty() && query.contains(before.as_str()) =>
+        {
+            if *before == query {
+                return;
+            }
+            Known::Among(&app.rows[i])
+        }
         _ => Known::Nothing,
     };
-    let i = tab.index();
     app.rows[i] = rows::compute(snap, &app.search, tab, class, &query, known);
     app.rows_for[i] = Some((query, class));
 }
@@ -236,7 +220,7 @@ fn recompute_rows_after(
 fn refilter(app: &mut App, tab: Tab) {
     let index = app.pos(tab).selected;
     let row = app.rows(tab).get(index).copied();
-    recompute_rows(app, tab);
+    recompute_rows(app, tab, None);
     // Same reading: the row is found by its index, and rows are in order
     // (the log's newest first).
     let rows = app.rows(tab);
