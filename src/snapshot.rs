@@ -106,7 +106,8 @@ impl Snapshot {
     }
 
     /// The receipt with this id, if it passed inspection and an item shows
-    /// it (made whole for the caller: ask for the few that are drawn).
+    /// it (made whole for the caller: ask for the few that are drawn), with
+    /// an empty `digest` (see [`Receipts`]).
     pub fn receipt(&self, id: ReceiptId) -> Option<Receipt> {
         self.receipts.get(id)
     }

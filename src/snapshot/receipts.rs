@@ -3,9 +3,9 @@
 //! before and adds a part with the receipts it read, so handing a reading to
 //! the screen copies no receipt, and a receipt is a whole [`Receipt`] only
 //! while something draws it. They keep what the screen shows and filters
-//! on: not the stored digest, which no screen shows (it is 32 bytes of the
-//! 48 a receipt keeps besides its texts), so a receipt comes back with an
-//! empty `digest`.
+//! on: not the stored digest, which no screen shows (32 bytes a receipt, as
+//! much again as the 48 it keeps besides its texts), so a receipt comes back
+//! with an empty `digest`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
