@@ -13,13 +13,15 @@
 /// (up to 32 MB), so a reading's large buffers, grown and freed, end up
 /// carved from the arenas, where what is left around them stays held: at a
 /// million receipts the screen's peak then ranged from 286 to 316 MB run to
-/// run. Held at 256 KB, it is 283 to 294 MB, and no slower.
+/// run. Held at 2 MB, it is 291 to 294 MB. Lower, each refresh would fault in
+/// fresh pages for every buffer it makes (at 256 KB, 3,300 a refresh against
+/// 700, about 10 ms); at 2 MB it is 1,400, and the rounds take as long.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-const OWN_PAGES_FROM: libc::c_int = 256 << 10;
+const OWN_PAGES_FROM: libc::c_int = 2 << 20;
 
 /// Sets the allocator up for readings of a large database: one arena per
 /// core (glibc's default is eight per core), and large blocks on pages of
-/// their own (256 KB and more). Each arena holds on to what was freed in
+/// their own (2 MB and more). Each arena holds on to what was freed in
 /// it; with fewer, what a reading's threads freed serves the next reading's
 /// instead of being held apart (at a million receipts, the screen's peak
 /// after a few refreshes is about 30 MB lower). Call it first thing, before
