@@ -12,10 +12,11 @@
 /// as it is freed. glibc raises this limit each time such a block is freed
 /// (up to 32 MB), so a reading's large buffers, grown and freed, end up
 /// carved from the arenas, where what is left around them stays held: at a
-/// million receipts the screen's peak then ranged from 286 to 316 MB run to
-/// run. Held at 2 MB, it is 291 to 294 MB. Lower, each refresh would fault in
-/// fresh pages for every buffer it makes (at 256 KB, 3,300 a refresh against
-/// 700, about 10 ms); at 2 MB it is 1,400, and the rounds take as long.
+/// million receipts the screen's peak then ranged from 286 to 316 MB (11
+/// runs). Held at 2 MB, it is 284 to 298 MB (10 runs). Lower, each refresh
+/// would fault in fresh pages for every buffer it makes (at 256 KB, 3,300 a
+/// refresh against 700, about 10 ms); at 2 MB it is 1,400, and the rounds
+/// take as long.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const OWN_PAGES_FROM: libc::c_int = 2 << 20;
 
