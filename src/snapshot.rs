@@ -122,6 +122,10 @@ impl Snapshot {
     }
 }
 
+/// The stage while the receipts the items show are read: the screen has the
+/// analysis already, and says so from its first frame.
+pub const READING_RECEIPTS: &str = "reading the items' receipts";
+
 /// How far a [`read`] has got, for a progress display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
@@ -208,7 +212,7 @@ fn read_with(
     crate::memory::free_later(spent);
     let receipts = if with_receipts {
         progress(Progress {
-            stage: "reading the items' receipts",
+            stage: READING_RECEIPTS,
             done: rows,
             total: Some(rows),
         });
@@ -623,7 +627,7 @@ impl Reader {
             }
         }
         progress(Progress {
-            stage: "reading the items' receipts",
+            stage: READING_RECEIPTS,
             done: 0,
             total: Some(unread.len() as u64),
         });
@@ -631,7 +635,7 @@ impl Reader {
         let asked = unread.len() as u64;
         let mut count = |done| {
             progress(Progress {
-                stage: "reading the items' receipts",
+                stage: READING_RECEIPTS,
                 done,
                 total: Some(asked),
             })

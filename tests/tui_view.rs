@@ -644,3 +644,20 @@ fn the_help_scrolls_to_its_end_and_no_further() {
     send(&mut app, &fx, key('k'));
     assert_ne!(screen(&app, 80, 24), bottom);
 }
+
+#[test]
+fn the_header_says_the_receipts_are_coming_from_the_first_frame_of_an_analysis() {
+    // The analysis reaches the screen before the receipts its items show:
+    // its first frame already says they are being read, and the complete
+    // reading's says nothing is.
+    let mut fx = fixture();
+    fx.snapshot.receipts = Default::default();
+    fx.snapshot.receipts_pending = true;
+    let pending = screen(&loaded(&fx, 160, 48, false), 160, 48);
+    let top = pending.lines().next().unwrap();
+    assert!(top.contains("⟳ reading the items'"), "{top}");
+    let fx = fixture();
+    let complete = screen(&loaded(&fx, 160, 48, false), 160, 48);
+    let top = complete.lines().next().unwrap();
+    assert!(!top.contains('⟳'), "{top}");
+}

@@ -134,6 +134,7 @@ fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
 
 fn on_loaded(app: &mut App, reading: Reading) {
     let first = app.snapshot.is_none();
+    let receipts_pending = reading.snapshot.receipts_pending;
     let before: Vec<(Option<i64>, usize)> = Tab::ALL
         .iter()
         .map(|&tab| (selected_key(app, tab), app.pos(tab).selected))
@@ -144,7 +145,13 @@ fn on_loaded(app: &mut App, reading: Reading) {
     let search_before = std::mem::replace(&mut app.search, reading.search);
     let rows_before = std::mem::take(&mut app.rows);
     let rows_for_before = std::mem::take(&mut app.rows_for);
-    app.progress = None;
+    // The receipts follow an analysis handed over first: until the worker
+    // counts them, the header says they are coming.
+    app.progress = receipts_pending.then_some(Progress {
+        stage: crate::snapshot::READING_RECEIPTS,
+        done: 0,
+        total: None,
+    });
     app.load_error = None;
     app.stale = false;
     for tab in Tab::ALL {
