@@ -398,22 +398,31 @@ def bench_screen(args, binary, db, n, rep, work):
     # started --runs times in all (the later ones only load, then quit).
     if "error" not in res and res.get("analysis_done_ms") is not None:
         done = [res["analysis_done_ms"]]
+        shown = [res["analysis_shown_ms"]]
         for _ in range(args.runs - 1):
             warm(db)
             again = bench_tui.measure(str(binary), db, args.now, keys=0,
                                       stderr_path=work / f"tui-n{n}-load.stderr", log=lambda m: None)
             if again.get("analysis_done_ms") is not None:
                 done.append(again["analysis_done_ms"])
+                shown.append(again["analysis_shown_ms"])
         res["analysis_done_runs_ms"] = done
         res["analysis_done_median_ms"] = statistics.median(done)
-        log(f"[{label(n)}] screen analysis complete, {len(done)} runs: "
-            + ", ".join(f"{x / 1000:.2f}" for x in done) + " s")
+        res["analysis_shown_runs_ms"] = shown
+        res["analysis_shown_median_ms"] = statistics.median(shown)
+        log(f"[{label(n)}] screen analysis shown / all read, {len(done)} runs: "
+            + ", ".join(f"{a / 1000:.2f} / {b / 1000:.2f}" for a, b in zip(shown, done)) + " s")
     return res
 
 
 def screen_done_ms(t):
-    """The screen's analysis time: the median of its runs (older results: the one run)."""
+    """The screen's time to read everything: the median of its runs (older results: the one run)."""
     return t.get("analysis_done_median_ms", t["analysis_done_ms"])
+
+
+def screen_shown_ms(t):
+    """The screen's time to show the analysis (median), or None in results from before it was measured."""
+    return t.get("analysis_shown_median_ms")
 
 
 # ---------------------------------------------------------------- refresh after appends
@@ -732,12 +741,16 @@ def render(results):
             row("first frame ≤ 100 ms (with progress)", f"{tui['first_frame_ms']:.0f} ms",
                 tui["first_frame_ms"] <= 100)
             runs = len(tui.get("analysis_done_runs_ms", [0]))
+            shown = screen_shown_ms(tui)
+            analysed = screen_done_ms(tui) if shown is None else shown
             row("screen finishes analysis within the report's time ("
                 + (f"median of {runs} screen runs" if runs > 1 else "one screen run")
                 + " vs the report's median)",
-                f"{screen_done_ms(tui) / 1000:.2f} s vs report {rep['report_median_s']:.2f} s "
-                f"(best {rep['report_best_s']:.2f} s)",
-                screen_done_ms(tui) / 1000 <= rep["report_median_s"])
+                (f"analysis on screen {shown / 1000:.2f} s, the items' receipts and the filter index "
+                 f"read by {screen_done_ms(tui) / 1000:.2f} s" if shown is not None
+                 else f"{screen_done_ms(tui) / 1000:.2f} s")
+                + f" vs report {rep['report_median_s']:.2f} s (best {rep['report_best_s']:.2f} s)",
+                analysed / 1000 <= rep["report_median_s"])
             sp, fp = tui["scroll"]["frame"]["p99"], tui["filter"]["frame"]["p99"]
             ok = None if sp is None or fp is None else (sp <= 16 and fp <= 16)
             row("keypress → frame p99 ≤ 16 ms", f"scrolling {f1(sp, ' ms')}, filtering {f1(fp, ' ms')}", ok)
@@ -835,18 +848,21 @@ def render(results):
     # ---- screen
     L.append("### The review screen (160×48 pseudo-terminal, measured from outside)")
     L.append("")
-    L.append("| receipts | first frame | analysis complete | scroll `j`: frame p50 / p99 | settle p50 / p99 | "
+    L.append("| receipts | first frame | analysis shown | all read | scroll `j`: frame p50 / p99 | settle p50 / p99 | "
              "filter `/`+letters+Esc: frame p50 / p99 | letters only p99 | settle p99 | keys | peak RSS |")
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         t = results["by_size"][str(n)].get("tui")
         if not t:
             continue
         if "error" in t:
-            L.append(f"| {label(n)} | {f1(t.get('first_frame_ms'), ' ms', 0)} | {t['error']} | | | | | | | |")
+            L.append(f"| {label(n)} | {f1(t.get('first_frame_ms'), ' ms', 0)} | {t['error']} | | | | | | | | |")
             continue
         sc_, fl, le = t["scroll"], t["filter"], t["filter_letters"]
-        L.append(f"| {label(n)} | {t['first_frame_ms']:.0f} ms | {screen_done_ms(t) / 1000:.2f} s | "
+        shown = screen_shown_ms(t)
+        L.append(f"| {label(n)} | {t['first_frame_ms']:.0f} ms | "
+                 + ("—" if shown is None else f"{shown / 1000:.2f} s")
+                 + f" | {screen_done_ms(t) / 1000:.2f} s | "
                  f"{f1(sc_['frame']['p50'], '', 1)} / {f1(sc_['frame']['p99'], ' ms', 1)} | "
                  f"{f1(sc_['settle']['p50'], '', 0)} / {f1(sc_['settle']['p99'], ' ms', 0)} | "
                  f"{f1(fl['frame']['p50'], '', 1)} / {f1(fl['frame']['p99'], ' ms', 1)} | "
@@ -855,10 +871,16 @@ def render(results):
     done_runs = [(n, results["by_size"][str(n)].get("tui", {}).get("analysis_done_runs_ms"))
                  for n in sizes]
     done_runs = [(n, d) for n, d in done_runs if d]
+
+    def shown_runs(n, done):
+        got = results["by_size"][str(n)].get("tui", {}).get("analysis_shown_runs_ms")
+        return got if got and len(got) == len(done) else [None] * len(done)
     if done_runs:
         L.append("")
-        L.append("Analysis complete, every run (the table shows the median): "
-                 + "; ".join(f"{label(n)} " + ", ".join(f"{x / 1000:.2f}" for x in d) + " s"
+        L.append("Analysis shown / all read, every run (the table shows the medians): "
+                 + "; ".join(f"{label(n)} " + ", ".join(
+                     (f"{a / 1000:.2f} / " if a is not None else "")
+                     + f"{b / 1000:.2f}" for a, b in zip(shown_runs(n, d), d)) + " s"
                              for n, d in done_runs) + ".")
     hf = results.get("harness_floor")
     if hf:
