@@ -3,10 +3,9 @@
 //! caller's path.
 //!
 //! glibc keeps freed memory in the arena of the thread that freed it, and
-//! keeps the top of each heap while it is below a threshold that grows with
-//! the largest block freed (up to 64 MB an arena). A reading frees its
+//! gives back by itself only the free top of a heap. A reading frees its
 //! passing buffers on every core's thread, and the screen's thread does not
-//! reuse them, so without this the process holds them for good.
+//! reuse them, so without [`give_back_freed`] the process holds them for good.
 
 /// How large a block is before it gets pages of its own, given back as soon
 /// as it is freed. glibc raises this limit each time such a block is freed
@@ -14,9 +13,9 @@
 /// carved from the arenas, where what is left around them stays held: at a
 /// million receipts the screen's peak then ranged from 286 to 316 MB (11
 /// runs). Held at 2 MB, it is 284 to 298 MB (10 runs). Lower, each refresh
-/// would fault in fresh pages for every buffer it makes (at 256 KB, 3,300 a
-/// refresh against 700, about 10 ms); at 2 MB it is 1,400, and the rounds
-/// take as long.
+/// would fault in fresh pages for every buffer it makes: at 256 KB, 3,300
+/// pages a refresh (about 10 ms more) where glibc's moving limit faults 700;
+/// at 2 MB, 1,400, and the rounds take as long.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const OWN_PAGES_FROM: libc::c_int = 2 << 20;
 
