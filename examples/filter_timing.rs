@@ -28,7 +28,8 @@ use receipt_review::tui::app::{ClassFilter, Tab};
 
 fn main() -> anyhow::Result<()> {
     // As the program does.
-    receipt_review::memory::tune_allocator();
+    receipt_review::memory::one_arena_per_core();
+    receipt_review::memory::keep_large_blocks_apart();
     let path = std::env::args()
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: filter_timing DB"))?;

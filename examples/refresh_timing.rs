@@ -30,7 +30,8 @@ const NOW_MS: i64 = 1_795_953_600_000;
 
 fn main() -> anyhow::Result<()> {
     // As the program does.
-    receipt_review::memory::tune_allocator();
+    receipt_review::memory::one_arena_per_core();
+    receipt_review::memory::keep_large_blocks_apart();
     let mut args = std::env::args().skip(1);
     let path = args
         .next()

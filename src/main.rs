@@ -1,4 +1,4 @@
 fn main() {
-    receipt_review::memory::tune_allocator();
+    receipt_review::memory::one_arena_per_core();
     std::process::exit(receipt_review::cli::main());
 }

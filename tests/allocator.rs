@@ -1,4 +1,4 @@
-//! The allocator as `memory::tune_allocator` leaves it. A test binary of its
+//! The allocator as `memory::keep_large_blocks_apart` leaves it. A test binary of its
 //! own: the allocator's settings and counts are the whole process's.
 
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -11,7 +11,7 @@ fn on_own_pages() -> usize {
 
 #[test]
 fn a_large_block_keeps_pages_of_its_own_after_a_larger_one_was_freed() {
-    receipt_review::memory::tune_allocator();
+    receipt_review::memory::keep_large_blocks_apart();
     // Left to itself, glibc would now carve blocks up to 16 MB from an arena.
     drop(std::hint::black_box(vec![1u8; 16 << 20]));
     let before = on_own_pages();

@@ -38,6 +38,8 @@ pub fn run(args: TuiArgs) -> anyhow::Result<i32> {
         operator,
         export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
     };
+    // The screen reads again on every change and stays open for hours.
+    crate::memory::keep_large_blocks_apart();
     let code = runtime::run(config)?;
     if args.demo {
         eprintln!(
