@@ -13,12 +13,6 @@ use super::hash;
 use super::model::{Attempt, AttemptSource, Conflict, RawConflict, ReceiptId};
 use crate::time::parse_time;
 
-/// Receipts (indices) sharing a (scope, request key) with another receipt,
-/// each group in arrival order (time, id); groups in no particular order.
-pub fn shared_keys(store: &Store) -> Vec<Vec<u32>> {
-    shared_in(store, &keyed(store))
-}
-
 /// The hash of (scope, request key) of a receipt that has a key.
 pub fn key_hash(store: &Store, i: usize) -> Option<u64> {
     let r = &store.receipts[i];
@@ -37,7 +31,9 @@ pub fn keyed(store: &Store) -> Vec<(u64, u32)> {
     keyed
 }
 
-/// The groups of receipts sharing a (scope, key) in `keyed`.
+/// The groups of receipts sharing a (scope, key) in `keyed`: receipts
+/// (indices) sharing one with another receipt, each group in arrival order
+/// (time, id); groups in no particular order.
 pub fn shared_in(store: &Store, keyed: &[(u64, u32)]) -> Vec<Vec<u32>> {
     let mut out = Vec::new();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {

@@ -304,26 +304,28 @@ impl Engine {
             self.spans = self.plan_spans();
             self.incremental_needs()
         } else {
-            super::needs(&self.store, &self.conflict_rows, &self.settings)
+            // The keyed receipts are sorted once: for the needs, and kept
+            // for the readings that add to this one.
+            let keyed = conflicts::keyed(&self.store);
+            let needs =
+                super::needs_keyed(&self.store, &keyed, &self.conflict_rows, &self.settings);
+            self.keyed = SortedIndex::from_sorted(keyed);
+            needs
         };
         let mut wanted = self.needs.indices();
-        // Looked up once per receipt asked: sorted, not scanned group by group.
-        let mut sharing: Vec<u32> = self.needs.shared_keys.iter().flatten().copied().collect();
-        sharing.sort_unstable();
-        wanted.retain(|&i| !self.has_details(i, &sharing));
+        wanted.retain(|&i| !self.has_details(i));
         wanted
     }
 
-    /// True when nothing that `self.needs` asks of receipt `i` is missing;
-    /// `sharing` holds the receipts of `needs.shared_keys`, sorted.
-    fn has_details(&self, i: u32, sharing: &[u32]) -> bool {
+    /// True when nothing that `self.needs` asks of receipt `i` is missing.
+    fn has_details(&self, i: u32) -> bool {
         let needs = &self.needs;
         let r = &self.store.receipts[i as usize];
         let key_ok = !r.has_key()
             || self.details.key(i).is_some()
             || self.store.request_keys.contains_key(&r.id)
             || needs.keys.binary_search(&i).is_err();
-        let digest_ok = self.details.digest(i).is_some() || sharing.binary_search(&i).is_err();
+        let digest_ok = self.details.digest(i).is_some() || !needs.shares_key(i);
         let from = needs.texts.partition_point(|t| t.0 < i);
         let texts_ok = needs.texts[from..]
             .iter()
@@ -407,9 +409,9 @@ impl Engine {
         self.bodies = SortedIndex::from_sorted(bodies);
         let (store, settings) = (&self.store, &self.settings);
         step("key conflicts and stuck receipts", 2, 3);
-        // The receipts sharing a key were found to work out what to read.
+        // The receipts sharing a key were found, and the keyed ones
+        // indexed, to work out what to read.
         self.shared = std::mem::take(&mut self.needs.shared_keys);
-        self.keyed = SortedIndex::from_sorted(conflicts::keyed(store));
         self.unsettled = (0..store.receipts.len() as u32)
             .filter(|&i| store.receipts[i as usize].state != ReceiptState::Completed)
             .collect();
@@ -519,12 +521,7 @@ impl Engine {
         });
         keys.sort_unstable();
         keys.dedup();
-        Needs {
-            texts,
-            keys,
-            shared_keys: shared,
-            stuck,
-        }
+        Needs::new(texts, keys, shared, stuck)
     }
 
     /// The (scope, key) hashes of the added receipts, and the groups of

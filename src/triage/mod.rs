@@ -94,11 +94,36 @@ pub struct Needs {
     pub keys: Vec<u32>,
     /// Receipts sharing a (scope, request key), each group in arrival order.
     pub shared_keys: Vec<Vec<u32>>,
+    /// The receipts of `shared_keys`, ascending: looked up for each receipt
+    /// read again (scanning the groups each time grew with their number).
+    pub sharing: Vec<u32>,
     /// Stuck receipts, by id.
     pub stuck: Vec<u32>,
 }
 
 impl Needs {
+    pub fn new(
+        texts: Vec<(u32, u16)>,
+        keys: Vec<u32>,
+        shared_keys: Vec<Vec<u32>>,
+        stuck: Vec<u32>,
+    ) -> Self {
+        let mut sharing: Vec<u32> = shared_keys.iter().flatten().copied().collect();
+        sharing.sort_unstable();
+        Needs {
+            texts,
+            keys,
+            shared_keys,
+            sharing,
+            stuck,
+        }
+    }
+
+    /// True when receipt `index` shares its (scope, request key).
+    pub fn shares_key(&self, index: u32) -> bool {
+        self.sharing.binary_search(&index).is_ok()
+    }
+
     /// Every receipt to read again, ascending.
     pub fn indices(&self) -> Vec<u32> {
         let mut out: Vec<u32> = self
@@ -106,7 +131,7 @@ impl Needs {
             .iter()
             .map(|t| t.0)
             .chain(self.keys.iter().copied())
-            .chain(self.shared_keys.iter().flatten().copied())
+            .chain(self.sharing.iter().copied())
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -155,7 +180,7 @@ impl Details {
         if let Some(key) = &receipt.request_key {
             self.keys.insert(index, key.clone());
         }
-        if needs.shared_keys.iter().any(|g| g.contains(&index)) {
+        if needs.shares_key(index) {
             self.digests.insert(index, receipt.digest.clone());
         }
         let from = needs.texts.partition_point(|t| t.0 < index);
@@ -178,8 +203,19 @@ impl Details {
 
 /// What the rules will need to read again from the database.
 pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) -> Needs {
+    needs_keyed(store, &conflicts::keyed(store), conflict_rows, settings)
+}
+
+/// [`needs`], given the receipts' (scope, request key) hashes
+/// ([`conflicts::keyed`]), which the engine keeps for later readings.
+pub fn needs_keyed(
+    store: &Store,
+    keyed: &[(u64, u32)],
+    conflict_rows: &[RawConflict],
+    settings: &Settings,
+) -> Needs {
     let texts = text_needs(store);
-    let shared_keys = conflicts::shared_keys(store);
+    let shared_keys = conflicts::shared_in(store, keyed);
     let stuck = stuck::stuck_indices(store, settings);
     let mut keys = conflicts::originals(store, &shared_keys, conflict_rows);
     keys.extend(
@@ -194,12 +230,7 @@ pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) 
     });
     keys.sort_unstable();
     keys.dedup();
-    Needs {
-        texts,
-        keys,
-        shared_keys,
-        stuck,
-    }
+    Needs::new(texts, keys, shared_keys, stuck)
 }
 
 /// The keys of [`text_needs`] of receipt `i`: one for each field with two
@@ -405,6 +436,20 @@ pub(crate) fn each_shared<T>(items: Vec<T>) -> Vec<Arc<T>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn needs_know_which_receipts_share_a_key_and_read_each_once() {
+        let needs = super::Needs::new(
+            vec![(7, 0), (3, 1)],
+            vec![4],
+            vec![vec![9, 2], vec![7, 5]],
+            vec![],
+        );
+        let sharing: Vec<u32> = (0..12).filter(|&i| needs.shares_key(i)).collect();
+        assert_eq!(sharing, vec![2, 5, 7, 9]);
+        assert_eq!(needs.indices(), vec![2, 3, 4, 5, 7, 9]);
+        assert!(!super::Needs::default().shares_key(0));
+    }
+
     #[test]
     fn shared_items_keep_no_room_of_their_own_vector() {
         let items: Vec<[u64; 12]> = (0..1000).map(|i| [i; 12]).collect();
