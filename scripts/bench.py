@@ -710,6 +710,42 @@ def slice_check(args, binary, db, full_rep, n_slice, work):
     return res
 
 
+def legacy_check(args, binary, db, sizes, work):
+    """The report on a legacy receipts table (no UNIQUE(scope, request_key)) in which every
+    receipt shares its key with another: the first receipts of `db`, paired by id. Its time at
+    each size says whether the rules for shared keys grow faster than the receipts do."""
+    out = work / "legacy.db"
+    res = {"sizes": {}}
+    for n in sizes:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{out}{suffix}").unlink(missing_ok=True)
+        dst = sqlite3.connect(f"file:{out}", uri=True, isolation_level=None)
+        dst.execute("CREATE TABLE receipts (id INTEGER PRIMARY KEY, scope TEXT NOT NULL, request_key TEXT, "
+                    "digest TEXT NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'completed', "
+                    "response TEXT, created_at TEXT NOT NULL, updated_at TEXT)")
+        dst.execute("ATTACH DATABASE ? AS src", (f"file:{db}?mode=ro",))
+        dst.execute("BEGIN")
+        dst.execute("INSERT INTO main.receipts SELECT id, scope, 'legacy-' || (id / 2), digest, payload, "
+                    "state, response, created_at, updated_at FROM src.receipts ORDER BY id LIMIT ?", (n,))
+        dst.execute("COMMIT")
+        dst.execute("DETACH DATABASE src")
+        dst.close()
+        walls, counts = [], None
+        for _ in range(2):
+            t0 = time.perf_counter()
+            r = run([str(binary), "report", str(out), "--json", "--now", args.now])
+            walls.append(time.perf_counter() - t0)
+            if r.returncode != 0:
+                return {"error": r.stderr.strip()[:300]}
+            counts = json.loads(r.stdout)["counts"]
+        res["sizes"][str(n)] = {"report_best_s": min(walls), "runs": walls,
+                                "conflicts": counts.get("conflicts"), "receipts": counts.get("receipts")}
+        log(f"legacy table, {label(n)}: report {min(walls):.2f} s, {counts.get('conflicts')} conflicts")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{out}{suffix}").unlink(missing_ok=True)
+    return res
+
+
 # ---------------------------------------------------------------- output
 
 def f1(x, unit="", nd=1):
@@ -880,6 +916,21 @@ def render(results):
                      f"({sl['interior_receipts']} receipts), identical in both reports: {cats} — "
                      + ("**all equal**." if sl["ok"] else "**differences found** (see latest.json)."))
         L.append("")
+    lg = results.get("legacy")
+    if lg:
+        if "error" in lg:
+            L.append(f"Legacy table: failed to run ({lg['error']}).")
+        else:
+            szs = sorted(lg["sizes"].items(), key=lambda kv: int(kv[0]))
+            (na, a), (nb, b) = szs[0], szs[-1]
+            L.append("Legacy table (no `UNIQUE(scope, request_key)`; the first receipts of the largest database, "
+                     "every one sharing its key with the next, so that every receipt is read again for its "
+                     "digest): `report --json` "
+                     + ", ".join(f"{label(int(n))} {v['report_best_s']:.2f} s ({v['conflicts']} conflicts)"
+                                 for n, v in szs)
+                     + f": {b['report_best_s'] / a['report_best_s']:.1f}× the time for "
+                     f"{int(nb) / int(na):.0f}× the receipts.")
+        L.append("")
     # ---- screen
     L.append("### The review screen (160×48 pseudo-terminal, measured from outside)")
     L.append("")
@@ -1044,7 +1095,7 @@ def main():
     ap.add_argument("--writer-rate", type=float, default=200.0)
     ap.add_argument("--slice", default="auto",
                     help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
-    ap.add_argument("--skip", default="", help="comma list of: tui, refresh, decisions, slice")
+    ap.add_argument("--skip", default="", help="comma list of: tui, refresh, decisions, slice, legacy")
     ap.add_argument("--refresh-appends", type=int, default=1000, help="receipts appended per refresh round")
     ap.add_argument("--refresh-rounds", type=int, default=5)
     ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
@@ -1104,6 +1155,8 @@ def main():
     if "slice" not in skip and n_slice and big >= 2 * n_slice:
         db, rep = reports[big]
         results["slice"] = slice_check(args, binary, db, rep, n_slice, work)
+    if "legacy" not in skip and big >= 100_000:
+        results["legacy"] = legacy_check(args, binary, reports[big][0], [20_000, 100_000], work)
     if "refresh" not in skip:
         results["refresh"] = bench_refresh(args, reports[big][0], big, work)
     if "decisions" not in skip:
