@@ -157,3 +157,41 @@ fn an_index_built_from_the_last_one_is_the_same() {
         }
     }
 }
+
+/// The first reading of a database reaches the screen before the receipts
+/// its items show, not indexed: every row is listed, no query finds any (the
+/// list says it has not seen them), and the reading with the receipts that
+/// follows, indexed after it, finds what the scan finds.
+#[test]
+fn a_reading_not_indexed_lists_every_row_and_the_next_finds_what_the_scan_finds() {
+    let (_dir, snap) = demo(1_500);
+    let mut bare = snap.clone();
+    bare.receipts = Default::default();
+    let unindexed = SearchIndex::unindexed(&bare);
+    let asked = queries(&snap);
+    for tab in Tab::ALL {
+        let all = compute(&bare, &unindexed, tab, ClassFilter::All, "", Known::Nothing);
+        assert_eq!(all, compute_by_scan(&bare, tab, ClassFilter::All, ""));
+        assert!(!all.is_empty() || tab == Tab::Log, "{tab:?}");
+        for query in asked.iter().filter(|q| !normalize_query(q).is_empty()) {
+            let q = normalize_query(query);
+            for known in [Known::Nothing, Known::Among(&all)] {
+                let found = compute(&bare, &unindexed, tab, ClassFilter::All, &q, known);
+                assert_eq!(found, Vec::<usize>::new(), "{tab:?} {query:?}");
+            }
+        }
+    }
+    let full = SearchIndex::build(&snap, Some(&unindexed));
+    for query in &asked {
+        let q = normalize_query(query);
+        for tab in Tab::ALL {
+            let expected = compute_by_scan(&snap, tab, ClassFilter::All, query);
+            let shown: &[usize] = &[];
+            let known = [Known::Nothing, Known::Before(unindexed.tab(tab), shown)];
+            for known in known {
+                let found = compute(&snap, &full, tab, ClassFilter::All, &q, known);
+                assert_eq!(found, expected, "{tab:?} {query:?}");
+            }
+        }
+    }
+}

@@ -230,6 +230,44 @@ fn typing_into_the_filter_never_runs_commands() {
 }
 
 #[test]
+fn a_filter_typed_before_the_receipts_are_read_finds_them_once_they_are() {
+    // The first reading's analysis comes before the receipts its items
+    // show, and is not indexed for the filter: a filter typed then finds
+    // nothing yet, and the reading that follows finds what it asks.
+    let fx = fixture();
+    let mut pending = fx.snapshot.clone();
+    pending.receipts = Default::default();
+    pending.receipts_pending = true;
+    let first = Reading::new(pending);
+    let mut app = App::new(false);
+    send(
+        &mut app,
+        &fx,
+        Msg::Resize {
+            width: 80,
+            height: 24,
+        },
+    );
+    send(&mut app, &fx, Msg::Loaded(first.clone()));
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+    send(&mut app, &fx, key('/'));
+    for c in "alice".chars() {
+        send(&mut app, &fx, key(c));
+    }
+    assert!(app.rows(Tab::Duplicates).is_empty());
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(Reading::after(fx.snapshot.clone(), Some(&first))),
+    );
+    assert_eq!(app.rows(Tab::Duplicates).len(), 1);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    // Typed on, the filter narrows what the complete reading found.
+    send(&mut app, &fx, key('@'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+}
+
+#[test]
 fn the_filter_matches_scope_key_item_and_field_values() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);

@@ -61,11 +61,16 @@ impl Reading {
         Self::after(snapshot, None)
     }
 
-    /// A reading whose rows unchanged since `previous` are copied from its index.
+    /// A reading whose rows unchanged since `previous` are copied from its
+    /// index; one whose items' receipts are still to come is not indexed
+    /// (see [`SearchIndex::unindexed`]).
     pub fn after(snapshot: Snapshot, previous: Option<&Reading>) -> Self {
         // Side by side: the counts walk every group, as the index does.
         let (search, counts) = rayon::join(
-            || SearchIndex::build(&snapshot, previous.map(|p| &*p.search)),
+            || match snapshot.receipts_pending {
+                true => SearchIndex::unindexed(&snapshot),
+                false => SearchIndex::build(&snapshot, previous.map(|p| &*p.search)),
+            },
             || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
         );
         Reading {

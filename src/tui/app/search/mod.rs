@@ -192,6 +192,12 @@ impl Chunk {
 }
 
 impl TabIndex {
+    /// False for the rows of a reading not indexed yet
+    /// ([`SearchIndex::unindexed`]): no query finds any of them.
+    pub fn indexed(&self) -> bool {
+        self.len == 0 || !self.chunks.is_empty()
+    }
+
     /// The same index, its rows named by `prefix` and their first receipt.
     fn named(self, prefix: &'static str) -> Self {
         TabIndex {
@@ -213,6 +219,9 @@ impl TabIndex {
     /// `among`, only those rows (ascending) are looked at for text — the rows
     /// of a query this one extends — and ids are looked up in full.
     pub fn matching(&self, query: &str, among: Option<&[usize]>) -> Vec<usize> {
+        if !self.indexed() {
+            return Vec::new();
+        }
         let needle = query.as_bytes();
         let wanted = Signature::of(needle);
         // Every row holds the empty query: its (empty) signature decides.
