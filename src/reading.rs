@@ -95,19 +95,21 @@ pub fn read_split(
 
 /// The receipts at these indices of `store` (ascending), read again and
 /// inspected in full, each connection (the main one, then the helpers that
-/// [`read_split`] gave back) a share of them in order; `each` hears every good
-/// one that still matches an index, in index order. What [`reread_each`] does
-/// on the main connection alone. Gives the helpers back, still in their read
+/// [`read_split`] gave back) a share of them in order; of every good one that
+/// still matches an index, `each` hears what `keep` takes of it (on the
+/// thread that read it), in index order. What [`reread_each`] does on the
+/// main connection alone. Gives the helpers back, still in their read
 /// transactions, for [`read_compact_split`].
 ///
 /// [`reread_each`]: crate::snapshot::reread_each
-pub fn reread_split(
+pub fn reread_split<T: Send>(
     db: &Database,
     helpers: Vec<Connection>,
     inspector: &Inspector,
     store: &Store,
     indices: &[u32],
-    each: &mut dyn FnMut(u32, Receipt),
+    keep: &(dyn Fn(u32, Receipt) -> T + Sync),
+    each: &mut dyn FnMut(u32, T),
 ) -> Result<Vec<Connection>, StorageError> {
     let ids: Vec<ReceiptId> = indices
         .iter()
@@ -117,14 +119,14 @@ pub fn reread_split(
     let mut shares = ids.chunks(share);
     let origin = Origin::of(db);
     let columns = &db.source().columns;
-    let work = |conn: &Connection, ids: &[ReceiptId], each: &mut dyn FnMut(u32, Receipt)| {
+    let work = |conn: &Connection, ids: &[ReceiptId], each: &mut dyn FnMut(u32, T)| {
         let (mut scratch, mut buf) = (Scratch::default(), String::new());
         stream::read_ids_on(conn, origin, columns, ids, BATCH_ROWS, &mut |b| {
             for i in 0..b.len() {
                 if let Ok(r) = inspector.receipt(&b.row(i, &mut buf), &mut scratch)
                     && let Some(index) = store.index_of(r.id)
                 {
-                    each(index, r);
+                    each(index, keep(index, r));
                 }
             }
             b
@@ -251,6 +253,7 @@ mod tests {
     use super::*;
     use crate::demo::{DemoOptions, generate};
     use crate::storage::Access;
+    use crate::triage::Details;
     use crate::triage::model::Settings;
 
     const NOW: i64 = 1_795_947_330_000;
@@ -365,9 +368,15 @@ mod tests {
         let tx = db.conn().unchecked_transaction().unwrap();
         let (conns, _, _) = helpers.split(&db).expect("split");
         let mut split = Vec::new();
-        reread_split(&db, conns, &inspector, &store, &indices, &mut |i, r| {
-            split.push((i, r))
-        })
+        reread_split(
+            &db,
+            conns,
+            &inspector,
+            &store,
+            &indices,
+            &|_, r| r,
+            &mut |i, r| split.push((i, r)),
+        )
         .unwrap();
         let one = crate::snapshot::reread(&db, &inspector, &store, &indices).unwrap();
         tx.commit().unwrap();
@@ -381,10 +390,45 @@ mod tests {
             &inspector,
             &store,
             &indices,
+            &|_, r| r,
             &mut |i, r| alone.push((i, r)),
         )
         .unwrap();
         assert_eq!(alone, one);
+    }
+
+    #[test]
+    fn what_a_split_reading_again_takes_of_each_receipt_is_what_one_reading_supplies() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(database(&dir), Access::ReadOnly).unwrap();
+        let store = read(&db, false, None);
+        let settings = Settings::new(NOW);
+        let inspector = Inspector::new(&settings, store.random);
+        let conflicts = crate::storage::load_conflict_rows(&db, None, false).unwrap();
+        let needs = crate::triage::needs(&store, &conflicts, &settings);
+        let indices = needs.indices();
+        assert!(indices.len() > 10, "{}", indices.len());
+        let helpers = Helpers::open(&db, 1).expect("helpers");
+        let tx = db.conn().unchecked_transaction().unwrap();
+        let (conns, _, _) = helpers.split(&db).expect("split");
+        let mut split = Details::new(&store);
+        reread_split(
+            &db,
+            conns,
+            &inspector,
+            &store,
+            &indices,
+            &|i, r| Details::supplied(&store, &needs, i, &r),
+            &mut |i, supplied| split.put(i, supplied),
+        )
+        .unwrap();
+        let mut one = Details::new(&store);
+        for (i, r) in crate::snapshot::reread(&db, &inspector, &store, &indices).unwrap() {
+            one.supply(&store, &needs, i, &r);
+        }
+        tx.commit().unwrap();
+        assert!(!one.texts.is_empty());
+        assert_eq!(split, one);
     }
 
     #[test]

@@ -194,13 +194,22 @@ fn read_with(
         let (replays, replay_total) = storage::load_replays(db)?;
         let needs = triage::needs(&store, &conflicts, &settings);
         let mut details = Details::new(&store);
-        let supply = &mut |index, receipt: Receipt| details.supply(&store, &needs, index, &receipt);
         // The helpers, in the same state of the database, share the reading.
         let indices = needs.indices();
         if helpers.is_empty() {
-            reread_each(db, &inspector, &store, &indices, supply)?;
+            reread_each(db, &inspector, &store, &indices, &mut |index, receipt| {
+                details.supply(&store, &needs, index, &receipt)
+            })?;
         } else {
-            crate::reading::reread_split(db, helpers, &inspector, &store, &indices, supply)?;
+            crate::reading::reread_split(
+                db,
+                helpers,
+                &inspector,
+                &store,
+                &indices,
+                &|index, receipt| Details::supplied(&store, &needs, index, &receipt),
+                &mut |index, supplied| details.put(index, supplied),
+            )?;
         }
         let bots = bots
             .join()
@@ -499,15 +508,16 @@ impl Reader {
         } else {
             // Counted as they are handed over (the helpers' shares last).
             let mut done = 0u64;
-            let helpers = engine.supply_with(|store, supply| {
+            let helpers = engine.supply_with(|store, take, put| {
                 crate::reading::reread_split(
                     db,
                     helpers,
                     &inspector,
                     store,
                     &wanted,
-                    &mut |i, r| {
-                        supply(i, r);
+                    take,
+                    &mut |i, supplied| {
+                        put(i, supplied);
                         done += 1;
                         if done.is_multiple_of(4096) {
                             count(done);

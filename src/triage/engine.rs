@@ -25,12 +25,15 @@ use super::model::{
 };
 use super::near::Ctx;
 use super::stuck;
-use super::{Details, Needs};
+use super::{Details, Needs, Supplied};
 
 mod horizon;
 mod sorted;
 pub use horizon::DEFAULT_WINDOWS;
 use sorted::SortedIndex;
+
+/// What is taken of a receipt read again, on the thread that read it.
+pub type Take<'a> = dyn Fn(u32, Receipt) -> Supplied + Sync + 'a;
 
 /// One scope whose sweep continues: its run with the added receipts in
 /// place, and the position of the earliest added one.
@@ -185,15 +188,17 @@ impl Engine {
         read(&self.inspector, &mut self.store)
     }
 
-    /// [`Engine::supply`] for the receipts `read` hands over by index (say,
-    /// read again on several connections, see `reading::reread_split`).
+    /// [`Engine::supply`] for the receipts `read` reads by index (say, again
+    /// on several connections, see `reading::reread_split`): it hands each to
+    /// `take` (on any thread), and what that took to `put`.
     pub fn supply_with<R>(
         &mut self,
-        read: impl FnOnce(&Store, &mut dyn FnMut(u32, Receipt)) -> R,
+        read: impl FnOnce(&Store, &Take<'_>, &mut dyn FnMut(u32, Supplied)) -> R,
     ) -> R {
         let (store, needs, details) = (&self.store, &self.needs, &mut self.details);
-        read(store, &mut |index, r| {
-            details.supply(store, needs, index, &r)
+        let take = |index, r: Receipt| Details::supplied(store, needs, index, &r);
+        read(store, &take, &mut |index, supplied| {
+            details.put(index, supplied)
         })
     }
 

@@ -177,28 +177,55 @@ impl Details {
     /// (inspected with the same settings). A receipt whose fields no longer
     /// match its facts supplies no texts.
     pub fn supply(&mut self, store: &Store, needs: &Needs, index: u32, receipt: &Receipt) {
-        if let Some(key) = &receipt.request_key {
-            self.keys.insert(index, key.clone());
-        }
-        if needs.shares_key(index) {
-            self.digests.insert(index, receipt.digest.clone());
-        }
+        self.put(index, Self::supplied(store, needs, index, receipt));
+    }
+
+    /// What [`Details::supply`] takes of a receipt, on any thread: a reading
+    /// again on several connections keeps this much of each receipt until
+    /// it is put in, not the whole receipt.
+    pub fn supplied(store: &Store, needs: &Needs, index: u32, receipt: &Receipt) -> Supplied {
         let from = needs.texts.partition_point(|t| t.0 < index);
         let wanted = needs.texts[from..].iter().take_while(|t| t.0 == index);
-        for &(_, pos) in wanted {
-            let fields = store.fields_at(index);
-            let f = &fields[pos as usize];
-            let name = store.keys.name(f.key());
-            let found = receipt.visitor.0.iter().find(|(k, v)| {
-                k == name
-                    && hash::str(hash::SEED_VALUE, v) == f.value()
-                    && store.random.str(v) as u32 == f.check()
-            });
-            if let Some((_, v)) = found {
-                self.texts.insert((index, pos), v.as_str().into());
-            }
+        let texts = wanted
+            .filter_map(|&(_, pos)| {
+                let fields = store.fields_at(index);
+                let f = &fields[pos as usize];
+                let name = store.keys.name(f.key());
+                let (_, v) = receipt.visitor.0.iter().find(|(k, v)| {
+                    k == name
+                        && hash::str(hash::SEED_VALUE, v) == f.value()
+                        && store.random.str(v) as u32 == f.check()
+                })?;
+                Some((pos, v.as_str().into()))
+            })
+            .collect();
+        Supplied {
+            key: receipt.request_key.clone(),
+            digest: needs.shares_key(index).then(|| receipt.digest.clone()),
+            texts,
         }
     }
+
+    /// Puts in what [`Details::supplied`] took of receipt `index`.
+    pub fn put(&mut self, index: u32, supplied: Supplied) {
+        if let Some(key) = supplied.key {
+            self.keys.insert(index, key);
+        }
+        if let Some(digest) = supplied.digest {
+            self.digests.insert(index, digest);
+        }
+        for (pos, text) in supplied.texts {
+            self.texts.insert((index, pos), text);
+        }
+    }
+}
+
+/// What a receipt read again supplies of what [`Needs`] asks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Supplied {
+    key: Option<String>,
+    digest: Option<String>,
+    texts: Vec<(u16, Box<str>)>,
 }
 
 /// What the rules will need to read again from the database.
