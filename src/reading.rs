@@ -364,37 +364,40 @@ mod tests {
         let inspector = Inspector::new(&Settings::new(NOW), store.random);
         // Every third receipt: a share for each connection.
         let indices: Vec<u32> = (0..store.receipts.len() as u32).step_by(3).collect();
-        let helpers = Helpers::open(&db, 1).expect("helpers");
-        let tx = db.conn().unchecked_transaction().unwrap();
-        let (conns, _, _) = helpers.split(&db).expect("split");
-        let mut split = Vec::new();
-        reread_split(
-            &db,
-            conns,
-            &inspector,
-            &store,
-            &indices,
-            &|_, r| r,
-            &mut |i, r| split.push((i, r)),
-        )
-        .unwrap();
+        let (conns, tx) = one_helper(&db);
+        let split = reread_kept(&db, conns, &inspector, &store, &indices, &|_, r| r);
         let one = crate::snapshot::reread(&db, &inspector, &store, &indices).unwrap();
         tx.commit().unwrap();
         assert!(one.len() > 900);
         assert_eq!(split, one);
         // No helpers: the main connection reads them all.
-        let mut alone = Vec::new();
-        reread_split(
-            &db,
-            Vec::new(),
-            &inspector,
-            &store,
-            &indices,
-            &|_, r| r,
-            &mut |i, r| alone.push((i, r)),
-        )
-        .unwrap();
+        let alone = reread_kept(&db, Vec::new(), &inspector, &store, &indices, &|_, r| r);
         assert_eq!(alone, one);
+    }
+
+    /// One helper connection, in the read transaction begun on the main one.
+    fn one_helper(db: &Database) -> (Vec<Connection>, rusqlite::Transaction<'_>) {
+        let helpers = Helpers::open(db, 1).expect("helpers");
+        let tx = db.conn().unchecked_transaction().unwrap();
+        let (conns, _, _) = helpers.split(db).expect("split");
+        (conns, tx)
+    }
+
+    /// What [`reread_split`] hands over, in order.
+    fn reread_kept<T: Send>(
+        db: &Database,
+        conns: Vec<Connection>,
+        inspector: &Inspector,
+        store: &Store,
+        indices: &[u32],
+        keep: &(dyn Fn(u32, Receipt) -> T + Sync),
+    ) -> Vec<(u32, T)> {
+        let mut kept = Vec::new();
+        reread_split(db, conns, inspector, store, indices, keep, &mut |i, t| {
+            kept.push((i, t))
+        })
+        .unwrap();
+        kept
     }
 
     #[test]
@@ -408,20 +411,12 @@ mod tests {
         let needs = crate::triage::needs(&store, &conflicts, &settings);
         let indices = needs.indices();
         assert!(indices.len() > 10, "{}", indices.len());
-        let helpers = Helpers::open(&db, 1).expect("helpers");
-        let tx = db.conn().unchecked_transaction().unwrap();
-        let (conns, _, _) = helpers.split(&db).expect("split");
+        let (conns, tx) = one_helper(&db);
         let mut split = Details::new(&store);
-        reread_split(
-            &db,
-            conns,
-            &inspector,
-            &store,
-            &indices,
-            &|i, r| Details::supplied(&store, &needs, i, &r),
-            &mut |i, supplied| split.put(i, supplied),
-        )
-        .unwrap();
+        let take = |i, r: Receipt| Details::supplied(&store, &needs, i, &r);
+        for (i, supplied) in reread_kept(&db, conns, &inspector, &store, &indices, &take) {
+            split.put(i, supplied);
+        }
         let mut one = Details::new(&store);
         for (i, r) in crate::snapshot::reread(&db, &inspector, &store, &indices).unwrap() {
             one.supply(&store, &needs, i, &r);
