@@ -104,7 +104,7 @@ pub fn conflicts(
                     source: AttemptSource::Receipts,
                     id: r.id,
                     at_ms: Some(r.created_ms),
-                    digest: details.digest(i).unwrap_or_default().to_string(),
+                    digest: details.digest(i).map(hex::encode).unwrap_or_default(),
                 }
             })
             .collect();

@@ -144,7 +144,9 @@ impl Needs {
 pub struct Details {
     pub texts: Texts,
     keys: HashMap<u32, String>,
-    digests: HashMap<u32, String>,
+    /// SHA-256 of the receipts that share a key (on a legacy table, of
+    /// nearly every receipt: 32 bytes each, not 64 hex digits).
+    digests: HashMap<u32, [u8; 32]>,
 }
 
 impl Details {
@@ -169,8 +171,8 @@ impl Details {
         self.keys.get(&index).map(String::as_str)
     }
 
-    pub fn digest(&self, index: u32) -> Option<&str> {
-        self.digests.get(&index).map(String::as_str)
+    pub fn digest(&self, index: u32) -> Option<[u8; 32]> {
+        self.digests.get(&index).copied()
     }
 
     /// Takes what `needs` asks of receipt `index` from its re-read `receipt`
@@ -201,7 +203,15 @@ impl Details {
             .collect();
         Supplied {
             key: receipt.request_key.clone(),
-            digest: needs.shares_key(index).then(|| receipt.digest.clone()),
+            digest: needs
+                .shares_key(index)
+                .then(|| {
+                    let mut digest = [0u8; 32];
+                    // (A receipt's digest is the hex of its payload's SHA-256.)
+                    hex::decode_to_slice(&receipt.digest, &mut digest).ok()?;
+                    Some(digest)
+                })
+                .flatten(),
             texts,
         }
     }
@@ -224,7 +234,7 @@ impl Details {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Supplied {
     key: Option<String>,
-    digest: Option<String>,
+    digest: Option<[u8; 32]>,
     texts: Vec<(u16, Box<str>)>,
 }
 

@@ -194,7 +194,7 @@ impl Chunk {
 impl TabIndex {
     /// False for the rows of a reading not indexed yet
     /// ([`SearchIndex::unindexed`]): no query finds any of them.
-    pub fn indexed(&self) -> bool {
+    fn indexed(&self) -> bool {
         self.len == 0 || !self.chunks.is_empty()
     }
 
