@@ -35,6 +35,16 @@ use sorted::SortedIndex;
 /// What is taken of a receipt read again, on the thread that read it.
 pub type Take<'a> = dyn Fn(u32, Receipt) -> Supplied + Sync + 'a;
 
+/// The shared keys once the added receipts are in.
+struct SharedAfter {
+    /// The (scope, key) hashes of the added receipts.
+    added: Vec<(u64, u32)>,
+    /// Every group of receipts sharing a key.
+    shared: Vec<Vec<u32>>,
+    /// The groups the added receipts made or changed.
+    changed: Vec<Vec<u32>>,
+}
+
 /// One scope whose sweep continues: its run with the added receipts in
 /// place, and the position of the earliest added one.
 struct Span {
@@ -68,6 +78,9 @@ pub struct Engine {
     keyed: SortedIndex,
     /// Receipts sharing a (scope, request key).
     shared: Vec<Vec<u32>>,
+    /// What `wanted` found of the shared keys once the rows being added are
+    /// in, for the analysis that follows (with the number of receipts then).
+    next_shared: Option<(usize, SharedAfter)>,
     /// Receipts (indices, ascending) that are not completed: in flight or failed.
     unsettled: Vec<u32>,
     /// Receipts before this index are sorted into `unsettled`.
@@ -111,6 +124,7 @@ impl Engine {
             bot_ids: Vec::new(),
             keyed: SortedIndex::default(),
             shared: Vec::new(),
+            next_shared: None,
             unsettled: Vec::new(),
             unsettled_upto: 0,
             triage: Arc::default(),
@@ -307,7 +321,10 @@ impl Engine {
         }
         self.needs = if self.analysed {
             self.spans = self.plan_spans();
-            self.incremental_needs()
+            let after = self.shared_after_adding();
+            let needs = self.incremental_needs(&after);
+            self.next_shared = Some((self.store.receipts.len(), after));
+            needs
         } else {
             // The keyed receipts are sorted once: for the needs, and kept
             // for the readings that add to this one.
@@ -496,8 +513,10 @@ impl Engine {
 
     /// What an incremental analysis reads again: the texts of every field an
     /// edit check of the continued sweeps may compare, and the keys and
-    /// digests that conflicts and stuck receipts now show.
-    fn incremental_needs(&self) -> Needs {
+    /// digests that conflicts and stuck receipts now show (of the groups of
+    /// shared keys, only those the added rows changed: the others' were
+    /// read before).
+    fn incremental_needs(&self, after: &SharedAfter) -> Needs {
         let store = &self.store;
         let mut texts: Vec<(u32, u16)> = Vec::new();
         for span in &self.spans {
@@ -516,9 +535,8 @@ impl Engine {
         }
         texts.sort_unstable();
         texts.dedup();
-        let (_, shared) = self.shared_after_adding();
         let stuck = self.stuck_now();
-        let mut keys = conflicts::originals(store, &shared, &self.conflict_rows);
+        let mut keys = conflicts::originals(store, &after.changed, &self.conflict_rows);
         keys.extend(stuck.iter().copied());
         keys.retain(|&i| {
             let r = &store.receipts[i as usize];
@@ -526,12 +544,11 @@ impl Engine {
         });
         keys.sort_unstable();
         keys.dedup();
-        Needs::new(texts, keys, shared, stuck)
+        Needs::new(texts, keys, after.changed.clone(), stuck)
     }
 
-    /// The (scope, key) hashes of the added receipts, and the groups of
-    /// receipts sharing a key once they are in.
-    fn shared_after_adding(&self) -> (Vec<(u64, u32)>, Vec<Vec<u32>>) {
+    /// The shared keys once the added receipts are in.
+    fn shared_after_adding(&self) -> SharedAfter {
         let store = &self.store;
         let key_of = |i: u32| conflicts::key_hash(store, i as usize);
         let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
@@ -556,13 +573,19 @@ impl Engine {
             })
             .cloned()
             .collect();
+        let mut changed = Vec::new();
         for &h in &affected {
             let mut entries = self.keyed.equal(h, key_of);
             entries.extend(added.iter().filter(|k| k.0 == h).copied());
-            shared.extend(conflicts::shared_in(store, &entries));
+            changed.extend(conflicts::shared_in(store, &entries));
         }
+        shared.extend(changed.iter().cloned());
         shared.sort_unstable();
-        (added, shared)
+        SharedAfter {
+            added,
+            shared,
+            changed,
+        }
     }
 
     fn incremental(&mut self) {
@@ -687,7 +710,11 @@ impl Engine {
         }
 
         // Shared keys and conflicts, stuck receipts, damaged rows.
-        let (added_keyed, shared) = self.shared_after_adding();
+        let after = match self.next_shared.take() {
+            Some((receipts, after)) if receipts == n => after,
+            _ => self.shared_after_adding(),
+        };
+        let (added_keyed, shared) = (after.added, after.shared);
         self.keyed.add(added_keyed);
         // The conflicts stay as they were unless the receipts sharing a key,
         // the `key_conflicts` rows or a receipt such a row names changed.
