@@ -96,7 +96,7 @@ pub struct Needs {
     pub shared_keys: Vec<Vec<u32>>,
     /// The receipts of `shared_keys`, ascending: looked up for each receipt
     /// read again (scanning the groups each time grew with their number).
-    pub sharing: Vec<u32>,
+    sharing: Vec<u32>,
     /// Stuck receipts, by id.
     pub stuck: Vec<u32>,
 }
@@ -201,17 +201,14 @@ impl Details {
                 Some((pos, v.as_str().into()))
             })
             .collect();
+        // (A receipt's digest is the hex of its payload's SHA-256.)
+        let mut digest = [0u8; 32];
+        let digest = (needs.shares_key(index)
+            && hex::decode_to_slice(&receipt.digest, &mut digest).is_ok())
+        .then_some(digest);
         Supplied {
             key: receipt.request_key.clone(),
-            digest: needs
-                .shares_key(index)
-                .then(|| {
-                    let mut digest = [0u8; 32];
-                    // (A receipt's digest is the hex of its payload's SHA-256.)
-                    hex::decode_to_slice(&receipt.digest, &mut digest).ok()?;
-                    Some(digest)
-                })
-                .flatten(),
+            digest,
             texts,
         }
     }

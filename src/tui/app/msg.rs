@@ -67,9 +67,12 @@ impl Reading {
     pub fn after(snapshot: Snapshot, previous: Option<&Reading>) -> Self {
         // Side by side: the counts walk every group, as the index does.
         let (search, counts) = rayon::join(
-            || match snapshot.receipts_pending {
-                true => SearchIndex::unindexed(&snapshot),
-                false => SearchIndex::build(&snapshot, previous.map(|p| &*p.search)),
+            || {
+                if snapshot.receipts_pending {
+                    SearchIndex::unindexed(&snapshot)
+                } else {
+                    SearchIndex::build(&snapshot, previous.map(|p| &*p.search))
+                }
             },
             || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
         );

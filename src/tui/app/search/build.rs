@@ -138,9 +138,7 @@ impl SearchIndex {
             ],
         }
     }
-}
 
-impl SearchIndex {
     /// The index of a reading whose items' receipts are still to come: each
     /// tab's rows, and no texts. Its filter finds nothing until the reading
     /// with the receipts (indexed in full) follows, which the list says; the
