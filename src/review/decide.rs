@@ -432,7 +432,16 @@ fn append(conn: &Connection, row: &NewRow<'_>) -> Result<LogEntry, DecideError> 
         state.and_then(|s| s.updated_after.as_ref()),
     ])?;
     let id = conn.last_insert_rowid();
-    Ok(entry_by_id(conn, id)?.expect("the row just inserted is there"))
+    // A damaged file can lose the row it was just given: the transaction is
+    // then rolled back, not trusted.
+    entry_by_id(conn, id)?.ok_or_else(|| {
+        DecideError::Log(ReviewError::BadRow {
+            id,
+            detail: "the row just written cannot be read back (the database file may be \
+                     damaged); nothing recorded"
+                .into(),
+        })
+    })
 }
 
 /// What `receipts` is in this database (the temp schema shadows main).
