@@ -10,7 +10,7 @@
 //! later), so that groups grow and new ones form.
 //!
 //! With `STAGES=1`, when each stage of every reading began (and the
-//! process's RSS then); with `MEM=1`, after each round, how many receipts the
+//! process's RSS and CPU time then); with `MEM=1`, after each round, how many receipts the
 //! items hold, the bytes of those receipts and of the filter index, and what
 //! the allocator holds. "Selection kept" compares the selected item's id
 //! before and after: a group an earlier copy joined is named by that copy, so
@@ -142,10 +142,10 @@ fn take_readings(
         {
             stage = s;
             let at = start.elapsed().as_secs_f64() * 1e3;
-            let rss = rss_mb();
+            let (rss, cpu) = (rss_mb(), cpu_ms());
             STAGES.with(|t| {
                 t.borrow_mut()
-                    .push_str(&format!("{s} @{at:.0} ({rss} MB); "))
+                    .push_str(&format!("{s} @{at:.0} ({rss} MB, CPU {cpu} ms); "))
             });
         }
         let last = matches!(msg, Msg::Loaded(_));
@@ -187,6 +187,18 @@ fn append(conn: &rusqlite::Connection, n: usize, round: usize) -> anyhow::Result
     )?;
     tx.commit()?;
     Ok(())
+}
+
+/// User and system CPU time of the whole process so far: with the wall times
+/// of the stages, how many cores each kept busy.
+fn cpu_ms() -> u64 {
+    // SAFETY: `getrusage` writes only into the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    let ms = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
+    ms(usage.ru_utime) + ms(usage.ru_stime)
 }
 
 fn rss_mb() -> u64 {
