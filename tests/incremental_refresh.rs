@@ -607,9 +607,28 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
     };
     // A receipt again under the key of another one: a different body, a
     // second after it or (`later`) from then on.
-    let share_a_key = |appender: &mut Appender, n: usize, later: Option<i64>| {
+    // With `named`, the receipt is one that `key_conflicts` rows name.
+    let share_a_key_of = |appender: &mut Appender, named: bool, n: usize, later: Option<i64>| {
         for k in 0..n {
-            let (id, scope, _, at) = appender.existing();
+            let (id, scope, _, at) = if named {
+                appender
+                    .conn
+                    .query_row(
+                        "SELECT r.id, r.scope, r.payload, r.created_at FROM receipts r
+                         JOIN key_conflicts c ON c.receipt_id = r.id
+                         WHERE r.request_key IS NOT NULL
+                         ORDER BY r.id LIMIT 1 OFFSET ?1",
+                        [k as i64],
+                        |r| {
+                            let at: String = r.get(3)?;
+                            let at = receipt_review::time::parse_text(&at).unwrap();
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, at))
+                        },
+                    )
+                    .unwrap()
+            } else {
+                appender.existing()
+            };
             let key: Option<String> = appender
                 .conn
                 .query_row(
@@ -631,6 +650,9 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
                 .unwrap();
         }
     };
+    let share_a_key = |appender: &mut Appender, n: usize, later: Option<i64>| {
+        share_a_key_of(appender, false, n, later)
+    };
     share_a_key(&mut appender, 12, None);
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
@@ -648,10 +670,31 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
     };
     assert!(from_receipts(&snap) >= 5, "{}", from_receipts(&snap));
     assert_same(&snap, &full(&path, NOW_MS), 0);
-    for round in 1..=3 {
-        share_a_key(&mut appender, 4, Some(NOW_MS + round as i64 * 60_000));
+    let mut before = snap;
+    for round in 1..=4 {
+        // The last round shares the keys of receipts with refused attempts:
+        // their conflicts hold both.
+        share_a_key_of(
+            &mut appender,
+            round == 4,
+            4,
+            Some(NOW_MS + round as i64 * 60_000),
+        );
         let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
         assert_eq!(reader.last_reading(), Reading::Incremental);
         assert_same(&snap, &full(&path, NOW_MS), round);
+        // Only the conflicts of the keys shared anew are made again: the
+        // others are the same ones as before (what was made of them is kept).
+        let (old, new) = (&before.triage.conflicts, &snap.triage.conflicts);
+        let kept = new
+            .iter()
+            .filter(|c| old.iter().any(|o| std::sync::Arc::ptr_eq(o, c)))
+            .count();
+        assert!(
+            kept + 4 >= old.len(),
+            "round {round}: {kept} of {} kept",
+            old.len()
+        );
+        before = snap;
     }
 }

@@ -28,22 +28,14 @@ use super::stuck;
 use super::{Details, Needs, Supplied};
 
 mod horizon;
+mod shared;
 mod sorted;
 pub use horizon::DEFAULT_WINDOWS;
+use shared::SharedAfter;
 use sorted::SortedIndex;
 
 /// What is taken of a receipt read again, on the thread that read it.
 pub type Take<'a> = dyn Fn(u32, Receipt) -> Supplied + Sync + 'a;
-
-/// The shared keys once the added receipts are in.
-struct SharedAfter {
-    /// The (scope, key) hashes of the added receipts.
-    added: Vec<(u64, u32)>,
-    /// Every group of receipts sharing a key.
-    shared: Vec<Vec<u32>>,
-    /// The groups the added receipts made or changed.
-    changed: Vec<Vec<u32>>,
-}
 
 /// One scope whose sweep continues: its run with the added receipts in
 /// place, and the position of the earliest added one.
@@ -547,47 +539,6 @@ impl Engine {
         Needs::new(texts, keys, after.changed.clone(), stuck)
     }
 
-    /// The shared keys once the added receipts are in.
-    fn shared_after_adding(&self) -> SharedAfter {
-        let store = &self.store;
-        let key_of = |i: u32| conflicts::key_hash(store, i as usize);
-        let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
-            .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
-            .collect();
-        added.sort_unstable();
-        let mut hashes: Vec<u64> = added.iter().map(|k| k.0).collect();
-        hashes.dedup();
-        let affected: HashSet<u64> = hashes
-            .iter()
-            .copied()
-            .filter(|&h| {
-                !self.keyed.equal(h, key_of).is_empty()
-                    || added.iter().filter(|k| k.0 == h).count() > 1
-            })
-            .collect();
-        let mut shared: Vec<Vec<u32>> = self
-            .shared
-            .iter()
-            .filter(|g| {
-                conflicts::key_hash(store, g[0] as usize).is_none_or(|h| !affected.contains(&h))
-            })
-            .cloned()
-            .collect();
-        let mut changed = Vec::new();
-        for &h in &affected {
-            let mut entries = self.keyed.equal(h, key_of);
-            entries.extend(added.iter().filter(|k| k.0 == h).copied());
-            changed.extend(conflicts::shared_in(store, &entries));
-        }
-        shared.extend(changed.iter().cloned());
-        shared.sort_unstable();
-        SharedAfter {
-            added,
-            shared,
-            changed,
-        }
-    }
-
     fn incremental(&mut self) {
         let settings = self.settings.clone();
         let mut triage = std::mem::take(&mut self.triage);
@@ -710,12 +661,11 @@ impl Engine {
         }
 
         // Shared keys and conflicts, stuck receipts, damaged rows.
-        let after = match self.next_shared.take() {
+        let mut after = match self.next_shared.take() {
             Some((receipts, after)) if receipts == n => after,
             _ => self.shared_after_adding(),
         };
-        let (added_keyed, shared) = (after.added, after.shared);
-        self.keyed.add(added_keyed);
+        self.keyed.add(std::mem::take(&mut after.added));
         // The conflicts stay as they were unless the receipts sharing a key,
         // the `key_conflicts` rows or a receipt such a row names changed.
         let first_added = [
@@ -727,19 +677,11 @@ impl Engine {
         .min();
         let (seen, sum) = self.conflicts_seen;
         let rows = &self.conflict_rows;
-        let same = shared == self.shared
-            && rows.len() == seen
-            && id_sum(rows) == sum
-            && first_added.is_none_or(|first| rows.iter().all(|c| c.receipt_id < first));
-        self.shared = shared;
-        if !same {
-            t.conflicts = super::each_shared(conflicts::conflicts(
-                store,
-                &self.shared,
-                rows,
-                &self.details,
-            ));
-        }
+        let rows_changed = rows.len() != seen
+            || id_sum(rows) != sum
+            || first_added.is_some_and(|first| rows.iter().any(|c| c.receipt_id >= first));
+        self.take_shared(after, rows_changed, t);
+        let store = &self.store;
         t.stuck = stuck::stuck(store, &self.stuck_now(), &self.details, &settings);
         t.suspected_bots = self.bot_ids.clone();
         t.damaged

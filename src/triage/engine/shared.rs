@@ -1,0 +1,212 @@
+//! The receipts that share a (scope, request key), and the conflicts they
+//! make, brought up to date when rows are added. Only the groups the added
+//! receipts made or changed are worked out again: on a legacy table (no
+//! UNIQUE key) every receipt may share its key, and remaking every group and
+//! every conflict at each refresh cost more than the rest of the refresh.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::Engine;
+use crate::triage::conflicts;
+use crate::triage::model::{Conflict, RawConflict, ReceiptId, Triage};
+
+/// The shared keys once the added receipts are in.
+pub(super) struct SharedAfter {
+    /// The (scope, key) hashes of the added receipts.
+    pub added: Vec<(u64, u32)>,
+    /// Where, in [`Engine::shared`], the groups are that the added receipts
+    /// change (ascending).
+    pub replaced: Vec<usize>,
+    /// The groups the added receipts made or changed (sorted, as
+    /// [`Engine::shared`]).
+    pub changed: Vec<Vec<u32>>,
+}
+
+impl Engine {
+    /// The shared keys once the added receipts are in.
+    pub(super) fn shared_after_adding(&self) -> SharedAfter {
+        let store = &self.store;
+        let key_of = |i: u32| conflicts::key_hash(store, i as usize);
+        let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
+            .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
+            .collect();
+        added.sort_unstable();
+        let mut hashes: Vec<u64> = added.iter().map(|k| k.0).collect();
+        hashes.dedup();
+        let affected: HashSet<u64> = hashes
+            .iter()
+            .copied()
+            .filter(|&h| {
+                !self.keyed.equal(h, key_of).is_empty()
+                    || added.iter().filter(|k| k.0 == h).count() > 1
+            })
+            .collect();
+        let replaced: Vec<usize> = if affected.is_empty() {
+            Vec::new()
+        } else {
+            self.shared
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| {
+                    conflicts::key_hash(store, g[0] as usize).is_some_and(|h| affected.contains(&h))
+                })
+                .map(|(at, _)| at)
+                .collect()
+        };
+        let mut changed = Vec::new();
+        for &h in &affected {
+            let mut entries = self.keyed.equal(h, key_of);
+            entries.extend(added.iter().filter(|k| k.0 == h).copied());
+            changed.extend(conflicts::shared_in(store, &entries));
+        }
+        changed.sort_unstable();
+        SharedAfter {
+            added,
+            replaced,
+            changed,
+        }
+    }
+
+    /// Takes in the groups `after` found, and makes again the conflicts of
+    /// the groups it changed, or all of them when `rows_changed` (the
+    /// `key_conflicts` rows, or a receipt one names, are not as before).
+    pub(super) fn take_shared(&mut self, after: SharedAfter, rows_changed: bool, t: &mut Triage) {
+        let SharedAfter {
+            replaced, changed, ..
+        } = after;
+        let same_groups = replaced.len() == changed.len()
+            && replaced
+                .iter()
+                .zip(&changed)
+                .all(|(&at, g)| self.shared[at] == *g);
+        // The receipts whose conflicts may change: the originals of the
+        // groups before and after.
+        let store = &self.store;
+        let mut originals: Vec<ReceiptId> = replaced
+            .iter()
+            .map(|&at| self.shared[at][0])
+            .chain(changed.iter().map(|g| g[0]))
+            .map(|i| store.receipts[i as usize].id)
+            .collect();
+        originals.sort_unstable();
+        originals.dedup();
+        let fresh = if rows_changed || same_groups {
+            None
+        } else {
+            let rows: Vec<RawConflict> = self
+                .conflict_rows
+                .iter()
+                .filter(|c| originals.binary_search(&c.receipt_id).is_ok())
+                .cloned()
+                .collect();
+            Some(conflicts::conflicts(store, &changed, &rows, &self.details))
+        };
+        if !same_groups {
+            self.shared = merged(std::mem::take(&mut self.shared), &replaced, changed);
+        }
+        if rows_changed {
+            t.conflicts = crate::triage::each_shared(conflicts::conflicts(
+                &self.store,
+                &self.shared,
+                &self.conflict_rows,
+                &self.details,
+            ));
+        } else if let Some(fresh) = fresh {
+            t.conflicts = replace(std::mem::take(&mut t.conflicts), &originals, fresh);
+        }
+    }
+}
+
+/// `old` without the groups at `replaced` (ascending), with `added` merged
+/// in; both sorted, and so is the result.
+fn merged(old: Vec<Vec<u32>>, replaced: &[usize], added: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+    let mut out = Vec::with_capacity(old.len() + added.len() - replaced.len().min(old.len()));
+    let mut added = added.into_iter().peekable();
+    let mut replaced = replaced.iter().peekable();
+    for (at, g) in old.into_iter().enumerate() {
+        if replaced.next_if(|&&r| r == at).is_some() {
+            continue;
+        }
+        while let Some(a) = added.next_if(|a| *a < g) {
+            out.push(a);
+        }
+        out.push(g);
+    }
+    out.extend(added);
+    out
+}
+
+/// `old` (by receipt id) with the conflicts of `ids` (ascending) taken out
+/// and `fresh` (by receipt id, all about `ids`) put in their places: the
+/// others stay the same `Arc`s, so that what was made of them is kept.
+fn replace(old: Vec<Arc<Conflict>>, ids: &[ReceiptId], fresh: Vec<Conflict>) -> Vec<Arc<Conflict>> {
+    let mut out = Vec::with_capacity(old.len() + fresh.len());
+    let mut fresh = fresh.into_iter().peekable();
+    for c in old {
+        while let Some(f) = fresh.next_if(|f| f.receipt_id < c.receipt_id) {
+            out.push(Arc::new(f));
+        }
+        if ids.binary_search(&c.receipt_id).is_err() {
+            out.push(c);
+        }
+    }
+    out.extend(fresh.map(Arc::new));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conflict(id: ReceiptId, scope: &str) -> Conflict {
+        Conflict {
+            receipt_id: id,
+            scope: scope.into(),
+            request_key: String::new(),
+            attempts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn merging_groups_drops_the_replaced_and_keeps_the_order() {
+        let old = vec![vec![1, 4], vec![3, 9], vec![5, 6], vec![8, 10]];
+        let out = merged(old, &[1, 3], vec![vec![2, 7], vec![3, 9, 11], vec![12, 13]]);
+        assert_eq!(
+            out,
+            vec![
+                vec![1, 4],
+                vec![2, 7],
+                vec![3, 9, 11],
+                vec![5, 6],
+                vec![12, 13]
+            ]
+        );
+        assert_eq!(merged(vec![], &[], vec![vec![1, 2]]), vec![vec![1, 2]]);
+        assert_eq!(
+            merged(vec![vec![1, 2]], &[0], vec![]),
+            Vec::<Vec<u32>>::new()
+        );
+    }
+
+    #[test]
+    fn replacing_conflicts_keeps_the_others_as_they_were() {
+        let old: Vec<Arc<Conflict>> = [(2, "a"), (5, "b"), (7, "c"), (9, "d")]
+            .into_iter()
+            .map(|(id, s)| Arc::new(conflict(id, s)))
+            .collect();
+        // 5 changes, 7 has no conflict left, 6 and 10 are new.
+        let fresh = vec![conflict(5, "B"), conflict(6, "e"), conflict(10, "f")];
+        let out = replace(old.clone(), &[5, 6, 7, 10], fresh);
+        let shown: Vec<(ReceiptId, &str)> = out
+            .iter()
+            .map(|c| (c.receipt_id, c.scope.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![(2, "a"), (5, "B"), (6, "e"), (9, "d"), (10, "f")]
+        );
+        assert!(Arc::ptr_eq(&out[0], &old[0]));
+        assert!(Arc::ptr_eq(&out[3], &old[3]));
+    }
+}
