@@ -1,14 +1,15 @@
 //! The ids of the receipts the items show, kept from one reading to the next.
-//! Duplicate groups hold nearly all of them and few groups change between
-//! readings: a group the engine kept is the same shared group (same pointer),
-//! so only the members of groups gone or new are taken out or put in. The
-//! few conflicts and stuck receipts are listed again each time.
+//! Duplicate groups hold nearly all of them (conflicts too, on a legacy table
+//! where receipts share keys), and few items change between readings: an item
+//! the engine kept is the same shared one (same pointer), so only the receipts
+//! of items gone or new are taken out or put in. The few stuck receipts are
+//! listed again each time.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use crate::triage::model::{AttemptSource, DuplicateGroup, ReceiptId, Triage};
+use crate::triage::model::{AttemptSource, Conflict, DuplicateGroup, ReceiptId, Triage};
 
 /// The shown ids of the last reading, and the groups they came from.
 #[derive(Default)]
@@ -18,6 +19,8 @@ pub struct Shown {
     /// Members of every duplicate group, ascending (a receipt in two groups
     /// is there twice).
     members: Vec<ReceiptId>,
+    /// The receipts every conflict shows, ascending (with repeats).
+    in_conflicts: Vec<ReceiptId>,
 }
 
 impl Shown {
@@ -26,35 +29,62 @@ impl Shown {
     pub fn update(&mut self, t: &Arc<Triage>) -> Vec<ReceiptId> {
         match self.triage.take() {
             Some(before) => {
-                let (gone, new) = changed_groups(&before.duplicates, &t.duplicates);
+                let (gone, new) = changed(&before.duplicates, &t.duplicates);
                 self.members = replace_sorted(&self.members, &gone, &new);
+                let (gone, new) = changed(&before.conflicts, &t.conflicts);
+                self.in_conflicts = replace_sorted(&self.in_conflicts, &gone, &new);
             }
-            None => self.members = members(t.duplicates.iter()),
+            None => {
+                self.members = receipts_of(t.duplicates.iter());
+                self.in_conflicts = receipts_of(t.conflicts.iter());
+            }
         }
         self.triage = Some(Arc::clone(t));
-        let mut others = other_ids(t);
-        others.sort_unstable();
-        merge_unique(&self.members, &others)
+        let mut stuck: Vec<ReceiptId> = t.stuck.iter().map(|s| s.receipt_id).collect();
+        stuck.sort_unstable();
+        merge_unique(&self.members, &merge_unique(&self.in_conflicts, &stuck))
     }
 }
 
-/// The members of the groups, ascending (with repeats).
-fn members<'a>(groups: impl Iterator<Item = &'a Arc<DuplicateGroup>>) -> Vec<ReceiptId> {
-    let mut ids: Vec<ReceiptId> = groups
-        .flat_map(|g| g.members.iter().map(|m| m.id))
-        .collect();
+/// An item that shows receipts.
+trait Shows {
+    fn receipts(&self, out: &mut Vec<ReceiptId>);
+}
+
+impl Shows for DuplicateGroup {
+    fn receipts(&self, out: &mut Vec<ReceiptId>) {
+        out.extend(self.members.iter().map(|m| m.id));
+    }
+}
+
+/// The original, and the receipts holding an attempt.
+impl Shows for Conflict {
+    fn receipts(&self, out: &mut Vec<ReceiptId>) {
+        out.push(self.receipt_id);
+        out.extend(
+            self.attempts
+                .iter()
+                .filter(|a| a.source == AttemptSource::Receipts)
+                .map(|a| a.id),
+        );
+    }
+}
+
+/// The receipts the items show, ascending (with repeats).
+fn receipts_of<'a, T: Shows + 'a>(items: impl Iterator<Item = &'a Arc<T>>) -> Vec<ReceiptId> {
+    let mut ids = Vec::new();
+    for item in items {
+        item.receipts(&mut ids);
+    }
     ids.sort_unstable();
     ids
 }
 
-/// The members of the groups in `before` only, and of those in `after` only
-/// (groups compared by pointer), each ascending.
-fn changed_groups(
-    before: &[Arc<DuplicateGroup>],
-    after: &[Arc<DuplicateGroup>],
-) -> (Vec<ReceiptId>, Vec<ReceiptId>) {
+/// The receipts of the items in `before` only, and of those in `after` only
+/// (items compared by pointer), each ascending.
+fn changed<T: Shows>(before: &[Arc<T>], after: &[Arc<T>]) -> (Vec<ReceiptId>, Vec<ReceiptId>) {
     let (before, after) = unshared_middles(before, after);
-    let key = |g: &Arc<DuplicateGroup>| Arc::as_ptr(g) as usize;
+    let key = |g: &Arc<T>| Arc::as_ptr(g) as usize;
     let mut count: HashMap<usize, i32, BuildHasherDefault<PtrHash>> = HashMap::default();
     count.reserve(before.len());
     for g in before {
@@ -76,7 +106,7 @@ fn changed_groups(
             left
         })
     });
-    (members(gone), members(fresh.into_iter()))
+    (receipts_of(gone), receipts_of(fresh.into_iter()))
 }
 
 /// The two lists without the items (pointers) they share at the start and
@@ -114,22 +144,6 @@ impl Hasher for PtrHash {
     fn write_usize(&mut self, n: usize) {
         self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
-}
-
-/// Conflict originals (and receipts holding an attempt) and stuck receipts.
-fn other_ids(t: &Triage) -> Vec<ReceiptId> {
-    t.conflicts
-        .iter()
-        .flat_map(|c| {
-            std::iter::once(c.receipt_id).chain(
-                c.attempts
-                    .iter()
-                    .filter(|a| a.source == AttemptSource::Receipts)
-                    .map(|a| a.id),
-            )
-        })
-        .chain(t.stuck.iter().map(|s| s.receipt_id))
-        .collect()
 }
 
 /// Whether an id is in `sorted` (ascending), for ids asked in ascending
@@ -212,11 +226,34 @@ mod tests {
         }
     }
 
+    /// A conflict of receipts that share a key (and one attempt refused).
+    fn conflict(original: ReceiptId, others: &[ReceiptId]) -> Arc<Conflict> {
+        let attempt = |id, source| crate::triage::model::Attempt {
+            source,
+            id,
+            at_ms: Some(1),
+            digest: String::new(),
+        };
+        let mut attempts: Vec<_> = others
+            .iter()
+            .map(|&id| attempt(id, AttemptSource::Receipts))
+            .collect();
+        attempts.push(attempt(900 + original, AttemptSource::KeyConflicts));
+        Arc::new(Conflict {
+            receipt_id: original,
+            scope: "s".into(),
+            request_key: "k".into(),
+            attempts,
+        })
+    }
+
     #[test]
     fn kept_up_to_date_as_a_full_listing() {
         let (a, b, c) = (group(&[5, 9]), group(&[2, 7]), group(&[11, 12]));
+        let (x, y) = (conflict(30, &[31]), conflict(40, &[41]));
         let mut first = Triage {
             duplicates: vec![a.clone(), b.clone(), c.clone()],
+            conflicts: vec![x.clone(), y],
             ..Triage::default()
         };
         first.stuck = vec![stuck(9), stuck(1)];
@@ -224,15 +261,17 @@ mod tests {
         let first = Arc::new(first);
         assert_eq!(shown.update(&first), crate::snapshot::shown_ids(&first));
         // `b` grows (a new group in its place), `c` goes, `d` comes; the
-        // stuck receipt 9 is no longer stuck but still in `a`.
+        // stuck receipt 9 is no longer stuck but still in `a`. Conflict `x`
+        // stays, `y` gets another attempt, one about 5 comes.
         let second = Arc::new(Triage {
             duplicates: vec![a, group(&[2, 7, 13]), group(&[12, 14])],
+            conflicts: vec![conflict(5, &[6]), x, conflict(40, &[42])],
             stuck: vec![stuck(1), stuck(20)],
             ..Triage::default()
         });
         let ids = shown.update(&second);
         assert_eq!(ids, crate::snapshot::shown_ids(&second));
-        assert_eq!(ids, vec![1, 2, 5, 7, 9, 12, 13, 14, 20]);
+        assert_eq!(ids, vec![1, 2, 5, 6, 7, 9, 12, 13, 14, 20, 30, 31, 40, 42]);
         // The same reading again changes nothing.
         assert_eq!(shown.update(&second), ids);
     }
@@ -262,10 +301,10 @@ mod tests {
                     })
                     .map(|&k| &pool[k])
                     .collect();
-                members(out.into_iter())
+                receipts_of(out.into_iter())
             };
             proptest::prop_assert_eq!(
-                changed_groups(&b, &a),
+                changed(&b, &a),
                 (minus(&before, &after), minus(&after, &before))
             );
         }
