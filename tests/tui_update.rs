@@ -72,6 +72,36 @@ fn counts_after_a_reading_are_the_counts_made_anew() {
 }
 
 #[test]
+fn resolved_conflicts_and_stuck_receipts_are_not_pending() {
+    use receipt_review::snapshot::ItemReview;
+    use receipt_review::tui::app::rows::Counts;
+    let fx = fixture();
+    let mut snap = fx.snapshot.clone();
+    let before = Counts::of(&snap);
+    assert_eq!((before.conflicts_pending, before.conflicts), (1, 1));
+    assert_eq!((before.stuck_pending, before.stuck), (1, 1));
+    let review = |resolved| ItemReview {
+        resolved,
+        decision: Some("acknowledged".into()),
+        operator: Some("hanako".into()),
+        decided_at_ms: Some(0),
+        note: None,
+        new_copy_since_decision: false,
+        last_log_id: Some(9),
+    };
+    snap.reviews.insert("conflict:150".into(), review(true));
+    let counts = Counts::of(&snap);
+    assert_eq!((counts.conflicts_pending, counts.stuck_pending), (0, 1));
+    // A review that is not a resolution leaves the item pending.
+    snap.reviews.insert("stuck:160".into(), review(false));
+    assert_eq!(Counts::of(&snap).stuck_pending, 1);
+    snap.reviews.insert("stuck:160".into(), review(true));
+    let counts = Counts::of(&snap);
+    assert_eq!((counts.conflicts_pending, counts.stuck_pending), (0, 0));
+    assert_eq!(counts.groups_pending, before.groups_pending);
+}
+
+#[test]
 fn the_selection_asks_for_its_payloads_once() {
     let fx = fixture();
     let mut app = App::new(false);

@@ -245,7 +245,6 @@ impl Counts {
     /// [`Counts::of`], given the counts of an earlier reading: only the
     /// groups that are not the earlier reading's are looked into.
     pub fn after(snap: &Snapshot, previous: Option<(&Snapshot, &Counts)>) -> Self {
-        use std::fmt::Write;
         let t = &snap.triage;
         let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
         let mut counts = Counts {
@@ -257,13 +256,6 @@ impl Counts {
             log: snap.log.len(),
             bots: t.suspected_bots.len(),
             ..Counts::default()
-        };
-        // Item ids are written into one buffer: a reading has many items.
-        let mut item = String::new();
-        let mut review = |prefix: &str, id: ReceiptId| {
-            item.clear();
-            let _ = write!(item, "{prefix}:{id}");
-            snap.reviews.get(&item)
         };
         // Totals are sums over groups: those gone are taken off the earlier
         // totals and those new added (a reading has many groups, few new).
@@ -282,27 +274,24 @@ impl Counts {
             counts.by_class[class_index(g.class)] += 1;
             counts.exact += usize::from(g.is_exact());
         }
-        // A reading has many groups and few reviews: the reviews are
-        // counted. `reviews` holds only items of this reading, and no two
-        // groups share an anchor, so each names one group.
+        // A reading has many items and few reviews: the reviews are counted.
+        // `reviews` holds only items of this reading, and no two groups share
+        // an anchor (nor two conflicts or stuck receipts a receipt), so each
+        // names one item.
         counts.groups_pending = t.duplicates.len();
+        counts.conflicts_pending = t.conflicts.len();
+        counts.stuck_pending = t.stuck.len();
         for (name, r) in &snap.reviews {
+            let resolved = usize::from(r.resolved);
             if name.starts_with("dup:") {
                 counts.groups_new_copy += usize::from(r.new_copy_since_decision);
-                counts.groups_pending -= usize::from(r.resolved);
+                counts.groups_pending -= resolved;
+            } else if name.starts_with("conflict:") {
+                counts.conflicts_pending -= resolved;
+            } else if name.starts_with("stuck:") {
+                counts.stuck_pending -= resolved;
             }
         }
-        let pending = |r: Option<&crate::snapshot::ItemReview>| !r.is_some_and(|r| r.resolved);
-        counts.conflicts_pending = t
-            .conflicts
-            .iter()
-            .filter(|c| pending(review("conflict", c.receipt_id)))
-            .count();
-        counts.stuck_pending = t
-            .stuck
-            .iter()
-            .filter(|s| pending(review("stuck", s.receipt_id)))
-            .count();
         counts
     }
 
