@@ -432,12 +432,7 @@ impl Engine {
         self.unsettled_upto = store.receipts.len();
         self.triage = Arc::new(Triage {
             duplicates: super::each_shared(duplicates),
-            conflicts: super::each_shared(conflicts::conflicts(
-                store,
-                &self.shared,
-                &self.conflict_rows,
-                &self.details,
-            )),
+            conflicts: self.all_conflicts(),
             stuck: stuck::stuck(
                 store,
                 &stuck::stuck_indices(store, settings),

@@ -80,6 +80,12 @@ impl Engine {
                 .iter()
                 .zip(&changed)
                 .all(|(&at, g)| self.shared[at] == *g);
+        if same_groups {
+            if rows_changed {
+                t.conflicts = self.all_conflicts();
+            }
+            return;
+        }
         // The receipts whose conflicts may change: the originals of the
         // groups before and after.
         let store = &self.store;
@@ -91,30 +97,30 @@ impl Engine {
             .collect();
         originals.sort_unstable();
         originals.dedup();
-        let fresh = if rows_changed || same_groups {
-            None
-        } else {
+        let fresh = (!rows_changed).then(|| {
             let rows: Vec<RawConflict> = self
                 .conflict_rows
                 .iter()
                 .filter(|c| originals.binary_search(&c.receipt_id).is_ok())
                 .cloned()
                 .collect();
-            Some(conflicts::conflicts(store, &changed, &rows, &self.details))
+            conflicts::conflicts(store, &changed, &rows, &self.details)
+        });
+        self.shared = merged(std::mem::take(&mut self.shared), &replaced, changed);
+        t.conflicts = match fresh {
+            Some(fresh) => replace(std::mem::take(&mut t.conflicts), &originals, fresh),
+            None => self.all_conflicts(),
         };
-        if !same_groups {
-            self.shared = merged(std::mem::take(&mut self.shared), &replaced, changed);
-        }
-        if rows_changed {
-            t.conflicts = crate::triage::each_shared(conflicts::conflicts(
-                &self.store,
-                &self.shared,
-                &self.conflict_rows,
-                &self.details,
-            ));
-        } else if let Some(fresh) = fresh {
-            t.conflicts = replace(std::mem::take(&mut t.conflicts), &originals, fresh);
-        }
+    }
+
+    /// The conflicts of every group of shared keys and every `key_conflicts` row.
+    pub(super) fn all_conflicts(&self) -> Vec<Arc<Conflict>> {
+        crate::triage::each_shared(conflicts::conflicts(
+            &self.store,
+            &self.shared,
+            &self.conflict_rows,
+            &self.details,
+        ))
     }
 }
 
