@@ -9,8 +9,8 @@
 //! little earlier (exact copies of the latest receipts, seconds to minutes
 //! later), so that groups grow and new ones form.
 //!
-//! With `STAGES=1`, when each stage of every reading began (and the
-//! process's RSS and CPU time then); with `MEM=1`, after each round, how many receipts the
+//! With `STAGES=1`, when each stage of every reading began (with how many
+//! rows it reads when it says, and the process's RSS and CPU time then); with `MEM=1`, after each round, how many receipts the
 //! items hold, the bytes of those receipts and of the filter index, and what
 //! the allocator holds. "Selection kept" compares the selected item's id
 //! before and after: a group an earlier copy joined is named by that copy, so
@@ -137,15 +137,19 @@ fn take_readings(
     STAGES.with(|t| t.borrow_mut().clear());
     while n > 0 {
         let msg = rx.recv_timeout(Duration::from_secs(600))?;
-        if let Msg::Progress { stage: s, .. } = &msg
+        if let Msg::Progress {
+            stage: s, total, ..
+        } = &msg
             && *s != stage
         {
             stage = s;
             let at = start.elapsed().as_secs_f64() * 1e3;
             let (rss, cpu) = (rss_mb(), cpu_ms());
+            // How many rows the stage reads, when it says.
+            let of = total.map(|n| format!(" of {n}")).unwrap_or_default();
             STAGES.with(|t| {
                 t.borrow_mut()
-                    .push_str(&format!("{s} @{at:.0} ({rss} MB, CPU {cpu} ms); "))
+                    .push_str(&format!("{s}{of} @{at:.0} ({rss} MB, CPU {cpu} ms); "))
             });
         }
         let last = matches!(msg, Msg::Loaded(_));
