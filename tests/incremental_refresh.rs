@@ -680,9 +680,30 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
             4,
             Some(NOW_MS + round as i64 * 60_000),
         );
+        // Two receipts added together under a key no receipt had before,
+        // with two bodies: a conflict of their own.
+        for k in 0..2 {
+            let at = NOW_MS + round as i64 * 60_000 + 30_000 + k;
+            let body = serde_json::json!({"message": format!("pair {round} body {k}")});
+            let new = appender.insert("contact", &body, at, "completed");
+            appender
+                .conn
+                .execute(
+                    "UPDATE receipts SET request_key = ?1 WHERE id = ?2",
+                    params![format!("pair-{round}"), new],
+                )
+                .unwrap();
+        }
         let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
         assert_eq!(reader.last_reading(), Reading::Incremental);
         assert_same(&snap, &full(&path, NOW_MS), round);
+        assert!(
+            snap.triage
+                .conflicts
+                .iter()
+                .any(|c| c.request_key == format!("pair-{round}")),
+            "round {round}: the pair's conflict"
+        );
         // Only the conflicts of the keys shared anew are made again: the
         // others are the same ones as before (what was made of them is kept).
         let (old, new) = (&before.triage.conflicts, &snap.triage.conflicts);

@@ -4,7 +4,6 @@
 //! UNIQUE key) every receipt may share its key, and remaking every group and
 //! every conflict at each refresh cost more than the rest of the refresh.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::Engine;
@@ -32,16 +31,22 @@ impl Engine {
             .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
             .collect();
         added.sort_unstable();
-        let mut hashes: Vec<u64> = added.iter().map(|k| k.0).collect();
-        hashes.dedup();
-        let affected: HashSet<u64> = hashes
-            .iter()
-            .copied()
-            .filter(|&h| {
-                !self.keyed.equal(h, key_of).is_empty()
-                    || added.iter().filter(|k| k.0 == h).count() > 1
-            })
-            .collect();
+        // Each key the added receipts bring (a run of `added`) that a receipt
+        // read before has too, or that two of them share: its groups are made
+        // again from everything with that key.
+        let mut affected: Vec<u64> = Vec::new();
+        let mut changed = Vec::new();
+        for run in added.chunk_by(|a, b| a.0 == b.0) {
+            let h = run[0].0;
+            let mut entries = self.keyed.equal(h, key_of);
+            if entries.is_empty() && run.len() < 2 {
+                continue;
+            }
+            entries.extend_from_slice(run);
+            changed.extend(conflicts::shared_in(store, &entries));
+            affected.push(h);
+        }
+        // In order, as `added` is.
         let replaced: Vec<usize> = if affected.is_empty() {
             Vec::new()
         } else {
@@ -49,17 +54,12 @@ impl Engine {
                 .iter()
                 .enumerate()
                 .filter(|(_, g)| {
-                    conflicts::key_hash(store, g[0] as usize).is_some_and(|h| affected.contains(&h))
+                    conflicts::key_hash(store, g[0] as usize)
+                        .is_some_and(|h| affected.binary_search(&h).is_ok())
                 })
                 .map(|(at, _)| at)
                 .collect()
         };
-        let mut changed = Vec::new();
-        for &h in &affected {
-            let mut entries = self.keyed.equal(h, key_of);
-            entries.extend(added.iter().filter(|k| k.0 == h).copied());
-            changed.extend(conflicts::shared_in(store, &entries));
-        }
         changed.sort_unstable();
         SharedAfter {
             added,
