@@ -19,9 +19,9 @@ use receipt_review::tui::app::msg::{Msg, Reading};
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas;
 
+use receipt_review::model::Settings;
 use receipt_review::snapshot;
 use receipt_review::storage::{Access, Database};
-use receipt_review::triage::model::Settings;
 use receipt_review::tui::app::rows::{Known, compute, normalize_query};
 use receipt_review::tui::app::search::SearchIndex;
 use receipt_review::tui::app::{ClassFilter, Tab};

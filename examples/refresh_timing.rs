@@ -20,7 +20,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use receipt_review::triage::model::Settings;
+use receipt_review::model::Settings;
 use receipt_review::tui::app::msg::Msg;
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::collection::{Request, Worker, WorkerConfig};

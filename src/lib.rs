@@ -1,6 +1,7 @@
 //! receipt-review: triage a web-form intake's receipts database.
 //!
 //! Layers, each standing on the ones before it:
+//! - [`model`]: the vocabulary every layer shares (ids, times, rows, settings);
 //! - [`storage`]: SQLite access and the schema (the database contract);
 //! - [`intake`]: the idempotent intake protocol, the one definition of what the database holds;
 //! - [`triage`]: pure analysis over receipts (duplicates, conflicts, stuck, bots, damage);
@@ -15,6 +16,7 @@ pub mod cli;
 pub mod demo;
 pub mod intake;
 pub mod memory;
+pub mod model;
 pub mod reading;
 pub mod report;
 pub mod review;

@@ -12,8 +12,9 @@ use crate::storage::stream::{self, Origin};
 use crate::storage::{Database, StorageError};
 use rusqlite::Connection;
 
+use crate::model::ReceiptId;
 use crate::snapshot::Compact;
-use crate::triage::model::{Receipt, ReceiptId};
+use crate::triage::model::Receipt;
 use crate::triage::{Ingest, Inspector, Part, Scratch, Store};
 
 /// Rows per batch of a reading again; rows between reports of progress.
@@ -252,9 +253,9 @@ pub fn read_compact_split(
 mod tests {
     use super::*;
     use crate::demo::{DemoOptions, generate};
+    use crate::model::Settings;
     use crate::storage::Access;
     use crate::triage::Details;
-    use crate::triage::model::Settings;
 
     const NOW: i64 = 1_795_947_330_000;
 

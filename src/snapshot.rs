@@ -14,6 +14,7 @@ mod receipts;
 pub(crate) mod shown;
 pub use receipts::{Compact, Receipts, View};
 
+use crate::model::{Millis, ReceiptId, Settings};
 use crate::review::{self, Kind, LogEntry, Status};
 use crate::storage::stream::{self, Batch};
 use crate::storage::{self, Database, StorageError};
@@ -21,7 +22,7 @@ use crate::triage::{
     self, Details, Inspector, Scratch, Store,
     engine::Engine,
     facts,
-    model::{Millis, Receipt, ReceiptId, Settings, Triage},
+    model::{Receipt, Triage},
 };
 
 /// Rows per batch read: large enough to keep both cores busy inspecting one
@@ -92,12 +93,6 @@ pub struct Snapshot {
     pub reviews: HashMap<String, ItemReview>,
     /// The review log in append order.
     pub log: Vec<LogLine>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings::new(0)
-    }
 }
 
 impl Snapshot {

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 
-use crate::triage::model::{Millis, TimeRef, TimeValue};
+use crate::model::{Millis, TimeRef, TimeValue};
 
 /// Integers at or above this are milliseconds: as seconds they would be past the
 /// year 5000, as milliseconds they are after March 1973.

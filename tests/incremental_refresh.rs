@@ -9,10 +9,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::intake::canonical;
+use receipt_review::model::Settings;
 use receipt_review::snapshot::{self, Reader, Reading, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::time::format_rfc3339;
-use receipt_review::triage::model::Settings;
 use rusqlite::{Connection, params};
 
 const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
@@ -549,7 +549,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
 /// split over connections or not).
 #[test]
 fn the_items_receipts_are_read_as_the_analysis_saw_them() {
-    use receipt_review::triage::model::ReceiptState;
+    use receipt_review::model::ReceiptState;
     for spread in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let (path, db, mut reader) = opened(&dir, "settling.db", (2_000, 3), spread);

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use receipt_review::intake::canonical::{canonical, sha256_hex};
 use receipt_review::intake::store::{Claim, IntakeStore, Lookup, StoreError, SubmitError};
-use receipt_review::triage::model::{Millis, ReceiptState};
+use receipt_review::model::{Millis, ReceiptState};
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 use tempfile::TempDir;

@@ -19,10 +19,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{NOW, fixture};
+use receipt_review::model::Settings;
 use receipt_review::review::{self, ExportFormat};
 use receipt_review::snapshot;
 use receipt_review::storage::{self, Access, Database, OpenOptions};
-use receipt_review::triage::model::Settings;
 use reliability_support::{
     Pty, Rng, assert_clean_exit, inspect, integrity, log_count, scale, seed, spawn_bin,
     spawn_helper, stderr, stdout, wait_for_file, wait_output,

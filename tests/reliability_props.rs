@@ -21,13 +21,13 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use receipt_review::intake::canonical::{canonical, canonical_text, sha256_hex};
+use receipt_review::model::Settings;
 use receipt_review::review::{
     self, Decision, DecisionRequest, ExportFormat, safe_cell, unquote_cell,
 };
 use receipt_review::sanitize::{clean, clean_lines, inline, is_unsafe};
 use receipt_review::snapshot;
 use receipt_review::storage::{Access, Database, OpenOptions};
-use receipt_review::triage::model::Settings;
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 

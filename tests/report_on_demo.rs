@@ -8,8 +8,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use receipt_review::demo::{DemoOptions, DemoSummary, generate};
+use receipt_review::model::Settings;
 use receipt_review::storage::{Access, Database, load};
-use receipt_review::triage::model::{MatchKind, Settings, Triage};
+use receipt_review::triage::model::{MatchKind, Triage};
 use receipt_review::triage::{Analysis, analyze};
 use rusqlite::Connection;
 

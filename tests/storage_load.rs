@@ -4,9 +4,9 @@
 #[path = "storage_support/mod.rs"]
 mod support;
 
+use receipt_review::model::TimeValue;
 use receipt_review::storage::{self, Access, Related};
 use receipt_review::time::parse_time;
-use receipt_review::triage::model::TimeValue;
 use rusqlite::Connection;
 use support::{create, open, receipts_db};
 

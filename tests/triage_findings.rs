@@ -1,8 +1,7 @@
 //! Conflicts, stuck receipts, suspected bots and damaged rows, through `analyze`.
 
-use receipt_review::triage::model::{
-    AttemptSource, DamageReason, Millis, RawConflict, RawReceipt, ReceiptId, Settings, TimeValue,
-};
+use receipt_review::model::{Millis, RawConflict, RawReceipt, ReceiptId, Settings, TimeValue};
+use receipt_review::triage::model::{AttemptSource, DamageReason};
 use receipt_review::triage::{Analysis, analyze};
 use serde_json::{Value, json};
 

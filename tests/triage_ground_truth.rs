@@ -8,10 +8,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use receipt_review::model::{Millis, RawReceipt, ReceiptId, Settings, TimeValue};
 use receipt_review::triage::analyze;
-use receipt_review::triage::model::{
-    GapClass, MatchKind, Millis, RawReceipt, ReceiptId, Settings, TimeValue,
-};
+use receipt_review::triage::model::{GapClass, MatchKind};
 use serde_json::{Map, Value, json};
 
 const T0: Millis = 1_795_900_000_000;

@@ -1,9 +1,8 @@
 //! Duplicate groups: exact and near copies, gap classes, and what must not group.
 
+use receipt_review::model::{Millis, RawReceipt, ReceiptId, Settings, TimeValue};
 use receipt_review::triage::analyze;
-use receipt_review::triage::model::{
-    DuplicateGroup, GapClass, MatchKind, Millis, RawReceipt, ReceiptId, Settings, TimeValue,
-};
+use receipt_review::triage::model::{DuplicateGroup, GapClass, MatchKind};
 use serde_json::{Value, json};
 
 const T0: Millis = 1_795_947_330_000;

@@ -3,9 +3,10 @@
 //! typed from scratch or letter by letter (each query narrowing the last).
 
 use receipt_review::demo::{DemoOptions, generate};
+use receipt_review::model::Settings;
 use receipt_review::snapshot::{self, Snapshot};
 use receipt_review::storage::{Access, Database};
-use receipt_review::triage::model::{GapClass, Settings};
+use receipt_review::triage::model::GapClass;
 use receipt_review::tui::app::rows::{Known, compute, compute_by_scan, normalize_query};
 use receipt_review::tui::app::search::SearchIndex;
 use receipt_review::tui::app::{ClassFilter, Tab};

@@ -5,7 +5,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use receipt_review::demo::{DemoOptions, generate};
-use receipt_review::triage::model::Settings;
+use receipt_review::model::Settings;
 use receipt_review::tui::app::msg::{Msg, Reading};
 use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
 

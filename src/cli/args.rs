@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::triage::model::{Millis, Settings};
+use crate::model::{Millis, Settings};
 
 #[derive(Parser, Debug)]
 #[command(

@@ -9,13 +9,13 @@ use super::args::{AnalysisArgs, ExportFormat};
 use super::error::{Found, unusable};
 use super::{operator, output};
 use crate::intake::canonical;
+use crate::model::Millis;
 use crate::report;
 use crate::review;
 use crate::sanitize::inline;
 use crate::snapshot;
 use crate::storage::error::show_path;
 use crate::storage::{self, Access, Database};
-use crate::triage::model::Millis;
 
 pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;

@@ -8,8 +8,9 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
 use super::texts::{self, Lang, Topic, Visitor};
+use crate::model::Millis;
 use crate::time::format_rfc3339;
-use crate::triage::model::{DamageReason, Millis};
+use crate::triage::model::DamageReason;
 
 /// A form the intake serves.
 pub struct ScopeSpec {

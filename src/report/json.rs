@@ -3,11 +3,10 @@
 use serde::Serialize;
 
 use super::safe_json;
+use crate::model::{Millis, ReceiptId};
 use crate::snapshot::{ItemReview, Snapshot};
 use crate::time::format_rfc3339;
-use crate::triage::model::{
-    Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member, Millis, ReceiptId,
-};
+use crate::triage::model::{Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member};
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -243,6 +242,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::model::*;
     use crate::triage::model::*;
 
     fn sample() -> Triage {

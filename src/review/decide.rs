@@ -13,9 +13,9 @@ use super::decision::{Decision, DecisionError, Kind, parse_item};
 use super::error::ReviewError;
 use super::log::{LogEntry, entry_by_id, latest_entry_unchecked};
 use super::schema::{ensure_review_log, log_table_exists};
+use crate::model::{Millis, ReceiptId, ReceiptState};
 use crate::sanitize;
 use crate::time;
-use crate::triage::model::{Millis, ReceiptId, ReceiptState};
 
 /// One operator's decision on one item.
 #[derive(Clone, Debug, PartialEq, Eq)]

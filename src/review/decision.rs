@@ -5,8 +5,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::model::{ReceiptId, ReceiptState};
 use crate::sanitize;
-use crate::triage::model::{ReceiptId, ReceiptState};
 
 /// What an item is. Stored in `review_log.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

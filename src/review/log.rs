@@ -7,8 +7,8 @@ use serde::Serialize;
 use super::decision::{Decision, Kind};
 use super::error::ReviewError;
 use super::schema::{COLUMNS, check_columns, log_table_exists};
+use crate::model::{Millis, ReceiptId};
 use crate::time;
-use crate::triage::model::{Millis, ReceiptId};
 
 /// One row of `review_log`, exactly as stored. Serialises (field order = export
 /// column order) to the JSONL export line.

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use super::decision::{Decision, Kind};
 use super::error::ReviewError;
 use super::log::{LogEntry, entry_from_row, log_exists, select_columns};
-use crate::triage::model::ReceiptId;
+use crate::model::ReceiptId;
 
 /// An item's review status.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::triage::model::{Millis, Receipt, ReceiptId, ReceiptState, VisitorFields};
+use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::triage::model::{Receipt, VisitorFields};
 use crate::triage::{ReceiptRef, RowMeta};
 
 /// At most this many parts (lookups try each): more are merged into one

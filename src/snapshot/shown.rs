@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use crate::triage::model::{AttemptSource, Conflict, DuplicateGroup, ReceiptId, Triage};
+use crate::model::ReceiptId;
+use crate::triage::model::{AttemptSource, Conflict, DuplicateGroup, Triage};
 
 /// The shown ids of the last reading, and the groups they came from.
 #[derive(Default)]

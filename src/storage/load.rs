@@ -13,7 +13,7 @@ use super::error::StorageError;
 use super::open::Database;
 use super::replays::load_replays;
 use super::source::{ReceiptColumns, Source};
-use crate::triage::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
+use crate::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
 
 /// Everything triage needs from the database.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -9,7 +9,7 @@ use super::error::StorageError;
 use super::load::{integer_id, is_overflow};
 use super::open::Database;
 use super::source::{Related, RelationKind};
-use crate::triage::model::ReceiptId;
+use crate::model::ReceiptId;
 
 /// Replays absorbed per receipt, and all replay rows (none when `replays` is
 /// absent or unusable).

@@ -12,7 +12,7 @@ use super::error::StorageError;
 use super::load::{Plan, bad_id_in, integer_id};
 use super::open::Database;
 use super::source::ReceiptColumns;
-use crate::triage::model::{ReceiptId, Row, TimeRef};
+use crate::model::{ReceiptId, Row, RowSource, TimeRef};
 
 /// A value as stored, its bytes in the batch's buffer.
 #[derive(Clone, Copy, Debug)]
@@ -289,7 +289,7 @@ fn describe<'a>(buf: &mut String, what: std::fmt::Arguments<'_>) -> Part<'a> {
     Part::Buf(at, buf.len())
 }
 
-impl crate::triage::RowSource for Batch {
+impl RowSource for Batch {
     fn len(&self) -> usize {
         self.rows.len()
     }
@@ -302,7 +302,7 @@ impl crate::triage::RowSource for Batch {
 /// Several batches read one after the other, as one source of rows.
 pub struct Batches(pub Vec<Batch>);
 
-impl crate::triage::RowSource for Batches {
+impl RowSource for Batches {
     fn len(&self) -> usize {
         self.0.iter().map(Batch::len).sum()
     }

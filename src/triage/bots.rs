@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::facts::Store;
 use super::hash::{self, HashMap64};
-use super::model::{Millis, ReceiptId, Settings};
+use crate::model::{Millis, ReceiptId, Settings};
 
 /// How many different senders of one body make it a campaign.
 pub const MIN_SENDERS: usize = 3;

@@ -10,7 +10,8 @@ use rayon::prelude::*;
 use super::Details;
 use super::facts::Store;
 use super::hash;
-use super::model::{Attempt, AttemptSource, Conflict, RawConflict, ReceiptId};
+use super::model::{Attempt, AttemptSource, Conflict};
+use crate::model::{RawConflict, ReceiptId};
 use crate::time::parse_time;
 
 /// The hash of (scope, request key) of a receipt that has a key.

@@ -18,14 +18,14 @@ use super::conflicts;
 use super::facts::{ReceiptFact, Store};
 use super::groups::{self, Placement};
 use super::hash::HashMap64;
-use super::ingest::{RowSource, ingest_by};
+use super::ingest::ingest_by;
 use super::inspect::Inspector;
-use super::model::{
-    DuplicateGroup, Millis, RawConflict, Receipt, ReceiptId, ReceiptState, Settings, Triage,
-};
+use super::model::{DuplicateGroup, Receipt, Triage};
 use super::near::Ctx;
 use super::stuck;
 use super::{Details, Needs, Supplied};
+use crate::model::RowSource;
+use crate::model::{Millis, RawConflict, ReceiptId, ReceiptState, Settings};
 
 mod horizon;
 mod shared;

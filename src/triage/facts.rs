@@ -14,8 +14,9 @@
 use std::collections::HashMap;
 
 use super::hash;
-use super::model::{Damaged, ReceiptId, ReceiptState};
+use super::model::Damaged;
 use super::text;
+use crate::model::{ReceiptId, ReceiptState};
 
 /// No field (e.g. no body).
 pub const NONE16: u16 = u16::MAX;
@@ -230,7 +231,7 @@ impl Capture {
     /// Keeps the keys of the receipts these `key_conflicts` rows refer to, and
     /// of those stuck as of `now_ms`.
     pub fn new(
-        conflict_rows: &[super::model::RawConflict],
+        conflict_rows: &[crate::model::RawConflict],
         now_ms: i64,
         stuck_after_ms: i64,
     ) -> Self {

@@ -19,8 +19,9 @@ use rayon::prelude::*;
 
 use super::blocking::{Index, all_but_one_key};
 use super::facts::{ReceiptFact, Store};
-use super::model::{DuplicateGroup, GapClass, MatchKind, Member, Millis, Settings};
+use super::model::{DuplicateGroup, GapClass, MatchKind, Member};
 use super::near::{self, Ctx};
+use crate::model::{Millis, Settings};
 
 const NONE: u32 = u32::MAX;
 

@@ -7,35 +7,13 @@ use std::sync::RwLock;
 
 use super::facts::{DamagedRow, FieldFact, ReceiptFact, Store, Table};
 use super::inspect::{Inspector, Interners, Scratch};
-use super::model::{Damaged, Row};
+use super::model::Damaged;
+use crate::model::{Row, RowSource};
 
 /// Inspects rows in parallel into a [`Store`]: facts of good receipts, in the
 /// order given, and damaged rows.
 pub fn ingest(store: &mut Store, inspector: &Inspector, rows: &[Row<'_>]) {
     ingest_by(store, inspector, rows);
-}
-
-/// Rows held somewhere, handed out one at a time on whichever thread
-/// inspects them.
-pub trait RowSource: Sync {
-    fn len(&self) -> usize;
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Row `i`; `buf` is for text the row has to make up.
-    fn row<'a>(&'a self, i: usize, buf: &'a mut String) -> Row<'a>;
-}
-
-impl RowSource for [Row<'_>] {
-    fn len(&self) -> usize {
-        <[Row<'_>]>::len(self)
-    }
-
-    fn row<'a>(&'a self, i: usize, _buf: &'a mut String) -> Row<'a> {
-        self[i]
-    }
 }
 
 /// [`ingest`] of the rows of any [`RowSource`].
@@ -185,9 +163,9 @@ impl<'i> Ingest<'i> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{ReceiptState, Settings};
     use crate::triage::facts::NONE16;
     use crate::triage::hash;
-    use crate::triage::model::{ReceiptState, Settings};
 
     #[test]
     fn parts_are_appended_in_order_with_their_fields() {

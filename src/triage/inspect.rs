@@ -16,15 +16,13 @@ use sha2::{Digest, Sha256};
 
 use super::facts::{DamagedRow, FLAG_HONEYPOT, FLAG_KEY, FieldFact, NONE16, ReceiptFact, Table};
 use super::hash;
-use super::model::{
-    DamageReason, Damaged, Millis, RawReceipt, Receipt, ReceiptId, ReceiptState, Row, Settings,
-    VisitorFields,
-};
+use super::model::{DamageReason, Damaged, Receipt, VisitorFields};
 use super::normals::{self, Normal, Normals};
 use super::scan;
 use super::text;
 use super::visitor::{self, IgnoreList};
 use crate::intake::canonical::{self, CanonicalError};
+use crate::model::{Millis, RawReceipt, ReceiptId, ReceiptState, Row, Settings};
 use crate::sanitize;
 use crate::time::parse_time_ref;
 
@@ -669,7 +667,8 @@ pub(crate) mod reference;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::model::{TimeValue, VisitorFields};
+    use crate::model::TimeValue;
+    use crate::triage::model::VisitorFields;
 
     const T: &str = "2026-11-29T10:15:30.123Z";
     const T_MS: i64 = 1_795_947_330_123;

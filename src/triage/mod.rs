@@ -41,10 +41,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use crate::model::{RawConflict, RawReceipt, ReceiptId, Row, Settings};
 pub use facts::Store;
-pub use ingest::{Ingest, Part, RowSource, ingest, ingest_by};
+pub use ingest::{Ingest, Part, ingest, ingest_by};
 pub use inspect::{Inspector, Interners, ReceiptRef, RowMeta, Scratch, inspect, inspect_with};
-use model::{RawConflict, RawReceipt, Receipt, Settings, Triage};
+use model::{Receipt, Triage};
 pub use near::Texts;
 
 /// What [`analyze`] found, with the receipts that passed inspection.
@@ -63,7 +64,7 @@ pub fn analyze(
 ) -> Analysis {
     let mut store = Store::new();
     let inspector = Inspector::new(settings, store.random);
-    let rows: Vec<model::Row<'_>> = raws.iter().map(RawReceipt::row).collect();
+    let rows: Vec<Row<'_>> = raws.iter().map(RawReceipt::row).collect();
     ingest(&mut store, &inspector, &rows);
     store.finish();
     let mut receipts: Vec<Receipt> = rows
@@ -441,7 +442,7 @@ pub fn analyze_facts_with(
     needs: &Needs,
     details: &Details,
     settings: &Settings,
-    suspected_bots: Vec<model::ReceiptId>,
+    suspected_bots: Vec<ReceiptId>,
 ) -> Triage {
     let ctx = near::Ctx {
         store,

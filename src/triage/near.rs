@@ -149,7 +149,7 @@ pub fn reason_fields(store: &Store, a: u32, b: u32) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::model::{Row, Settings, TimeRef};
+    use crate::model::{Row, Settings, TimeRef};
     use crate::triage::{Inspector, Scratch, ingest};
 
     /// A store of receipts with these fields (in this order), ids 1, 2, ...,

@@ -3,7 +3,8 @@
 
 use super::Details;
 use super::facts::Store;
-use super::model::{ReceiptState, Settings, Stuck};
+use super::model::Stuck;
+use crate::model::{ReceiptState, Settings};
 
 /// Indices of `in_flight` receipts older than `stuck_after` as of `now`, by id.
 pub fn stuck_indices(store: &Store, settings: &Settings) -> Vec<u32> {

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use receipt_review::model::{Millis, ReceiptState, Settings};
 use receipt_review::snapshot::{ItemReview, LogLine, Snapshot};
 use receipt_review::triage::model::{
     Attempt, AttemptSource, Conflict, DamageReason, Damaged, DuplicateGroup, GapClass, MatchKind,
-    Member, Millis, Receipt, ReceiptState, Settings, Stuck, Triage, VisitorFields,
+    Member, Receipt, Stuck, Triage, VisitorFields,
 };
 use receipt_review::tui::app::msg::{Effect, Msg, PayloadRef, Reading};
 use receipt_review::tui::app::{App, update};

@@ -9,7 +9,7 @@
 //! ([`Engine::reaches_back`]).
 
 use super::Engine;
-use crate::triage::model::Millis;
+use crate::model::Millis;
 
 /// How many windows before the newest receipt of a scope keep their fields
 /// by default: a receipt appended up to four windows before the newest of
@@ -112,8 +112,9 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{RawReceipt, Row, Settings, TimeValue};
     use crate::time::format_rfc3339;
-    use crate::triage::model::{MatchKind, RawReceipt, Row, Settings, TimeValue, Triage};
+    use crate::triage::model::{MatchKind, Triage};
     use crate::triage::{analyze, inspect};
 
     const MINUTE: Millis = 60_000;

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 
 use super::Engine;
+use crate::model::{RawConflict, ReceiptId};
 use crate::triage::conflicts;
-use crate::triage::model::{Conflict, RawConflict, ReceiptId, Triage};
+use crate::triage::model::{Conflict, Triage};
 
 /// The shared keys once the added receipts are in.
 pub(super) struct SharedAfter {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 
+use crate::model::ReceiptId;
 use crate::snapshot::Snapshot;
-use crate::triage::model::ReceiptId;
 
 use super::rows::Counts;
 use super::search::SearchIndex;

@@ -2,8 +2,9 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::model::ReceiptId;
 use crate::snapshot::Snapshot;
-use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt, ReceiptId};
+use crate::triage::model::{Attempt, AttemptSource, Conflict, GapClass, Receipt};
 
 use super::msg::PayloadRef;
 use super::search::{SearchIndex, TabIndex};

@@ -5,8 +5,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::model::ReceiptId;
 use crate::snapshot::{ItemReview, Snapshot};
-use crate::triage::model::{GapClass, ReceiptId};
+use crate::triage::model::GapClass;
 
 use super::keymap::Mode;
 use super::msg::{DecisionRequest, ExportFormat, PayloadRef};

@@ -8,10 +8,10 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::throttle::Throttle;
+use crate::model::{Millis, Settings};
 use crate::review;
 use crate::snapshot::{self, Reader, Reading::Full, Snapshot};
 use crate::storage::{Access, Database};
-use crate::triage::model::{Millis, Settings};
 use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
 
 /// How often the worker asks SQLite whether another connection wrote.

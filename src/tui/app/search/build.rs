@@ -9,8 +9,9 @@ use rayon::prelude::*;
 
 use super::signature::Signature;
 use super::{CHUNK, Chunk, Owners, SEPARATOR, SearchIndex, TabIndex};
+use crate::model::ReceiptId;
 use crate::snapshot::{Snapshot, View};
-use crate::triage::model::{MatchKind, ReceiptId};
+use crate::triage::model::MatchKind;
 use crate::tui::app::rows::normalize_query;
 use crate::tui::app::state::Tab;
 

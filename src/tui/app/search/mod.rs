@@ -24,8 +24,8 @@ use std::sync::Arc;
 use memchr::memmem;
 use rayon::prelude::*;
 
+use crate::model::ReceiptId;
 use crate::snapshot::shown::ascending_lookup;
-use crate::triage::model::ReceiptId;
 
 use super::state::Tab;
 use names::Names;
@@ -490,9 +490,8 @@ mod tests {
 
     #[test]
     fn an_exact_copy_is_found_by_its_values_when_the_earliest_copy_is_not_held() {
-        use crate::triage::model::{
-            DuplicateGroup, GapClass, Member, Receipt, ReceiptState, VisitorFields,
-        };
+        use crate::model::ReceiptState;
+        use crate::triage::model::{DuplicateGroup, GapClass, Member, Receipt, VisitorFields};
         let receipt = |id: ReceiptId, key: &str, message: &str| Receipt {
             id,
             scope: "s".into(),
@@ -635,7 +634,7 @@ mod tests {
         };
         crate::demo::generate(&path, &options).unwrap();
         let db = crate::storage::Database::open(&path, crate::storage::Access::ReadOnly).unwrap();
-        let settings = crate::triage::model::Settings::new(now_ms);
+        let settings = crate::model::Settings::new(now_ms);
         let snap = crate::snapshot::read_for_screen(&db, settings, &mut |_| {}).unwrap();
         (dir, snap)
     }

@@ -3,7 +3,7 @@
 
 use memchr::memmem;
 
-use crate::triage::model::ReceiptId;
+use crate::model::ReceiptId;
 
 /// Which item names hold a query.
 pub(super) enum Names<'q> {

@@ -7,10 +7,11 @@ use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::compare::{self, Column};
+use crate::model::Millis;
 use crate::sanitize::clean;
 use crate::snapshot::Snapshot;
 use crate::time::{format_rfc3339, human_duration};
-use crate::triage::model::{GapClass, MatchKind, Millis};
+use crate::triage::model::{GapClass, MatchKind};
 use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 
