@@ -13,6 +13,7 @@ use super::error::StorageError;
 use super::open::Database;
 use super::replays::load_replays;
 use super::source::{ReceiptColumns, Source};
+use super::value::{bad_id, integer_id, is_overflow};
 use crate::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
 
 /// Everything triage needs from the database.
@@ -97,10 +98,6 @@ pub fn count_and_sum_ids(
         }
         _ => Ok(None),
     }
-}
-
-pub(super) fn is_overflow(e: &rusqlite::Error) -> bool {
-    e.to_string().contains("overflow")
 }
 
 /// The stored payload of one receipt, for a detail view. `None` when there is
@@ -257,54 +254,6 @@ pub fn load_conflict_rows(
         out.sort_by_key(|c| c.id);
     }
     Ok(out)
-}
-
-/// An id as an integer: INTEGER, an integral REAL, or integer digits as text.
-pub(super) fn integer_id(value: ValueRef<'_>) -> Option<i64> {
-    match value {
-        ValueRef::Integer(n) => Some(n),
-        ValueRef::Real(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(x as i64),
-        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-pub(super) fn bad_id(
-    db: &Database,
-    what: &str,
-    value: Result<ValueRef<'_>, StorageError>,
-) -> StorageError {
-    bad_id_in(db.path(), what, value)
-}
-
-/// [`bad_id`] of the database at `path`.
-pub(super) fn bad_id_in(
-    path: &std::path::Path,
-    what: &str,
-    value: Result<ValueRef<'_>, StorageError>,
-) -> StorageError {
-    let shown = match value {
-        Ok(v) => describe(v),
-        Err(e) => return e,
-    };
-    StorageError::BadReceipts {
-        path: super::error::show_path(path),
-        detail: format!("a row of {what} has id {shown}, not an integer"),
-    }
-}
-
-/// A short, terminal-safe description of a value that is not what was expected.
-fn describe(value: ValueRef<'_>) -> String {
-    match value {
-        ValueRef::Null => "NULL".into(),
-        ValueRef::Integer(n) => n.to_string(),
-        ValueRef::Real(x) => x.to_string(),
-        ValueRef::Text(t) => format!(
-            "{:?}",
-            crate::sanitize::inline(&String::from_utf8_lossy(t), 40)
-        ),
-        ValueRef::Blob(b) => format!("a BLOB of {} bytes", b.len()),
-    }
 }
 
 /// A text-like column: text as is (lossy if not UTF-8), a number as digits,

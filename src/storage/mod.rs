@@ -23,6 +23,7 @@ pub mod schema;
 pub mod source;
 pub mod split;
 pub mod stream;
+mod value;
 
 pub use check::{schema_notes, schema_problems};
 pub use error::StorageError;

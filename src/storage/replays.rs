@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 
 use super::error::StorageError;
-use super::load::{integer_id, is_overflow};
 use super::open::Database;
 use super::source::{Related, RelationKind};
+use super::value::{integer_id, is_overflow};
 use crate::model::ReceiptId;
 
 /// Replays absorbed per receipt, and all replay rows (none when `replays` is

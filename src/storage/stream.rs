@@ -9,9 +9,10 @@
 use rusqlite::types::ValueRef;
 
 use super::error::StorageError;
-use super::load::{Plan, bad_id_in, integer_id};
+use super::load::Plan;
 use super::open::Database;
 use super::source::ReceiptColumns;
+use super::value::{bad_id_in, integer_id};
 use crate::model::{ReceiptId, Row, RowSource, TimeRef};
 
 /// A value as stored, its bytes in the batch's buffer.
