@@ -9,7 +9,7 @@ mod row;
 mod settings;
 mod state;
 
-pub use row::{RawConflict, RawReceipt, Row, RowSource, TimeRef, TimeValue};
+pub use row::{RawConflict, RawReceipt, Row, RowSink, RowSource, TimeRef, TimeValue};
 pub use settings::Settings;
 pub use state::ReceiptState;
 

@@ -117,3 +117,19 @@ impl RowSource for [Row<'_>] {
         self[i]
     }
 }
+
+/// Where a reading puts the rows it reads. A reading on several connections
+/// has one sink per connection: each hears its own rows, in id order, on one
+/// thread, and the sinks together cover the rows in the order of the sinks.
+pub trait RowSink: Send {
+    fn row(&mut self, row: &Row<'_>);
+
+    /// Many rows at once, read on one connection while the next are read
+    /// (a sink may inspect them on every core); by default one by one.
+    fn rows(&mut self, rows: &dyn RowSource) {
+        let mut buf = String::new();
+        for i in 0..rows.len() {
+            self.row(&rows.row(i, &mut buf));
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! - [`load`]: reading receipts, key conflicts and replays for triage;
 //! - [`replays`]: replay counts, kept between readings and brought up to date;
 //! - [`stream`]: reading receipts in batches, for analyses that keep only facts;
+//! - [`session`]: [`ReadSession`], one state of the database read on one connection or several;
 //! - [`split`]: helper connections that read ranges of rows in the same state;
 //! - [`check`]: what `check` says about the schema;
 //! - [`error`]: [`StorageError`], one clear line per failure.
@@ -20,6 +21,7 @@ pub mod load;
 pub mod open;
 pub mod replays;
 pub mod schema;
+pub mod session;
 pub mod source;
 pub mod split;
 pub mod stream;
@@ -34,4 +36,5 @@ pub use load::{
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
 pub use replays::{Replays, load_replays};
 pub use schema::{SCHEMA_SQL, init};
+pub use session::{Connections, ReadSession};
 pub use source::{ReceiptColumns, Related, RelationKind, Source};

@@ -1,0 +1,346 @@
+//! One state of the database, read on one connection or on one per core.
+//!
+//! A [`ReadSession`] is a read transaction held as a value: everything read
+//! through it (receipts, receipts read again, key conflicts, replays, counts)
+//! comes from the same state of the database, and the transaction ends when
+//! the session ends or is dropped. Whether the receipts are read on several
+//! connections is decided here, once, when the session begins (see
+//! [`super::split`]): the caller hands over one [`RowSink`] per connection
+//! ([`ReadSession::connections`]) and never asks which reading it got.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+
+use rusqlite::{Connection, Transaction};
+
+use super::error::StorageError;
+use super::open::Database;
+use super::replays::Replays;
+use super::split::{Helpers, Range};
+use super::stream::{self, Batch, Batches, Origin};
+use crate::model::{RawConflict, ReceiptId, RowSink};
+
+/// Rows per batch when one connection reads while another thread inspects.
+const BATCH_ROWS: usize = 8192;
+/// Rows per batch of a connection that inspects what it reads itself, and
+/// rows between reports of progress.
+const LANE_ROWS: usize = 256;
+
+/// How many connections a session may read on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Connections {
+    /// The database's own connection alone (a reading of a few rows).
+    One,
+    /// One per core, when the receipts are a table with enough rows.
+    EveryCore,
+}
+
+/// A read transaction on the database's connection, and on helper
+/// connections in the same state when the reading is split.
+pub struct ReadSession<'db> {
+    db: &'db Database,
+    /// `None` inside a caller's transaction, whose state is read instead.
+    tx: Option<Transaction<'db>>,
+    helpers: Vec<Connection>,
+    /// The rowid ranges of every receipt, one per connection, and an upper
+    /// bound of the rows in each: only a reading of all receipts is split.
+    ranges: Option<(Vec<Range>, u64)>,
+}
+
+/// How many helper connections to open: one per core besides the main one.
+fn helpers_wanted() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        - 1
+}
+
+impl<'db> ReadSession<'db> {
+    /// Begins a read of `db`. With [`Connections::EveryCore`] the helper
+    /// connections start their transactions first; if anything was committed
+    /// before the main one started its own, they are let go and the session
+    /// reads on one connection (never a reading of two states).
+    pub fn begin(db: &'db Database, connections: Connections) -> Result<Self, StorageError> {
+        let helpers = match connections {
+            Connections::EveryCore => Helpers::open(db, helpers_wanted()),
+            Connections::One => None,
+        };
+        let tx = db.read_transaction()?;
+        let (helpers, ranges) = match helpers.and_then(|h| h.split(db)) {
+            Some((conns, ranges, each)) => (conns, Some((ranges, each))),
+            None => (Vec::new(), None),
+        };
+        Ok(Self {
+            db,
+            tx,
+            helpers,
+            ranges,
+        })
+    }
+
+    pub fn database(&self) -> &'db Database {
+        self.db
+    }
+
+    /// How many connections read: one [`RowSink`] each.
+    pub fn connections(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// About how many rows each sink hears when every receipt is read (an
+    /// upper bound: rowids may have gaps), for sizing what they hold.
+    pub fn rows_each(&self) -> Option<u64> {
+        self.ranges.as_ref().map(|(_, each)| *each)
+    }
+
+    /// Lets the helper connections go: what is left to read is read on one.
+    pub fn narrow(&mut self) {
+        self.helpers.clear();
+        self.ranges = None;
+    }
+
+    /// Ends the read transaction.
+    pub fn end(mut self) -> Result<(), StorageError> {
+        self.helpers.clear();
+        match self.tx.take() {
+            Some(tx) => tx.commit().map_err(|e| self.db.error("ending a read", e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads the receipts (all, or those with an id above `after`) into
+    /// `sinks`, one per connection: every receipt on every connection, each
+    /// row inspected by the sink of the connection that read it; otherwise on
+    /// one, `sinks[0]` hearing batches while the next is read. `updated_at`
+    /// is left out (no rule reads it). `progress` hears the rows read so far.
+    pub fn receipts(
+        &mut self,
+        after: Option<ReceiptId>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError> {
+        assert_eq!(sinks.len(), self.connections(), "one sink per connection");
+        match self.ranges.clone() {
+            Some((ranges, _)) if after.is_none() => self.receipts_split(&ranges, sinks, progress),
+            _ => {
+                let mut read = 0u64;
+                pipeline(
+                    &mut |sink| {
+                        stream::stream_receipts_with(self.db, after, BATCH_ROWS, false, &mut |b| {
+                            read += b.len() as u64;
+                            progress(read);
+                            sink(b)
+                        })
+                    },
+                    &mut |batch| sinks[0].rows(batch),
+                )
+            }
+        }
+    }
+
+    fn receipts_split(
+        &mut self,
+        ranges: &[Range],
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError> {
+        let origin = Origin::of(self.db);
+        let columns = &self.db.source().columns;
+        let done = AtomicU64::new(0);
+        let work = |conn: &Connection,
+                    range: Range,
+                    sink: &mut dyn RowSink,
+                    tell: &mut dyn FnMut(u64)| {
+            let mut since = 0u64;
+            let read = stream::each_rowid(conn, origin, columns, range, &mut |row| {
+                sink.row(row);
+                since += 1;
+                if since == LANE_ROWS as u64 {
+                    let n = std::mem::take(&mut since);
+                    tell(done.fetch_add(n, Ordering::Relaxed) + n);
+                }
+            });
+            tell(done.fetch_add(since, Ordering::Relaxed) + since);
+            read
+        };
+        let (first, rest) = sinks.split_first_mut().expect("one sink per connection");
+        let helpers = std::mem::take(&mut self.helpers);
+        let db = self.db;
+        std::thread::scope(|scope| {
+            let work = &work;
+            let threads: Vec<_> = helpers
+                .into_iter()
+                .zip(rest.iter_mut())
+                .zip(ranges[1..].iter().copied())
+                .map(|((conn, sink), range)| {
+                    scope.spawn(move || (work(&conn, range, &mut **sink, &mut |_| {}), conn))
+                })
+                .collect();
+            let mut total = work(db.conn(), ranges[0], &mut **first, progress);
+            for t in threads {
+                let (read, conn) = t
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                self.helpers.push(conn);
+                total = total.and_then(|n| Ok(n + read?));
+            }
+            total
+        })
+    }
+
+    /// Reads the receipts with these ids (ascending) into `sinks`, one per
+    /// connection, each connection a share of the ids in order. Ids that are
+    /// not there are skipped. `progress` hears the rows read so far.
+    pub fn receipts_by_id(
+        &mut self,
+        ids: &[ReceiptId],
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError> {
+        assert_eq!(sinks.len(), self.connections(), "one sink per connection");
+        if self.helpers.is_empty() {
+            let mut read = 0u64;
+            return pipeline(
+                &mut |sink| {
+                    stream::read_receipts_by_id(self.db, ids, BATCH_ROWS, &mut |b| {
+                        read += b.len() as u64;
+                        progress(read);
+                        sink(b)
+                    })
+                },
+                &mut |batch| sinks[0].rows(batch),
+            );
+        }
+        let share = ids.len().div_ceil(self.connections()).max(1);
+        let mut shares = ids.chunks(share);
+        let origin = Origin::of(self.db);
+        let columns = &self.db.source().columns;
+        let done = AtomicU64::new(0);
+        let work = |conn: &Connection,
+                    ids: &[ReceiptId],
+                    sink: &mut dyn RowSink,
+                    tell: &mut dyn FnMut(u64)| {
+            let mut buf = String::new();
+            stream::read_ids_on(conn, origin, columns, ids, LANE_ROWS, &mut |b| {
+                for i in 0..b.len() {
+                    sink.row(&b.row(i, &mut buf));
+                }
+                let n = b.len() as u64;
+                tell(done.fetch_add(n, Ordering::Relaxed) + n);
+                b
+            })
+        };
+        let first_ids = shares.next().unwrap_or_default();
+        let (first, rest) = sinks.split_first_mut().expect("one sink per connection");
+        let helpers = std::mem::take(&mut self.helpers);
+        let db = self.db;
+        std::thread::scope(|scope| {
+            let work = &work;
+            let threads: Vec<_> = helpers
+                .into_iter()
+                .zip(rest.iter_mut())
+                .zip(shares.chain(std::iter::repeat(&[][..])))
+                .map(|((conn, sink), ids)| {
+                    scope.spawn(move || (work(&conn, ids, &mut **sink, &mut |_| {}), conn))
+                })
+                .collect();
+            let mut total = work(db.conn(), first_ids, &mut **first, progress);
+            for t in threads {
+                let (read, conn) = t
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                self.helpers.push(conn);
+                total = total.and_then(|n| Ok(n + read?));
+            }
+            // The helpers' last rows, read after the main share was done.
+            progress(done.load(Ordering::Relaxed));
+            total
+        })
+    }
+
+    /// The receipts with these ids (ascending), held together, for rules that
+    /// look at all of them at once.
+    pub fn receipts_held(&self, ids: &[ReceiptId]) -> Result<Batches, StorageError> {
+        let mut batches: Vec<Batch> = Vec::new();
+        stream::read_receipts_by_id(self.db, ids, BATCH_ROWS, &mut |b| {
+            batches.push(b);
+            Batch::with_capacity(BATCH_ROWS)
+        })?;
+        Ok(Batches(batches))
+    }
+
+    /// The rows of `key_conflicts` with an id above `after` (all with
+    /// `None`), by id, their payloads (which no rule reads) left empty.
+    pub fn conflict_rows(&self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError> {
+        super::load::load_conflict_rows(self.db, after, false)
+    }
+
+    /// Brings the replay counts up to date.
+    pub fn replays(&self, replays: &mut Replays) -> Result<(), StorageError> {
+        replays.read(self.db)
+    }
+
+    /// True when the database holds the receipts and key conflicts a reader
+    /// read: `count` receipts with ids summing to `sum` up to `max`, the
+    /// `conflicts` (by id), and the replays counted.
+    pub fn holds(
+        &self,
+        max: ReceiptId,
+        count: usize,
+        sum: i128,
+        conflicts: &[RawConflict],
+        replays: &Replays,
+    ) -> Result<bool, StorageError> {
+        let Some((n, s)) = super::load::count_and_sum_ids(self.db, max)? else {
+            return Ok(false);
+        };
+        if n != count as i64 || i128::from(s) != sum {
+            return Ok(false);
+        }
+        let conflicts_ok = match conflicts.last() {
+            None => true,
+            Some(last) => {
+                let sum: i128 = conflicts.iter().map(|c| i128::from(c.id)).sum();
+                super::load::count_and_sum_conflict_ids(self.db, last.id)?
+                    .is_some_and(|(n, s)| n == conflicts.len() as i64 && i128::from(s) == sum)
+            }
+        };
+        Ok(conflicts_ok && replays.unchanged(self.db)?)
+    }
+}
+
+/// Takes a full batch and gives back an empty one to fill.
+type Sink<'s> = &'s mut dyn FnMut(Batch) -> Batch;
+
+/// Runs `produce` on this thread (it owns the connection) and `consume` on
+/// another, handing batches over and recycling their buffers.
+fn pipeline<T>(
+    produce: &mut dyn FnMut(Sink<'_>) -> Result<T, StorageError>,
+    consume: &mut (dyn FnMut(&Batch) + Send),
+) -> Result<T, StorageError> {
+    let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+    let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+    std::thread::scope(|scope| {
+        let consumer = scope.spawn(move || {
+            for mut batch in full_rx {
+                consume(&batch);
+                batch.clear();
+                if empty_tx.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        let result = produce(&mut |batch| {
+            // A consumer that died has dropped its end; its panic is raised below.
+            let _ = full_tx.send(batch);
+            empty_rx
+                .try_recv()
+                .unwrap_or_else(|_| Batch::with_capacity(BATCH_ROWS))
+        });
+        drop(full_tx);
+        if let Err(panic) = consumer.join() {
+            std::panic::resume_unwind(panic);
+        }
+        result
+    })
+}
