@@ -36,7 +36,7 @@ fn main() -> anyhow::Result<()> {
     let db = Database::open(std::path::Path::new(&path), Access::ReadOnly)?;
     let now =
         receipt_review::time::parse_text("2026-11-29T12:00:00Z").map_err(anyhow::Error::msg)?;
-    let snap = snapshot::read_for_screen(&db, Settings::new(now), &mut |_| {})?;
+    let snap = snapshot::read_with_receipts(&db, Settings::new(now), &mut |_| {})?;
     let t = Instant::now();
     let search = SearchIndex::build(&snap, None);
     println!(

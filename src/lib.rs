@@ -21,8 +21,12 @@ pub mod reading;
 pub mod report;
 pub mod review;
 pub mod sanitize;
-pub mod snapshot;
 pub mod storage;
 pub mod time;
 pub mod triage;
 pub mod tui;
+
+/// The reading layer's former name, while its callers move to [`reading`].
+pub mod snapshot {
+    pub use crate::reading::*;
+}

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::intake::canonical;
 use receipt_review::model::Settings;
-use receipt_review::snapshot::{self, Reader, Reading, Snapshot};
+use receipt_review::reading::{self as snapshot, Extent, Reader, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::time::format_rfc3339;
 use rusqlite::{Connection, params};
@@ -306,8 +306,8 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
     let (path, db, mut reader) = opened(&dir, "inc.db", (receipts, seed), spread);
     reader.verify_every = std::time::Duration::ZERO;
     reader.fields_horizon = horizon;
-    let first = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
-    assert_eq!(reader.last_reading(), Reading::Full);
+    let (first, _) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_extent(), Extent::Full);
     assert_same(&first, &full(&path, NOW_MS), 0);
     assert_same(&first, &alone(&path, NOW_MS), 0);
     let count = first.receipt_count;
@@ -343,10 +343,10 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         }
         // Time passes too: receipts in flight become stuck.
         let now = latest + appender.rng.random_range(0..600_000);
-        let snap = reader.read(&db, now, &mut |_| {}).unwrap();
-        match reader.last_reading() {
-            Reading::Incremental => seen.incremental += 1,
-            Reading::Full => {
+        let (snap, _) = reader.read(&db, now, &mut |_| {}).unwrap();
+        match reader.last_extent() {
+            Extent::Appended => seen.incremental += 1,
+            Extent::Full => {
                 assert!(horizon.is_some(), "round {round}: a full reading");
                 seen.reached_back += 1;
             }
@@ -379,9 +379,9 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         .unwrap();
     reader.recheck(&[id]);
     let before = reader.fields_held().unwrap();
-    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&db, latest, &mut |_| {}).unwrap();
     // Its fields may have been let go: it is compared by its fingerprint.
-    assert_eq!(reader.last_reading(), Reading::Incremental);
+    assert_eq!(reader.last_extent(), Extent::Appended);
     assert_eq!(reader.fields_held().unwrap(), before);
     assert!(snap.triage.stuck.iter().any(|s| s.receipt_id == id));
     assert_same(&snap, &full(&path, latest), rounds + 1);
@@ -391,15 +391,15 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         .conn
         .execute("DELETE FROM receipts WHERE id = 5", [])
         .unwrap();
-    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
-    assert_eq!(reader.last_reading(), Reading::Full);
+    let (snap, _) = reader.read(&db, latest, &mut |_| {}).unwrap();
+    assert_eq!(reader.last_extent(), Extent::Full);
     assert_same(&snap, &full(&path, latest), rounds + 2);
     assert_same(&snap, &alone(&path, latest), rounds + 2);
     // And the readings after it are incremental again.
     appender.append(latest);
-    let snap = reader.read(&db, latest, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&db, latest, &mut |_| {}).unwrap();
     if horizon.is_none() {
-        assert_eq!(reader.last_reading(), Reading::Incremental);
+        assert_eq!(reader.last_extent(), Extent::Appended);
     }
     assert_same(&snap, &full(&path, latest), rounds + 3);
     seen
@@ -467,9 +467,11 @@ fn items_follow_the_appends(spread: bool) {
     // Copies appended right after old originals change old items too; they
     // are to continue the reading, not start it again.
     reader.fields_horizon = None;
-    let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
-    reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
-    let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+    let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    reader
+        .fill_receipts(pending, &mut snap, &mut |_| {})
+        .unwrap();
+    let fresh = snapshot::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
     assert_eq!(snap.receipts.to_vec(), fresh.receipts.to_vec(), "first");
     assert!(snap.receipts.len() > 100);
     let mut appender = Appender {
@@ -484,9 +486,11 @@ fn items_follow_the_appends(spread: bool) {
         for _ in 0..30 {
             appender.append(NOW_MS - 60_000);
         }
-        let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
-        reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
-        let fresh = snapshot::read_for_screen(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+        let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        reader
+            .fill_receipts(pending, &mut snap, &mut |_| {})
+            .unwrap();
+        let fresh = snapshot::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
         assert_eq!(
             snap.receipts.to_vec(),
             fresh.receipts.to_vec(),
@@ -503,16 +507,16 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     let mut seen: Vec<snapshot::Progress> = Vec::new();
-    let mut snap = reader.read(&db, NOW_MS, &mut |p| seen.push(p)).unwrap();
+    let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |p| seen.push(p)).unwrap();
     reader
-        .fill_receipts(&db, &mut snap, &mut |p| seen.push(p))
+        .fill_receipts(pending, &mut snap, &mut |p| seen.push(p))
         .unwrap();
     let analysing: Vec<&snapshot::Progress> = seen
         .iter()
-        .filter(|p| p.stage.starts_with("analysing"))
+        .filter(|p| p.stage.label().starts_with("analysing"))
         .collect();
     // Its steps, in order, each with a count that moves.
-    let stages: Vec<&str> = analysing.iter().map(|p| p.stage).collect();
+    let stages: Vec<&str> = analysing.iter().map(|p| p.stage.label()).collect();
     for step in [
         "analysing: reading texts to compare",
         "analysing: grouping copies",
@@ -523,7 +527,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     }
     let texts: Vec<u64> = analysing
         .iter()
-        .filter(|p| p.stage == "analysing: reading texts to compare")
+        .filter(|p| p.stage == snapshot::Stage::Texts)
         .map(|p| p.done)
         .collect();
     assert!(texts.len() >= 2 && texts.windows(2).all(|w| w[0] <= w[1]));
@@ -537,7 +541,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     // The items' receipts are counted as they are read.
     let items = seen
         .iter()
-        .filter(|p| p.stage == "reading the items' receipts")
+        .filter(|p| p.stage == snapshot::Stage::ItemsReceipts)
         .map(|p| p.done)
         .max();
     assert_eq!(items, Some(snap.receipts.len() as u64));
@@ -553,7 +557,7 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
     for spread in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let (path, db, mut reader) = opened(&dir, "settling.db", (2_000, 3), spread);
-        let mut snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
         let stuck: Vec<i64> = snap.triage.stuck.iter().map(|s| s.receipt_id).collect();
         assert!(stuck.len() >= 2, "{stuck:?}");
         let settled = Connection::open(&path)
@@ -565,15 +569,19 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
             )
             .unwrap();
         assert!(settled >= stuck.len());
-        reader.fill_receipts(&db, &mut snap, &mut |_| {}).unwrap();
+        reader
+            .fill_receipts(pending, &mut snap, &mut |_| {})
+            .unwrap();
         for &id in &stuck {
             let state = snap.receipts.get(id).map(|r| r.state);
             assert_eq!(state, Some(ReceiptState::InFlight), "receipt {id}");
         }
         assert!(db.conn().is_autocommit(), "the reading's transaction ended");
         // The next reading sees them settled: no longer stuck.
-        let mut next = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
-        reader.fill_receipts(&db, &mut next, &mut |_| {}).unwrap();
+        let (mut next, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        reader
+            .fill_receipts(pending, &mut next, &mut |_| {})
+            .unwrap();
         assert!(next.triage.stuck.is_empty());
         assert_eq!(next.triage, full(&path, NOW_MS).triage);
     }
@@ -656,7 +664,7 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
     share_a_key(&mut appender, 12, None);
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
-    let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
     let from_receipts = |s: &Snapshot| {
         s.triage
             .conflicts
@@ -694,8 +702,8 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
                 )
                 .unwrap();
         }
-        let snap = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
-        assert_eq!(reader.last_reading(), Reading::Incremental);
+        let (snap, _) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        assert_eq!(reader.last_extent(), Extent::Appended);
         assert_same(&snap, &full(&path, NOW_MS), round);
         assert!(
             snap.triage

@@ -23,7 +23,7 @@ fn demo(receipts: usize) -> (tempfile::TempDir, Snapshot) {
     };
     generate(&path, &options).unwrap();
     let db = Database::open(&path, Access::ReadOnly).unwrap();
-    let snap = snapshot::read_for_screen(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
+    let snap = snapshot::read_with_receipts(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
     (dir, snap)
 }
 

@@ -147,22 +147,20 @@ impl<'db> ReadSession<'db> {
         let origin = Origin::of(self.db);
         let columns = &self.db.source().columns;
         let done = AtomicU64::new(0);
-        let work = |conn: &Connection,
-                    range: Range,
-                    sink: &mut dyn RowSink,
-                    tell: &mut dyn FnMut(u64)| {
-            let mut since = 0u64;
-            let read = stream::each_rowid(conn, origin, columns, range, &mut |row| {
-                sink.row(row);
-                since += 1;
-                if since == LANE_ROWS as u64 {
-                    let n = std::mem::take(&mut since);
-                    tell(done.fetch_add(n, Ordering::Relaxed) + n);
-                }
-            });
-            tell(done.fetch_add(since, Ordering::Relaxed) + since);
-            read
-        };
+        let work =
+            |conn: &Connection, range: Range, sink: &mut dyn RowSink, tell: &mut dyn FnMut(u64)| {
+                let mut since = 0u64;
+                let read = stream::each_rowid(conn, origin, columns, range, &mut |row| {
+                    sink.row(row);
+                    since += 1;
+                    if since == LANE_ROWS as u64 {
+                        let n = std::mem::take(&mut since);
+                        tell(done.fetch_add(n, Ordering::Relaxed) + n);
+                    }
+                });
+                tell(done.fetch_add(since, Ordering::Relaxed) + since);
+                read
+            };
         let (first, rest) = sinks.split_first_mut().expect("one sink per connection");
         let helpers = std::mem::take(&mut self.helpers);
         let db = self.db;

@@ -45,10 +45,10 @@ use rayon::prelude::*;
 use crate::model::{RawConflict, RawReceipt, ReceiptId, Row, Settings};
 pub use facts::Store;
 pub use ingest::{Ingest, Part, ingest, ingest_by};
-pub use sinks::{FactSink, ReceiptSink};
 pub use inspect::{Inspector, Interners, ReceiptRef, RowMeta, Scratch, inspect, inspect_with};
 use model::{Receipt, Triage};
 pub use near::Texts;
+pub use sinks::{FactSink, ReceiptSink};
 
 /// What [`analyze`] found, with the receipts that passed inspection.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -537,7 +537,9 @@ mod tests {
             let settings = Settings::new(now_ms);
             let mut store = Store::new();
             let inspector = Inspector::new(&settings, store.random);
-            crate::snapshot::read_facts(&db, &inspector, &mut store, None, &mut |_| {}).unwrap();
+            let loaded = crate::storage::load(&db).unwrap();
+            let rows: Vec<Row<'_>> = loaded.receipts.iter().map(RawReceipt::row).collect();
+            ingest(&mut store, &inspector, &rows);
             store.finish();
             let found = text_needs(&store);
             assert_eq!(found, text_needs_by_table(&store), "{receipts} receipts");

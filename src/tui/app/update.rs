@@ -148,7 +148,7 @@ fn on_loaded(app: &mut App, reading: Reading) {
     // The receipts follow an analysis handed over first: until the worker
     // counts them, the header says they are coming.
     app.progress = receipts_pending.then_some(Progress {
-        stage: crate::snapshot::READING_RECEIPTS,
+        stage: crate::reading::Stage::ItemsReceipts.label(),
         done: 0,
         total: None,
     });

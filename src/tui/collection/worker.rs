@@ -3,16 +3,21 @@
 //! delays a decision, not a keypress.
 
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::throttle::Throttle;
 use crate::model::{Millis, Settings};
+use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
-use crate::snapshot::{self, Reader, Reading::Full, Snapshot};
 use crate::storage::{Access, Database};
 use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
+
+/// Only a reading in progress shares the database, and none is while a
+/// decision is recorded.
+const HELD: &str = "the database is shared only while it is read";
 
 /// How often the worker asks SQLite whether another connection wrote.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
@@ -80,7 +85,9 @@ impl Drop for Worker {
 
 struct State {
     config: WorkerConfig,
-    database: Database,
+    /// Shared with the reading in progress, which holds it until the
+    /// items' receipts are read.
+    database: Rc<Database>,
     messages: Sender<Msg>,
     data_version: Option<i64>,
     /// The last reading, shared with the screen (its triage finds the items
@@ -101,7 +108,7 @@ impl State {
         let reader = Reader::new(config.settings.clone());
         Self {
             config,
-            database,
+            database: Rc::new(database),
             messages,
             data_version: None,
             last: None,
@@ -159,10 +166,10 @@ impl State {
     fn load(&mut self) {
         let messages = self.messages.clone();
         let mut throttle = Throttle::default();
-        let mut progress = |p: snapshot::Progress| {
-            if throttle.due(p.stage, Instant::now()) {
+        let mut progress = |p: reading::Progress| {
+            if throttle.due(p.stage.label(), Instant::now()) {
                 let _ = messages.send(Msg::Progress {
-                    stage: p.stage,
+                    stage: p.stage.label(),
                     done: p.done,
                     total: p.total,
                 });
@@ -170,9 +177,10 @@ impl State {
         };
         self.data_version = crate::storage::data_version(self.database.conn()).ok();
         let now = self.settings().now_ms;
-        let read = self.reader.read(&self.database, now, &mut progress);
-        let mut snap = match read {
-            Ok(snap) => snap,
+        let database = Rc::clone(&self.database);
+        let read = self.reader.read(&database, now, &mut progress);
+        let (mut snap, pending) = match read {
+            Ok(read) => read,
             Err(e) => {
                 self.reader.forget();
                 self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
@@ -182,23 +190,20 @@ impl State {
         if self.config.read_only && snap.read_only.is_none() {
             snap.read_only = Some("opened with --read-only".into());
         }
-        if self.reader.last_reading() == Full {
+        if self.reader.last_extent() == Full {
             // The analysis first; the receipts its items show follow.
             let mut first = snap.clone();
             first.receipts_pending = true;
             self.publish(first);
         }
-        match self
-            .reader
-            .fill_receipts(&self.database, &mut snap, &mut progress)
-        {
+        match self.reader.fill_receipts(pending, &mut snap, &mut progress) {
             Ok(()) => {
                 // A full reading leaves the allocator holding what its
                 // analysis passed through: given back before the filter
                 // index is made, the screen's peak is about 30 MB lower at
                 // 1M. A refresh leaves it to `watch` (it takes milliseconds,
                 // which a refresh cannot spare).
-                if self.reader.last_reading() == Full {
+                if self.reader.last_extent() == Full {
                     crate::memory::give_back_freed();
                 }
                 self.publish(snap)
@@ -277,7 +282,12 @@ impl State {
         let mut recorded = Vec::new();
         let mut refused = Vec::new();
         for request in requests {
-            match record(&mut self.database, snap, &self.config.operator, &request) {
+            match record(
+                Rc::get_mut(&mut self.database).expect(HELD),
+                snap,
+                &self.config.operator,
+                &request,
+            ) {
                 Ok(text) => recorded.push(text),
                 Err(text) => refused.push(text),
             }
@@ -300,7 +310,7 @@ impl State {
             return Err(format!("read-only: {reason}"));
         }
         match review::undo_last(
-            self.database.conn_mut(),
+            Rc::get_mut(&mut self.database).expect(HELD).conn_mut(),
             &self.config.operator,
             crate::time::now_ms(),
         ) {
@@ -339,7 +349,7 @@ fn record(
     operator: &str,
     request: &DecisionRequest,
 ) -> Result<String, String> {
-    let target = snapshot::find_item(snap, &request.item)
+    let target = reading::find_item(snap, &request.item)
         .ok_or_else(|| format!("{} is no longer in the database", request.item))?;
     let decision =
         review::Decision::parse_for(target.kind, &request.decision).map_err(|e| e.to_string())?;

@@ -635,7 +635,7 @@ mod tests {
         crate::demo::generate(&path, &options).unwrap();
         let db = crate::storage::Database::open(&path, crate::storage::Access::ReadOnly).unwrap();
         let settings = crate::model::Settings::new(now_ms);
-        let snap = crate::snapshot::read_for_screen(&db, settings, &mut |_| {}).unwrap();
+        let snap = crate::reading::read_with_receipts(&db, settings, &mut |_| {}).unwrap();
         (dir, snap)
     }
 

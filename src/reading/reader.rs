@@ -1,0 +1,477 @@
+//! The one pipeline that reads a database: in full the first time, then only
+//! the rows appended since, as long as nothing else changed.
+//!
+//! A reading goes: begin a [`ReadSession`] → read the receipts into the
+//! engine → read the replays while the engine works out which receipts to
+//! read again → read those → analyse → join in the review log. The screen is
+//! handed the analysis then, and the receipts its items show follow from
+//! [`Reader::fill_receipts`], still in the same state of the database.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::compact_sink::CompactSink;
+use super::receipts::Receipts;
+use super::shown::{self, Shown};
+use super::snapshot::{Snapshot, assemble};
+use super::stage::{Progress, Stage};
+use crate::model::{Millis, ReceiptId, RowSink, Settings};
+use crate::storage::{Connections, Database, ReadSession, Replays, StorageError};
+use crate::triage::engine::{DEFAULT_WINDOWS, Engine};
+use crate::triage::model::Receipt;
+use crate::triage::{FactSink, Ingest, ReceiptSink};
+
+/// The most receipts a refresh keeps from comparing texts for the items'
+/// receipts (a large append reads them again rather than hold them all).
+const KEEP_TEXTS_READ: usize = 16_384;
+
+/// How much of the database a [`Reader`] read the last time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    /// Every row.
+    Full,
+    /// The rows appended since the reading before, and the few that may change.
+    Appended,
+}
+
+/// Reads a database again and again (the screen's worker): in full the first
+/// time, then only the rows appended since, as long as nothing else changed.
+/// Rows that may still change in place (receipts in flight or failed, damaged
+/// rows) are read again each time; any other change that the protocol does
+/// not make (a row deleted or rewritten) is caught by comparing the count and
+/// the sum of the ids now and then (every `verify_every`), and the next reading
+/// is then a full one.
+pub struct Reader {
+    settings: Settings,
+    engine: Option<Engine>,
+    /// The receipts the items showed last time (shared with that reading).
+    shown: Receipts,
+    /// Their ids, kept up to date group by group.
+    shown_ids: Shown,
+    /// Receipts that changed in place since (to be read again).
+    stale: HashSet<ReceiptId>,
+    last: Extent,
+    /// Rows read and the sum of their ids, to compare with the database.
+    sum_ids: i128,
+    /// Receipts to read again next time besides those that may change.
+    touched: Vec<ReceiptId>,
+    /// Receipts the last reading of appended rows read whole to compare
+    /// texts, by id: the items' receipts take them from here rather than
+    /// read them again (the new copies are most of both).
+    texts_read: Vec<Receipt>,
+    verified: Option<Instant>,
+    /// Replays counted so far, brought up to date by each reading.
+    replays: Replays,
+    pub verify_every: Duration,
+    /// How many windows back the engine keeps the fields of receipts (see
+    /// `Engine::keep_fields_for`).
+    pub fields_horizon: Option<i64>,
+}
+
+/// The rest of a reading: the receipts its items show, to be read by
+/// [`Reader::fill_receipts`] in the same state of the database as the
+/// analysis (the session's connections are still in it). Dropping it ends
+/// the reading without them.
+#[must_use = "the reading ends when this is filled or dropped"]
+pub struct PendingReceipts<'db> {
+    session: ReadSession<'db>,
+}
+
+impl PendingReceipts<'_> {
+    /// Ends the reading without the items' receipts.
+    pub fn end(self) -> Result<(), StorageError> {
+        self.session.end()
+    }
+}
+
+/// Reads and analyses the database once, and joins in the review log: what
+/// the report, `check` and `resolve` work from. The receipts themselves are
+/// not kept (see [`Snapshot::receipts`]).
+pub fn read(
+    db: &Database,
+    settings: Settings,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Snapshot> {
+    let now_ms = settings.now_ms;
+    let mut reader = Reader::new(settings);
+    let (snap, pending) = reader.read(db, now_ms, progress)?;
+    pending.end()?;
+    Ok(snap)
+}
+
+/// [`read`], with the receipts the items show.
+pub fn read_with_receipts(
+    db: &Database,
+    settings: Settings,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Snapshot> {
+    let now_ms = settings.now_ms;
+    let mut reader = Reader::new(settings);
+    let (mut snap, pending) = reader.read(db, now_ms, progress)?;
+    reader.fill_receipts(pending, &mut snap, progress)?;
+    Ok(snap)
+}
+
+impl Reader {
+    pub fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            engine: None,
+            shown: Receipts::default(),
+            shown_ids: Shown::default(),
+            stale: HashSet::new(),
+            last: Extent::Full,
+            sum_ids: 0,
+            touched: Vec::new(),
+            texts_read: Vec::new(),
+            verified: None,
+            replays: Replays::default(),
+            verify_every: Duration::from_secs(30),
+            fields_horizon: Some(DEFAULT_WINDOWS),
+        }
+    }
+
+    /// How many receipts the engine holds the fields of, and how many
+    /// fields (see `Engine::fields_held`).
+    pub fn fields_held(&self) -> Option<(usize, usize)> {
+        self.engine.as_ref().map(Engine::fields_held)
+    }
+
+    /// How much the last reading read.
+    pub fn last_extent(&self) -> Extent {
+        self.last
+    }
+
+    /// These receipts changed in place (say, an undone decision put one back
+    /// in flight): the next reading reads them again.
+    pub fn recheck(&mut self, ids: &[ReceiptId]) {
+        self.touched.extend_from_slice(ids);
+    }
+
+    /// The next reading will be a full one.
+    pub fn forget(&mut self) {
+        self.engine = None;
+        self.shown = Receipts::default();
+        self.stale.clear();
+        self.texts_read.clear();
+        self.replays = Replays::default();
+    }
+
+    /// Reads and analyses the database as of `now_ms`. The snapshot's
+    /// receipts are left to [`Reader::fill_receipts`], which takes the
+    /// reading's [`PendingReceipts`].
+    pub fn read<'db>(
+        &mut self,
+        db: &'db Database,
+        now_ms: Millis,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<(Snapshot, PendingReceipts<'db>)> {
+        // A reading of the appended rows that finds it must read everything
+        // starts over, once: the reading after `forget` is a full one.
+        match self.read_once(db, now_ms, progress)? {
+            Some(read) => Ok(read),
+            None => {
+                self.forget();
+                Ok(self
+                    .read_once(db, now_ms, progress)?
+                    .expect("a full reading never starts over"))
+            }
+        }
+    }
+
+    /// One reading; `None` when the appended rows reach back past what the
+    /// engine kept (then everything is to be read).
+    fn read_once<'db>(
+        &mut self,
+        db: &'db Database,
+        now_ms: Millis,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<Option<(Snapshot, PendingReceipts<'db>)>> {
+        // A full reading is split over every core (see storage::split).
+        let first = self.engine.is_none();
+        let connections = |full: bool| {
+            if full {
+                Connections::EveryCore
+            } else {
+                Connections::One
+            }
+        };
+        let mut session = ReadSession::begin(db, connections(first))?;
+        let appended = !first && !db.source().is_view() && self.unchanged_but_appended(&session)?;
+        if !appended {
+            self.forget();
+            if !first {
+                // A reading that has to read everything reads it split.
+                session.end()?;
+                session = ReadSession::begin(db, connections(true))?;
+            }
+        }
+        let mut settings = self.settings.clone();
+        settings.now_ms = now_ms;
+        let horizon = self.fields_horizon;
+        let engine = self.engine.get_or_insert_with(|| {
+            let mut engine = Engine::new(&settings);
+            engine.keep_fields_for(horizon);
+            engine
+        });
+        if appended {
+            let after = engine.conflict_rows().last().map(|c| c.id);
+            engine.begin_adding(now_ms, session.conflict_rows(after)?);
+        } else {
+            engine.begin(now_ms, session.conflict_rows(None)?);
+        }
+        let after = if appended { engine.max_id() } else { None };
+        let read_before = engine.store().rows() as u64;
+        let sum_ids = ingest(&mut session, engine, after, &mut |done| {
+            progress(Progress::new(Stage::Receipts, read_before + done, None))
+        })?;
+        if appended && engine.reaches_back() {
+            // An appended receipt is to be compared with receipts whose
+            // fields the engine let go: a full reading analyses it.
+            return Ok(None);
+        }
+        progress(Progress::new(Stage::Replays, 0, None));
+        // The replays are read while the engine works out what to read again.
+        let replays = &mut self.replays;
+        let (read, wanted) = std::thread::scope(|scope| {
+            let wanted = scope.spawn(|| engine.wanted());
+            let read = session.replays(replays);
+            let wanted = wanted
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (read, wanted)
+        });
+        read?;
+        // The receipts the analysis compares in full are read again (counted).
+        let ids: Vec<ReceiptId> = wanted
+            .iter()
+            .map(|&i| engine.store().receipts[i as usize].id)
+            .collect();
+        let keep = appended && ids.len() <= KEEP_TEXTS_READ;
+        self.texts_read = supply(&mut session, engine, &ids, keep, &mut |done, total| {
+            progress(Progress::new(Stage::Texts, done, Some(total)))
+        })?;
+        engine.analyze_with(&mut |step, done, total| {
+            progress(Progress::new(Stage::Analysis(step), done, Some(total)))
+        });
+        let triage = Arc::clone(engine.triage());
+        let receipt_count = engine.store().receipts.len();
+        let total = engine.store().rows() as u64;
+        if appended {
+            self.sum_ids += sum_ids;
+        } else {
+            self.sum_ids = sum_ids;
+            self.verified = Some(Instant::now());
+        }
+        self.last = if appended {
+            Extent::Appended
+        } else {
+            Extent::Full
+        };
+        progress(Progress::new(Stage::ReviewLog, total, Some(total)));
+        let mut snap = assemble(db, settings, receipt_count, triage)?;
+        snap.replays = self.replays.per_receipt.clone();
+        snap.replay_total = self.replays.total;
+        Ok(Some((snap, PendingReceipts { session })))
+    }
+
+    /// True when the engine's reading can go on with the rows appended
+    /// since: the rows that may change in place read again and applied, and
+    /// (when due) the database checked to hold what was read.
+    fn unchanged_but_appended(&mut self, session: &ReadSession<'_>) -> anyhow::Result<bool> {
+        let Some(engine) = self.engine.as_mut() else {
+            return Ok(false);
+        };
+        let mut ids = engine.volatile_ids();
+        ids.extend(std::mem::take(&mut self.touched));
+        ids.sort_unstable();
+        ids.dedup();
+        let rows = session.receipts_held(&ids)?;
+        let Some(changed) = engine.recheck(&ids, &rows) else {
+            return Ok(false);
+        };
+        // Receipts shown with their old state are read again.
+        self.stale.extend(changed);
+        let due = self
+            .verified
+            .is_none_or(|t| t.elapsed() >= self.verify_every);
+        if !due {
+            return Ok(true);
+        }
+        let Some(max) = engine.max_id() else {
+            return Ok(false);
+        };
+        Ok(session.holds(
+            max,
+            engine.store().rows(),
+            self.sum_ids,
+            engine.conflict_rows(),
+            &self.replays,
+        )?)
+    }
+
+    /// Puts in `snap` the receipts its items show: those shown last time are
+    /// kept, the others read in the state of the database the analysis saw,
+    /// so that what an item says of its receipts is what they say. Ends the
+    /// reading. `progress` hears how many were read.
+    pub fn fill_receipts(
+        &mut self,
+        pending: PendingReceipts<'_>,
+        snap: &mut Snapshot,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<()> {
+        let PendingReceipts { mut session } = pending;
+        let filled = self.fill(&mut session, snap, progress);
+        let ended = session.end();
+        filled?;
+        Ok(ended?)
+    }
+
+    fn fill(
+        &mut self,
+        session: &mut ReadSession<'_>,
+        snap: &mut Snapshot,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<()> {
+        let Some(engine) = self.engine.as_ref() else {
+            return Ok(());
+        };
+        // Every receipt an item shows passed inspection.
+        let shown = self.shown_ids.update(&snap.triage);
+        // Read: those not shown last time, and those changed since.
+        let missing: Vec<ReceiptId> = {
+            let mut known = shown::ascending_lookup(self.shown.ids());
+            let mut stale: Vec<ReceiptId> = self.stale.iter().copied().collect();
+            stale.sort_unstable();
+            let mut stale = shown::ascending_lookup(&stale);
+            shown
+                .iter()
+                .copied()
+                .filter(|&id| !known(id) || stale(id))
+                .collect()
+        };
+        // Those this reading read already need no reading again.
+        let mut texts_read = std::mem::take(&mut self.texts_read).into_iter().peekable();
+        let (mut known, mut unread) = (Vec::new(), Vec::new());
+        for &id in &missing {
+            while texts_read.next_if(|r| r.id < id).is_some() {}
+            match texts_read.next_if(|r| r.id == id) {
+                Some(r) => known.push(r),
+                None => unread.push(id),
+            }
+        }
+        let asked = unread.len() as u64;
+        let mut count = |done| progress(Progress::new(Stage::ItemsReceipts, done, Some(asked)));
+        count(0);
+        let inspector = engine.inspector().clone();
+        let connections = session.connections();
+        self.shown = if known.is_empty() {
+            // The facts of the engine's store are those of the rows read
+            // now: exact copies among them share their fields.
+            let store = engine.store();
+            let fingerprint = |id| {
+                let r = &store.receipts[store.index_of(id)? as usize];
+                Some(((r.fingerprint, r.fp_check), r.honeypot_filled()))
+            };
+            let room = unread.len().div_ceil(connections);
+            let mut sinks: Vec<CompactSink<'_>> = (0..connections)
+                .map(|_| CompactSink::new(&inspector, &fingerprint, room))
+                .collect();
+            session.receipts_by_id(&unread, &mut as_sinks(&mut sinks), &mut count)?;
+            let mut sinks = sinks.into_iter().map(CompactSink::into_compact);
+            let mut read = sinks.next().unwrap_or_default();
+            for later in sinks {
+                read.append(later);
+            }
+            self.shown.next_compact(&shown, &missing, read)
+        } else {
+            let keep = |r: Receipt| Some(r);
+            let mut sinks: Vec<ReceiptSink<'_, Receipt>> = (0..connections)
+                .map(|_| ReceiptSink::new(&inspector, &keep))
+                .collect();
+            session.receipts_by_id(&unread, &mut as_sinks(&mut sinks), &mut count)?;
+            let read = sinks.into_iter().flat_map(ReceiptSink::into_kept);
+            self.shown
+                .next_reading(&shown, &missing, |each| -> Result<(), StorageError> {
+                    known.into_iter().chain(read).for_each(each);
+                    Ok(())
+                })?
+        };
+        self.stale.clear();
+        snap.receipts = self.shown.clone();
+        Ok(())
+    }
+}
+
+/// The sinks as a reading takes them.
+fn as_sinks<S: RowSink>(sinks: &mut [S]) -> Vec<&mut dyn RowSink> {
+    sinks.iter_mut().map(|s| s as &mut dyn RowSink).collect()
+}
+
+/// Reads the receipts (those above `after`, or all) into the engine's store;
+/// gives the sum of the ids of the rows read, good and damaged.
+fn ingest(
+    session: &mut ReadSession<'_>,
+    engine: &mut Engine,
+    after: Option<ReceiptId>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<i128, StorageError> {
+    engine.ingest_with(|inspector, store| {
+        let before = (store.receipts.len(), store.damaged.len());
+        let ingest = Ingest::begin(store, inspector);
+        // Facts sized once (rowids may have gaps: then this is too much).
+        let rows_hint = session.rows_each().map_or(0, |n| n.min(1 << 22) as usize);
+        let mut sinks: Vec<FactSink<'_, '_>> = (0..session.connections())
+            .map(|_| FactSink::new(&ingest, rows_hint))
+            .collect();
+        let read = session.receipts(after, &mut as_sinks(&mut sinks), progress);
+        let parts = match read {
+            Ok(_) => sinks.into_iter().flat_map(FactSink::into_parts).collect(),
+            Err(_) => Vec::new(),
+        };
+        ingest.finish(store, parts);
+        read?;
+        let good = store.receipts[before.0..].iter().map(|r| i128::from(r.id));
+        let damaged = store.damaged[before.1..]
+            .iter()
+            .map(|d| i128::from(d.receipt_id));
+        Ok(good.chain(damaged).sum())
+    })
+}
+
+/// Reads again the receipts with these ids and hands the engine what it asked
+/// of each; gives them back whole when `keep` (the items' receipts take them
+/// from there). `progress` hears how many of how many were read.
+fn supply(
+    session: &mut ReadSession<'_>,
+    engine: &mut Engine,
+    ids: &[ReceiptId],
+    keep: bool,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<Receipt>, StorageError> {
+    let asked = ids.len() as u64;
+    progress(0, asked);
+    let connections = session.connections();
+    let inspector = engine.inspector().clone();
+    engine.supply_with(|store, take, put| {
+        let taken = |r: Receipt| {
+            let index = store.index_of(r.id)?;
+            let whole = keep.then(|| r.clone());
+            Some((index, take(index, r), whole))
+        };
+        let mut sinks: Vec<ReceiptSink<'_, _>> = (0..connections)
+            .map(|_| ReceiptSink::new(&inspector, &taken))
+            .collect();
+        session.receipts_by_id(ids, &mut as_sinks(&mut sinks), &mut |done| {
+            progress(done, asked)
+        })?;
+        let mut whole = Vec::new();
+        for (index, supplied, r) in sinks.into_iter().flat_map(ReceiptSink::into_kept) {
+            put(index, supplied);
+            whole.extend(r);
+        }
+        whole.sort_unstable_by_key(|r| r.id);
+        Ok(whole)
+    })
+}
