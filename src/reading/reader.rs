@@ -1,7 +1,7 @@
 //! The one pipeline that reads a database: in full the first time, then only
 //! the rows appended since, as long as nothing else changed.
 //!
-//! A reading goes: begin a [`ReadSession`] → read the receipts into the
+//! A reading goes: begin a [`Session`] → read the receipts into the
 //! engine → read the replays while the engine works out which receipts to
 //! read again → read those → analyse → join in the review log. The screen is
 //! handed the analysis then, and the receipts its items show follow from
@@ -17,7 +17,7 @@ use super::shown::{self, Shown};
 use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
-use crate::storage::{Connections, Database, ReadSession, Replays, StorageError};
+use crate::storage::{Connections, Database, Replays, Session, Storage, StorageError};
 use crate::triage::engine::{DEFAULT_WINDOWS, Engine};
 use crate::triage::model::Receipt;
 use crate::triage::{FactSink, Ingest, ReceiptSink};
@@ -75,7 +75,7 @@ pub struct Reader {
 /// the reading without them.
 #[must_use = "the reading ends when this is filled or dropped"]
 pub struct PendingReceipts<'db> {
-    session: ReadSession<'db>,
+    session: Box<dyn Session + 'db>,
 }
 
 impl PendingReceipts<'_> {
@@ -197,14 +197,15 @@ impl Reader {
                 Connections::One
             }
         };
-        let mut session = ReadSession::begin(db, connections(first))?;
-        let appended = !first && !db.source().is_view() && self.unchanged_but_appended(&session)?;
+        let mut session = db.begin_read(connections(first))?;
+        let appended =
+            !first && !db.receipts_is_view() && self.unchanged_but_appended(&mut *session)?;
         if !appended {
             self.forget();
             if !first {
                 // A reading that has to read everything reads it split.
                 session.end()?;
-                session = ReadSession::begin(db, connections(true))?;
+                session = db.begin_read(connections(true))?;
             }
         }
         let mut settings = self.settings.clone();
@@ -223,7 +224,7 @@ impl Reader {
         }
         let after = if appended { engine.max_id() } else { None };
         let read_before = engine.store().rows() as u64;
-        let sum_ids = ingest(&mut session, engine, after, &mut |done| {
+        let sum_ids = ingest(&mut *session, engine, after, &mut |done| {
             progress(Progress::new(Stage::Receipts, read_before + done, None))
         })?;
         if appended && engine.reaches_back() {
@@ -249,7 +250,7 @@ impl Reader {
             .map(|&i| engine.store().receipts[i as usize].id)
             .collect();
         let keep = appended && ids.len() <= KEEP_TEXTS_READ;
-        self.texts_read = supply(&mut session, engine, &ids, keep, &mut |done, total| {
+        self.texts_read = supply(&mut *session, engine, &ids, keep, &mut |done, total| {
             progress(Progress::new(Stage::Texts, done, Some(total)))
         })?;
         engine.analyze_with(&mut |step, done, total| {
@@ -279,7 +280,7 @@ impl Reader {
     /// True when the engine's reading can go on with the rows appended
     /// since: the rows that may change in place read again and applied, and
     /// (when due) the database checked to hold what was read.
-    fn unchanged_but_appended(&mut self, session: &ReadSession<'_>) -> anyhow::Result<bool> {
+    fn unchanged_but_appended(&mut self, session: &mut dyn Session) -> anyhow::Result<bool> {
         let Some(engine) = self.engine.as_mut() else {
             return Ok(false);
         };
@@ -288,7 +289,7 @@ impl Reader {
         ids.sort_unstable();
         ids.dedup();
         let rows = session.receipts_held(&ids)?;
-        let Some(changed) = engine.recheck(&ids, &rows) else {
+        let Some(changed) = engine.recheck(&ids, &*rows) else {
             return Ok(false);
         };
         // Receipts shown with their old state are read again.
@@ -322,7 +323,7 @@ impl Reader {
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<()> {
         let PendingReceipts { mut session } = pending;
-        let filled = self.fill(&mut session, snap, progress);
+        let filled = self.fill(&mut *session, snap, progress);
         let ended = session.end();
         filled?;
         Ok(ended?)
@@ -330,7 +331,7 @@ impl Reader {
 
     fn fill(
         &mut self,
-        session: &mut ReadSession<'_>,
+        session: &mut dyn Session,
         snap: &mut Snapshot,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<()> {
@@ -412,7 +413,7 @@ fn as_sinks<S: RowSink>(sinks: &mut [S]) -> Vec<&mut dyn RowSink> {
 /// Reads the receipts (those above `after`, or all) into the engine's store;
 /// gives the sum of the ids of the rows read, good and damaged.
 fn ingest(
-    session: &mut ReadSession<'_>,
+    session: &mut dyn Session,
     engine: &mut Engine,
     after: Option<ReceiptId>,
     progress: &mut dyn FnMut(u64),
@@ -444,7 +445,7 @@ fn ingest(
 /// of each; gives them back whole when `keep` (the items' receipts take them
 /// from there). `progress` hears how many of how many were read.
 fn supply(
-    session: &mut ReadSession<'_>,
+    session: &mut dyn Session,
     engine: &mut Engine,
     ids: &[ReceiptId],
     keep: bool,

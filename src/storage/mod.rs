@@ -1,5 +1,6 @@
 //! SQLite access and the schema: the database contract of SPEC.md.
 //!
+//! - [`backend`]: [`Storage`], what the program asks of a receipts database;
 //! - [`schema`]: the schema (`assets/schema.sql`) and [`init`];
 //! - [`open`]: [`Database::open`], read-only or writable when possible;
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
@@ -14,6 +15,7 @@
 //! Reading needs only `SELECT` on `receipts`; all SQL is parameterised, and the
 //! only identifiers ever put into SQL are the fixed names of the contract.
 
+pub mod backend;
 pub mod check;
 pub mod error;
 pub mod file;
@@ -27,6 +29,7 @@ pub mod split;
 pub mod stream;
 mod value;
 
+pub use backend::Storage;
 pub use check::{schema_notes, schema_problems};
 pub use error::StorageError;
 pub use load::{
@@ -36,5 +39,5 @@ pub use load::{
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
 pub use replays::{Replays, load_replays};
 pub use schema::{SCHEMA_SQL, init};
-pub use session::{Connections, ReadSession};
+pub use session::{Connections, ReadSession, Session};
 pub use source::{ReceiptColumns, Related, RelationKind, Source};

@@ -6,7 +6,10 @@
 //! the session ends or is dropped. Whether the receipts are read on several
 //! connections is decided here, once, when the session begins (see
 //! [`super::split`]): the caller hands over one [`RowSink`] per connection
-//! ([`ReadSession::connections`]) and never asks which reading it got.
+//! ([`Session::connections`]) and never asks which reading it got.
+//!
+//! [`Session`] is what a reading asks of any engine; [`ReadSession`] is
+//! SQLite's.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -18,7 +21,7 @@ use super::open::Database;
 use super::replays::Replays;
 use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
-use crate::model::{RawConflict, ReceiptId, RowSink};
+use crate::model::{RawConflict, ReceiptId, RowSink, RowSource};
 
 /// Rows per batch when one connection reads while another thread inspects.
 const BATCH_ROWS: usize = 8192;
@@ -61,10 +64,21 @@ impl<'db> ReadSession<'db> {
     /// before the main one started its own, they are let go and the session
     /// reads on one connection (never a reading of two states).
     pub fn begin(db: &'db Database, connections: Connections) -> Result<Self, StorageError> {
+        Self::begin_with(db, connections, &mut || {})
+    }
+
+    /// [`ReadSession::begin`], running `between` after the helpers began
+    /// and before the main connection does (a test commits there).
+    fn begin_with(
+        db: &'db Database,
+        connections: Connections,
+        between: &mut dyn FnMut(),
+    ) -> Result<Self, StorageError> {
         let helpers = match connections {
             Connections::EveryCore => Helpers::open(db, helpers_wanted()),
             Connections::One => None,
         };
+        between();
         let tx = db.read_transaction()?;
         let (helpers, ranges) = match helpers.and_then(|h| h.split(db)) {
             Some((conns, ranges, each)) => (conns, Some((ranges, each))),
@@ -81,63 +95,9 @@ impl<'db> ReadSession<'db> {
     pub fn database(&self) -> &'db Database {
         self.db
     }
+}
 
-    /// How many connections read: one [`RowSink`] each.
-    pub fn connections(&self) -> usize {
-        1 + self.helpers.len()
-    }
-
-    /// About how many rows each sink hears when every receipt is read (an
-    /// upper bound: rowids may have gaps), for sizing what they hold.
-    pub fn rows_each(&self) -> Option<u64> {
-        self.ranges.as_ref().map(|(_, each)| *each)
-    }
-
-    /// Lets the helper connections go: what is left to read is read on one.
-    pub fn narrow(&mut self) {
-        self.helpers.clear();
-        self.ranges = None;
-    }
-
-    /// Ends the read transaction.
-    pub fn end(mut self) -> Result<(), StorageError> {
-        self.helpers.clear();
-        match self.tx.take() {
-            Some(tx) => tx.commit().map_err(|e| self.db.error("ending a read", e)),
-            None => Ok(()),
-        }
-    }
-
-    /// Reads the receipts (all, or those with an id above `after`) into
-    /// `sinks`, one per connection: every receipt on every connection, each
-    /// row inspected by the sink of the connection that read it; otherwise on
-    /// one, `sinks[0]` hearing batches while the next is read. `updated_at`
-    /// is left out (no rule reads it). `progress` hears the rows read so far.
-    pub fn receipts(
-        &mut self,
-        after: Option<ReceiptId>,
-        sinks: &mut [&mut dyn RowSink],
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError> {
-        assert_eq!(sinks.len(), self.connections(), "one sink per connection");
-        match self.ranges.clone() {
-            Some((ranges, _)) if after.is_none() => self.receipts_split(&ranges, sinks, progress),
-            _ => {
-                let mut read = 0u64;
-                pipeline(
-                    &mut |sink| {
-                        stream::stream_receipts_with(self.db, after, BATCH_ROWS, false, &mut |b| {
-                            read += b.len() as u64;
-                            progress(read);
-                            sink(b)
-                        })
-                    },
-                    &mut |batch| sinks[0].rows(batch),
-                )
-            }
-        }
-    }
-
+impl ReadSession<'_> {
     fn receipts_split(
         &mut self,
         ranges: &[Range],
@@ -185,11 +145,120 @@ impl<'db> ReadSession<'db> {
             total
         })
     }
+}
+
+/// What a reading asks of one state of a receipts database, whichever
+/// engine holds it: everything read through one session is of that state.
+pub trait Session {
+    /// How many connections read: one [`RowSink`] each.
+    fn connections(&self) -> usize;
+
+    /// About how many rows each sink hears when every receipt is read (an
+    /// upper bound), for sizing what they hold.
+    fn rows_each(&self) -> Option<u64>;
+
+    /// Ends the read.
+    fn end(self: Box<Self>) -> Result<(), StorageError>;
+
+    /// Reads the receipts (all, or those with an id above `after`) into
+    /// `sinks`, one per connection, without `updated_at` (no rule reads it).
+    /// `progress` hears the rows read so far.
+    fn receipts(
+        &mut self,
+        after: Option<ReceiptId>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError>;
+
+    /// Reads the receipts with these ids (ascending) into `sinks`, one per
+    /// connection, each a share of the ids in order; ids not there are
+    /// skipped. `progress` hears the rows read so far.
+    fn receipts_by_id(
+        &mut self,
+        ids: &[ReceiptId],
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError>;
+
+    /// The receipts with these ids (ascending), held together, for rules
+    /// that look at all of them at once.
+    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
+
+    /// The key conflict rows with an id above `after` (all with `None`), by
+    /// id, their payloads (which no rule reads) left empty.
+    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;
+
+    /// Brings the replay counts up to date.
+    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError>;
+
+    /// True when the database holds what a reader read: `count` receipts
+    /// with ids summing to `sum` up to `max`, the key conflict rows
+    /// `conflicts`, and the replays counted.
+    fn holds(
+        &mut self,
+        max: ReceiptId,
+        count: usize,
+        sum: i128,
+        conflicts: &[RawConflict],
+        replays: &Replays,
+    ) -> Result<bool, StorageError>;
+}
+
+impl Session for ReadSession<'_> {
+    /// How many connections read: one [`RowSink`] each.
+    fn connections(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// About how many rows each sink hears when every receipt is read (an
+    /// upper bound: rowids may have gaps), for sizing what they hold.
+    fn rows_each(&self) -> Option<u64> {
+        self.ranges.as_ref().map(|(_, each)| *each)
+    }
+
+    /// Ends the read transaction.
+    fn end(mut self: Box<Self>) -> Result<(), StorageError> {
+        self.helpers.clear();
+        match self.tx.take() {
+            Some(tx) => tx.commit().map_err(|e| self.db.error("ending a read", e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads the receipts (all, or those with an id above `after`) into
+    /// `sinks`, one per connection: every receipt on every connection, each
+    /// row inspected by the sink of the connection that read it; otherwise on
+    /// one, `sinks[0]` hearing batches while the next is read. `updated_at`
+    /// is left out (no rule reads it). `progress` hears the rows read so far.
+    fn receipts(
+        &mut self,
+        after: Option<ReceiptId>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError> {
+        assert_eq!(sinks.len(), self.connections(), "one sink per connection");
+        match self.ranges.clone() {
+            Some((ranges, _)) if after.is_none() => self.receipts_split(&ranges, sinks, progress),
+            _ => {
+                let mut read = 0u64;
+                pipeline(
+                    &mut |sink| {
+                        stream::stream_receipts_with(self.db, after, BATCH_ROWS, false, &mut |b| {
+                            read += b.len() as u64;
+                            progress(read);
+                            sink(b)
+                        })
+                    },
+                    &mut |batch| sinks[0].rows(batch),
+                )
+            }
+        }
+    }
 
     /// Reads the receipts with these ids (ascending) into `sinks`, one per
     /// connection, each connection a share of the ids in order. Ids that are
     /// not there are skipped. `progress` hears the rows read so far.
-    pub fn receipts_by_id(
+    fn receipts_by_id(
         &mut self,
         ids: &[ReceiptId],
         sinks: &mut [&mut dyn RowSink],
@@ -258,31 +327,31 @@ impl<'db> ReadSession<'db> {
 
     /// The receipts with these ids (ascending), held together, for rules that
     /// look at all of them at once.
-    pub fn receipts_held(&self, ids: &[ReceiptId]) -> Result<Batches, StorageError> {
+    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError> {
         let mut batches: Vec<Batch> = Vec::new();
         stream::read_receipts_by_id(self.db, ids, BATCH_ROWS, &mut |b| {
             batches.push(b);
             Batch::with_capacity(BATCH_ROWS)
         })?;
-        Ok(Batches(batches))
+        Ok(Box::new(Batches(batches)))
     }
 
     /// The rows of `key_conflicts` with an id above `after` (all with
     /// `None`), by id, their payloads (which no rule reads) left empty.
-    pub fn conflict_rows(&self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError> {
+    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError> {
         super::load::load_conflict_rows(self.db, after, false)
     }
 
     /// Brings the replay counts up to date.
-    pub fn replays(&self, replays: &mut Replays) -> Result<(), StorageError> {
+    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError> {
         replays.read(self.db)
     }
 
     /// True when the database holds the receipts and key conflicts a reader
     /// read: `count` receipts with ids summing to `sum` up to `max`, the
     /// `conflicts` (by id), and the replays counted.
-    pub fn holds(
-        &self,
+    fn holds(
+        &mut self,
         max: ReceiptId,
         count: usize,
         sum: i128,
@@ -341,4 +410,92 @@ fn pipeline<T>(
         }
         result
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::Access;
+
+    /// A table of `n` receipts whose ids run far enough apart to be split.
+    fn database(dir: &tempfile::TempDir, n: i64) -> std::path::PathBuf {
+        let path = dir.path().join("r.db");
+        let conn = Connection::open(&path).unwrap();
+        // As `init` makes it: readers never block the intake's commits.
+        conn.pragma_update(None, "journal_mode", "wal").unwrap();
+        conn.execute_batch(crate::storage::SCHEMA_SQL).unwrap();
+        let tx = conn.unchecked_transaction().unwrap();
+        for k in 0..n {
+            tx.execute(
+                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                 VALUES (?1, 's', 'd', '{}', '2026-11-29 10:00:00')",
+                [k * 10 + 1],
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+        path
+    }
+
+    /// Collects the ids it hears.
+    #[derive(Default)]
+    struct Ids(Vec<ReceiptId>);
+
+    impl RowSink for Ids {
+        fn row(&mut self, row: &crate::model::Row<'_>) {
+            self.0.push(row.id);
+        }
+    }
+
+    fn read_ids(session: &mut ReadSession<'_>) -> Vec<Vec<ReceiptId>> {
+        let mut sinks: Vec<Ids> = (0..session.connections()).map(|_| Ids::default()).collect();
+        let mut dyn_sinks: Vec<&mut dyn RowSink> =
+            sinks.iter_mut().map(|s| s as &mut dyn RowSink).collect();
+        session.receipts(None, &mut dyn_sinks, &mut |_| {}).unwrap();
+        sinks.into_iter().map(|s| s.0).collect()
+    }
+
+    #[test]
+    fn a_reading_on_every_core_hears_each_row_once_in_order() {
+        if helpers_wanted() == 0 {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(database(&dir, 3000), Access::ReadOnly).unwrap();
+        let mut session = ReadSession::begin(&db, Connections::EveryCore).unwrap();
+        assert!(session.connections() > 1);
+        let lanes = read_ids(&mut session);
+        assert!(
+            lanes.iter().all(|ids| !ids.is_empty()),
+            "every connection read a share"
+        );
+        let all: Vec<ReceiptId> = lanes.concat();
+        assert_eq!(all, (0..3000).map(|k| k * 10 + 1).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_commit_while_the_helpers_begin_means_one_connection_and_every_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(&dir, 3000);
+        let db = Database::open(&path, Access::ReadOnly).unwrap();
+        let writer = Connection::open(&path).unwrap();
+        let mut commit = || {
+            writer
+                .execute(
+                    "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                     VALUES (99999, 's', 'd', '{}', '2026-11-29 10:00:00')",
+                    [],
+                )
+                .unwrap();
+        };
+        let mut session =
+            ReadSession::begin_with(&db, Connections::EveryCore, &mut commit).unwrap();
+        // The helpers saw the database before the commit: they are let go.
+        assert_eq!(session.connections(), 1);
+        let lanes = read_ids(&mut session);
+        assert_eq!(lanes.len(), 1);
+        assert_eq!(lanes[0].len(), 3001, "the committed row is read too");
+        assert_eq!(lanes[0].last(), Some(&99999));
+        Box::new(session).end().unwrap();
+    }
 }
