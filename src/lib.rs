@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod error_line;
 pub mod intake;
 pub mod memory;
 pub mod model;

@@ -5,17 +5,39 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::args::{AnalysisArgs, ExportFormat};
+use super::args::{AnalysisArgs, TuiArgs};
 use super::error::{Found, unusable};
 use super::{operator, output};
 use crate::intake::canonical;
 use crate::model::Millis;
 use crate::report;
-use crate::review;
+use crate::review::{self, ExportFormat};
 use crate::sanitize::inline;
 use crate::snapshot;
 use crate::storage::error::show_path;
 use crate::storage::{self, Access, Database};
+use crate::tui::{self, Open, ScreenConfig};
+
+/// `receipt-review [DB]` and `receipt-review --demo`: the review screen.
+pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
+    let operator = operator::resolve(args.operator.clone())?;
+    let open = match (&args.db, args.demo) {
+        (Some(db), _) => Open::File(db.clone()),
+        (None, true) => Open::Demo,
+        (None, false) => {
+            return Err(unusable(
+                "no database given: receipt-review DB, or receipt-review --demo to try it",
+            ));
+        }
+    };
+    tui::run(ScreenConfig {
+        open,
+        operator,
+        read_only: args.read_only,
+        settings: args.analysis.settings(),
+        fixed_now: args.analysis.now,
+    })
+}
 
 pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;
@@ -173,10 +195,6 @@ fn receipt_state(database: &Database, id: i64) -> Option<String> {
 
 pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;
-    let format = match format {
-        ExportFormat::Csv => review::ExportFormat::Csv,
-        ExportFormat::Jsonl => review::ExportFormat::Jsonl,
-    };
     match out {
         Some(path) => {
             let rows = review::export_to_file(database.conn(), format, path)

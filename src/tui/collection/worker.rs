@@ -175,7 +175,7 @@ impl State {
             Ok(snap) => snap,
             Err(e) => {
                 self.reader.forget();
-                self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
+                self.send(Msg::LoadFailed(crate::error_line::one_line(&e)));
                 return;
             }
         };
@@ -205,7 +205,7 @@ impl State {
             }
             Err(e) => {
                 self.reader.forget();
-                self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
+                self.send(Msg::LoadFailed(crate::error_line::one_line(&e)));
             }
         }
     }
