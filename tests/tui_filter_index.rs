@@ -7,8 +7,9 @@ use receipt_review::model::Settings;
 use receipt_review::snapshot::{self, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::triage::model::GapClass;
-use receipt_review::tui::app::rows::{Known, compute, compute_by_scan, normalize_query};
-use receipt_review::tui::app::search::SearchIndex;
+use receipt_review::tui::app::search::{
+    Known, SearchIndex, compute, compute_by_scan, normalize_query,
+};
 use receipt_review::tui::app::{ClassFilter, Tab};
 
 const NOW_MS: i64 = 1_795_947_330_123;

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::args::{AnalysisArgs, TuiArgs};
-use super::error::{Found, unusable};
+use super::error::{Finding, unusable};
 use super::{operator, output};
 use crate::intake::canonical;
 use crate::model::Millis;
@@ -138,7 +138,7 @@ pub fn resolve(
 
 /// Somebody decided first: nothing was recorded (exit 1).
 fn already_decided(item: &str, operator: &str, at: &str, decision: &str) -> anyhow::Error {
-    anyhow::Error::new(Found(format!(
+    anyhow::Error::new(Finding(format!(
         "{} already decided by {} at {} ({}); nothing recorded",
         inline(item, 40),
         inline(operator, 40),
@@ -166,7 +166,7 @@ fn missing_item(database: &Database, item: &str) -> anyhow::Error {
         && let Some(state) = receipt_state(database, id)
         && state != "in_flight"
     {
-        return anyhow::Error::new(Found(format!(
+        return anyhow::Error::new(Finding(format!(
             "receipt {id} is no longer in flight (it is {} now); nothing recorded",
             inline(&state, 40)
         )));

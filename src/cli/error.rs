@@ -24,15 +24,15 @@ pub fn unusable(message: impl Into<String>) -> anyhow::Error {
 
 /// A finding, not a malfunction: the command already said what it found (exit 1).
 #[derive(Debug)]
-pub struct Found(pub String);
+pub struct Finding(pub String);
 
-impl fmt::Display for Found {
+impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for Found {}
+impl std::error::Error for Finding {}
 
 pub fn exit_code(error: &anyhow::Error) -> i32 {
     for cause in error.chain() {
