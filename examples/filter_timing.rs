@@ -15,15 +15,15 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use receipt_review::tui::app::msg::{Msg, Reading};
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::Msg;
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas;
 
 use receipt_review::model::Settings;
-use receipt_review::snapshot;
+use receipt_review::reading;
 use receipt_review::storage::{Access, Database};
-use receipt_review::tui::app::rows::{Known, compute, normalize_query};
-use receipt_review::tui::app::search::SearchIndex;
+use receipt_review::tui::app::search::{Known, SearchIndex, compute, normalize_query};
 use receipt_review::tui::app::{ClassFilter, Tab};
 
 fn main() -> anyhow::Result<()> {
@@ -36,7 +36,7 @@ fn main() -> anyhow::Result<()> {
     let db = Database::open(std::path::Path::new(&path), Access::ReadOnly)?;
     let now =
         receipt_review::time::parse_text("2026-11-29T12:00:00Z").map_err(anyhow::Error::msg)?;
-    let snap = snapshot::read_with_receipts(&db, Settings::new(now), &mut |_| {})?;
+    let snap = reading::read_with_receipts(&db, Settings::new(now), &mut |_| {})?;
     let t = Instant::now();
     let search = SearchIndex::build(&snap, None);
     println!(
@@ -93,7 +93,7 @@ fn main() -> anyhow::Result<()> {
             height: 48,
         },
     );
-    update(&mut app, Msg::Loaded(Reading::new(snap)));
+    update(&mut app, Msg::Loaded(IndexedSnapshot::new(snap)));
     let mut terminal = Terminal::new(TestBackend::new(160, 48))?;
     let press = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
     let (mut updates, mut draws) = (Vec::new(), Vec::new());

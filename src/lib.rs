@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod error_line;
 pub mod intake;
 pub mod memory;
 pub mod model;
@@ -25,8 +26,3 @@ pub mod storage;
 pub mod time;
 pub mod triage;
 pub mod tui;
-
-/// The reading layer's former name, while its callers move to [`reading`].
-pub mod snapshot {
-    pub use crate::reading::*;
-}

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::intake::canonical;
 use receipt_review::model::Settings;
-use receipt_review::reading::{self as snapshot, Extent, Reader, Snapshot};
+use receipt_review::reading::{self, Extent, Reader, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::time::format_rfc3339;
 use rusqlite::{Connection, params};
@@ -24,7 +24,7 @@ fn settings(now_ms: i64) -> Settings {
 /// A fresh full analysis of the database, as `report` makes it.
 fn full(path: &Path, now_ms: i64) -> Snapshot {
     let db = Database::open(path, Access::ReadOnly).unwrap();
-    snapshot::read(&db, settings(now_ms), &mut |_| {}).unwrap()
+    reading::read(&db, settings(now_ms), &mut |_| {}).unwrap()
 }
 
 /// A demo database of `receipts` receipts as of [`NOW_MS`], in `dir`.
@@ -235,7 +235,7 @@ impl Appender {
 fn alone(path: &Path, now_ms: i64) -> Snapshot {
     let db = Database::open(path, Access::ReadOnly).unwrap();
     db.conn().execute_batch("BEGIN").unwrap();
-    let snap = snapshot::read(&db, settings(now_ms), &mut |_| {}).unwrap();
+    let snap = reading::read(&db, settings(now_ms), &mut |_| {}).unwrap();
     db.conn().execute_batch("COMMIT").unwrap();
     snap
 }
@@ -471,7 +471,7 @@ fn items_follow_the_appends(spread: bool) {
     reader
         .fill_receipts(pending, &mut snap, &mut |_| {})
         .unwrap();
-    let fresh = snapshot::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+    let fresh = reading::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
     assert_eq!(snap.receipts.to_vec(), fresh.receipts.to_vec(), "first");
     assert!(snap.receipts.len() > 100);
     let mut appender = Appender {
@@ -490,7 +490,7 @@ fn items_follow_the_appends(spread: bool) {
         reader
             .fill_receipts(pending, &mut snap, &mut |_| {})
             .unwrap();
-        let fresh = snapshot::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+        let fresh = reading::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
         assert_eq!(
             snap.receipts.to_vec(),
             fresh.receipts.to_vec(),
@@ -506,12 +506,12 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     let path = demo(&dir, "progress.db", 3_000, 5);
     let db = Database::open(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
-    let mut seen: Vec<snapshot::Progress> = Vec::new();
+    let mut seen: Vec<reading::Progress> = Vec::new();
     let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |p| seen.push(p)).unwrap();
     reader
         .fill_receipts(pending, &mut snap, &mut |p| seen.push(p))
         .unwrap();
-    let analysing: Vec<&snapshot::Progress> = seen
+    let analysing: Vec<&reading::Progress> = seen
         .iter()
         .filter(|p| p.stage.label().starts_with("analysing"))
         .collect();
@@ -527,7 +527,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     }
     let texts: Vec<u64> = analysing
         .iter()
-        .filter(|p| p.stage == snapshot::Stage::Texts)
+        .filter(|p| p.stage == reading::Stage::Texts)
         .map(|p| p.done)
         .collect();
     assert!(texts.len() >= 2 && texts.windows(2).all(|w| w[0] <= w[1]));
@@ -541,7 +541,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     // The items' receipts are counted as they are read.
     let items = seen
         .iter()
-        .filter(|p| p.stage == snapshot::Stage::ItemsReceipts)
+        .filter(|p| p.stage == reading::Stage::ItemsReceipts)
         .map(|p| p.done)
         .max();
     assert_eq!(items, Some(snap.receipts.len() as u64));

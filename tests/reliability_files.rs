@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use common::{NOW, fixture};
 use receipt_review::model::Settings;
+use receipt_review::reading;
 use receipt_review::review::{self, ExportFormat};
-use receipt_review::snapshot;
 use receipt_review::storage::{self, Access, Database, OpenOptions};
 use reliability_support::{
     Pty, Rng, assert_clean_exit, inspect, integrity, log_count, scale, seed, spawn_bin,
@@ -92,7 +92,7 @@ fn library_pass(path: &Path) -> Vec<String> {
             errors.push(e.to_string());
         }
     }
-    match snapshot::read(&db, Settings::new(NOW_MS), &mut |_| {}) {
+    match reading::read(&db, Settings::new(NOW_MS), &mut |_| {}) {
         Ok(snap) => {
             let _ = receipt_review::report::text::render(&snap);
             let _ = receipt_review::report::json::render(&snap);
@@ -104,7 +104,7 @@ fn library_pass(path: &Path) -> Vec<String> {
                 .chain(snap.triage.stuck.iter().map(|s| s.item()))
                 .collect();
             for item in items {
-                let Some(target) = snapshot::find_item(&snap, &item) else {
+                let Some(target) = reading::find_item(&snap, &item) else {
                     continue;
                 };
                 let decision = match target.kind {
@@ -126,7 +126,7 @@ fn library_pass(path: &Path) -> Vec<String> {
                 }
             }
         }
-        Err(e) => errors.push(receipt_review::cli::error::one_line(&e)),
+        Err(e) => errors.push(receipt_review::error_line::one_line(&e)),
     }
     errors
 }

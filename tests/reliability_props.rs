@@ -22,11 +22,11 @@ use std::time::Duration;
 use proptest::prelude::*;
 use receipt_review::intake::canonical::{canonical, canonical_text, sha256_hex};
 use receipt_review::model::Settings;
+use receipt_review::reading;
 use receipt_review::review::{
     self, Decision, DecisionRequest, ExportFormat, safe_cell, unquote_cell,
 };
 use receipt_review::sanitize::{clean, clean_lines, inline, is_unsafe};
-use receipt_review::snapshot;
 use receipt_review::storage::{Access, Database, OpenOptions};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
@@ -306,7 +306,7 @@ proptest! {
             OpenOptions::new(Access::ReadOnly).busy_timeout(Duration::from_secs(5)),
         )
         .unwrap();
-        let snap = snapshot::read(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
+        let snap = reading::read(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
         let groups = &snap.triage.duplicates;
         prop_assert_eq!(groups.len(), 1, "{}", spelled);
         prop_assert_eq!(groups[0].receipt_ids(), vec![1, 2]);

@@ -4,11 +4,12 @@
 
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::model::Settings;
-use receipt_review::snapshot::{self, Snapshot};
+use receipt_review::reading::{self, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::triage::model::GapClass;
-use receipt_review::tui::app::rows::{Known, compute, compute_by_scan, normalize_query};
-use receipt_review::tui::app::search::SearchIndex;
+use receipt_review::tui::app::search::{
+    Known, SearchIndex, compute, compute_by_scan, normalize_query,
+};
 use receipt_review::tui::app::{ClassFilter, Tab};
 
 const NOW_MS: i64 = 1_795_947_330_123;
@@ -23,7 +24,7 @@ fn demo(receipts: usize) -> (tempfile::TempDir, Snapshot) {
     };
     generate(&path, &options).unwrap();
     let db = Database::open(&path, Access::ReadOnly).unwrap();
-    let snap = snapshot::read_with_receipts(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
+    let snap = reading::read_with_receipts(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
     (dir, snap)
 }
 

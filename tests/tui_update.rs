@@ -5,10 +5,10 @@ mod fixture;
 
 use fixture::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use receipt_review::review::ExportFormat;
 use receipt_review::triage::model::GapClass;
-use receipt_review::tui::app::msg::{
-    DecisionRequest, Effect, ExportFormat, Msg, PayloadRef, Reading,
-};
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg, PayloadRef};
 use receipt_review::tui::app::{
     App, ClassFilter, Focus, Overlay, Selected, StatusKind, Tab, update,
 };
@@ -26,7 +26,7 @@ fn status(app: &App) -> String {
         .unwrap_or_default()
 }
 
-fn decide_effect(effects: &[Effect]) -> &DecisionRequest {
+fn decide_effect(effects: &[Effect]) -> &ItemDecision {
     match effects {
         [Effect::Decide(request)] => request,
         other => panic!("expected one Decide, got {other:?}"),
@@ -49,7 +49,7 @@ fn opens_on_duplicates_with_the_first_pending_group_selected() {
 
 #[test]
 fn counts_after_a_reading_are_the_counts_made_anew() {
-    use receipt_review::tui::app::rows::Counts;
+    use receipt_review::tui::app::counts::Counts;
     let fx = fixture();
     let first = fx.snapshot.clone();
     let before = Counts::of(&first);
@@ -73,8 +73,8 @@ fn counts_after_a_reading_are_the_counts_made_anew() {
 
 #[test]
 fn resolved_conflicts_and_stuck_receipts_are_not_pending() {
-    use receipt_review::snapshot::ItemReview;
-    use receipt_review::tui::app::rows::Counts;
+    use receipt_review::reading::ItemReview;
+    use receipt_review::tui::app::counts::Counts;
     let fx = fixture();
     let mut snap = fx.snapshot.clone();
     let before = Counts::of(&snap);
@@ -105,7 +105,10 @@ fn resolved_conflicts_and_stuck_receipts_are_not_pending() {
 fn the_selection_asks_for_its_payloads_once() {
     let fx = fixture();
     let mut app = App::new(false);
-    let effects = update(&mut app, Msg::Loaded(Reading::new(fx.snapshot.clone())));
+    let effects = update(
+        &mut app,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
     assert_eq!(
         effects,
         vec![Effect::LoadPayloads(vec![
@@ -268,7 +271,7 @@ fn a_filter_typed_before_the_receipts_are_read_finds_them_once_they_are() {
     let mut pending = fx.snapshot.clone();
     pending.receipts = Default::default();
     pending.receipts_pending = true;
-    let first = Reading::new(pending);
+    let first = IndexedSnapshot::new(pending);
     let mut app = App::new(false);
     send(
         &mut app,
@@ -288,7 +291,7 @@ fn a_filter_typed_before_the_receipts_are_read_finds_them_once_they_are() {
     send(
         &mut app,
         &fx,
-        Msg::Loaded(Reading::after(fx.snapshot.clone(), Some(&first))),
+        Msg::Loaded(IndexedSnapshot::after(fx.snapshot.clone(), Some(&first))),
     );
     assert_eq!(app.rows(Tab::Duplicates).len(), 1);
     assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
@@ -417,7 +420,7 @@ fn each_duplicate_decision_key_records_its_decision() {
         let effects = send(&mut app, &fx, key(c));
         assert_eq!(
             decide_effect(&effects),
-            &DecisionRequest {
+            &ItemDecision {
                 item: "dup:110".into(),
                 decision: decision.into(),
                 receipt_ids: vec![110, 111],
@@ -745,12 +748,16 @@ fn the_selection_is_kept_by_item_id_across_a_reload() {
     std::sync::Arc::make_mut(&mut next.triage)
         .duplicates
         .insert(0, extra.into());
-    send(&mut app, &fx, Msg::Loaded(Reading::new(next.clone())));
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(IndexedSnapshot::new(next.clone())),
+    );
     assert_eq!(app.pos(Tab::Duplicates).selected, 5);
     assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     // The selected group disappears: the nearest row is selected.
     std::sync::Arc::make_mut(&mut next.triage).duplicates.pop();
-    send(&mut app, &fx, Msg::Loaded(Reading::new(next)));
+    send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
 }
 
@@ -772,7 +779,7 @@ fn the_selection_follows_its_group_when_an_earlier_copy_names_it() {
     group.members.insert(0, earlier);
     triage.duplicates.remove(last);
     triage.duplicates.insert(0, group.into());
-    send(&mut app, &fx, Msg::Loaded(Reading::new(next)));
+    send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:99"));
     assert_eq!(app.pos(Tab::Duplicates).selected, 0);
     assert_ne!(app.pos(Tab::Duplicates).selected, shown);
@@ -857,7 +864,7 @@ fn a_failed_first_load_and_a_failed_reload() {
     send(
         &mut app,
         &fx,
-        Msg::Loaded(Reading::new(fx.snapshot.clone())),
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
     );
     assert!(app.load_error.is_none());
     update(&mut app, Msg::LoadFailed("database is locked".into()));

@@ -10,7 +10,8 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use receipt_review::tui::app::msg::{Msg, PayloadRef, Reading};
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::{Msg, PayloadRef};
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas::draw;
 
@@ -269,7 +270,10 @@ fn loading_80x24() {
 fn payloads_show_loading_until_they_arrive() {
     let fx = fixture();
     let mut app = App::new(false);
-    update(&mut app, Msg::Loaded(Reading::new(fx.snapshot.clone())));
+    update(
+        &mut app,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
     assert!(screen(&app, 160, 48).contains("loading…"));
     update(
         &mut app,

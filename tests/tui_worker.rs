@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::model::Settings;
-use receipt_review::tui::app::msg::{Msg, Reading};
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::Msg;
 use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
 
 const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 
 /// The readings the worker hands over until one says its receipts are in.
-fn readings_until_complete(rx: &mpsc::Receiver<Msg>) -> Vec<Reading> {
+fn readings_until_complete(rx: &mpsc::Receiver<Msg>) -> Vec<IndexedSnapshot> {
     let mut readings = Vec::new();
     loop {
         match rx.recv_timeout(Duration::from_secs(60)) {

@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::model::{Millis, Settings};
+use crate::review::ExportFormat;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -131,10 +133,15 @@ pub enum Command {
     },
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExportFormat {
-    Csv,
-    Jsonl,
+/// `--format csv|jsonl`: the review log's own formats, by their own names.
+impl ValueEnum for ExportFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ExportFormat::Csv, ExportFormat::Jsonl]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.as_str()))
+    }
 }
 
 /// `600`, `600s`, `90s`, `10m`, `1h`, `1500ms` → milliseconds. A bare number is seconds.

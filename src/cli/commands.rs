@@ -5,21 +5,43 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::args::{AnalysisArgs, ExportFormat};
-use super::error::{Found, unusable};
+use super::args::{AnalysisArgs, TuiArgs};
+use super::error::{Finding, unusable};
 use super::{operator, output};
 use crate::intake::canonical;
 use crate::model::Millis;
+use crate::reading;
 use crate::report;
-use crate::review;
+use crate::review::{self, ExportFormat};
 use crate::sanitize::inline;
-use crate::snapshot;
 use crate::storage::error::show_path;
 use crate::storage::{self, Access, Database};
+use crate::tui::{self, Open, ScreenConfig};
+
+/// `receipt-review [DB]` and `receipt-review --demo`: the review screen.
+pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
+    let operator = operator::resolve(args.operator.clone())?;
+    let open = match (&args.db, args.demo) {
+        (Some(db), _) => Open::File(db.clone()),
+        (None, true) => Open::Demo,
+        (None, false) => {
+            return Err(unusable(
+                "no database given: receipt-review DB, or receipt-review --demo to try it",
+            ));
+        }
+    };
+    tui::run(ScreenConfig {
+        open,
+        operator,
+        read_only: args.read_only,
+        settings: args.analysis.settings(),
+        fixed_now: args.analysis.now,
+    })
+}
 
 pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;
-    let snap = snapshot::read(&database, analysis.settings(), &mut |_| {})?;
+    let snap = reading::read(&database, analysis.settings(), &mut |_| {})?;
     if json {
         output::print_with(|out| report::json::write(&snap, out))?;
     } else {
@@ -35,7 +57,7 @@ pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<
 pub fn check(db: &Path, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;
     let problems = storage::schema_problems(&database);
-    let snap = snapshot::read(&database, analysis.settings(), &mut |_| {})?;
+    let snap = reading::read(&database, analysis.settings(), &mut |_| {})?;
     let mut text = String::new();
     for p in &problems {
         text.push_str(&format!("schema: {}\n", inline(p, 200)));
@@ -78,8 +100,8 @@ pub fn resolve(
         return Err(unusable(format!("cannot record a decision: {reason}")));
     }
     let settings = analysis.settings();
-    let snap = snapshot::read(&database, settings.clone(), &mut |_| {})?;
-    let target = snapshot::find_item(&snap, item).ok_or_else(|| missing_item(&database, item))?;
+    let snap = reading::read(&database, settings.clone(), &mut |_| {})?;
+    let target = reading::find_item(&snap, item).ok_or_else(|| missing_item(&database, item))?;
     let request = review::DecisionRequest {
         item: item.to_string(),
         kind: target.kind,
@@ -116,7 +138,7 @@ pub fn resolve(
 
 /// Somebody decided first: nothing was recorded (exit 1).
 fn already_decided(item: &str, operator: &str, at: &str, decision: &str) -> anyhow::Error {
-    anyhow::Error::new(Found(format!(
+    anyhow::Error::new(Finding(format!(
         "{} already decided by {} at {} ({}); nothing recorded",
         inline(item, 40),
         inline(operator, 40),
@@ -144,7 +166,7 @@ fn missing_item(database: &Database, item: &str) -> anyhow::Error {
         && let Some(state) = receipt_state(database, id)
         && state != "in_flight"
     {
-        return anyhow::Error::new(Found(format!(
+        return anyhow::Error::new(Finding(format!(
             "receipt {id} is no longer in flight (it is {} now); nothing recorded",
             inline(&state, 40)
         )));
@@ -173,10 +195,6 @@ fn receipt_state(database: &Database, id: i64) -> Option<String> {
 
 pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Result<i32> {
     let database = Database::open(db, Access::ReadOnly)?;
-    let format = match format {
-        ExportFormat::Csv => review::ExportFormat::Csv,
-        ExportFormat::Jsonl => review::ExportFormat::Jsonl,
-    };
     match out {
         Some(path) => {
             let rows = review::export_to_file(database.conn(), format, path)

@@ -4,7 +4,6 @@
 use std::fmt;
 
 use crate::intake::canonical::CanonicalError;
-use crate::sanitize;
 use crate::storage::StorageError;
 
 /// Input the command cannot use (exit 2).
@@ -25,15 +24,15 @@ pub fn unusable(message: impl Into<String>) -> anyhow::Error {
 
 /// A finding, not a malfunction: the command already said what it found (exit 1).
 #[derive(Debug)]
-pub struct Found(pub String);
+pub struct Finding(pub String);
 
-impl fmt::Display for Found {
+impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for Found {}
+impl std::error::Error for Finding {}
 
 pub fn exit_code(error: &anyhow::Error) -> i32 {
     for cause in error.chain() {
@@ -45,18 +44,4 @@ pub fn exit_code(error: &anyhow::Error) -> i32 {
         }
     }
     1
-}
-
-/// The error and its causes on one terminal-safe line.
-pub fn one_line(error: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in error.chain() {
-        let text = cause.to_string();
-        // anyhow contexts often repeat their cause; say each thing once.
-        if parts.last().is_some_and(|last| last.contains(&text)) {
-            continue;
-        }
-        parts.push(text);
-    }
-    sanitize::clean(&parts.join(": ").replace('\n', " ")).into_owned()
 }

@@ -4,7 +4,6 @@ pub mod args;
 mod commands;
 pub mod error;
 mod operator;
-pub use operator::resolve as operator_name;
 mod output;
 
 use clap::Parser;
@@ -19,7 +18,7 @@ pub fn main() -> i32 {
         Err(e) => return clap_error(e),
     };
     let result = match cli.command {
-        None => crate::tui::run(cli.tui),
+        None => commands::screen(&cli.tui),
         Some(Command::Report { db, json, analysis }) => commands::report(&db, json, &analysis),
         Some(Command::Check { db, analysis }) => commands::check(&db, &analysis),
         Some(Command::Resolve {
@@ -43,7 +42,7 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("receipt-review: {}", error::one_line(&e));
+            eprintln!("receipt-review: {}", crate::error_line::one_line(&e));
             error::exit_code(&e)
         }
     }

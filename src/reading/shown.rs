@@ -260,7 +260,7 @@ mod tests {
         first.stuck = vec![stuck(9), stuck(1)];
         let mut shown = Shown::default();
         let first = Arc::new(first);
-        assert_eq!(shown.update(&first), crate::snapshot::shown_ids(&first));
+        assert_eq!(shown.update(&first), crate::reading::shown_ids(&first));
         // `b` grows (a new group in its place), `c` goes, `d` comes; the
         // stuck receipt 9 is no longer stuck but still in `a`. Conflict `x`
         // stays, `y` gets another attempt, one about 5 comes.
@@ -271,7 +271,7 @@ mod tests {
             ..Triage::default()
         });
         let ids = shown.update(&second);
-        assert_eq!(ids, crate::snapshot::shown_ids(&second));
+        assert_eq!(ids, crate::reading::shown_ids(&second));
         assert_eq!(ids, vec![1, 2, 5, 6, 7, 9, 12, 13, 14, 20, 30, 31, 40, 42]);
         // The same reading again changes nothing.
         assert_eq!(shown.update(&second), ids);

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::safe_json;
 use crate::model::{Millis, ReceiptId};
-use crate::snapshot::{ItemReview, Snapshot};
+use crate::reading::{ItemReview, Snapshot};
 use crate::time::format_rfc3339;
 use crate::triage::model::{Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member};
 

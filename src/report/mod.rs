@@ -6,7 +6,7 @@ pub mod json;
 pub use crate::sanitize::json as safe_json;
 pub mod text;
 
-use crate::snapshot::Snapshot;
+use crate::reading::Snapshot;
 
 /// Rows in `receipts`: the ones analysed and the damaged ones.
 pub fn receipt_count(s: &Snapshot) -> usize {

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::reading::Snapshot;
 use crate::sanitize::inline;
-use crate::snapshot::Snapshot;
 use crate::time::{format_rfc3339, human_duration};
 use crate::triage::model::{GapClass, MatchKind};
 
@@ -151,7 +151,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::snapshot::Snapshot;
+    use crate::reading::Snapshot;
     use crate::triage::model::*;
 
     #[test]

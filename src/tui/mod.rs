@@ -10,38 +10,52 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::cli::args::TuiArgs;
-use crate::cli::error::unusable;
+use crate::model::{Millis, Settings};
 use collection::WorkerConfig;
 
 /// Receipts in the database that `--demo` writes.
 const DEMO_RECEIPTS: usize = 5_000;
 
-/// `receipt-review [DB]` and `receipt-review --demo`.
-pub fn run(args: TuiArgs) -> anyhow::Result<i32> {
-    let operator = crate::cli::operator_name(args.operator.clone())?;
-    let path = match (&args.db, args.demo) {
-        (Some(db), _) => db.clone(),
-        (None, true) => write_demo()?,
-        (None, false) => {
-            return Err(unusable(
-                "no database given: receipt-review DB, or receipt-review --demo to try it",
-            ));
-        }
+/// What the screen opens, and as whom: the command line builds it from its
+/// arguments, so the screen knows nothing of how they were spelled.
+#[derive(Clone, Debug)]
+pub struct ScreenConfig {
+    pub open: Open,
+    /// Who decisions are recorded as.
+    pub operator: String,
+    /// Decisions are off.
+    pub read_only: bool,
+    pub settings: Settings,
+    /// Analyse as of this time on every reading (else as of each reading's start).
+    pub fixed_now: Option<Millis>,
+}
+
+/// The database the screen opens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Open {
+    File(PathBuf),
+    /// A fresh demo database, written to a temporary folder that is kept.
+    Demo,
+}
+
+/// Opens the review screen and returns the exit code.
+pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
+    let path = match &config.open {
+        Open::File(path) => path.clone(),
+        Open::Demo => write_demo()?,
     };
-    let settings = args.analysis.settings();
-    let config = WorkerConfig {
+    let worker = WorkerConfig {
         path: path.clone(),
-        read_only: args.read_only,
-        settings,
-        fixed_now: args.analysis.now,
-        operator,
+        read_only: config.read_only,
+        settings: config.settings,
+        fixed_now: config.fixed_now,
+        operator: config.operator,
         export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
     };
     // The screen reads again on every change and stays open for hours.
     crate::memory::keep_large_blocks_apart();
-    let code = runtime::run(config)?;
-    if args.demo {
+    let code = runtime::run(worker)?;
+    if config.open == Open::Demo {
         eprintln!(
             "the demo database stays at {}",
             crate::storage::error::show_path(&path)

@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::model::{Millis, ReceiptState, Settings};
-use receipt_review::snapshot::{ItemReview, LogLine, Snapshot};
+use receipt_review::reading::{ItemReview, LogLine, Snapshot};
 use receipt_review::triage::model::{
     Attempt, AttemptSource, Conflict, DamageReason, Damaged, DuplicateGroup, GapClass, MatchKind,
     Member, Receipt, Stuck, Triage, VisitorFields,
 };
-use receipt_review::tui::app::msg::{Effect, Msg, PayloadRef, Reading};
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::{Effect, Msg, PayloadRef};
 use receipt_review::tui::app::{App, update};
 
 /// 2026-11-29T10:15:30.123Z
@@ -558,6 +559,10 @@ pub fn send(app: &mut App, fx: &Fixture, msg: Msg) -> Vec<Effect> {
 pub fn loaded(fx: &Fixture, width: u16, height: u16, no_color: bool) -> App {
     let mut app = App::new(no_color).with_operator("alice");
     update(&mut app, Msg::Resize { width, height });
-    send(&mut app, fx, Msg::Loaded(Reading::new(fx.snapshot.clone())));
+    send(
+        &mut app,
+        fx,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
     app
 }

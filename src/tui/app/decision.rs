@@ -4,7 +4,7 @@
 pub use crate::review::Decision;
 use crate::review::Kind;
 
-use super::state::Tab;
+use super::tab::Tab;
 
 /// The tab whose items take this decision (`None` for a reopening).
 pub fn tab_of(decision: Decision) -> Option<Tab> {

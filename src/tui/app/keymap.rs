@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::decision::Decision;
-use super::state::Tab;
+use super::tab::Tab;
 
 /// A key as the table names it. Shift is not compared (an upper-case letter
 /// arrives as itself, often with SHIFT set); Ctrl is; Alt never matches.
@@ -119,7 +119,7 @@ impl Scope {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
+pub enum KeyCommand {
     Quit,
     ForceQuit,
     Help,
@@ -163,7 +163,7 @@ pub enum Command {
 pub struct Binding {
     pub keys: &'static [Key],
     pub scope: Scope,
-    pub command: Command,
+    pub command: KeyCommand,
     /// A word or two for the footer; empty for bindings the footer leaves to `?`.
     pub hint: &'static str,
     /// One line for the `?` help.
@@ -177,7 +177,7 @@ const STUCK: &[Tab] = &[Tab::Stuck];
 const fn b(
     keys: &'static [Key],
     scope: Scope,
-    command: Command,
+    command: KeyCommand,
     hint: &'static str,
     help: &'static str,
 ) -> Binding {
@@ -194,73 +194,73 @@ const fn b(
 /// The first binding that applies wins.
 #[rustfmt::skip]
 pub const KEYMAP: &[Binding] = &[
-    b(&[ctrl('c')], Scope::Always, Command::ForceQuit, "", "quit at once"),
+    b(&[ctrl('c')], Scope::Always, KeyCommand::ForceQuit, "", "quit at once"),
     // Text input: everything not bound here is typed.
-    b(&[code(KeyCode::Enter)], Scope::Input, Command::InputSubmit, "keep", "keep what you typed"),
-    b(&[code(KeyCode::Esc)], Scope::Input, Command::InputCancel, "cancel", "cancel (a filter is cleared, a note left as it was)"),
-    b(&[code(KeyCode::Backspace)], Scope::Input, Command::InputBackspace, "", "delete the last character"),
-    b(&[ctrl('u')], Scope::Input, Command::InputClear, "", "clear the line"),
+    b(&[code(KeyCode::Enter)], Scope::Input, KeyCommand::InputSubmit, "keep", "keep what you typed"),
+    b(&[code(KeyCode::Esc)], Scope::Input, KeyCommand::InputCancel, "cancel", "cancel (a filter is cleared, a note left as it was)"),
+    b(&[code(KeyCode::Backspace)], Scope::Input, KeyCommand::InputBackspace, "", "delete the last character"),
+    b(&[ctrl('u')], Scope::Input, KeyCommand::InputClear, "", "clear the line"),
     // Confirmations: the safe answer has the focus.
-    b(&[k('y')], Scope::Confirm, Command::Yes, "yes", "yes, do it"),
-    b(&[k('n')], Scope::Confirm, Command::No, "no", "no, leave it"),
-    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Confirm, Command::ToggleChoice, "switch", "move between the answers"),
-    b(&[code(KeyCode::Enter)], Scope::Confirm, Command::Accept, "answer", "give the focused answer (No unless you moved)"),
-    b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, Command::Close, "cancel", "cancel"),
+    b(&[k('y')], Scope::Confirm, KeyCommand::Yes, "yes", "yes, do it"),
+    b(&[k('n')], Scope::Confirm, KeyCommand::No, "no", "no, leave it"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Confirm, KeyCommand::ToggleChoice, "switch", "move between the answers"),
+    b(&[code(KeyCode::Enter)], Scope::Confirm, KeyCommand::Accept, "answer", "give the focused answer (No unless you moved)"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, KeyCommand::Close, "cancel", "cancel"),
     // Export.
-    b(&[k('c')], Scope::Export, Command::ChooseCsv, "CSV", "export as CSV (safe to open in a spreadsheet)"),
-    b(&[k('j')], Scope::Export, Command::ChooseJsonl, "JSONL", "export as JSON lines"),
-    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Export, Command::ToggleChoice, "switch", "move between the formats"),
-    b(&[code(KeyCode::Enter)], Scope::Export, Command::Accept, "export", "export in the focused format"),
-    b(&[code(KeyCode::Esc), k('q')], Scope::Export, Command::Close, "cancel", "cancel"),
+    b(&[k('c')], Scope::Export, KeyCommand::ChooseCsv, "CSV", "export as CSV (safe to open in a spreadsheet)"),
+    b(&[k('j')], Scope::Export, KeyCommand::ChooseJsonl, "JSONL", "export as JSON lines"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Export, KeyCommand::ToggleChoice, "switch", "move between the formats"),
+    b(&[code(KeyCode::Enter)], Scope::Export, KeyCommand::Accept, "export", "export in the focused format"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Export, KeyCommand::Close, "cancel", "cancel"),
     // Help.
-    b(&[k('j'), code(KeyCode::Down)], Scope::Help, Command::Down, "scroll", "scroll down"),
-    b(&[k('k'), code(KeyCode::Up)], Scope::Help, Command::Up, "", "scroll up"),
-    b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, Command::PageDown, "", "page down"),
-    b(&[code(KeyCode::PageUp)], Scope::Help, Command::PageUp, "", "page up"),
-    b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, Command::Close, "close", "close the help"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::Help, KeyCommand::Down, "scroll", "scroll down"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::Help, KeyCommand::Up, "", "scroll up"),
+    b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, KeyCommand::PageDown, "", "page down"),
+    b(&[code(KeyCode::PageUp)], Scope::Help, KeyCommand::PageUp, "", "page up"),
+    b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, KeyCommand::Close, "close", "close the help"),
     // Decisions on the selection.
-    b(&[k('d')], Scope::Tabs(DUP), Command::Decide(Decision::Duplicate), "duplicate", "duplicate: keep the earliest copy as the one to answer"),
-    b(&[k('c')], Scope::Tabs(DUP), Command::Decide(Decision::Correction), "correction", "correction: a later copy supersedes the earlier"),
-    b(&[k('x')], Scope::Tabs(DUP), Command::Decide(Decision::Distinct), "distinct", "distinct: genuinely separate messages, answer each"),
-    b(&[k('s')], Scope::Tabs(DUP), Command::Decide(Decision::Spam), "spam", "spam"),
-    b(&[k('D')], Scope::Tabs(DUP), Command::BulkDuplicate, "all exact", "resolve every pending exact group shown as duplicate (asks first)"),
-    b(&[k('t')], Scope::Tabs(DUP), Command::CycleClass, "class", "show all / simultaneous / seconds / minutes groups"),
-    b(&[k('o')], Scope::Tabs(CONFLICTS), Command::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
-    b(&[k('f')], Scope::Tabs(CONFLICTS), Command::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
-    b(&[k('C')], Scope::Tabs(STUCK), Command::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
-    b(&[k('F')], Scope::Tabs(STUCK), Command::Decide(Decision::Failed), "failed", "failed: you checked it was not done; frees the key for a retry (asks first)"),
-    b(&[k('p')], Scope::Tabs(STUCK), Command::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
+    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "duplicate", "duplicate: keep the earliest copy as the one to answer"),
+    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "correction", "correction: a later copy supersedes the earlier"),
+    b(&[k('x')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Distinct), "distinct", "distinct: genuinely separate messages, answer each"),
+    b(&[k('s')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Spam), "spam", "spam"),
+    b(&[k('D')], Scope::Tabs(DUP), KeyCommand::BulkDuplicate, "all exact", "resolve every pending exact group shown as duplicate (asks first)"),
+    b(&[k('t')], Scope::Tabs(DUP), KeyCommand::CycleClass, "class", "show all / simultaneous / seconds / minutes groups"),
+    b(&[k('o')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
+    b(&[k('f')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
+    b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
+    b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "failed", "failed: you checked it was not done; frees the key for a retry (asks first)"),
+    b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
     // Moving around.
-    b(&[k('j'), code(KeyCode::Down)], Scope::List, Command::Down, "", "next row"),
-    b(&[k('k'), code(KeyCode::Up)], Scope::List, Command::Up, "", "previous row"),
-    b(&[k('g'), code(KeyCode::Home)], Scope::List, Command::Top, "", "first row"),
-    b(&[k('G'), code(KeyCode::End)], Scope::List, Command::Bottom, "", "last row"),
-    b(&[code(KeyCode::PageDown)], Scope::List, Command::PageDown, "", "page down"),
-    b(&[code(KeyCode::PageUp)], Scope::List, Command::PageUp, "", "page up"),
-    b(&[code(KeyCode::Enter), k('l')], Scope::List, Command::EnterDetail, "detail", "into the detail pane"),
-    b(&[code(KeyCode::Esc)], Scope::List, Command::Back, "", "clear the text filter"),
-    b(&[k('j'), code(KeyCode::Down)], Scope::Detail, Command::Down, "", "scroll down"),
-    b(&[k('k'), code(KeyCode::Up)], Scope::Detail, Command::Up, "", "scroll up"),
-    b(&[k('g'), code(KeyCode::Home)], Scope::Detail, Command::Top, "", "scroll to the top"),
-    b(&[k('G'), code(KeyCode::End)], Scope::Detail, Command::Bottom, "", "scroll to the end"),
-    b(&[code(KeyCode::PageDown)], Scope::Detail, Command::PageDown, "", "page down"),
-    b(&[code(KeyCode::PageUp)], Scope::Detail, Command::PageUp, "", "page up"),
-    b(&[code(KeyCode::Esc), k('h')], Scope::Detail, Command::Back, "back", "back to the list"),
-    b(&[code(KeyCode::Tab)], Scope::Global, Command::NextTab, "", "next tab"),
-    b(&[code(KeyCode::BackTab)], Scope::Global, Command::PrevTab, "", "previous tab"),
-    b(&[k('1')], Scope::Global, Command::GoTab(Tab::Duplicates), "", "Duplicates tab"),
-    b(&[k('2')], Scope::Global, Command::GoTab(Tab::Conflicts), "", "Conflicts tab"),
-    b(&[k('3')], Scope::Global, Command::GoTab(Tab::Stuck), "", "Stuck tab"),
-    b(&[k('4')], Scope::Global, Command::GoTab(Tab::Damaged), "", "Damaged tab"),
-    b(&[k('5')], Scope::Global, Command::GoTab(Tab::Log), "", "Log tab"),
-    b(&[k('/')], Scope::Global, Command::Filter, "filter", "filter by text: scope, key, item id or field value"),
-    b(&[k('n')], Scope::Global, Command::Note, "note", "attach a note to your next decision on the selection"),
-    b(&[k('u')], Scope::Global, Command::Undo, "undo", "undo your last decision (a reopening is appended)"),
-    b(&[k('v')], Scope::Global, Command::RawToggle, "raw", "show or hide the raw payloads"),
-    b(&[k('e')], Scope::Global, Command::Export, "export", "export the review log (CSV or JSONL)"),
-    b(&[k('r')], Scope::Global, Command::Reload, "", "read the database again"),
-    b(&[k('?')], Scope::Global, Command::Help, "help", "this help"),
-    b(&[k('q')], Scope::Global, Command::Quit, "quit", "quit"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "next row"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "previous row"),
+    b(&[k('g'), code(KeyCode::Home)], Scope::List, KeyCommand::Top, "", "first row"),
+    b(&[k('G'), code(KeyCode::End)], Scope::List, KeyCommand::Bottom, "", "last row"),
+    b(&[code(KeyCode::PageDown)], Scope::List, KeyCommand::PageDown, "", "page down"),
+    b(&[code(KeyCode::PageUp)], Scope::List, KeyCommand::PageUp, "", "page up"),
+    b(&[code(KeyCode::Enter), k('l')], Scope::List, KeyCommand::EnterDetail, "detail", "into the detail pane"),
+    b(&[code(KeyCode::Esc)], Scope::List, KeyCommand::Back, "", "clear the text filter"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::Detail, KeyCommand::Down, "", "scroll down"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::Detail, KeyCommand::Up, "", "scroll up"),
+    b(&[k('g'), code(KeyCode::Home)], Scope::Detail, KeyCommand::Top, "", "scroll to the top"),
+    b(&[k('G'), code(KeyCode::End)], Scope::Detail, KeyCommand::Bottom, "", "scroll to the end"),
+    b(&[code(KeyCode::PageDown)], Scope::Detail, KeyCommand::PageDown, "", "page down"),
+    b(&[code(KeyCode::PageUp)], Scope::Detail, KeyCommand::PageUp, "", "page up"),
+    b(&[code(KeyCode::Esc), k('h')], Scope::Detail, KeyCommand::Back, "back", "back to the list"),
+    b(&[code(KeyCode::Tab)], Scope::Global, KeyCommand::NextTab, "", "next tab"),
+    b(&[code(KeyCode::BackTab)], Scope::Global, KeyCommand::PrevTab, "", "previous tab"),
+    b(&[k('1')], Scope::Global, KeyCommand::GoTab(Tab::Duplicates), "", "Duplicates tab"),
+    b(&[k('2')], Scope::Global, KeyCommand::GoTab(Tab::Conflicts), "", "Conflicts tab"),
+    b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "Stuck tab"),
+    b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
+    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
+    b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
+    b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
+    b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last decision (a reopening is appended)"),
+    b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "raw", "show or hide the raw payloads"),
+    b(&[k('e')], Scope::Global, KeyCommand::Export, "export", "export the review log (CSV or JSONL)"),
+    b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "read the database again"),
+    b(&[k('?')], Scope::Global, KeyCommand::Help, "help", "this help"),
+    b(&[k('q')], Scope::Global, KeyCommand::Quit, "quit", "quit"),
 ];
 
 /// What the keyboard is talking to right now.
@@ -291,7 +291,7 @@ impl Mode {
 }
 
 /// The command a key press means in this mode, if any.
-pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<Command> {
+pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
     if event.kind == KeyEventKind::Release {
         return None;
     }
@@ -394,15 +394,15 @@ mod tests {
         };
         assert_eq!(
             lookup(main, &press(KeyCode::Char('C'), KeyModifiers::SHIFT)),
-            Some(Command::Decide(Decision::Completed))
+            Some(KeyCommand::Decide(Decision::Completed))
         );
         assert_eq!(
             lookup(main, &press(KeyCode::BackTab, KeyModifiers::SHIFT)),
-            Some(Command::PrevTab)
+            Some(KeyCommand::PrevTab)
         );
         assert_eq!(
             lookup(main, &press(KeyCode::Tab, KeyModifiers::SHIFT)),
-            Some(Command::PrevTab)
+            Some(KeyCommand::PrevTab)
         );
         assert_eq!(
             lookup(main, &press(KeyCode::Char('d'), KeyModifiers::ALT)),
@@ -410,7 +410,7 @@ mod tests {
         );
         assert_eq!(
             lookup(main, &press(KeyCode::Char('c'), KeyModifiers::CONTROL)),
-            Some(Command::ForceQuit)
+            Some(KeyCommand::ForceQuit)
         );
     }
 

@@ -5,15 +5,13 @@
 //! quitting) and feeds their results back in as messages.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 
 use crate::model::ReceiptId;
-use crate::snapshot::Snapshot;
+use crate::review::ExportFormat;
 
-use super::rows::Counts;
-use super::search::SearchIndex;
+use super::indexed::IndexedSnapshot;
 
 #[derive(Debug)]
 pub enum Msg {
@@ -29,7 +27,7 @@ pub enum Msg {
         total: Option<u64>,
     },
     /// A fresh reading of the database (first load, reload, or after a change).
-    Loaded(Reading),
+    Loaded(IndexedSnapshot),
     /// The database could not be read; the message is one line, already safe to show.
     LoadFailed(String),
     /// Payload texts asked for with [`Effect::LoadPayloads`].
@@ -45,45 +43,6 @@ pub enum Msg {
     Tick,
 }
 
-/// A reading as the screen takes it: the snapshot, its filter index and its
-/// totals, all made off the UI thread and shared with the worker rather than
-/// copied, so that taking in a reading costs the screen little.
-#[derive(Clone, Debug)]
-pub struct Reading {
-    pub snapshot: Arc<Snapshot>,
-    pub search: Arc<SearchIndex>,
-    pub counts: Counts,
-}
-
-impl Reading {
-    /// A reading indexed from scratch.
-    pub fn new(snapshot: Snapshot) -> Self {
-        Self::after(snapshot, None)
-    }
-
-    /// A reading whose rows unchanged since `previous` are copied from its
-    /// index; one whose items' receipts are still to come is not indexed
-    /// (see [`SearchIndex::unindexed`]).
-    pub fn after(snapshot: Snapshot, previous: Option<&Reading>) -> Self {
-        // Side by side: the counts walk every group, as the index does.
-        let (search, counts) = rayon::join(
-            || {
-                if snapshot.receipts_pending {
-                    SearchIndex::unindexed(&snapshot)
-                } else {
-                    SearchIndex::build(&snapshot, previous.map(|p| &*p.search))
-                }
-            },
-            || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
-        );
-        Reading {
-            counts,
-            snapshot: Arc::new(snapshot),
-            search: Arc::new(search),
-        }
-    }
-}
-
 /// A payload the detail pane can show on demand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PayloadRef {
@@ -92,10 +51,10 @@ pub enum PayloadRef {
     KeyConflict(i64),
 }
 
-/// A decision as the operator made it; the runtime records it through the
-/// same code path as `receipt-review resolve`.
+/// A decision on one item as the operator made it; the runtime adds who and
+/// when, and records it through the same code path as `receipt-review resolve`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecisionRequest {
+pub struct ItemDecision {
     /// `dup:12`, `conflict:40`, `stuck:77`.
     pub item: String,
     pub decision: String,
@@ -106,20 +65,14 @@ pub struct DecisionRequest {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ExportFormat {
-    Csv,
-    Jsonl,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
     Quit,
     /// Read the database again (keeps the selection by item id).
     Reload,
     LoadPayloads(Vec<PayloadRef>),
-    Decide(DecisionRequest),
+    Decide(ItemDecision),
     /// Several decisions confirmed at once (the bulk action), each guarded on its own.
-    DecideMany(Vec<DecisionRequest>),
+    DecideMany(Vec<ItemDecision>),
     /// Undo this operator's last decision (a reopening is appended).
     Undo,
     Export(ExportFormat),

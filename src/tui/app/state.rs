@@ -6,98 +6,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::model::ReceiptId;
-use crate::snapshot::{ItemReview, Snapshot};
-use crate::triage::model::GapClass;
+use crate::reading::{ItemReview, Snapshot};
+use crate::review::ExportFormat;
 
+use super::counts::Counts;
 use super::keymap::Mode;
-use super::msg::{DecisionRequest, ExportFormat, PayloadRef};
-use super::rows::{self, Counts};
+use super::msg::{ItemDecision, PayloadRef};
+use super::rows;
 use super::search::SearchIndex;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Tab {
-    Duplicates,
-    Conflicts,
-    Stuck,
-    Damaged,
-    Log,
-}
-
-impl Tab {
-    pub const ALL: [Tab; 5] = [
-        Tab::Duplicates,
-        Tab::Conflicts,
-        Tab::Stuck,
-        Tab::Damaged,
-        Tab::Log,
-    ];
-
-    pub fn index(self) -> usize {
-        match self {
-            Tab::Duplicates => 0,
-            Tab::Conflicts => 1,
-            Tab::Stuck => 2,
-            Tab::Damaged => 3,
-            Tab::Log => 4,
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Duplicates => "Duplicates",
-            Tab::Conflicts => "Conflicts",
-            Tab::Stuck => "Stuck",
-            Tab::Damaged => "Damaged",
-            Tab::Log => "Log",
-        }
-    }
-
-    pub fn next(self) -> Tab {
-        Tab::ALL[(self.index() + 1) % Tab::ALL.len()]
-    }
-
-    pub fn prev(self) -> Tab {
-        Tab::ALL[(self.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]
-    }
-
-    /// True for the tabs whose items take decisions.
-    pub fn decides(self) -> bool {
-        matches!(self, Tab::Duplicates | Tab::Conflicts | Tab::Stuck)
-    }
-}
-
-/// Which duplicate groups the Duplicates tab shows, by time-gap class.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ClassFilter {
-    #[default]
-    All,
-    Only(GapClass),
-}
-
-impl ClassFilter {
-    pub fn next(self) -> Self {
-        match self {
-            ClassFilter::All => ClassFilter::Only(GapClass::Simultaneous),
-            ClassFilter::Only(GapClass::Simultaneous) => ClassFilter::Only(GapClass::Seconds),
-            ClassFilter::Only(GapClass::Seconds) => ClassFilter::Only(GapClass::Minutes),
-            ClassFilter::Only(GapClass::Minutes) => ClassFilter::All,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            ClassFilter::All => "all",
-            ClassFilter::Only(class) => class.as_str(),
-        }
-    }
-
-    pub fn admits(self, class: GapClass) -> bool {
-        match self {
-            ClassFilter::All => true,
-            ClassFilter::Only(only) => only == class,
-        }
-    }
-}
+use super::tab::{ClassFilter, Tab};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Focus {
@@ -133,8 +50,8 @@ impl Input {
 /// What a confirmation does when answered yes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfirmAction {
-    Decide(DecisionRequest),
-    DecideMany(Vec<DecisionRequest>),
+    Decide(ItemDecision),
+    DecideMany(Vec<ItemDecision>),
     /// Quit although notes typed for decisions were never sent.
     Quit,
 }
@@ -167,17 +84,9 @@ pub enum StatusKind {
 
 /// The one-line message under the panes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Status {
+pub struct StatusLine {
     pub text: String,
     pub kind: StatusKind,
-}
-
-/// Progress of the background analysis.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Progress {
-    pub stage: &'static str,
-    pub done: u64,
-    pub total: Option<u64>,
 }
 
 /// What is selected, resolved against the snapshot.
@@ -188,6 +97,15 @@ pub enum Selected {
     Stuck(usize),
     Damaged(usize),
     Log(usize),
+}
+
+/// What the worker is doing, as the header shows it: a stage of the
+/// reading, or the screen's own work after it (indexing for the filter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Busy {
+    pub stage: &'static str,
+    pub done: u64,
+    pub total: Option<u64>,
 }
 
 /// The whole state of the review screen.
@@ -208,7 +126,8 @@ pub struct App {
     pub load_error: Option<String>,
     /// The last reload failed: what is shown is an older reading.
     pub stale: bool,
-    pub progress: Option<Progress>,
+    /// How far the background reading has got, while it is under way.
+    pub progress: Option<Busy>,
     /// Ticks seen, for the progress spinner.
     pub ticks: u64,
     pub size: (u16, u16),
@@ -232,7 +151,7 @@ pub struct App {
     pub raw_view: bool,
     pub overlay: Option<Overlay>,
     pub input: Option<Input>,
-    pub status: Option<Status>,
+    pub status: Option<StatusLine>,
     /// Notes typed for the next decision on an item.
     pub notes: HashMap<String, String>,
     /// Decisions sent and not yet answered by `Recorded`, with the note each took.

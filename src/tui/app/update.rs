@@ -3,19 +3,21 @@
 use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::review::ExportFormat;
 use crate::sanitize::inline;
 use crate::time::format_rfc3339;
 
 use super::decision::{self, Decision};
-use super::keymap::{self, Command, Mode};
+use super::indexed::IndexedSnapshot;
+use super::keymap::{self, KeyCommand, Mode};
 use super::layout;
-use super::msg::{DecisionRequest, Effect, ExportFormat, Msg, Reading};
-use super::rows::{self, Known};
-use super::search::TabIndex;
+use super::msg::{Effect, ItemDecision, Msg};
+use super::rows;
+use super::search::{self, Known, TabIndex};
 use super::state::{
-    App, ClassFilter, Confirm, ConfirmAction, Focus, Input, Overlay, Progress, Status, StatusKind,
-    Tab,
+    App, Busy, Confirm, ConfirmAction, Focus, Input, Overlay, StatusKind, StatusLine,
 };
+use super::tab::{ClassFilter, Tab};
 
 /// How long a typed filter or note may grow.
 const MAX_INPUT: usize = 500;
@@ -34,7 +36,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::Progress { stage, done, total } => {
-            app.progress = Some(Progress { stage, done, total });
+            app.progress = Some(Busy { stage, done, total });
         }
         Msg::Loaded(reading) => on_loaded(app, reading),
         Msg::LoadFailed(why) => {
@@ -94,21 +96,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 }
 
 fn info(app: &mut App, text: String) {
-    app.status = Some(Status {
+    app.status = Some(StatusLine {
         text,
         kind: StatusKind::Info,
     });
 }
 
 fn success(app: &mut App, text: String) {
-    app.status = Some(Status {
+    app.status = Some(StatusLine {
         text,
         kind: StatusKind::Success,
     });
 }
 
 fn error(app: &mut App, text: String) {
-    app.status = Some(Status {
+    app.status = Some(StatusLine {
         text,
         kind: StatusKind::Error,
     });
@@ -132,7 +134,7 @@ fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
     effects.push(Effect::LoadPayloads(missing));
 }
 
-fn on_loaded(app: &mut App, reading: Reading) {
+fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     let first = app.snapshot.is_none();
     let receipts_pending = reading.snapshot.receipts_pending;
     let before: Vec<(Option<i64>, usize)> = Tab::ALL
@@ -147,7 +149,7 @@ fn on_loaded(app: &mut App, reading: Reading) {
     let rows_for_before = std::mem::take(&mut app.rows_for);
     // The receipts follow an analysis handed over first: until the worker
     // counts them, the header says they are coming.
-    app.progress = receipts_pending.then_some(Progress {
+    app.progress = receipts_pending.then_some(Busy {
         stage: crate::reading::Stage::ItemsReceipts.label(),
         done: 0,
         total: None,
@@ -191,17 +193,17 @@ fn selected_key(app: &App, tab: Tab) -> Option<i64> {
 
 /// What a new reading's tab showed: what its rows answered (query and
 /// class filter), the index they were found with, and the rows.
-type Shown<'a> = (&'a (String, ClassFilter), &'a TabIndex, &'a [usize]);
+type ShownBefore<'a> = (&'a (String, ClassFilter), &'a TabIndex, &'a [usize]);
 
 /// Recomputes a tab's rows, doing no more than what the rows shown allow: a
 /// query that extends the one they answer only narrows them; in a new
 /// reading (`shown`, when they answered the query now asked) a chunk of rows
 /// the two indexes share keeps its rows.
-fn recompute_rows(app: &mut App, tab: Tab, shown: Option<Shown<'_>>) {
+fn recompute_rows(app: &mut App, tab: Tab, shown: Option<ShownBefore<'_>>) {
     let Some(snap) = app.snapshot.as_ref() else {
         return;
     };
-    let query = rows::normalize_query(&app.filter);
+    let query = search::normalize_query(&app.filter);
     let class = app.class_filter;
     let i = tab.index();
     let known = match (shown, &app.rows_for[i]) {
@@ -218,7 +220,7 @@ fn recompute_rows(app: &mut App, tab: Tab, shown: Option<Shown<'_>>) {
         }
         _ => Known::Nothing,
     };
-    app.rows[i] = rows::compute(snap, &app.search, tab, class, &query, known);
+    app.rows[i] = search::compute(snap, &app.search, tab, class, &query, known);
     app.rows_for[i] = Some((query, class));
 }
 
@@ -362,55 +364,57 @@ fn sync_filter(app: &mut App) {
     }
 }
 
-fn run(app: &mut App, command: Command, effects: &mut Vec<Effect>) {
+fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
     match command {
-        Command::ForceQuit => effects.push(Effect::Quit),
-        Command::Quit => quit(app, effects),
-        Command::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
-        Command::Close => {
+        KeyCommand::ForceQuit => effects.push(Effect::Quit),
+        KeyCommand::Quit => quit(app, effects),
+        KeyCommand::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
+        KeyCommand::Close => {
             if matches!(app.overlay, Some(Overlay::Confirm(_))) {
                 info(app, "cancelled; nothing changed".into());
             }
             app.overlay = None;
         }
-        Command::Reload => {
+        KeyCommand::Reload => {
             app.payloads.clear();
             app.requested.clear();
             info(app, "reading the database again…".into());
             effects.push(Effect::Reload);
         }
-        Command::Export => {
+        KeyCommand::Export => {
             app.overlay = Some(Overlay::Export {
                 choice: ExportFormat::Csv,
             })
         }
-        Command::ChooseCsv => export(app, ExportFormat::Csv, effects),
-        Command::ChooseJsonl => export(app, ExportFormat::Jsonl, effects),
-        Command::Undo => undo(app, effects),
-        Command::Note => note(app),
-        Command::RawToggle => {
+        KeyCommand::ChooseCsv => export(app, ExportFormat::Csv, effects),
+        KeyCommand::ChooseJsonl => export(app, ExportFormat::Jsonl, effects),
+        KeyCommand::Undo => undo(app, effects),
+        KeyCommand::Note => note(app),
+        KeyCommand::RawToggle => {
             app.raw_view = !app.raw_view;
             app.detail_scroll = 0;
         }
-        Command::Filter => {
+        KeyCommand::Filter => {
             app.input = Some(Input::Filter {
                 text: app.filter.clone(),
             })
         }
-        Command::NextTab => go_tab(app, app.tab.next()),
-        Command::PrevTab => go_tab(app, app.tab.prev()),
-        Command::GoTab(tab) => go_tab(app, tab),
-        Command::Up | Command::Down | Command::Top | Command::Bottom => move_by(app, command),
-        Command::PageUp | Command::PageDown => move_by(app, command),
-        Command::EnterDetail => {
+        KeyCommand::NextTab => go_tab(app, app.tab.next()),
+        KeyCommand::PrevTab => go_tab(app, app.tab.prev()),
+        KeyCommand::GoTab(tab) => go_tab(app, tab),
+        KeyCommand::Up | KeyCommand::Down | KeyCommand::Top | KeyCommand::Bottom => {
+            move_by(app, command)
+        }
+        KeyCommand::PageUp | KeyCommand::PageDown => move_by(app, command),
+        KeyCommand::EnterDetail => {
             if app.selected().is_some() {
                 app.focus = Focus::Detail;
                 app.detail_scroll = 0;
                 scroll_into_view(app, app.tab);
             }
         }
-        Command::Back => back(app),
-        Command::CycleClass => {
+        KeyCommand::Back => back(app),
+        KeyCommand::CycleClass => {
             app.class_filter = app.class_filter.next();
             refilter(app, Tab::Duplicates);
             info(
@@ -418,22 +422,22 @@ fn run(app: &mut App, command: Command, effects: &mut Vec<Effect>) {
                 format!("showing {} duplicate groups", app.class_filter.label()),
             );
         }
-        Command::Decide(decision) => decide(app, decision, effects),
-        Command::BulkDuplicate => bulk(app),
-        Command::Yes => answer(app, true, effects),
-        Command::No => answer(app, false, effects),
-        Command::Accept => match &app.overlay {
+        KeyCommand::Decide(decision) => decide(app, decision, effects),
+        KeyCommand::BulkDuplicate => bulk(app),
+        KeyCommand::Yes => answer(app, true, effects),
+        KeyCommand::No => answer(app, false, effects),
+        KeyCommand::Accept => match &app.overlay {
             Some(Overlay::Confirm(c)) => {
                 let yes = c.yes_focused;
                 answer(app, yes, effects)
             }
             Some(Overlay::Export { choice }) => {
-                let choice = choice.clone();
+                let choice = *choice;
                 export(app, choice, effects)
             }
             _ => {}
         },
-        Command::ToggleChoice => match &mut app.overlay {
+        KeyCommand::ToggleChoice => match &mut app.overlay {
             Some(Overlay::Confirm(c)) => c.yes_focused = !c.yes_focused,
             Some(Overlay::Export { choice }) => {
                 *choice = match choice {
@@ -443,9 +447,9 @@ fn run(app: &mut App, command: Command, effects: &mut Vec<Effect>) {
             }
             _ => {}
         },
-        Command::InputSubmit => submit_input(app),
-        Command::InputCancel => cancel_input(app),
-        Command::InputBackspace => {
+        KeyCommand::InputSubmit => submit_input(app),
+        KeyCommand::InputCancel => cancel_input(app),
+        KeyCommand::InputBackspace => {
             if let Some(input) = app.input.as_mut() {
                 match input {
                     Input::Filter { text } | Input::Note { text, .. } => {
@@ -455,7 +459,7 @@ fn run(app: &mut App, command: Command, effects: &mut Vec<Effect>) {
                 sync_filter(app);
             }
         }
-        Command::InputClear => {
+        KeyCommand::InputClear => {
             if let Some(input) = app.input.as_mut() {
                 match input {
                     Input::Filter { text } | Input::Note { text, .. } => text.clear(),
@@ -498,16 +502,16 @@ fn go_tab(app: &mut App, tab: Tab) {
     }
 }
 
-fn move_by(app: &mut App, command: Command) {
+fn move_by(app: &mut App, command: KeyCommand) {
     if let Some(Overlay::Help { scroll }) = &mut app.overlay {
         let page = usize::from(app.size.1.saturating_sub(6)).max(1);
         let max = app.help_max_scroll.get();
         *scroll = (*scroll).min(max);
         *scroll = match command {
-            Command::Down => scroll.saturating_add(1).min(max),
-            Command::Up => scroll.saturating_sub(1),
-            Command::PageDown => scroll.saturating_add(page).min(max),
-            Command::PageUp => scroll.saturating_sub(page),
+            KeyCommand::Down => scroll.saturating_add(1).min(max),
+            KeyCommand::Up => scroll.saturating_sub(1),
+            KeyCommand::PageDown => scroll.saturating_add(page).min(max),
+            KeyCommand::PageUp => scroll.saturating_sub(page),
             _ => *scroll,
         };
         return;
@@ -517,12 +521,12 @@ fn move_by(app: &mut App, command: Command) {
         let max = app.detail_max_scroll.get();
         let s = app.detail_scroll.min(max);
         app.detail_scroll = match command {
-            Command::Down => s.saturating_add(1).min(max),
-            Command::Up => s.saturating_sub(1),
-            Command::Top => 0,
-            Command::Bottom => max,
-            Command::PageDown => s.saturating_add(page.saturating_sub(1).max(1)).min(max),
-            Command::PageUp => s.saturating_sub(page.saturating_sub(1).max(1)),
+            KeyCommand::Down => s.saturating_add(1).min(max),
+            KeyCommand::Up => s.saturating_sub(1),
+            KeyCommand::Top => 0,
+            KeyCommand::Bottom => max,
+            KeyCommand::PageDown => s.saturating_add(page.saturating_sub(1).max(1)).min(max),
+            KeyCommand::PageUp => s.saturating_sub(page.saturating_sub(1).max(1)),
             _ => s,
         };
         return;
@@ -535,12 +539,12 @@ fn move_by(app: &mut App, command: Command) {
     let page = list_rows(app);
     let current = app.pos(tab).selected;
     let next = match command {
-        Command::Down => current.saturating_add(1),
-        Command::Up => current.saturating_sub(1),
-        Command::Top => 0,
-        Command::Bottom => len - 1,
-        Command::PageDown => current.saturating_add(page),
-        Command::PageUp => current.saturating_sub(page),
+        KeyCommand::Down => current.saturating_add(1),
+        KeyCommand::Up => current.saturating_sub(1),
+        KeyCommand::Top => 0,
+        KeyCommand::Bottom => len - 1,
+        KeyCommand::PageDown => current.saturating_add(page),
+        KeyCommand::PageUp => current.saturating_sub(page),
         _ => current,
     };
     select(app, tab, next);
@@ -655,7 +659,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         text.push_str("; nothing changed (u undoes your own last decision)");
         return info(app, text);
     }
-    let request = DecisionRequest {
+    let request = ItemDecision {
         item: item.clone(),
         decision: decision.as_str().to_string(),
         receipt_ids,
@@ -695,7 +699,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
 
 /// Hands decisions to the runtime (the bulk action as one `DecideMany`, even
 /// of one), and moves on to the next pending row.
-fn send(app: &mut App, requests: Vec<DecisionRequest>, bulk: bool, effects: &mut Vec<Effect>) {
+fn send(app: &mut App, requests: Vec<ItemDecision>, bulk: bool, effects: &mut Vec<Effect>) {
     for r in &requests {
         app.notes.remove(&r.item);
         app.awaiting.insert(r.item.clone(), r.note.clone());
@@ -736,7 +740,7 @@ fn bulk(app: &mut App) {
     let Some(snap) = app.snapshot.as_ref() else {
         return;
     };
-    let requests: Vec<DecisionRequest> = app
+    let requests: Vec<ItemDecision> = app
         .rows(Tab::Duplicates)
         .iter()
         .map(|&i| &snap.triage.duplicates[i])
@@ -747,7 +751,7 @@ fn bulk(app: &mut App) {
             if review.resolved || app.awaiting.contains_key(&item) {
                 return None;
             }
-            Some(DecisionRequest {
+            Some(ItemDecision {
                 note: app.notes.get(&item).cloned(),
                 item,
                 decision: Decision::Duplicate.as_str().to_string(),

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{Theme, centered, text};
-use crate::tui::app::msg::ExportFormat;
+use crate::review::ExportFormat;
 use crate::tui::app::state::Confirm;
 
 /// A button: `[ No ]`, or `> [ No ] <` in reverse video when it has the focus.

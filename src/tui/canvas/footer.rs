@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
 use crate::sanitize::clean;
-use crate::tui::app::keymap::{self, Command, KEYMAP, Mode};
+use crate::tui::app::keymap::{self, KEYMAP, KeyCommand, Mode};
 use crate::tui::app::{App, Input, StatusKind};
 
 pub fn draw(frame: &mut Frame, status: Rect, hints: Rect, app: &App, theme: &Theme) {
@@ -68,10 +68,10 @@ fn tail(text: &str, cells: usize) -> String {
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
-fn is_decision(command: Command) -> bool {
+fn is_decision(command: KeyCommand) -> bool {
     matches!(
         command,
-        Command::Decide(_) | Command::BulkDuplicate | Command::Note | Command::Undo
+        KeyCommand::Decide(_) | KeyCommand::BulkDuplicate | KeyCommand::Note | KeyCommand::Undo
     )
 }
 
@@ -94,14 +94,14 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             continue;
         }
         // Notes go with decisions: no hint where nothing is decided.
-        if binding.command == Command::Note && !app.tab.decides() {
+        if binding.command == KeyCommand::Note && !app.tab.decides() {
             continue;
         }
         let pair = vec![
             (keymap::keys_label(&binding.keys[..1]), theme.key()),
             (format!(" {}  ", binding.hint), theme.plain()),
         ];
-        if matches!(binding.command, Command::Help | Command::Quit) {
+        if matches!(binding.command, KeyCommand::Help | KeyCommand::Quit) {
             essential.push(pair);
         } else {
             others.push(pair);

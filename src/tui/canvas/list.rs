@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, short_time, text};
-use crate::snapshot::Snapshot;
+use crate::reading::Snapshot;
 use crate::time::human_duration;
 use crate::tui::app::{App, Focus, Tab};
 

@@ -12,8 +12,10 @@ use super::throttle::Throttle;
 use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
+use crate::review::ExportFormat;
 use crate::storage::{Access, Database};
-use crate::tui::app::msg::{DecisionRequest, ExportFormat, Msg, PayloadRef, Reading};
+use crate::tui::app::indexed::IndexedSnapshot;
+use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
 
 /// Only a reading in progress shares the database, and none is while a
 /// decision is recorded.
@@ -25,7 +27,7 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(500);
 pub enum Request {
     Load,
     Payloads(Vec<PayloadRef>),
-    Decide(Vec<DecisionRequest>),
+    Decide(Vec<ItemDecision>),
     Undo,
     Export(ExportFormat),
     Stop,
@@ -92,10 +94,10 @@ struct State {
     data_version: Option<i64>,
     /// The last reading, shared with the screen (its triage finds the items
     /// decisions are about; its index is copied from for the next one).
-    last: Option<Reading>,
+    last: Option<IndexedSnapshot>,
     /// The reading before, held until the screen has surely let go of it, so
     /// that it is freed here and not on the screen's thread.
-    retired: Option<Reading>,
+    retired: Option<IndexedSnapshot>,
     /// A reading was handed over since memory was last given back.
     to_give_back: bool,
     /// Keeps the analysis between readings, so that a reading after the
@@ -183,7 +185,7 @@ impl State {
             Ok(read) => read,
             Err(e) => {
                 self.reader.forget();
-                self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
+                self.send(Msg::LoadFailed(crate::error_line::one_line(&e)));
                 return;
             }
         };
@@ -210,7 +212,7 @@ impl State {
             }
             Err(e) => {
                 self.reader.forget();
-                self.send(Msg::LoadFailed(crate::cli::error::one_line(&e)));
+                self.send(Msg::LoadFailed(crate::error_line::one_line(&e)));
             }
         }
     }
@@ -223,7 +225,7 @@ impl State {
             done: 0,
             total: None,
         });
-        let reading = Reading::after(snap, self.last.as_ref());
+        let reading = IndexedSnapshot::after(snap, self.last.as_ref());
         let retired = self.last.replace(reading.clone());
         self.send(Msg::Loaded(reading));
         // Let go of the reading before the last only once the screen has the
@@ -271,11 +273,11 @@ impl State {
         self.database.read_only_reason().map(str::to_string)
     }
 
-    fn decide(&mut self, requests: Vec<DecisionRequest>) -> Result<String, String> {
+    fn decide(&mut self, requests: Vec<ItemDecision>) -> Result<String, String> {
         if let Some(reason) = self.read_only_reason() {
             return Err(format!("read-only: {reason}"));
         }
-        let Some(Reading { snapshot: snap, .. }) = &self.last else {
+        let Some(IndexedSnapshot { snapshot: snap, .. }) = &self.last else {
             return Err("still loading".into());
         };
         let total = requests.len();
@@ -327,15 +329,11 @@ impl State {
     }
 
     fn export(&self, format: ExportFormat) -> Result<PathBuf, String> {
-        let (format, ext) = match format {
-            ExportFormat::Csv => (review::ExportFormat::Csv, "csv"),
-            ExportFormat::Jsonl => (review::ExportFormat::Jsonl, "jsonl"),
-        };
         let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
         let path = self
             .config
             .export_dir
-            .join(format!("review-log-{stamp}.{ext}"));
+            .join(format!("review-log-{stamp}.{}", format.as_str()));
         review::export_to_file(self.database.conn(), format, &path)
             .map(|_| path)
             .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
@@ -347,7 +345,7 @@ fn record(
     database: &mut Database,
     snap: &Snapshot,
     operator: &str,
-    request: &DecisionRequest,
+    request: &ItemDecision,
 ) -> Result<String, String> {
     let target = reading::find_item(snap, &request.item)
         .ok_or_else(|| format!("{} is no longer in the database", request.item))?;

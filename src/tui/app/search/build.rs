@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::fold::{SEPARATOR, normalize_query};
 use super::signature::Signature;
-use super::{CHUNK, Chunk, Owners, SEPARATOR, SearchIndex, TabIndex};
+use super::{CHUNK, Chunk, Owners, SearchIndex, TabIndex};
 use crate::model::ReceiptId;
-use crate::snapshot::{Snapshot, View};
+use crate::reading::{Snapshot, View};
 use crate::triage::model::MatchKind;
-use crate::tui::app::rows::normalize_query;
-use crate::tui::app::state::Tab;
+use crate::tui::app::tab::Tab;
 
 impl SearchIndex {
     /// Indexes a reading; rows that `previous` indexed the same way are
@@ -193,7 +193,7 @@ fn unshared<'s>(_: usize) -> Option<&'s Arc<()>> {
 
 /// Where the rows of an old index are, by their first receipt: (receipt
 /// id, chunk, row in the chunk), sorted.
-type Lookup = Vec<(ReceiptId, u32, u32)>;
+type RowPlaces = Vec<(ReceiptId, u32, u32)>;
 
 /// What the rows of one chunk are made of: their fingerprints, and their
 /// receipts (`row_ids`, each row's ending at `ends`).
@@ -207,7 +207,7 @@ struct MadeOf {
 }
 
 /// What becomes of one chunk of a tab.
-enum Plan {
+enum ChunkPlan {
     /// Its rows are the items of the old chunk: kept with its owners.
     Keep(Arc<Chunk>, Arc<Owners>),
     /// Its rows are made of this: the old chunk is kept only if equal.
@@ -252,7 +252,7 @@ impl Builder {
         // What each chunk's rows are made of, worked out on both cores
         // unless they are the old chunk's items (most of the work when few
         // rows changed).
-        let plans: Vec<Plan> = (0..rows.div_ceil(CHUNK))
+        let plans: Vec<ChunkPlan> = (0..rows.div_ceil(CHUNK))
             .into_par_iter()
             .map(|k| {
                 let kept = old.and_then(|o| Some((o.chunks.get(k)?, o.owners.get(k)?)));
@@ -262,7 +262,7 @@ impl Builder {
                         && snap.receipts.holds_all(c.ids.iter().map(|e| e.0))
                 };
                 if let Some((c, o)) = kept.filter(|(c, o)| same_items(c, o)) {
-                    return Plan::Keep(Arc::clone(c), Arc::clone(o));
+                    return ChunkPlan::Keep(Arc::clone(c), Arc::clone(o));
                 }
                 let mut m = MadeOf {
                     all_held: true,
@@ -277,7 +277,7 @@ impl Builder {
                     m.row_ids.extend_from_slice(&ids);
                     m.ends.push(m.row_ids.len() as u32);
                 }
-                Plan::Check(m)
+                ChunkPlan::Check(m)
             })
             .collect();
         // Which old chunks are kept whole: a row that moved comes from one
@@ -289,12 +289,12 @@ impl Builder {
             .enumerate()
             .map(|(k, plan)| {
                 let m = match plan {
-                    Plan::Keep(c, o) => {
+                    ChunkPlan::Keep(c, o) => {
                         owners.push(o);
                         kept[k] = true;
                         return Ok(c);
                     }
-                    Plan::Check(m) => m,
+                    ChunkPlan::Check(m) => m,
                 };
                 owners.push(Arc::new(Owners {
                     items: range(k)
@@ -318,7 +318,7 @@ impl Builder {
             .collect();
         let lookup = match old {
             Some(o) if plans.iter().any(Result::is_err) => lookup(o, &kept),
-            _ => Lookup::new(),
+            _ => RowPlaces::new(),
         };
         let mut chunks = Vec::with_capacity(plans.len());
         for (k, plan) in plans.into_iter().enumerate() {
@@ -412,7 +412,7 @@ impl Builder {
 /// receipt in `lookup`.
 fn copy<'o>(
     old: &'o TabIndex,
-    lookup: &Lookup,
+    lookup: &RowPlaces,
     at: usize,
     print: u64,
     ids: &[ReceiptId],
@@ -492,8 +492,8 @@ impl<'s> RowTexts<'s> {
 
 /// The rows of `old` by their first receipt (rows copied are found so),
 /// but for those of chunks `kept` whole.
-fn lookup(old: &TabIndex, kept: &[bool]) -> Lookup {
-    let mut out: Lookup = old
+fn lookup(old: &TabIndex, kept: &[bool]) -> RowPlaces {
+    let mut out: RowPlaces = old
         .chunks
         .iter()
         .enumerate()

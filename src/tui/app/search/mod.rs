@@ -3,7 +3,7 @@
 //! substring scan over one buffer instead of formatting, looking up and
 //! normalising every row again.
 //!
-//! Each row's texts are folded as [`super::rows::normalize_query`] folds a query
+//! Each row's texts are folded as [`normalize_query`] folds a query
 //! (ASCII texts only lower-cased, as the plain comparison did; visitor values
 //! as they are, the engine has folded them), de-duplicated within the row
 //! (a group's copies mostly say the same) and ended by a `\n`. A folded
@@ -14,9 +14,11 @@
 //! over without reading their text, and the first two letters typed are
 //! answered from signatures alone.
 //!
-//! This file holds the index and its search; [`build`] makes it from a
-//! reading (keeping what the last reading's index still has right), and
-//! [`signature`] works out the rows' signatures.
+//! This file holds the index, its search and the rows a tab shows with it
+//! ([`compute`]); [`build`] makes it from a reading (keeping what the last
+//! reading's index still has right), [`signature`] works out the rows'
+//! signatures, [`fold`] says how texts are compared and [`scan`] what the
+//! filter gives by definition.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -25,18 +27,21 @@ use memchr::memmem;
 use rayon::prelude::*;
 
 use crate::model::ReceiptId;
-use crate::snapshot::shown::ascending_lookup;
+use crate::reading::Snapshot;
+use crate::reading::shown::ascending_lookup;
 
-use super::state::Tab;
-use names::Names;
+use super::tab::{ClassFilter, Tab};
+use names::NameMatch;
 use signature::Signature;
 
 mod build;
+mod fold;
 mod names;
+mod scan;
 mod signature;
 
-/// Ends each text of a row (a folded query never holds one).
-const SEPARATOR: u8 = b'\n';
+pub use fold::normalize_query;
+pub use scan::compute_by_scan;
 
 /// Rows per piece of work when both cores look through a list of rows.
 const CHUNK_ROWS: usize = 8192;
@@ -88,8 +93,8 @@ struct Chunk {
     bytes: Vec<[u64; 4]>,
     pairs: Vec<[u64; 16]>,
     /// Per row: its receipts and what else its text was made from (see
-    /// [`fingerprint`]; none for rows never copied), so that a later reading
-    /// copies the text of a row that did not change.
+    /// [`build::fingerprint`]; none for rows never copied), so that a later
+    /// reading copies the text of a row that did not change.
     prints: Vec<Option<u64>>,
     row_ids: Vec<ReceiptId>,
     /// Where each row's receipts end in `row_ids`.
@@ -243,10 +248,10 @@ impl TabIndex {
             want_bytes.iter().all(|&(w, m)| bytes[w] & m == m)
                 && want_pairs.iter().all(|&(w, m)| pairs[w] & m == m)
         };
-        let names = Names::of(self.name, needle);
+        let names = NameMatch::of(self.name, needle);
         // (A row's receipts are not looked at when no name can hold it.)
         let named = |c: &Chunk, r: usize| {
-            !matches!(names, Names::No) && names.hold(c.row_ids(r).first().copied())
+            !matches!(names, NameMatch::No) && names.hold(c.row_ids(r).first().copied())
         };
         let holds = |c: &Chunk, r: usize| {
             let text = || finder.find(&c.text[c.start(r)..c.ends[r]]).is_some();
@@ -259,7 +264,7 @@ impl TabIndex {
         // Read row by row: when signatures or names answer, and when the
         // query looks like an item name (mostly answered by the names; the
         // texts that hold one are few, and their signatures tell).
-        let direct = exact || !matches!(names, Names::No);
+        let direct = exact || !matches!(names, NameMatch::No);
         // The rows of chunk `k` that hold the query, among `rows` (rows of
         // the chunk, ascending) when given.
         let in_chunk = |k: usize, rows: Option<&[usize]>| -> Vec<usize> {
@@ -289,7 +294,7 @@ impl TabIndex {
                 found.push(base + r);
                 at = c.ends[r];
             }
-            if rows.is_none() && matches!(names, Names::No) {
+            if rows.is_none() && matches!(names, NameMatch::No) {
                 return found;
             }
             let mut held = ascending_lookup(&found);
@@ -389,6 +394,60 @@ impl TabIndex {
     }
 }
 
+/// What the rows shown before tell of the rows a query gives.
+#[derive(Clone, Copy, Debug)]
+pub enum Known<'a> {
+    /// Nothing: every row is looked at.
+    Nothing,
+    /// The rows this tab showed for a query that this one extends (same
+    /// class filter): the rows matching "smith" are among those matching
+    /// "smit".
+    Among(&'a [usize]),
+    /// The rows this tab showed for this same query and class filter with
+    /// the index before this one (a reading ago): a chunk of rows the two
+    /// indexes share keeps them.
+    Before(&'a TabIndex, &'a [usize]),
+}
+
+/// The rows a tab shows, in its order: indices into the snapshot's lists
+/// (for the log, newest first), found with the reading's filter index.
+/// `query` is folded ([`normalize_query`]).
+pub fn compute(
+    snap: &Snapshot,
+    search: &SearchIndex,
+    tab: Tab,
+    class: ClassFilter,
+    query: &str,
+    known: Known<'_>,
+) -> Vec<usize> {
+    let index = search.tab(tab);
+    let mut rows: Vec<usize> = match known {
+        _ if query.is_empty() => (0..index.len()).collect(),
+        Known::Nothing => index.matching(query, None),
+        Known::Among(rows) => index.matching(query, Some(&ascending(rows))),
+        Known::Before(before, rows) => index.matching_after(query, before, &ascending(rows)),
+    };
+    if tab == Tab::Duplicates && class != ClassFilter::All {
+        let groups = &snap.triage.duplicates;
+        rows.retain(|&i| groups.get(i).is_some_and(|g| class.admits(g.class)));
+    }
+    if tab == Tab::Log {
+        rows.reverse();
+    }
+    rows
+}
+
+/// Rows as an index takes them: ascending (the log's are shown newest first).
+fn ascending(rows: &[usize]) -> std::borrow::Cow<'_, [usize]> {
+    if rows.is_sorted() {
+        rows.into()
+    } else {
+        let mut rows = rows.to_vec();
+        rows.sort_unstable();
+        rows.into()
+    }
+}
+
 /// The id a query names, when it is one as ids are written (digits, no
 /// leading zero): the old comparison was `id.to_string() == query`.
 fn as_receipt_id(query: &str) -> Option<ReceiptId> {
@@ -404,11 +463,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::snapshot::{LogLine, Snapshot};
+    use crate::reading::{LogLine, Snapshot};
     use crate::triage::model::{DamageReason, Damaged, MatchKind};
-    use crate::tui::app::rows::normalize_query;
-    use crate::tui::app::rows::{Known, compute, compute_by_scan};
-    use crate::tui::app::state::ClassFilter;
 
     fn log_line(id: i64, item: String, note: Option<String>, ids: Vec<i64>) -> LogLine {
         LogLine {
@@ -585,7 +641,7 @@ mod tests {
 
     #[test]
     fn a_huge_text_is_folded_once_when_indexed_and_never_while_filtering() {
-        use crate::tui::app::rows::FOLDED_BYTES;
+        use super::fold::FOLDED_BYTES;
         let folded = || FOLDED_BYTES.with(std::cell::Cell::get);
         let huge = "Ｗord ".repeat(200_000); // 1.2 MB, not ASCII
         let snap = snapshot(vec![(huge.clone(), None, "x".into())]);

@@ -6,7 +6,7 @@ use memchr::memmem;
 use crate::model::ReceiptId;
 
 /// Which item names hold a query.
-pub(super) enum Names<'q> {
+pub(super) enum NameMatch<'q> {
     /// None does (or the tab's rows have no names apart).
     No,
     /// Every one does: the query is within the prefix.
@@ -21,20 +21,20 @@ pub(super) enum Names<'q> {
     },
 }
 
-impl<'q> Names<'q> {
+impl<'q> NameMatch<'q> {
     pub(super) fn of(prefix: Option<&'static str>, query: &'q [u8]) -> Self {
         let Some(prefix) = prefix else {
-            return Names::No;
+            return NameMatch::No;
         };
         if memmem::find(prefix.as_bytes(), query).is_some() {
-            return Names::All;
+            return NameMatch::All;
         }
         // After the prefix come only the id's digits (and a minus sign).
         let could = query
             .iter()
             .all(|b| b.is_ascii_digit() || *b == b'-' || prefix.as_bytes().contains(b));
         if !could {
-            return Names::No;
+            return NameMatch::No;
         }
         let digits = query
             .iter()
@@ -42,9 +42,9 @@ impl<'q> Names<'q> {
             .map_or(0, |i| i + 1);
         let (head, lead) = query.split_at(digits);
         if !head.is_empty() && !lead.is_empty() && prefix.as_bytes().ends_with(head) {
-            return Names::Lead(lead);
+            return NameMatch::Lead(lead);
         }
-        Names::Each {
+        NameMatch::Each {
             prefix,
             finder: Box::new(memmem::Finder::new(query)),
         }
@@ -53,12 +53,12 @@ impl<'q> Names<'q> {
     /// True when the name of the row whose first receipt is `id` holds it.
     pub(super) fn hold(&self, id: Option<ReceiptId>) -> bool {
         match self {
-            Names::No => false,
-            Names::All => id.is_some(),
-            Names::Lead(lead) => {
+            NameMatch::No => false,
+            NameMatch::All => id.is_some(),
+            NameMatch::Lead(lead) => {
                 id.is_some_and(|id| itoa::Buffer::new().format(id).as_bytes().starts_with(lead))
             }
-            Names::Each { prefix, finder } => id.is_some_and(|id| {
+            NameMatch::Each { prefix, finder } => id.is_some_and(|id| {
                 let mut digits = itoa::Buffer::new();
                 let mut name = [0u8; 48];
                 let (p, d) = (prefix.as_bytes(), digits.format(id).as_bytes());
@@ -76,7 +76,7 @@ mod tests {
     use super::*;
 
     fn holds(prefix: &'static str, query: &str, id: ReceiptId) -> bool {
-        Names::of(Some(prefix), query.as_bytes()).hold(Some(id))
+        NameMatch::of(Some(prefix), query.as_bytes()).hold(Some(id))
     }
 
     #[test]
@@ -106,8 +106,8 @@ mod tests {
             );
         }
         assert!(holds("conflict:", "conf", 1));
-        assert!(!Names::of(None, b"dup").hold(Some(1)));
-        assert!(!Names::of(Some("dup:"), b"dup").hold(None));
+        assert!(!NameMatch::of(None, b"dup").hold(Some(1)));
+        assert!(!NameMatch::of(Some("dup:"), b"dup").hold(None));
         let longest = format!("damaged:{}", ReceiptId::MIN);
         assert!(holds("damaged:", &longest, ReceiptId::MIN));
     }

@@ -1,7 +1,7 @@
 //! Signatures of rows' texts: the bytes and pairs of bytes a text holds, so
 //! that most rows that cannot match a query are passed over unread.
 
-use super::SEPARATOR;
+use super::fold::SEPARATOR;
 
 /// The bytes a text holds (a 256-bit set) and the pairs of adjacent bytes
 /// it holds, by class (a 32×32-bit set: each letter a class of its own,

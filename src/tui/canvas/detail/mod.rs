@@ -13,8 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
+use crate::reading::ItemReview;
 use crate::sanitize::clean;
-use crate::snapshot::ItemReview;
 use crate::time::format_rfc3339;
 use crate::tui::app::{App, Focus, Selected};
 

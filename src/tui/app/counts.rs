@@ -1,0 +1,91 @@
+//! The totals the header and the tab bar show.
+
+use crate::reading::Snapshot;
+use crate::reading::shown::unshared_middles;
+use crate::triage::model::GapClass;
+
+/// Totals for the header and the tab bar, over the whole reading (filters aside).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub receipts: usize,
+    pub groups: usize,
+    pub groups_pending: usize,
+    pub groups_new_copy: usize,
+    /// Per class: simultaneous, seconds, minutes.
+    pub by_class: [usize; 3],
+    pub exact: usize,
+    pub conflicts: usize,
+    pub conflicts_pending: usize,
+    pub stuck: usize,
+    pub stuck_pending: usize,
+    pub damaged: usize,
+    pub log: usize,
+    pub bots: usize,
+}
+
+impl Counts {
+    pub fn of(snap: &Snapshot) -> Self {
+        Self::after(snap, None)
+    }
+
+    /// [`Counts::of`], given the counts of an earlier reading: only the
+    /// groups that are not the earlier reading's are looked into.
+    pub fn after(snap: &Snapshot, previous: Option<(&Snapshot, &Counts)>) -> Self {
+        let t = &snap.triage;
+        let class_index = |c: GapClass| GapClass::ALL.iter().position(|x| *x == c).unwrap_or(0);
+        let mut counts = Counts {
+            receipts: snap.receipt_count + t.damaged.len(),
+            groups: t.duplicates.len(),
+            conflicts: t.conflicts.len(),
+            stuck: t.stuck.len(),
+            damaged: t.damaged.len(),
+            log: snap.log.len(),
+            bots: t.suspected_bots.len(),
+            ..Counts::default()
+        };
+        // Totals are sums over groups: those gone are taken off the earlier
+        // totals and those new added (a reading has many groups, few new).
+        let (gone, new) = match previous {
+            Some((before, c)) => {
+                (counts.by_class, counts.exact) = (c.by_class, c.exact);
+                unshared_middles(&before.triage.duplicates, &t.duplicates)
+            }
+            None => (&[][..], &t.duplicates[..]),
+        };
+        for g in gone {
+            counts.by_class[class_index(g.class)] -= 1;
+            counts.exact -= usize::from(g.is_exact());
+        }
+        for g in new {
+            counts.by_class[class_index(g.class)] += 1;
+            counts.exact += usize::from(g.is_exact());
+        }
+        // A reading has many items and few reviews: the reviews are counted.
+        // `reviews` holds only items of this reading, and no two groups share
+        // an anchor (nor two conflicts or stuck receipts a receipt), so each
+        // names one item.
+        counts.groups_pending = t.duplicates.len();
+        counts.conflicts_pending = t.conflicts.len();
+        counts.stuck_pending = t.stuck.len();
+        for (name, r) in &snap.reviews {
+            let resolved = usize::from(r.resolved);
+            if name.starts_with("dup:") {
+                counts.groups_new_copy += usize::from(r.new_copy_since_decision);
+                counts.groups_pending -= resolved;
+            } else if name.starts_with("conflict:") {
+                counts.conflicts_pending -= resolved;
+            } else if name.starts_with("stuck:") {
+                counts.stuck_pending -= resolved;
+            }
+        }
+        counts
+    }
+
+    pub fn pending(&self) -> usize {
+        self.groups_pending + self.conflicts_pending + self.stuck_pending
+    }
+
+    pub fn items(&self) -> usize {
+        self.groups + self.conflicts + self.stuck
+    }
+}

@@ -1,0 +1,47 @@
+//! A snapshot with its filter index and totals: a reading as the screen takes it in.
+
+use std::sync::Arc;
+
+use crate::reading::Snapshot;
+
+use super::counts::Counts;
+use super::search::SearchIndex;
+
+/// A reading as the screen takes it: the snapshot, its filter index and its
+/// totals, all made off the UI thread and shared with the worker rather than
+/// copied, so that taking in a reading costs the screen little.
+#[derive(Clone, Debug)]
+pub struct IndexedSnapshot {
+    pub snapshot: Arc<Snapshot>,
+    pub search: Arc<SearchIndex>,
+    pub counts: Counts,
+}
+
+impl IndexedSnapshot {
+    /// A reading indexed from scratch.
+    pub fn new(snapshot: Snapshot) -> Self {
+        Self::after(snapshot, None)
+    }
+
+    /// A reading whose rows unchanged since `previous` are copied from its
+    /// index; one whose items' receipts are still to come is not indexed
+    /// (see [`SearchIndex::unindexed`]).
+    pub fn after(snapshot: Snapshot, previous: Option<&IndexedSnapshot>) -> Self {
+        // Side by side: the counts walk every group, as the index does.
+        let (search, counts) = rayon::join(
+            || {
+                if snapshot.receipts_pending {
+                    SearchIndex::unindexed(&snapshot)
+                } else {
+                    SearchIndex::build(&snapshot, previous.map(|p| &*p.search))
+                }
+            },
+            || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
+        );
+        IndexedSnapshot {
+            counts,
+            snapshot: Arc::new(snapshot),
+            search: Arc::new(search),
+        }
+    }
+}
