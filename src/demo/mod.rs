@@ -26,12 +26,12 @@ use rusqlite::{Connection, params};
 use serde_json::{Map, Value};
 
 use crate::intake::canonical::{canonical, sha256_hex};
-use crate::intake::store::{Batch, Claim, IntakeStore, StoreError, Submission, SubmitError};
+use crate::intake::store::{BulkWrite, Claim, IntakeStore, StoreError, Submission, SubmitError};
 use crate::model::{Millis, ReceiptId};
 use crate::time::format_rfc3339;
 use crate::triage::model::{DamageReason, GapClass, MatchKind};
 use scenario::{
-    Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, Kind, PageView, Pathway, SCOPES,
+    Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, PageView, Pathway, SCOPES, ScenarioKind,
     ScopeSpec, Tag,
 };
 
@@ -204,8 +204,8 @@ fn write(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
 
 /// Plans on a second thread (texts, payloads, canonical form, digests) while this one writes:
 /// the planner owns the random generator, so the rows do not depend on thread timing.
-fn load(batch: &Batch<'_>, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
-    let (tx, rx) = mpsc::sync_channel::<Msg>(4_096);
+fn load(batch: &BulkWrite<'_>, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
+    let (tx, rx) = mpsc::sync_channel::<PlanStep>(4_096);
     let mut recorder = Recorder::default();
     std::thread::scope(|scope| {
         let planner = scope.spawn(move || Generator::new(opts, tx).run());
@@ -227,7 +227,7 @@ fn load(batch: &Batch<'_>, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
 }
 
 /// What the planner tells the writer, in order.
-enum Msg {
+enum PlanStep {
     /// A duplicate group is planted; its index is the count of earlier `NewGroup`s.
     NewGroup {
         scope: &'static str,
@@ -301,7 +301,7 @@ struct Generator {
     cumulative: Vec<f64>,
     heap: BinaryHeap<Reverse<Pending>>,
     seq: u64,
-    out: SyncSender<Msg>,
+    out: SyncSender<PlanStep>,
     /// The writer stopped listening (it failed): stop planning.
     stopped: bool,
     groups: usize,
@@ -312,7 +312,7 @@ struct Generator {
 }
 
 impl Generator {
-    fn new(opts: &DemoOptions, out: SyncSender<Msg>) -> Self {
+    fn new(opts: &DemoOptions, out: SyncSender<PlanStep>) -> Self {
         let mix = opts.seed ^ (opts.now_ms as u64).rotate_left(29) ^ 0x5eed_7ec3_1e7a_1c0d;
         let end = opts.now_ms - END_MARGIN;
         let days = (opts.receipts.div_ceil(PER_DAY) as i64).clamp(MIN_DAYS, MAX_DAYS);
@@ -343,7 +343,7 @@ impl Generator {
         }
     }
 
-    fn send(&mut self, msg: Msg) {
+    fn send(&mut self, msg: PlanStep) {
         if !self.stopped && self.out.send(msg).is_err() {
             self.stopped = true;
         }
@@ -389,13 +389,13 @@ impl Generator {
         let main = n - 3 * damaged_each - stuck - fresh;
         self.plant_specials(damaged_each, stuck, fresh);
 
-        let kinds: Vec<(Kind, u32)> = KIND_WEIGHTS.to_vec();
+        let kinds: Vec<(ScenarioKind, u32)> = KIND_WEIGHTS.to_vec();
         let mut planned = 0usize;
         let mut last_t = self.start;
         while planned < main && !self.stopped {
             let mut kind = kinds.choose_weighted(&mut self.rng, |k| k.1).unwrap().0;
             if scenario::max_rows(kind) > main - planned {
-                kind = Kind::Single;
+                kind = ScenarioKind::Single;
             }
             let t = (self.time_at(planned as f64 / main as f64) + self.rng.random_range(0..20_000))
                 .max(last_t)
@@ -466,26 +466,26 @@ impl Generator {
     }
 
     /// Plants one scenario starting at `t`; returns the receipt rows it will write.
-    fn plant(&mut self, kind: Kind, t: Millis) -> usize {
+    fn plant(&mut self, kind: ScenarioKind, t: Millis) -> usize {
         let scope = self.scope();
         let inquiry = Inquiry::new(&mut self.rng, scope);
         let ja = inquiry.visitor.lang == texts::Lang::Ja;
         let page = PageView::new(&mut self.rng);
         match kind {
-            Kind::Single => {
+            ScenarioKind::Single => {
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let key = self.key_for(scope);
                 let action = self.complete();
                 self.submit(ja, scope, key, body, t, action, Tag::Single);
                 1
             }
-            Kind::SecondClick | Kind::RetryNewKey | Kind::Reload => {
+            ScenarioKind::SecondClick | ScenarioKind::RetryNewKey | ScenarioKind::Reload => {
                 let (pathway, copies) = match kind {
-                    Kind::SecondClick => {
+                    ScenarioKind::SecondClick => {
                         let copies = if self.rng.random_bool(0.2) { 3 } else { 2 };
                         (Pathway::SecondClick, copies)
                     }
-                    Kind::RetryNewKey => (Pathway::RetryNewKey, 2),
+                    ScenarioKind::RetryNewKey => (Pathway::RetryNewKey, 2),
                     _ => (Pathway::Reload, 2),
                 };
                 let group = self.new_group(scope, pathway);
@@ -510,7 +510,7 @@ impl Generator {
                 }
                 copies
             }
-            Kind::TwoHandlers => {
+            ScenarioKind::TwoHandlers => {
                 let group = self.new_group(scope, Pathway::TwoHandlers);
                 let gap = self.rng.random_range(0..900);
                 let half_first = self.rng.random_bool(0.4);
@@ -532,7 +532,7 @@ impl Generator {
                 }
                 2
             }
-            Kind::EditedResend => {
+            ScenarioKind::EditedResend => {
                 let group = self.new_group(scope, Pathway::EditedResend);
                 let keyed = self.rng.random_bool(scope.keyed);
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
@@ -559,7 +559,7 @@ impl Generator {
                 self.submit(ja, scope, key, body, at, action, tag);
                 2
             }
-            Kind::RetrySameKey => {
+            ScenarioKind::RetrySameKey => {
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let key = scenario::new_key(&mut self.rng);
                 let action = self.complete();
@@ -591,14 +591,14 @@ impl Generator {
                 }
                 1
             }
-            Kind::FollowUp => {
+            ScenarioKind::FollowUp => {
                 let delay = self.rng.random_range(2 * HOUR..30 * HOUR);
                 if t + delay > self.end {
-                    return self.plant(Kind::Single, t);
+                    return self.plant(ScenarioKind::Single, t);
                 }
                 let pair = self.follow_ups;
                 self.follow_ups += 1;
-                self.send(Msg::NewFollowUp);
+                self.send(PlanStep::NewFollowUp);
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let key = self.key_for(scope);
                 let action = self.complete();
@@ -616,11 +616,11 @@ impl Generator {
                 self.submit(ja, scope, key, body, at, action, Tag::FollowUp { pair });
                 2
             }
-            Kind::Conflict => {
+            ScenarioKind::Conflict => {
                 let conflict = self.conflicts;
                 self.conflicts += 1;
                 let key = scenario::new_key(&mut self.rng);
-                self.send(Msg::NewConflict(PlantedConflict {
+                self.send(PlanStep::NewConflict(PlantedConflict {
                     receipt_id: 0,
                     scope: scope.name.to_string(),
                     request_key: key.clone(),
@@ -658,10 +658,10 @@ impl Generator {
                 }
                 1
             }
-            Kind::FailedThenRetried => {
+            ScenarioKind::FailedThenRetried => {
                 let retry = self.retries;
                 self.retries += 1;
-                self.send(Msg::NewRetry);
+                self.send(PlanStep::NewRetry);
                 let key = scenario::new_key(&mut self.rng);
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let latency = scenario::latency(&mut self.rng);
@@ -687,14 +687,14 @@ impl Generator {
                 );
                 1
             }
-            Kind::Bots => self.plant_bots(scope, t),
+            ScenarioKind::Bots => self.plant_bots(scope, t),
         }
     }
 
     fn plant_bots(&mut self, scope: &'static ScopeSpec, t: Millis) -> usize {
         let campaign = self.bot_campaigns;
         self.bot_campaigns += 1;
-        self.send(Msg::NewBotCampaign);
+        self.send(PlanStep::NewBotCampaign);
         let (subject, message) = texts::spam(&mut self.rng);
         let senders = self.rng.random_range(3..=6);
         let mut seen = HashSet::new();
@@ -837,7 +837,7 @@ impl Generator {
     }
 
     fn new_group(&mut self, scope: &'static ScopeSpec, pathway: Pathway) -> usize {
-        self.send(Msg::NewGroup {
+        self.send(PlanStep::NewGroup {
             scope: scope.name,
             pathway,
         });
@@ -867,7 +867,7 @@ impl Generator {
                     created_at,
                 },
             };
-            self.send(Msg::Event(Ready {
+            self.send(PlanStep::Event(Ready {
                 at: ev.at,
                 ja: p.ja,
                 scope: ev.scope,
@@ -892,24 +892,24 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn take(&mut self, batch: &Batch<'_>, msg: Msg) -> anyhow::Result<()> {
+    fn take(&mut self, batch: &BulkWrite<'_>, msg: PlanStep) -> anyhow::Result<()> {
         match msg {
-            Msg::NewGroup { scope, pathway } => self.groups.push(GroupBuild {
+            PlanStep::NewGroup { scope, pathway } => self.groups.push(GroupBuild {
                 scope,
                 pathway,
                 members: Vec::new(),
             }),
-            Msg::NewFollowUp => self.follow_ups.push([None, None]),
-            Msg::NewConflict(c) => self.conflicts.push(c),
-            Msg::NewRetry => self.retries.push(None),
-            Msg::NewBotCampaign => self.bot_campaigns += 1,
-            Msg::Event(ready) => self.apply(batch, ready)?,
+            PlanStep::NewFollowUp => self.follow_ups.push([None, None]),
+            PlanStep::NewConflict(c) => self.conflicts.push(c),
+            PlanStep::NewRetry => self.retries.push(None),
+            PlanStep::NewBotCampaign => self.bot_campaigns += 1,
+            PlanStep::Event(ready) => self.apply(batch, ready)?,
         }
         Ok(())
     }
 
     /// Runs one event through the intake and records what it planted.
-    fn apply(&mut self, batch: &Batch<'_>, ev: Ready) -> anyhow::Result<()> {
+    fn apply(&mut self, batch: &BulkWrite<'_>, ev: Ready) -> anyhow::Result<()> {
         let submission = match ev.body {
             ReadyBody::Raw {
                 payload,

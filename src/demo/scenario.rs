@@ -309,7 +309,7 @@ pub fn payload(
 
 /// The kinds of scenario, each with its weight (per 10 000 scenarios).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum ScenarioKind {
     Single,
     SecondClick,
     RetryNewKey,
@@ -323,26 +323,29 @@ pub enum Kind {
     FailedThenRetried,
 }
 
-pub const KIND_WEIGHTS: &[(Kind, u32)] = &[
-    (Kind::Single, 7_850),
-    (Kind::SecondClick, 450),
-    (Kind::RetryNewKey, 200),
-    (Kind::RetrySameKey, 300),
-    (Kind::Reload, 250),
-    (Kind::TwoHandlers, 200),
-    (Kind::EditedResend, 150),
-    (Kind::FollowUp, 200),
-    (Kind::Conflict, 150),
-    (Kind::Bots, 100),
-    (Kind::FailedThenRetried, 150),
+pub const KIND_WEIGHTS: &[(ScenarioKind, u32)] = &[
+    (ScenarioKind::Single, 7_850),
+    (ScenarioKind::SecondClick, 450),
+    (ScenarioKind::RetryNewKey, 200),
+    (ScenarioKind::RetrySameKey, 300),
+    (ScenarioKind::Reload, 250),
+    (ScenarioKind::TwoHandlers, 200),
+    (ScenarioKind::EditedResend, 150),
+    (ScenarioKind::FollowUp, 200),
+    (ScenarioKind::Conflict, 150),
+    (ScenarioKind::Bots, 100),
+    (ScenarioKind::FailedThenRetried, 150),
 ];
 
 /// Receipt rows a scenario of this kind writes at most (bots: up to 6 senders).
-pub fn max_rows(kind: Kind) -> usize {
+pub fn max_rows(kind: ScenarioKind) -> usize {
     match kind {
-        Kind::Single | Kind::RetrySameKey | Kind::Conflict | Kind::FailedThenRetried => 1,
-        Kind::SecondClick => 3,
-        Kind::Bots => 6,
+        ScenarioKind::Single
+        | ScenarioKind::RetrySameKey
+        | ScenarioKind::Conflict
+        | ScenarioKind::FailedThenRetried => 1,
+        ScenarioKind::SecondClick => 3,
+        ScenarioKind::Bots => 6,
         _ => 2,
     }
 }

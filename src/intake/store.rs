@@ -240,13 +240,13 @@ impl IntakeStore {
     /// Runs many operations in ONE transaction, for bulk loading. Each operation has exactly
     /// the semantics it has on its own (the same SQL); only the commit is shared. An error
     /// returned by `f` rolls everything back.
-    pub fn bulk<T, E>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T, E>) -> Result<T, E>
+    pub fn bulk<T, E>(&mut self, f: impl FnOnce(&BulkWrite<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(StoreError::from)?;
-        let batch = Batch {
+        let batch = BulkWrite {
             ops: Ops { conn: &tx },
         };
         let out = f(&batch)?;
@@ -270,11 +270,11 @@ impl IntakeStore {
 }
 
 /// The operations of one [`IntakeStore::bulk`] transaction.
-pub struct Batch<'c> {
+pub struct BulkWrite<'c> {
     ops: Ops<'c>,
 }
 
-impl Batch<'_> {
+impl BulkWrite<'_> {
     /// [`IntakeStore::claim`], inside the batch's transaction. A conflict returns its error
     /// and its `key_conflicts` row stays in the batch.
     pub fn claim(
@@ -389,7 +389,7 @@ where
 
 /// A submission checked and put in canonical form: scope, key, canonical payload text and its
 /// digest, computed once. Build it where it is convenient (another thread, say) and claim it
-/// with [`IntakeStore::claim_prepared`] or [`Batch::claim_prepared`].
+/// with [`IntakeStore::claim_prepared`] or [`BulkWrite::claim_prepared`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Submission {
     scope: String,

@@ -12,15 +12,15 @@ use crate::triage::{Inspector, Scratch};
 /// What the reading that checked a receipt whole knew of it: its
 /// fingerprint with its keyed check (equal for exact copies, which have the
 /// same visitor fields), and whether a honeypot field was filled.
-pub type Fingerprint = ((u64, u32), bool);
+pub type CheckedFingerprint = ((u64, u32), bool);
 
 /// Makes the good receipts it hears compact, inspecting each on the thread
-/// that read it. `known` gives the [`Fingerprint`] of a receipt checked whole
+/// that read it. `known` gives the [`CheckedFingerprint`] of a receipt checked whole
 /// in the same state of the database: an exact copy of a receipt this sink
 /// heard before takes that one's fields, and its payload is not checked again.
 pub struct CompactSink<'a> {
     inspector: &'a Inspector,
-    known: &'a (dyn Fn(ReceiptId) -> Option<Fingerprint> + Sync),
+    known: &'a (dyn Fn(ReceiptId) -> Option<CheckedFingerprint> + Sync),
     compact: Compact,
     scratch: Scratch,
     /// The first receipt of each fingerprint read whole by this sink.
@@ -30,7 +30,7 @@ pub struct CompactSink<'a> {
 impl<'a> CompactSink<'a> {
     pub fn new(
         inspector: &'a Inspector,
-        known: &'a (dyn Fn(ReceiptId) -> Option<Fingerprint> + Sync),
+        known: &'a (dyn Fn(ReceiptId) -> Option<CheckedFingerprint> + Sync),
         room: usize,
     ) -> Self {
         Self {

@@ -24,7 +24,7 @@ pub struct Receipts {
     /// The ids shown, ascending.
     shown: Arc<Vec<ReceiptId>>,
     /// Oldest first; a receipt in a later part replaces it in an earlier one.
-    parts: Vec<Arc<Part>>,
+    parts: Vec<Arc<Share>>,
 }
 
 impl Receipts {
@@ -97,7 +97,7 @@ impl Receipts {
     /// that changed in place; a receipt in neither is left out. `asked`
     /// (ascending): the ids read for, those not in `read` gone since.
     pub fn next(&self, shown: &[ReceiptId], asked: &[ReceiptId], read: &[Receipt]) -> Receipts {
-        let mut part = Part::default();
+        let mut part = Share::default();
         for r in read {
             part.push(r);
         }
@@ -113,7 +113,7 @@ impl Receipts {
         asked: &[ReceiptId],
         read: impl FnOnce(&mut (dyn FnMut(Receipt) + Send)) -> Result<(), E>,
     ) -> Result<Receipts, E> {
-        let mut part = Part::default();
+        let mut part = Share::default();
         read(&mut |r| part.push(&r))?;
         Ok(self.next_with(shown, asked, part.sorted()))
     }
@@ -127,11 +127,11 @@ impl Receipts {
     ) -> Receipts {
         // Each share is a part of its own: joining them would copy every
         // receipt, and the copy's passing buffers would stay with the process.
-        let shares: Vec<Part> = read.shares.into_iter().map(Part::sorted).collect();
+        let shares: Vec<Share> = read.shares.into_iter().map(Share::sorted).collect();
         self.next_with_shares(shown, asked, shares)
     }
 
-    fn next_with(&self, shown: &[ReceiptId], asked: &[ReceiptId], part: Part) -> Receipts {
+    fn next_with(&self, shown: &[ReceiptId], asked: &[ReceiptId], part: Share) -> Receipts {
         self.next_with_shares(shown, asked, vec![part])
     }
 
@@ -142,7 +142,7 @@ impl Receipts {
         &self,
         shown: &[ReceiptId],
         asked: &[ReceiptId],
-        mut shares: Vec<Part>,
+        mut shares: Vec<Share>,
     ) -> Receipts {
         debug_assert!(shown.is_sorted() && asked.is_sorted());
         shares.retain(|p| !p.ids.is_empty());
@@ -175,9 +175,9 @@ impl Receipts {
         // shares before the parts of the readings before.
         match shares.last_mut() {
             Some(last) => last.gone = gone,
-            None if !gone.is_empty() => shares.push(Part {
+            None if !gone.is_empty() => shares.push(Share {
                 gone,
-                ..Part::default()
+                ..Share::default()
             }),
             None => {}
         }
@@ -205,7 +205,7 @@ impl Receipts {
         if out.parts.len() < 3 {
             return out;
         }
-        let size = |p: &Part| p.ids.len() + p.gone.len();
+        let size = |p: &Share| p.ids.len() + p.gone.len();
         let last = out.parts.len() - 1;
         let (mut from, mut merged) = (last, size(&out.parts[last]));
         while from > 1 && merged >= size(&out.parts[from - 1]) {
@@ -232,7 +232,7 @@ impl Receipts {
         ids.sort_unstable();
         ids.dedup();
         let mut shown = super::shown::ascending_lookup(&self.shown);
-        let mut part = Part::default();
+        let mut part = Share::default();
         for id in ids.into_iter().filter(|&id| shown(id)) {
             for p in later.iter().rev() {
                 match p.find(id) {
@@ -267,7 +267,7 @@ impl From<Vec<Receipt>> for Receipts {
     fn from(mut receipts: Vec<Receipt>) -> Self {
         receipts.sort_by_key(|r| r.id);
         receipts.dedup_by_key(|r| r.id);
-        let mut part = Part::default();
+        let mut part = Share::default();
         for r in &receipts {
             part.push(r);
         }
@@ -288,7 +288,7 @@ impl PartialEq for Receipts {
 /// one part a share, each share's ids above the share's before.
 #[derive(Debug, Default)]
 pub struct Compact {
-    shares: Vec<Part>,
+    shares: Vec<Share>,
     /// Receipts added by [`Compact::push_copy`].
     copies: usize,
 }
@@ -300,7 +300,7 @@ impl Compact {
     /// Room for `n` receipts: a share grown by doubling leaves the blocks
     /// it outgrew with the allocator, about as much again as it holds.
     pub fn for_receipts(n: usize) -> Compact {
-        let mut part = Part::default();
+        let mut part = Share::default();
         part.ids.reserve_exact(n);
         part.kept.reserve_exact(n);
         part.expected = n;
@@ -352,9 +352,9 @@ impl Compact {
         self.last().push(r);
     }
 
-    fn last(&mut self) -> &mut Part {
+    fn last(&mut self) -> &mut Share {
         if self.shares.is_empty() {
-            self.shares.push(Part::default());
+            self.shares.push(Share::default());
         }
         let last = self.shares.len() - 1;
         &mut self.shares[last]
@@ -379,7 +379,7 @@ impl Compact {
 /// A receipt in a part, not yet made whole.
 #[derive(Clone, Copy)]
 pub struct View<'a> {
-    part: &'a Part,
+    part: &'a Share,
     k: usize,
 }
 
@@ -441,7 +441,7 @@ enum Found {
 /// Receipts pushed in id order: their values in one buffer, field names and
 /// scopes once each (they repeat on nearly every receipt).
 #[derive(Debug, Default)]
-struct Part {
+struct Share {
     ids: Vec<ReceiptId>,
     kept: Vec<Kept>,
     /// (name, end of value in `text`) of every receipt's visitor fields, in order.
@@ -481,7 +481,7 @@ impl Names {
     }
 }
 
-/// A piece of [`Part::text`].
+/// A piece of [`Share::text`].
 #[derive(Clone, Copy, Debug)]
 struct Text(u32, u32);
 
@@ -494,9 +494,9 @@ struct Kept {
     updated_ms: Millis,
     /// Meant only when `flags` has [`KEYED`].
     request_key: Text,
-    /// In [`Part::names`].
+    /// In [`Share::names`].
     scope: u32,
-    /// Where its values start in [`Part::text`].
+    /// Where its values start in [`Share::text`].
     start: u32,
     /// Its pairs: `pairs[first..first + count]`.
     first: u32,
@@ -533,10 +533,10 @@ struct Meta {
     honeypot_filled: bool,
 }
 
-impl Part {
+impl Share {
     /// The part with its receipts in id order (they mostly come so), the
     /// last of two with one id kept.
-    fn sorted(self) -> Part {
+    fn sorted(self) -> Share {
         if self.ids.is_sorted_by(|a, b| a < b) {
             let mut part = self;
             part.shrink();
@@ -551,7 +551,7 @@ impl Part {
             }
             same
         });
-        let mut out = Part::default();
+        let mut out = Share::default();
         for k in order {
             out.push_view(&View { part: &self, k });
         }
@@ -631,8 +631,8 @@ impl Part {
         self.push_kept(id, scope, request_key, fields, meta);
     }
 
-    /// [`Part::push_with`] with the fields already here: `[start, first,
-    /// count]` as [`Part::add_fields`] gives them.
+    /// [`Share::push_with`] with the fields already here: `[start, first,
+    /// count]` as [`Share::add_fields`] gives them.
     fn push_kept(
         &mut self,
         id: ReceiptId,
@@ -879,7 +879,7 @@ mod tests {
     fn a_refresh_copies_the_recent_receipts_not_all_read_since_the_first() {
         let mut r = Receipts::from(vec![receipt(1, ReceiptState::Completed, "first")]);
         let mut expected = r.to_vec();
-        let size = |p: &Part| p.ids.len() + p.gone.len();
+        let size = |p: &Share| p.ids.len() + p.gone.len();
         let rounds = 1000;
         // Receipts put in parts made anew (read, or copied by a merge).
         let mut made = 0;

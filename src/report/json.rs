@@ -12,7 +12,7 @@ use crate::triage::model::{Attempt, Conflict, DamageReason, DuplicateGroup, GapC
 struct Report<'a> {
     now: String,
     settings: SettingsOut<'a>,
-    counts: Counts,
+    counts: CountsJson,
     duplicates: Vec<DuplicateOut<'a>>,
     conflicts: Vec<ConflictOut<'a>>,
     stuck: Vec<StuckOut<'a>>,
@@ -28,7 +28,7 @@ struct SettingsOut<'a> {
 }
 
 #[derive(Serialize)]
-struct Counts {
+struct CountsJson {
     receipts: usize,
     duplicate_groups: usize,
     conflicts: usize,
@@ -135,7 +135,7 @@ pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<
             stuck_after_s: seconds(input.settings.stuck_after_ms),
             ignore_fields: &input.settings.ignore_fields,
         },
-        counts: Counts {
+        counts: CountsJson {
             receipts: super::receipt_count(input),
             duplicate_groups: t.duplicates.len(),
             conflicts: t.conflicts.len(),

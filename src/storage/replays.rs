@@ -46,13 +46,13 @@ pub struct Replays {
     pub total: u64,
     /// The rows counted, by rowid; `None` when they were counted without
     /// (a view has no rowid): read whole each time then.
-    rows: Option<Rows>,
+    rows: Option<Counted>,
 }
 
 /// Which rows of a table were counted: what is compared with the table to
 /// see that none was deleted or added below the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Rows {
+struct Counted {
     count: i64,
     sum: i128,
     last: i64,
@@ -92,7 +92,7 @@ impl Replays {
                 None,
             ),
         };
-        let mut seen = self.rows.unwrap_or(Rows {
+        let mut seen = self.rows.unwrap_or(Counted {
             count: 0,
             sum: 0,
             last: i64::MIN,

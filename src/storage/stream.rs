@@ -160,9 +160,9 @@ fn row_of<'a>(id: ReceiptId, c: [Value<'a>; 7], buf: &'a mut String) -> Row<'a> 
         .then(|| text_or(c[DIGEST], "", "", buf));
     // A NULL state is kept visible as "" (an unknown state), not defaulted.
     let state = text_or(c[STATE], "completed", "", buf);
-    let payload: Result<Part<'a>, Part<'a>> = match c[PAYLOAD] {
+    let payload: Result<TextPiece<'a>, TextPiece<'a>> = match c[PAYLOAD] {
         Value::Text(t) => match utf8(t) {
-            Ok(t) => Ok(Part::Batch(t)),
+            Ok(t) => Ok(TextPiece::Batch(t)),
             Err(_) => Err(describe(
                 buf,
                 format_args!(
@@ -172,13 +172,13 @@ fn row_of<'a>(id: ReceiptId, c: [Value<'a>; 7], buf: &'a mut String) -> Row<'a> 
             )),
         },
         Value::Blob(t) => match utf8(t) {
-            Ok(t) => Ok(Part::Batch(t)),
+            Ok(t) => Ok(TextPiece::Batch(t)),
             Err(_) => Err(describe(
                 buf,
                 format_args!("payload is a BLOB of {} bytes that is not UTF-8", t.len()),
             )),
         },
-        Value::Null | Value::Missing => Err(Part::Static("payload is NULL")),
+        Value::Null | Value::Missing => Err(TextPiece::Static("payload is NULL")),
         Value::Integer(n) => Err(describe(
             buf,
             format_args!("payload is a number ({n}), not text"),
@@ -192,10 +192,10 @@ fn row_of<'a>(id: ReceiptId, c: [Value<'a>; 7], buf: &'a mut String) -> Row<'a> 
     let updated = time(c[UPDATED], buf);
 
     let buf: &'a str = buf;
-    let text = |p: Part<'a>| -> &'a str {
+    let text = |p: TextPiece<'a>| -> &'a str {
         match p {
-            Part::Batch(t) | Part::Static(t) => t,
-            Part::Buf(a, b) => &buf[a..b],
+            TextPiece::Batch(t) | TextPiece::Static(t) => t,
+            TextPiece::Buf(a, b) => &buf[a..b],
         }
     };
     let time = |t: TimePart<'a>| match t {
@@ -223,16 +223,16 @@ fn text_or<'a>(
     missing: &'static str,
     null: &'static str,
     buf: &mut String,
-) -> Part<'a> {
+) -> TextPiece<'a> {
     match value {
-        Value::Missing => Part::Static(missing),
-        Value::Null => Part::Static(null),
+        Value::Missing => TextPiece::Static(missing),
+        Value::Null => TextPiece::Static(null),
         Value::Text(t) | Value::Blob(t) => match utf8(t) {
-            Ok(t) => Part::Batch(t),
+            Ok(t) => TextPiece::Batch(t),
             Err(_) => {
                 let at = buf.len();
                 buf.push_str(&String::from_utf8_lossy(t));
-                Part::Buf(at, buf.len())
+                TextPiece::Buf(at, buf.len())
             }
         },
         Value::Integer(n) => describe(buf, format_args!("{n}")),
@@ -269,7 +269,7 @@ fn utf8(bytes: &[u8]) -> Result<&str, simdutf8::basic::Utf8Error> {
 }
 
 /// A piece of text of a row: in the values read, in the row's buffer, or fixed.
-enum Part<'a> {
+enum TextPiece<'a> {
     Batch(&'a str),
     Buf(usize, usize),
     Static(&'static str),
@@ -280,14 +280,14 @@ enum TimePart<'a> {
     Integer(i64),
     Real(f64),
     Text(&'a str),
-    Other(Part<'a>),
+    Other(TextPiece<'a>),
 }
 
-fn describe<'a>(buf: &mut String, what: std::fmt::Arguments<'_>) -> Part<'a> {
+fn describe<'a>(buf: &mut String, what: std::fmt::Arguments<'_>) -> TextPiece<'a> {
     use std::fmt::Write as _;
     let at = buf.len();
     let _ = buf.write_fmt(what);
-    Part::Buf(at, buf.len())
+    TextPiece::Buf(at, buf.len())
 }
 
 impl RowSource for Batch {
