@@ -458,7 +458,9 @@ fn supply(
     engine.supply_with(|store, take, put| {
         let taken = |r: Receipt| {
             let index = store.index_of(r.id)?;
-            let whole = keep.then(|| r.clone());
+            // Boxed: most readings keep none, and a receipt is large
+            // beside what is taken of it.
+            let whole = keep.then(|| Box::new(r.clone()));
             Some((index, take(index, r), whole))
         };
         let mut sinks: Vec<ReceiptSink<'_, _>> = (0..connections)
@@ -470,7 +472,7 @@ fn supply(
         let mut whole = Vec::new();
         for (index, supplied, r) in sinks.into_iter().flat_map(ReceiptSink::into_kept) {
             put(index, supplied);
-            whole.extend(r);
+            whole.extend(r.map(|r| *r));
         }
         whole.sort_unstable_by_key(|r| r.id);
         Ok(whole)
