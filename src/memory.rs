@@ -10,20 +10,17 @@
 /// How large a block is before it gets pages of its own, given back as soon
 /// as it is freed. glibc raises this limit each time such a block is freed
 /// (up to 32 MB), so a reading's large buffers, grown and freed, end up
-/// carved from the arenas, where what is left around them stays held: at a
-/// million receipts the screen's peak then ranged from 286 to 316 MB (11
-/// runs). Held at 2 MB, it is 284 to 298 MB (10 runs). Lower, each refresh
-/// would fault in fresh pages for every buffer it makes: at 256 KB, 3,300
-/// pages a refresh (about 10 ms more) where glibc's moving limit faults 700;
-/// at 2 MB, 1,400, and the rounds take as long.
+/// carved from the arenas, where what is left around them stays held and
+/// the screen's peak swings from one reading to the next. Held here, the
+/// peak is steady; much lower, each refresh would fault in fresh pages for
+/// every buffer it makes.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const OWN_PAGES_FROM: libc::c_int = 2 << 20;
 
 /// Lets the allocator keep one arena per core (glibc's default is eight
 /// per core). Each arena holds on to what was freed in it; with fewer, what
 /// a reading's threads freed serves the next reading's instead of being held
-/// apart (at a million receipts, the screen's peak after a few refreshes is
-/// about 30 MB lower). Call it first thing, before any thread starts.
+/// apart. Call it first thing, before any thread starts.
 pub fn one_arena_per_core() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -39,8 +36,8 @@ pub fn one_arena_per_core() {
 
 /// Gives blocks of 2 MB and more pages of their own, for a process that
 /// reads again and again and stays (see [`OWN_PAGES_FROM`]). Not for one
-/// that reads once and ends: the report's faults would grow by a quarter
-/// (0.1 s at a million receipts) to save memory it does not need.
+/// that reads once and ends: it would fault in more pages to save memory it
+/// does not need.
 pub fn keep_large_blocks_apart() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` takes no pointer; it sets one of the allocator's
@@ -51,7 +48,7 @@ pub fn keep_large_blocks_apart() {
 }
 
 /// Returns every wholly free page of the allocator's heaps to the system
-/// (1–10 ms after a reading of a million receipts). Call it where a reading
+/// (it takes milliseconds after a large reading). Call it where a reading
 /// has just let go of a lot, off the screen's path.
 pub fn give_back_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
