@@ -23,6 +23,12 @@ use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
 use crate::model::{RawConflict, ReceiptId, RowSink, RowSource};
 
+/// What one connection does with its piece of a reading: reads it into
+/// its sink, telling how many rows were read so far; gives how many it read.
+type Work<'a, P> = dyn Fn(&Connection, P, &mut dyn RowSink, &mut dyn FnMut(u64)) -> Result<u64, StorageError>
+    + Sync
+    + 'a;
+
 /// Rows per batch when one connection reads while another thread inspects.
 const BATCH_ROWS: usize = 8192;
 /// Rows per batch of a connection that inspects what it reads itself, and
@@ -121,20 +127,55 @@ impl ReadSession<'_> {
                 tell(done.fetch_add(since, Ordering::Relaxed) + since);
                 read
             };
+        self.on_every_connection(ranges.iter().copied(), sinks, progress, &work)
+    }
+
+    /// Reads on the database's own connection while `sink` hears each batch
+    /// on another thread; `progress` hears the rows read so far.
+    fn pipelined(
+        &self,
+        sink: &mut dyn RowSink,
+        progress: &mut dyn FnMut(u64),
+        read: &mut dyn FnMut(&Database, Sink<'_>) -> Result<u64, StorageError>,
+    ) -> Result<u64, StorageError> {
+        let mut done = 0u64;
+        pipeline(
+            &mut |hand_over| {
+                read(self.db, &mut |b| {
+                    done += b.len() as u64;
+                    progress(done);
+                    hand_over(b)
+                })
+            },
+            &mut |batch| sink.rows(batch),
+        )
+    }
+
+    /// Runs `work` on every connection at once, each with its sink and its
+    /// piece of the reading (the first on the database's own connection,
+    /// whose `tell` is `progress`); gives the rows read in all. `pieces`
+    /// must not run out before the connections do.
+    fn on_every_connection<P: Send>(
+        &mut self,
+        mut pieces: impl Iterator<Item = P>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+        work: &Work<'_, P>,
+    ) -> Result<u64, StorageError> {
+        let first_piece = pieces.next().expect("a piece for each connection");
         let (first, rest) = sinks.split_first_mut().expect("one sink per connection");
         let helpers = std::mem::take(&mut self.helpers);
         let db = self.db;
         std::thread::scope(|scope| {
-            let work = &work;
             let threads: Vec<_> = helpers
                 .into_iter()
                 .zip(rest.iter_mut())
-                .zip(ranges[1..].iter().copied())
-                .map(|((conn, sink), range)| {
-                    scope.spawn(move || (work(&conn, range, &mut **sink, &mut |_| {}), conn))
+                .zip(pieces)
+                .map(|((conn, sink), piece)| {
+                    scope.spawn(move || (work(&conn, piece, &mut **sink, &mut |_| {}), conn))
                 })
                 .collect();
-            let mut total = work(db.conn(), ranges[0], &mut **first, progress);
+            let mut total = work(db.conn(), first_piece, &mut **first, progress);
             for t in threads {
                 let (read, conn) = t
                     .join()
@@ -239,19 +280,9 @@ impl Session for ReadSession<'_> {
         assert_eq!(sinks.len(), self.connections(), "one sink per connection");
         match self.ranges.clone() {
             Some((ranges, _)) if after.is_none() => self.receipts_split(&ranges, sinks, progress),
-            _ => {
-                let mut read = 0u64;
-                pipeline(
-                    &mut |sink| {
-                        stream::stream_receipts_with(self.db, after, BATCH_ROWS, false, &mut |b| {
-                            read += b.len() as u64;
-                            progress(read);
-                            sink(b)
-                        })
-                    },
-                    &mut |batch| sinks[0].rows(batch),
-                )
-            }
+            _ => self.pipelined(&mut *sinks[0], progress, &mut |db, hand_over| {
+                stream::stream_receipts_with(db, after, BATCH_ROWS, false, hand_over)
+            }),
         }
     }
 
@@ -266,20 +297,12 @@ impl Session for ReadSession<'_> {
     ) -> Result<u64, StorageError> {
         assert_eq!(sinks.len(), self.connections(), "one sink per connection");
         if self.helpers.is_empty() {
-            let mut read = 0u64;
-            return pipeline(
-                &mut |sink| {
-                    stream::read_receipts_by_id(self.db, ids, BATCH_ROWS, &mut |b| {
-                        read += b.len() as u64;
-                        progress(read);
-                        sink(b)
-                    })
-                },
-                &mut |batch| sinks[0].rows(batch),
-            );
+            return self.pipelined(&mut *sinks[0], progress, &mut |db, hand_over| {
+                stream::read_receipts_by_id(db, ids, BATCH_ROWS, hand_over)
+            });
         }
         let share = ids.len().div_ceil(self.connections()).max(1);
-        let mut shares = ids.chunks(share);
+        let shares = ids.chunks(share);
         let origin = Origin::of(self.db);
         let columns = &self.db.source().columns;
         let done = AtomicU64::new(0);
@@ -297,32 +320,11 @@ impl Session for ReadSession<'_> {
                 b
             })
         };
-        let first_ids = shares.next().unwrap_or_default();
-        let (first, rest) = sinks.split_first_mut().expect("one sink per connection");
-        let helpers = std::mem::take(&mut self.helpers);
-        let db = self.db;
-        std::thread::scope(|scope| {
-            let work = &work;
-            let threads: Vec<_> = helpers
-                .into_iter()
-                .zip(rest.iter_mut())
-                .zip(shares.chain(std::iter::repeat(&[][..])))
-                .map(|((conn, sink), ids)| {
-                    scope.spawn(move || (work(&conn, ids, &mut **sink, &mut |_| {}), conn))
-                })
-                .collect();
-            let mut total = work(db.conn(), first_ids, &mut **first, progress);
-            for t in threads {
-                let (read, conn) = t
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                self.helpers.push(conn);
-                total = total.and_then(|n| Ok(n + read?));
-            }
-            // The helpers' last rows, read after the main share was done.
-            progress(done.load(Ordering::Relaxed));
-            total
-        })
+        let pieces = shares.chain(std::iter::repeat(&[][..]));
+        let total = self.on_every_connection(pieces, sinks, progress, &work);
+        // The helpers' last rows, read after the main share was done.
+        progress(done.load(Ordering::Relaxed));
+        total
     }
 
     /// The receipts with these ids (ascending), held together, for rules that

@@ -18,25 +18,8 @@ pub fn ingest(store: &mut Store, inspector: &Inspector, rows: &[Row<'_>]) {
 
 /// [`ingest`] of the rows of any [`RowSource`].
 pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector, rows: &S) {
-    use rayon::prelude::*;
-    let n = rows.len();
     let ingest = Ingest::begin(store, inspector);
-    const CHUNK: usize = 512;
-    let parts: Vec<Part> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-            let mut part = Part::with_capacity(range.len());
-            ingest.inspect(
-                &mut part,
-                rows,
-                range,
-                &mut Scratch::default(),
-                &mut String::new(),
-            );
-            part
-        })
-        .collect();
+    let parts = ingest.inspect_in_chunks(rows);
     ingest.finish(store, parts);
 }
 
@@ -102,6 +85,28 @@ impl<'i> Ingest<'i> {
         for i in range {
             self.inspect_row(part, &rows.row(i, buf), s);
         }
+    }
+
+    /// Inspects `rows` on every core, cut into chunks: their parts, in order.
+    pub fn inspect_in_chunks<S: RowSource + ?Sized>(&self, rows: &S) -> Vec<Part> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 512;
+        let n = rows.len();
+        (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                let mut part = Part::with_capacity(range.len());
+                self.inspect(
+                    &mut part,
+                    rows,
+                    range,
+                    &mut Scratch::default(),
+                    &mut String::new(),
+                );
+                part
+            })
+            .collect()
     }
 
     /// Inspects one row into `part` (see [`Ingest::inspect`]).

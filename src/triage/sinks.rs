@@ -11,9 +11,6 @@ use super::inspect::{Inspector, Scratch};
 use super::model::Receipt;
 use crate::model::{Row, RowSink, RowSource};
 
-/// Rows a batch is cut into, each inspected on whichever core is free.
-const CHUNK: usize = 512;
-
 /// Inspects rows into facts (see [`Ingest`]): the parts of all sinks, in the
 /// order of the sinks, are what [`Ingest::finish`] appends.
 pub struct FactSink<'i, 'n> {
@@ -51,23 +48,7 @@ impl RowSink for FactSink<'_, '_> {
     }
 
     fn rows(&mut self, rows: &dyn RowSource) {
-        let n = rows.len();
-        let ingest = self.ingest;
-        let parts: Vec<Part> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-                let mut part = Part::with_capacity(range.len());
-                ingest.inspect(
-                    &mut part,
-                    rows,
-                    range,
-                    &mut Scratch::default(),
-                    &mut String::new(),
-                );
-                part
-            })
-            .collect();
+        let parts = self.ingest.inspect_in_chunks(rows);
         self.parts.extend(parts);
     }
 }
