@@ -2,7 +2,7 @@
 //! build and size, each letter of a few words typed one by one on every tab
 //! (each letter narrowing the rows of the one before), and then the screen's
 //! whole answer to each key (`update`, then drawing into a 160×48 buffer),
-//! p50/p99 over the keys of `scripts/bench_tui.py`, and the slowest keys.
+//! p50/p99 over the keys of `examples/bench_tui`, and the slowest keys.
 //!
 //! `cargo run --release --example filter_timing -- DB`; with `SLEEP=1` each
 //! letter of the first part waits 150 ms first, as the screen's keys do (a

@@ -1,35 +1,40 @@
 #!/usr/bin/env python3
-"""receipt-review performance benchmark: the tool against the SQLite floor.
+"""receipt-review performance benchmark: the tool against the SQLite floors.
 
-    python3 scripts/bench.py            # 100k and 1M receipts, prints the results
-    python3 scripts/bench.py --write    # ... and rewrites BENCHMARKS.md's results section
-    python3 scripts/bench.py --quick    # 20k and 100k (CI-sized)
+    python3 scripts/bench.py            # 100k and 1M receipts, both shapes, prints the results
+    python3 scripts/bench.py --write    # ... and rewrites BENCHMARKS.md's latest results
+    python3 scripts/bench.py --quick    # 20k and 100k
     python3 scripts/bench.py --sizes 50k,200k --binary ../wt-perf/target/release/receipt-review
 
 It builds `--release` itself (unless --binary or --no-build) and drives the
 binary only from outside (the CLI, and the review screen in a pseudo-terminal),
-so it measures any version of it. For each size, on the same machine in one run:
+so it measures any version of it. For each size and each shape of database
+(the demo's, and scripts/gen_mixed.py's), on the same machine in one run:
 
-1. the floor: the bundled SQLite reading every payload once
-   (examples/bench_floor.rs, best of --runs), and the sqlite3 CLI for reference;
+1. the floor and the checked floor (examples/bench_floor.rs, best of --runs),
+   and the sqlite3 CLI for reference;
 2. `report DB --json`: wall time (best and median of --runs, interleaved with the
-   floor runs), peak RSS and CPU time (/usr/bin/time -v), the ratio to the
-   floor, and the answers checked against what the demo planted;
-3. the review screen: time to first frame, time to complete analysis, and
-   keypress -> frame latency while scrolling and filtering (scripts/bench_tui.py);
-4. at one size (--resolve-size): `resolve ... duplicate` on --resolve-count
+   floor runs), peak RSS and CPU time (/usr/bin/time -v), the ratios to the
+   floors, and the answers checked against what the generator planted;
+3. the review screen: time to first frame, time to the analysis shown and to
+   everything read, keypress -> frame latency while scrolling and filtering, and
+   peak RSS (examples/bench_tui/);
+4. at one size (--resolve-size, demo): `resolve ... duplicate` on --resolve-count
    pending groups of a copy of the database while scripts/bench_writer.py
    inserts receipts, with the guarded write itself timed from SQLite's WAL
    write lock (strace) when strace is available;
-5. at the largest size, a refresh after appends: examples/refresh_timing.rs on a
-   copy of the database (a full reading, then --refresh-rounds rounds of
-   --refresh-appends receipts appended and read in by the screen's worker);
-6. at the largest size, a slice check: a 100k-receipt slice of the database is
+5. at the largest size, both shapes, a refresh after appends:
+   examples/refresh_timing.rs on a copy of the database (a full reading, then
+   --refresh-rounds rounds of --refresh-appends receipts appended and read in
+   by the screen's worker);
+6. at the largest size (demo), a slice check: a tenth of the database is
    analysed on its own and every item whose receipts are all far (more than the
-   window) from any receipt outside the slice must be identical in both reports.
+   window) from any receipt outside the slice must be identical in both reports,
+   and a legacy table (no UNIQUE key) at 20k and 100k.
 
-Demo databases are cached in target/bench-data/ (keyed by size, seed and now).
-Raw results go to target/bench-results/latest.json.
+Databases are cached in target/bench-data/ (keyed by size, seed, now, and for
+the mixed shape the generator's text). Raw results go to
+target/bench-results/latest.json; scripts/bench_render.py writes BENCHMARKS.md.
 """
 
 import argparse
@@ -51,12 +56,11 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no scripts/__pycache__ in the worktree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_tui  # noqa: E402
+import bench_mixed  # noqa: E402
+from bench_render import label, render, write_markdown  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_NOW = "2026-11-29T12:00:00Z"
-BEGIN = "<!-- bench:results:begin -->"
-END = "<!-- bench:results:end -->"
 PLANTED_RE = re.compile(
     r"planted (\d+) duplicate groups, (\d+) follow-ups hours later, (\d+) conflicts, "
     r"(\d+) stuck, (\d+) bot receipts, (\d+) damaged rows among (\d+) receipts")
@@ -80,20 +84,17 @@ def parse_size(text):
     return int(float(t) * scale)
 
 
-def label(n):
-    if n % 1000000 == 0:
-        return f"{n // 1000000}M"
-    if n % 1000 == 0:
-        return f"{n // 1000}k"
-    return str(n)
-
-
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
 def pct(values, p):
-    return bench_tui.pct(values, p)
+    """Nearest-rank percentile of a list (None when empty), as examples/bench_tui reports them."""
+    xs = sorted(v for v in values if v is not None)
+    if not xs:
+        return None
+    k = max(0, min(len(xs) - 1, int(round(p / 100.0 * len(xs) + 0.5)) - 1))
+    return xs[k]
 
 
 # ---------------------------------------------------------------- the machine
@@ -166,6 +167,10 @@ def build(args):
         r = subprocess.run(["cargo", "build", "--release", "--example", "bench_floor"], cwd=REPO)
         if r.returncode != 0:
             log("warning: the floor example did not build; the sqlite3 CLI is the floor")
+        log("building: cargo build --release --example bench_tui")
+        r = subprocess.run(["cargo", "build", "--release", "--example", "bench_tui"], cwd=REPO)
+        if r.returncode != 0:
+            log("warning: the screen's driver did not build; the screen is not measured")
         log("building: cargo build --release --example refresh_timing")
         r = subprocess.run(["cargo", "build", "--release", "--example", "refresh_timing"], cwd=REPO)
         if r.returncode != 0:
@@ -311,24 +316,24 @@ def summary_of(rep):
             "exact_groups": sum(1 for d in dups if d["exact"]), "member_matches": by_match}
 
 
-def screen_load(args, binary, db, n, work):
+def screen_load(args, binary, db):
     """The screen started on `db` until all is read, then quit: (analysis shown, all read) in ms,
     or None."""
-    r = bench_tui.measure(str(binary), db, args.now, keys=0,
-                          stderr_path=work / f"tui-n{n}-load.stderr", log=lambda m: None)
+    r = tui_screen(args, binary, db, keys=0)
     if r.get("analysis_done_ms") is None:
         return None
     return r["analysis_shown_ms"], r["analysis_done_ms"]
 
 
-def bench_report(args, binary, floor_bin, db, n, meta, work, with_screen=False):
+def bench_report(args, binary, floor_bin, db, n, meta, work, with_screen=False, tag=None):
+    tag = tag or label(n)
     res = {"n": n, "db": str(db), "db_mb": round(db.stat().st_size / 1e6, 1), "load": loadavg()}
-    log(f"[{label(n)}] warming the page cache ({res['db_mb']} MB)")
+    log(f"[{tag}] warming the page cache ({res['db_mb']} MB)")
     warm(db)
     time_floor(floor_bin, db) if floor_bin else time_sqlite_cli(db)  # a discarded warm-up
     floors, checked, clis, reports, shas, loads = [], [], [], [], [], []
-    out0 = work / f"report-n{n}.json"
-    outk = work / f"report-n{n}.again.json"
+    out0 = work / f"report-{tag.replace(' ', '-')}.json"
+    outk = work / f"report-{tag.replace(' ', '-')}.again.json"
     for i in range(args.runs):
         if floor_bin:
             wall, fj = time_floor(floor_bin, db)
@@ -346,10 +351,10 @@ def bench_report(args, binary, floor_bin, db, n, meta, work, with_screen=False):
         shas.append(file_sha(out))
         # The screen's analysis is compared with the report's: started in the
         # same rounds, so that drift on a shared machine hits both.
-        load = screen_load(args, binary, db, n, work) if with_screen else None
+        load = screen_load(args, binary, db) if with_screen else None
         if load:
             loads.append(load)
-        log(f"[{label(n)}] round {i + 1}: floor {floors[-1] if floors else float('nan'):.3f} s, "
+        log(f"[{tag}] round {i + 1}: floor {floors[-1] if floors else float('nan'):.3f} s, "
             f"sqlite3 {clis[-1] or float('nan'):.3f} s, report {rr['wall']:.3f} s, "
             f"RSS {rr['rss_kb'] / 1024:.0f} MB"
             + (f", screen shown / all read {load[0] / 1000:.2f} / {load[1] / 1000:.2f} s" if load else ""))
@@ -388,6 +393,36 @@ def bench_report(args, binary, floor_bin, db, n, meta, work, with_screen=False):
 
 # ---------------------------------------------------------------- the screen
 
+TUI_BIN = REPO / "target/release/examples/bench_tui"
+
+
+def tui_run(argv, progress=False):
+    """examples/bench_tui with these arguments: its one JSON line, or {"error": ...}."""
+    if not TUI_BIN.exists():
+        return {"error": "examples/bench_tui did not build"}
+    r = subprocess.run([str(TUI_BIN)] + argv, stdout=subprocess.PIPE, text=True,
+                       stderr=None if progress else subprocess.PIPE)
+    lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    if r.returncode != 0 or not lines:
+        why = (r.stderr or "").strip().splitlines()[-1:] or [f"exit {r.returncode}"]
+        return {"error": f"bench_tui failed: {why[0]}"}
+    out = json.loads(lines[-1])
+    out.pop("kind", None)
+    return out
+
+
+def tui_screen(args, binary, db, keys, label=None):
+    argv = ["screen", str(binary), str(db), "--now", args.now, "--keys", str(keys),
+            "--quiet-ms", str(args.quiet_ms)]
+    if label is not None:
+        argv += ["--label", label]
+    return tui_run(argv, progress=label is not None)
+
+
+def harness_floor():
+    return tui_run(["floor"])
+
+
 def review_log_rows(db):
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -401,19 +436,18 @@ def review_log_rows(db):
         return None
 
 
-def bench_screen(args, binary, db, n, rep, rep_res, work):
-    log(f"[{label(n)}] review screen: {args.keys} keys scrolling, {args.keys}+ keys filtering")
+def bench_screen(args, binary, db, n, rep, rep_res, work, tag=None):
+    tag = tag or label(n)
+    log(f"[{tag}] review screen: {args.keys} keys scrolling, {args.keys}+ keys filtering")
     warm(db)
-    res = bench_tui.measure(str(binary), db, args.now, keys=args.keys, quiet=args.quiet_ms / 1000.0,
-                            stderr_path=work / f"tui-n{n}.stderr",
-                            log=lambda m: log(f"[{label(n)}] {m.strip()}"))
+    res = tui_screen(args, binary, db, keys=args.keys, label=f"[{tag}] ")
     if "header_counts" in res:
         want = {k: rep["counts"].get(k) for k in res["header_counts"]}
         res["counts_match_report"] = res["header_counts"] == want
     rows = review_log_rows(db)
     res["review_log_rows_after"] = rows
     if rows:
-        log(f"[{label(n)}] WARNING: the screen wrote {rows} review_log rows while only scrolling "
+        log(f"[{tag}] WARNING: the screen wrote {rows} review_log rows while only scrolling "
             "and filtering; the cached database is discarded")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
@@ -428,19 +462,9 @@ def bench_screen(args, binary, db, n, rep, rep_res, work):
         res["analysis_done_median_ms"] = statistics.median(done)
         res["analysis_shown_runs_ms"] = shown
         res["analysis_shown_median_ms"] = statistics.median(shown)
-        log(f"[{label(n)}] screen analysis shown / all read, {len(done)} runs: "
+        log(f"[{tag}] screen analysis shown / all read, {len(done)} runs: "
             + ", ".join(f"{a / 1000:.2f} / {b / 1000:.2f}" for a, b in zip(shown, done)) + " s")
     return res
-
-
-def screen_done_ms(t):
-    """The screen's time to read everything: the median of its runs (older results: the one run)."""
-    return t.get("analysis_done_median_ms", t["analysis_done_ms"])
-
-
-def screen_shown_ms(t):
-    """The screen's time to show the analysis (median), or None in results from before it was measured."""
-    return t.get("analysis_shown_median_ms")
 
 
 # ---------------------------------------------------------------- refresh after appends
@@ -450,17 +474,15 @@ REFRESH_ROUND = re.compile(r"round (\d+): (\d+) appended; load → screen update
                            r"\(of which the screen's update ([\d.]+) ms\); selection kept: (\w+); rss (\d+) MB")
 
 
-REFRESH_TARGET_MS = 50
-
-
-def bench_refresh(args, db, n, work):
+def bench_refresh(args, db, n, work, tag=None):
     """The screen's worker and update in-process (examples/refresh_timing.rs): a full reading,
     then rounds of --refresh-appends receipts appended by a writer and a reload each."""
+    tag = tag or label(n)
     example = REPO / "target/release/examples/refresh_timing"
     if not example.exists():
         return {"error": "examples/refresh_timing did not build"}
-    copy = work / f"refresh-n{n}.db"
-    log(f"[{label(n)}] refresh: copying the database, then {args.refresh_rounds} rounds of "
+    copy = work / f"refresh-{tag.replace(' ', '-')}.db"
+    log(f"[{tag}] refresh: copying the database, then {args.refresh_rounds} rounds of "
         f"{args.refresh_appends} appended receipts")
     copy_db(db, copy)
     try:
@@ -478,7 +500,7 @@ def bench_refresh(args, db, n, work):
         return {"error": "could not read refresh_timing's output"}
     res = {"n": n, "appends": args.refresh_appends, "full_ms": int(full[1]), "full_rss_mb": int(full[3]),
            "rounds": rounds}
-    log(f"[{label(n)}] refresh: full {res['full_ms']} ms; rounds "
+    log(f"[{tag}] refresh: full {res['full_ms']} ms; rounds "
         + ", ".join(f"{x['ms']:.0f}" for x in rounds) + " ms")
     return res
 
@@ -746,333 +768,22 @@ def legacy_check(args, binary, db, sizes, work):
     return res
 
 
-# ---------------------------------------------------------------- output
+# ---------------------------------------------------------------- the mixed shape
 
-def f1(x, unit="", nd=1):
-    return "—" if x is None else f"{x:.{nd}f}{unit}"
-
-
-def render(results):
-    m = results["machine"]
-    sizes = results["sizes"]
-    big = sizes[-1] if sizes else None
-    L = []
-    L.append(f"Run **{m['date_utc']}** on commit **`{results['commit']['commit']}`** "
-             f"(branch `{results['commit'].get('branch', '?')}`; the code — src/, Cargo.*, assets/ — last "
-             f"changed in `{results['commit'].get('code_commit', '?')}`), binary `{results['binary_rel']}`, "
-             f"`{results['command']}`.")
-    L.append("")
-    L.append(f"Machine: {m['nproc']} cores ({m['cpu']}), {m['ram_gib']} GiB RAM, Linux {m['kernel']}; "
-             f"load average {m['load_start']} at the start, {results['load_end']} at the end. "
-             f"Bundled SQLite {results.get('sqlite_bundled') or '?'}, sqlite3 CLI {m.get('sqlite3_cli') or '—'}, "
-             f"Python {m['python']}. Warm page cache; the machine is shared, so absolute times drift "
-             "between runs — compare the ratios.")
-    L.append("")
-    # ---- targets
-    if big:
-        s = results["by_size"][str(big)]
-        L.append(f"### Against the issue's targets (at {label(big)} receipts)")
-        L.append("")
-        L.append("| target | measured | met |")
-        L.append("|---|---|---|")
-
-        def row(name, value, ok):
-            L.append(f"| {name} | {value} | {'yes' if ok else ('**no**' if ok is not None else '—')} |")
-
-        rep = s["report"]
-        row("`report --json` ≤ 3× the floor (stretch 2×)",
-            f"{rep['ratio_best']:.1f}× ({rep['report_best_s']:.2f} s / {rep['floor_s']:.3f} s)",
-            rep["ratio_best"] <= 3.0)
-        row("answers equal the small-scale engine's",
-            correctness_line(results, big), correctness_ok(results, big))
-        tui = s.get("tui") or {}
-        rss = [rep["report_rss_mb"]]
-        if tui.get("rss_end_kb", {}).get("VmHWM"):
-            rss.append(tui["rss_end_kb"]["VmHWM"] / 1024)
-        row("peak RSS ≤ 300 MB", f"report {rep['report_rss_mb']:.0f} MB"
-            + (f", screen {rss[1]:.0f} MB" if len(rss) > 1 else ""), max(rss) <= 300)
-        if tui and "error" not in tui:
-            row("first frame ≤ 100 ms (with progress)", f"{tui['first_frame_ms']:.0f} ms",
-                tui["first_frame_ms"] <= 100)
-            runs = len(tui.get("analysis_done_runs_ms", [0]))
-            shown = screen_shown_ms(tui)
-            analysed = screen_done_ms(tui) if shown is None else shown
-            row("screen finishes analysis within the report's time ("
-                + (f"median of {runs} screen runs"
-                   + (" in the report's rounds" if rep.get("screen_loads_ms") else "")
-                   if runs > 1 else "one screen run")
-                + " vs the report's median)",
-                (f"analysis on screen {shown / 1000:.2f} s, the items' receipts and the filter index "
-                 f"read by {screen_done_ms(tui) / 1000:.2f} s" if shown is not None
-                 else f"{screen_done_ms(tui) / 1000:.2f} s")
-                + f" vs report {rep['report_median_s']:.2f} s (best {rep['report_best_s']:.2f} s)",
-                analysed / 1000 <= rep["report_median_s"])
-            sp, fp = tui["scroll"]["frame"]["p99"], tui["filter"]["frame"]["p99"]
-            ok = None if sp is None or fp is None else (sp <= 16 and fp <= 16)
-            row("keypress → frame p99 ≤ 16 ms", f"scrolling {f1(sp, ' ms')}, filtering {f1(fp, ' ms')}", ok)
-        elif tui:
-            row("screen", tui.get("error", "not measured"), False)
-        sc = scaling(results)
-        if sc:
-            a, b, r = sc[-1]
-            row(f"{label(a)} → {label(b)} costs ≤ ~{11.0 * (b / a) / 10:.0f}× (no quadratic step)",
-                f"{r['report']:.1f}× (floor {r['floor']:.1f}×)",
-                r["report"] <= 11.0 * (b / a) / 10)
-        ref = results.get("refresh")
-        if ref and "error" not in ref:
-            ms = [x["ms"] for x in ref["rounds"]]
-            row(f"a refresh after {ref['appends']:,} appended receipts costs milliseconds "
-                f"(every round ≤ {REFRESH_TARGET_MS} ms), not a full re-read",
-                f"{min(ms):.0f}–{max(ms):.0f} ms over {len(ms)} rounds (full reading {ref['full_ms'] / 1000:.2f} s)",
-                max(ms) <= REFRESH_TARGET_MS)
-        elif ref:
-            row("refresh after appends", ref["error"], False)
-        dec = results.get("decisions")
-        if dec and "error" not in dec and dec.get("wall_ms"):
-            w = dec.get("write_ms") or {}
-            L.append(f"| decision commit latency under a writer ({label(dec['n'])}) | "
-                     f"guarded write p50 {f1(w.get('p50'), ' ms')} / p99 {f1(w.get('p99'), ' ms')}; "
-                     f"whole `resolve` p50 {dec['wall_ms']['p50'] / 1000:.2f} s | (no target) |")
-        L.append("")
-    # ---- report vs floor
-    L.append("### `report --json` against the floor")
-    L.append("")
-    L.append("| receipts | DB | payload bytes | floor (best of {r}) | sqlite3 CLI | report best | report median | "
-             "× floor (best / median) | peak RSS | CPU ÷ wall | load before |".format(r=results["runs"]))
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for n in sizes:
-        r = results["by_size"][str(n)]["report"]
-        fb = r.get("floor_detail", {}).get("bytes")
-        L.append(f"| {label(n)} | {r['db_mb']:.0f} MB | {fb / 1e6:.0f} MB | {r['floor_s'] * 1000:.0f} ms | "
-                 f"{f1(r['sqlite_cli_s'] and r['sqlite_cli_s'] * 1000, ' ms', 0)} | {r['report_best_s']:.2f} s | "
-                 f"{r['report_median_s']:.2f} s | {r['ratio_best']:.1f}× / {r['ratio_median']:.1f}× | "
-                 f"{r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} | {r.get('load', '')} |" if fb else
-                 f"| {label(n)} | {r['db_mb']:.0f} MB | — | {r['floor_s'] * 1000:.0f} ms | — | "
-                 f"{r['report_best_s']:.2f} s | {r['report_median_s']:.2f} s | {r['ratio_best']:.1f}× / "
-                 f"{r['ratio_median']:.1f}× | {r['report_rss_mb']:.0f} MB | {r['report_cpu_util']:.2f} | {r.get('load', '')} |")
-    L.append("")
-    L.append("Floor: " + results["by_size"][str(sizes[0])]["report"]["floor_source"]
-             + ", one `SELECT payload FROM receipts` touching every byte. All runs: "
-             + "; ".join(f"{label(n)} floor "
-                         + ", ".join(f"{x * 1000:.0f}" for x in results['by_size'][str(n)]['report']['floor_runs'])
-                         + " ms, report "
-                         + ", ".join(f"{x:.2f}" for x in results['by_size'][str(n)]['report']['report_runs'])
-                         + " s" for n in sizes) + ".")
-    L.append("")
-    checked_rows = [(n, results["by_size"][str(n)]["report"]) for n in sizes]
-    checked_rows = [(n, r) for n, r in checked_rows if r.get("checked_floor_s")]
-    if checked_rows:
-        L.append("Checked floor (`bench_floor --checked`): what no reading that keeps the contract can skip. "
-                 "Every column the tool reads, on one connection per core (a range of rowids each), "
-                 "each payload checked as UTF-8 and its SHA-256 compared with the stored digest. "
-                 + "; ".join(
-                     f"{label(n)}: {r['checked_floor_s'] * 1000:.0f} ms best "
-                     f"({r['checked_floor_s'] / r['floor_s']:.1f}× the floor, "
-                     f"{r.get('checked_detail', {}).get('connections', '?')} connections; runs "
-                     + ", ".join(f"{x * 1000:.0f}" for x in r["checked_floor_runs"])
-                     + f" ms); the report is {r['report_best_s'] / r['checked_floor_s']:.1f}× it"
-                     for n, r in checked_rows)
-                 + ". What the report takes beyond it is parsing, normalising, analysis and output.")
-        L.append("")
-    sc = scaling(results)
-    if sc:
-        L.append("Scaling: " + "; ".join(
-            f"{label(a)} → {label(b)} ({b / a:.0f}× the receipts): floor {r['floor']:.1f}×, report "
-            f"{r['report']:.1f}×, peak RSS {r['rss']:.1f}×" for a, b, r in sc) + ".")
-        L.append("")
-    # ---- correctness
-    L.append("### Answers")
-    L.append("")
-    L.append("| receipts | found = planted (groups / conflicts / stuck / bot receipts / damaged) | "
-             "answers digest | runs identical | screen counts = report |")
-    L.append("|---:|---|---|---|---|")
-    for n in sizes:
-        s = results["by_size"][str(n)]
-        r = s["report"]
-        pc = r.get("planted_check")
-        if pc:
-            cells = " / ".join(
-                (f"{pc[k]['found']}" if pc[k]["found"] == pc[k]["planted"]
-                 else f"**{pc[k]['found']} ≠ {pc[k]['planted']}**")
-                for k in ("duplicate_groups", "conflicts", "stuck", "suspected_bots", "damaged"))
-            cells = ("yes: " if r["planted_ok"] else "**no**: ") + cells
-        else:
-            cells = "(the demo's summary was not readable)"
-        tui = s.get("tui") or {}
-        screen = {True: "yes", False: "**no**"}.get(tui.get("counts_match_report"), "—")
-        L.append(f"| {label(n)} | {cells} | `{r['answers_digest']}` | "
-                 f"{'yes' if r['runs_identical'] else '**no**'} | {screen} |")
-    L.append("")
-    sl = results.get("slice")
-    if sl:
-        if "error" in sl:
-            L.append(f"Slice check: failed to run ({sl['error']}).")
-        else:
-            cats = ", ".join(f"{c} {v['compared'] - v['differ']}/{v['compared']}"
-                             for c, v in sl["categories"].items())
-            L.append(f"Slice check at {label(big)}: receipts {sl['slice'][0]}–{sl['slice'][1]} "
-                     f"({sl['slice_receipts']} receipts) analysed as a database of their own; of the items "
-                     f"whose receipts are all more than the window from any receipt outside the slice "
-                     f"({sl['interior_receipts']} receipts), identical in both reports: {cats} — "
-                     + ("**all equal**." if sl["ok"] else "**differences found** (see latest.json)."))
-        L.append("")
-    lg = results.get("legacy")
-    if lg:
-        if "error" in lg:
-            L.append(f"Legacy table: failed to run ({lg['error']}).")
-        else:
-            szs = sorted(lg["sizes"].items(), key=lambda kv: int(kv[0]))
-            (na, a), (nb, b) = szs[0], szs[-1]
-            L.append("Legacy table (no `UNIQUE(scope, request_key)`; the first receipts of the largest database, "
-                     "every one sharing its key with the next, so that every receipt is read again for its "
-                     "digest): `report --json` "
-                     + ", ".join(f"{label(int(n))} {v['report_best_s']:.2f} s ({v['conflicts']} conflicts)"
-                                 for n, v in szs)
-                     + f": {b['report_best_s'] / a['report_best_s']:.1f}× the time for "
-                     f"{int(nb) / int(na):.0f}× the receipts.")
-        L.append("")
-    # ---- screen
-    L.append("### The review screen (160×48 pseudo-terminal, measured from outside)")
-    L.append("")
-    L.append("| receipts | first frame | analysis shown | all read | scroll `j`: frame p50 / p99 | settle p50 / p99 | "
-             "filter `/`+letters+Esc: frame p50 / p99 | letters only p99 | settle p99 | keys | peak RSS |")
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n in sizes:
-        t = results["by_size"][str(n)].get("tui")
-        if not t:
-            continue
-        if "error" in t:
-            L.append(f"| {label(n)} | {f1(t.get('first_frame_ms'), ' ms', 0)} | {t['error']} | | | | | | | | |")
-            continue
-        sc_, fl, le = t["scroll"], t["filter"], t["filter_letters"]
-        shown = screen_shown_ms(t)
-        L.append(f"| {label(n)} | {t['first_frame_ms']:.0f} ms | "
-                 + ("—" if shown is None else f"{shown / 1000:.2f} s")
-                 + f" | {screen_done_ms(t) / 1000:.2f} s | "
-                 f"{f1(sc_['frame']['p50'], '', 1)} / {f1(sc_['frame']['p99'], ' ms', 1)} | "
-                 f"{f1(sc_['settle']['p50'], '', 0)} / {f1(sc_['settle']['p99'], ' ms', 0)} | "
-                 f"{f1(fl['frame']['p50'], '', 1)} / {f1(fl['frame']['p99'], ' ms', 1)} | "
-                 f"{f1(le['frame']['p99'], ' ms', 1)} | {f1(fl['settle']['p99'], ' ms', 0)} | "
-                 f"{sc_['n']} + {fl['n']} | {t.get('rss_end_kb', {}).get('VmHWM', 0) / 1024:.0f} MB |")
-    done_runs = [(n, results["by_size"][str(n)].get("tui", {}).get("analysis_done_runs_ms"))
-                 for n in sizes]
-    done_runs = [(n, d) for n, d in done_runs if d]
-
-    def shown_runs(n, done):
-        got = results["by_size"][str(n)].get("tui", {}).get("analysis_shown_runs_ms")
-        return got if got and len(got) == len(done) else [None] * len(done)
-    if done_runs:
-        L.append("")
-        L.append("Analysis shown / all read, every run (the table shows the medians): "
-                 + "; ".join(f"{label(n)} " + ", ".join(
-                     (f"{a / 1000:.2f} / " if a is not None else "")
-                     + f"{b / 1000:.2f}" for a, b in zip(shown_runs(n, d), d)) + " s"
-                             for n, d in done_runs) + ".")
-    hf = results.get("harness_floor")
-    if hf:
-        L.append("")
-        L.append(f"Harness floor (the same write → read path through a pty to `cat` in raw mode): "
-                 f"p50 {hf['p50']:.2f} ms, p99 {hf['p99']:.2f} ms over {hf['n']} keys — included in every "
-                 "latency above. Missing frames (no answer within 10 s): "
-                 + ", ".join(f"{label(n)} {results['by_size'][str(n)]['tui']['scroll']['frame']['missing']}"
-                             f"+{results['by_size'][str(n)]['tui']['filter']['frame']['missing']}"
-                             for n in sizes if results['by_size'][str(n)].get('tui', {}).get('scroll'))
-                 + ".")
-    L.append("")
-    # ---- refresh
-    ref = results.get("refresh")
-    if ref and "error" not in ref:
-        L.append(f"### A refresh after appends ({label(ref['n'])} receipts, in-process)")
-        L.append("")
-        L.append("| reading | receipts appended | load → screen updated | of which the screen's update | "
-                 "selection kept | RSS after |")
-        L.append("|---|---:|---:|---:|---|---:|")
-        L.append(f"| full | — | {ref['full_ms']} ms | — | — | {ref['full_rss_mb']} MB |")
-        for x in ref["rounds"]:
-            L.append(f"| round {x['round']} | {x['appended']:,} | {x['ms']:.1f} ms | {x['screen_ms']:.1f} ms | "
-                     f"{'yes' if x['selection_kept'] else '**no**'} | {x['rss_mb']} MB |")
-        L.append("")
-        L.append("`examples/refresh_timing.rs` runs the screen's worker and `update` in one process, with a "
-                 "filter on: a writer appends exact copies of the latest receipts (seconds to minutes later, "
-                 "as retries arrive), then the screen asks for a reading and takes it in.")
-        L.append("")
-    # ---- decisions
-    dec = results.get("decisions")
-    if dec:
-        L.append(f"### A decision's commit latency while a writer inserts ({label(dec.get('n', 0))} receipts)")
-        L.append("")
-        if "error" in dec:
-            L.append(f"Not measured: {dec['error']}.")
-        else:
-            w = dec.get("writer") or {}
-            L.append("| decisions | succeeded | `resolve` wall p50 / p99 | guarded write p50 / p99 (lock wait p99) | "
-                     "before the write p50 | after the write p50 | writer |")
-            L.append("|---:|---:|---:|---:|---:|---:|---|")
-            wm, gw, lw = dec["wall_ms"] or {}, dec.get("write_ms") or {}, dec.get("lock_wait_ms") or {}
-            bw, aw = dec.get("before_write_ms") or {}, dec.get("after_write_ms") or {}
-            L.append(f"| {dec['decisions']} | {dec['succeeded']} | {f1(wm.get('p50'), '', 0)} / "
-                     f"{f1(wm.get('p99'), ' ms', 0)} | {f1(gw.get('p50'), '', 2)} / {f1(gw.get('p99'), ' ms', 2)} "
-                     f"({f1(lw.get('p99'), ' ms', 2)}) | {f1(bw.get('p50'), ' ms', 0)} | "
-                     f"{f1(aw.get('p50'), ' ms', 0)} | {f1(w.get('rows_per_s'), ' rows/s', 0)}, "
-                     f"{w.get('rows', '?')} rows, tx p99 {f1(w.get('tx_ms_p99'), ' ms', 1)}, "
-                     f"{w.get('busy_errors', '?')} busy errors |")
-            L.append("")
-            L.append("Each `resolve` is a new process that opens the database and re-analyses all of it "
-                     "before its one `BEGIN IMMEDIATE` transaction, so its wall time is mostly analysis. "
-                     + ("The guarded write is timed with `strace -f --seccomp-bpf -e trace=fcntl`: from the "
-                        "first attempt to take SQLite's WAL write lock (byte 120 of the -shm file) to its "
-                        "release after the commit, i.e. lock wait + the transaction + its fsync."
-                        if dec.get("strace") else "strace was not available, so the write itself is not timed.")
-                     + f" review_log holds {dec['review_log_rows']} rows by `bench` afterwards (one warm-up "
-                     "decision, not counted, creates the table).")
-        L.append("")
-    return "\n".join(L)
-
-
-def correctness_ok(results, n):
-    r = results["by_size"][str(n)]["report"]
-    oks = [r.get("planted_ok"), r["runs_identical"]]
-    sl = results.get("slice")
-    if sl and "ok" in sl:
-        oks.append(sl["ok"])
-    if any(o is False for o in oks):
-        return False
-    return True if r.get("planted_ok") else None
-
-
-def correctness_line(results, n):
-    r = results["by_size"][str(n)]["report"]
-    parts = []
-    if "planted_ok" in r:
-        parts.append("counts = what the demo planted" if r["planted_ok"] else "counts ≠ planted")
-    sl = results.get("slice")
-    if sl and "ok" in sl:
-        parts.append("slice check equal" if sl["ok"] else "slice check differs")
-    parts.append("runs identical" if r["runs_identical"] else "runs differ")
-    return "; ".join(parts)
-
-
-def scaling(results):
-    sizes = results["sizes"]
-    out = []
-    for a, b in zip(sizes, sizes[1:]):
-        ra, rb = results["by_size"][str(a)]["report"], results["by_size"][str(b)]["report"]
-        out.append((a, b, {"floor": rb["floor_s"] / ra["floor_s"],
-                           "report": rb["report_best_s"] / ra["report_best_s"],
-                           "rss": rb["report_rss_mb"] / ra["report_rss_mb"]}))
-    return out
-
-
-def write_markdown(path, body):
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    block = f"{BEGIN}\n{body.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        pre, rest = text.split(BEGIN, 1)
-        _, post = rest.split(END, 1)
-        text = pre + block + post
-    else:
-        text = text.rstrip() + "\n\n## Results\n\n" + block + "\n"
-    path.write_text(text)
+def bench_mixed_shape(args, binary, floor_bin, n, skip, data_dir, work, dbs):
+    """The floors, the report and the screen on the database of scripts/gen_mixed.py, and the
+    report's answers checked against what it planted."""
+    tag = f"{label(n)} mixed"
+    db, planted = bench_mixed.ensure(n, args.seed, args.now, data_dir, log)
+    dbs[n] = db
+    rep_res, rep = bench_report(args, binary, floor_bin, db, n, None, work,
+                                with_screen="tui" not in skip, tag=tag)
+    entry = {"report": rep_res, "check": bench_mixed.check(rep, planted)}
+    bad = [c["what"] for c in entry["check"]["checks"] if c["ok"] is False]
+    log(f"[{tag}] answers: " + ("as planted" if not bad else "NOT as planted: " + "; ".join(bad)))
+    if "tui" not in skip:
+        entry["tui"] = bench_screen(args, binary, db, n, rep, rep_res, work, tag=tag)
+    return entry
 
 
 # ---------------------------------------------------------------- main
@@ -1095,7 +806,11 @@ def main():
     ap.add_argument("--writer-rate", type=float, default=200.0)
     ap.add_argument("--slice", default="auto",
                     help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
-    ap.add_argument("--skip", default="", help="comma list of: tui, refresh, decisions, slice, legacy")
+    ap.add_argument("--skip", default="",
+                    help="comma list of: tui, refresh, decisions, slice, legacy, mixed")
+    ap.add_argument("--mixed-sizes", default="all",
+                    help="sizes at which the mixed database is measured too: all (default), largest, "
+                         "or a list such as 1M")
     ap.add_argument("--refresh-appends", type=int, default=1000, help="receipts appended per refresh round")
     ap.add_argument("--refresh-rounds", type=int, default=5)
     ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
@@ -1135,10 +850,14 @@ def main():
         binary_rel = str(binary)
     results = {"machine": machine, "commit": commit, "binary": str(binary), "binary_rel": binary_rel,
                "version": version, "sizes": sizes, "runs": args.runs, "now": args.now,
-               "command": "python3 scripts/bench.py " + " ".join(sys.argv[1:]), "by_size": {}}
+               "command": "python3 scripts/bench.py " + " ".join(sys.argv[1:]), "by_size": {},
+               "screen_driver": "examples/bench_tui"}
     if "tui" not in skip:
-        results["harness_floor"] = bench_tui.harness_floor()
+        results["harness_floor"] = harness_floor()
     reports = {}
+    mixed_dbs = {}
+    mixed_sizes = (set(sizes) if args.mixed_sizes == "all" else {max(sizes)} if args.mixed_sizes == "largest"
+                   else {parse_size(x) for x in args.mixed_sizes.split(",")})
     for n in sizes:
         db, meta = ensure_demo(binary, n, args.seed, args.now, data_dir)
         rep_res, rep = bench_report(args, binary, floor_bin, db, n, meta, work,
@@ -1150,6 +869,10 @@ def main():
         results["by_size"][str(n)] = entry
         reports[n] = (db, rep)
         json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
+        if "mixed" not in skip and n in mixed_sizes:
+            results.setdefault("mixed", {})[str(n)] = bench_mixed_shape(args, binary, floor_bin, n, skip,
+                                                                        data_dir, work, mixed_dbs)
+            json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
     big = sizes[-1]
     n_slice = max(5000, big // 10) if args.slice == "auto" else parse_size(args.slice)
     if "slice" not in skip and n_slice and big >= 2 * n_slice:
@@ -1159,6 +882,8 @@ def main():
         results["legacy"] = legacy_check(args, binary, reports[big][0], [20_000, 100_000], work)
     if "refresh" not in skip:
         results["refresh"] = bench_refresh(args, reports[big][0], big, work)
+        if big in mixed_dbs:
+            results["refresh_mixed"] = bench_refresh(args, mixed_dbs[big], big, work, tag=f"{label(big)} mixed")
     if "decisions" not in skip:
         rn = parse_size(args.resolve_size) if args.resolve_size else sizes[0]
         if rn not in reports:
