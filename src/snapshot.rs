@@ -20,7 +20,7 @@ use crate::storage::stream::{self, Batch};
 use crate::storage::{self, Database, StorageError};
 use crate::triage::{
     self, Details, Inspector, Scratch, Store,
-    engine::Engine,
+    engine::{Engine, Stage},
     facts,
     model::{Receipt, Triage},
 };
@@ -289,7 +289,7 @@ pub struct Reader {
     read_open: bool,
     pub verify_every: std::time::Duration,
     /// How many windows back the engine keeps the fields of receipts (see
-    /// `Engine::keep_fields_for`).
+    /// `Engine::begin`).
     pub fields_horizon: Option<i64>,
 }
 
@@ -380,20 +380,22 @@ impl Reader {
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
-        let horizon = self.fields_horizon;
-        let engine = self.engine.get_or_insert_with(|| {
-            let mut engine = Engine::new(&settings);
-            engine.keep_fields_for(horizon);
-            engine
-        });
-        if incremental {
-            let after = engine.conflict_rows().last().map(|c| c.id);
-            let more = storage::load_conflict_rows(db, after, false)?;
-            engine.begin_adding(now_ms, more);
+        let mut engine = match self.engine.take() {
+            Some(engine) => {
+                let after = engine.conflict_rows().last().map(|c| c.id);
+                let more = storage::load_conflict_rows(db, after, false)?;
+                engine.begin_adding(now_ms, more)
+            }
+            None => {
+                let rows = storage::load_conflict_rows(db, None, false)?;
+                Engine::begin(&settings, self.fields_horizon, rows)
+            }
+        };
+        let after = if incremental {
+            engine.store().max_id()
         } else {
-            engine.begin(now_ms, storage::load_conflict_rows(db, None, false)?);
-        }
-        let after = if incremental { engine.max_id() } else { None };
+            None
+        };
         let read_before = engine.store().rows() as u64;
         let mut sum_ids: i128 = 0;
         let mut rows = 0u64;
@@ -432,6 +434,7 @@ impl Reader {
             // An appended receipt is to be compared with receipts whose
             // fields the engine let go: a full reading analyses it.
             drop(tx);
+            drop(engine);
             self.forget();
             return self.read(db, now_ms, progress);
         }
@@ -457,8 +460,8 @@ impl Reader {
         });
         // The replays are read while the engine works out what to read again.
         let replays = &mut self.replays;
-        let (read, wanted) = std::thread::scope(|scope| {
-            let wanted = scope.spawn(|| engine.wanted());
+        let (read, mut engine) = std::thread::scope(|scope| {
+            let wanted = scope.spawn(move || engine.wanted());
             let read = replays.read(db);
             let wanted = wanted
                 .join()
@@ -469,7 +472,7 @@ impl Reader {
         let inspector = engine.inspector().clone();
         // The analysis shows where it is: the receipts it compares in full
         // are read again (counted), then its steps.
-        let asked = wanted.len() as u64;
+        let asked = engine.wanted().len() as u64;
         let mut count = |done| {
             progress(Progress {
                 stage: "analysing: reading texts to compare",
@@ -480,7 +483,8 @@ impl Reader {
         count(0);
         self.texts_read.clear();
         let helpers = if helpers.is_empty() {
-            let ids: Vec<ReceiptId> = wanted
+            let ids: Vec<ReceiptId> = engine
+                .wanted()
                 .iter()
                 .map(|&i| engine.store().receipts[i as usize].id)
                 .collect();
@@ -503,13 +507,13 @@ impl Reader {
         } else {
             // Counted as they are handed over (the helpers' shares last).
             let mut done = 0u64;
-            let helpers = engine.supply_with(|store, take, put| {
+            let helpers = engine.supply_with(|store, wanted, take, put| {
                 crate::reading::reread_split(
                     db,
                     helpers,
                     &inspector,
                     store,
-                    &wanted,
+                    wanted,
                     take,
                     &mut |i, supplied| {
                         put(i, supplied);
@@ -523,20 +527,13 @@ impl Reader {
             count(done);
             helpers
         };
-        engine.analyze_with(&mut |stage, done, total| {
+        let engine = self.engine.insert(engine.analyze(&mut |stage| {
             progress(Progress {
-                stage: match stage {
-                    "grouping copies" => "analysing: grouping copies",
-                    "looking for campaigns" => "analysing: looking for campaigns",
-                    "key conflicts and stuck receipts" => {
-                        "analysing: key conflicts and stuck receipts"
-                    }
-                    other => other,
-                },
-                done,
-                total: Some(total),
+                stage: stage.label(),
+                done: stage.step(),
+                total: Some(Stage::COUNT),
             })
-        });
+        }));
         let triage = Arc::clone(engine.triage());
         let receipt_count = engine.store().receipts.len();
         // The helpers, still in their read transactions, share the reading
