@@ -18,7 +18,9 @@ use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
 use crate::storage::{Connections, Database, Replays, Session, Storage, StorageError};
-use crate::triage::engine::{DEFAULT_WINDOWS, Engine};
+use crate::triage::engine::{
+    DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
+};
 use crate::triage::model::Receipt;
 use crate::triage::{FactSink, Ingest, ReceiptSink};
 
@@ -210,24 +212,23 @@ impl Reader {
         }
         let mut settings = self.settings.clone();
         settings.now_ms = now_ms;
-        let horizon = self.fields_horizon;
-        let engine = self.engine.get_or_insert_with(|| {
-            let mut engine = Engine::new(&settings);
-            engine.keep_fields_for(horizon);
-            engine
-        });
-        if appended {
-            let after = engine.conflict_rows().last().map(|c| c.id);
-            engine.begin_adding(now_ms, session.conflict_rows(after)?);
+        let mut ingesting = match self.engine.take() {
+            Some(engine) if appended => {
+                let after = engine.conflict_rows().last().map(|c| c.id);
+                engine.begin_adding(now_ms, session.conflict_rows(after)?)
+            }
+            _ => Engine::begin(&settings, self.fields_horizon, session.conflict_rows(None)?),
+        };
+        let after = if appended {
+            ingesting.store().max_id()
         } else {
-            engine.begin(now_ms, session.conflict_rows(None)?);
-        }
-        let after = if appended { engine.max_id() } else { None };
-        let read_before = engine.store().rows() as u64;
-        let sum_ids = ingest(&mut *session, engine, after, &mut |done| {
+            None
+        };
+        let read_before = ingesting.store().rows() as u64;
+        let sum_ids = ingest(&mut *session, &mut ingesting, after, &mut |done| {
             progress(Progress::new(Stage::Receipts, read_before + done, None))
         })?;
-        if appended && engine.reaches_back() {
+        if appended && ingesting.reaches_back() {
             // An appended receipt is to be compared with receipts whose
             // fields the engine let go: a full reading analyses it.
             return Ok(None);
@@ -235,27 +236,36 @@ impl Reader {
         progress(Progress::new(Stage::Replays, 0, None));
         // The replays are read while the engine works out what to read again.
         let replays = &mut self.replays;
-        let (read, wanted) = std::thread::scope(|scope| {
-            let wanted = scope.spawn(|| engine.wanted());
+        let (read, mut supplying) = std::thread::scope(|scope| {
+            let wanted = scope.spawn(move || ingesting.wanted());
             let read = session.replays(replays);
-            let wanted = wanted
+            let supplying = wanted
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (read, wanted)
+            (read, supplying)
         });
         read?;
         // The receipts the analysis compares in full are read again (counted).
-        let ids: Vec<ReceiptId> = wanted
+        let ids: Vec<ReceiptId> = supplying
+            .wanted()
             .iter()
-            .map(|&i| engine.store().receipts[i as usize].id)
+            .map(|&i| supplying.store().receipts[i as usize].id)
             .collect();
         let keep = appended && ids.len() <= KEEP_TEXTS_READ;
-        self.texts_read = supply(&mut *session, engine, &ids, keep, &mut |done, total| {
-            progress(Progress::new(Stage::Texts, done, Some(total)))
-        })?;
-        engine.analyze_with(&mut |step, done, total| {
-            progress(Progress::new(Stage::Analysis(step), done, Some(total)))
-        });
+        self.texts_read = supply(
+            &mut *session,
+            &mut supplying,
+            &ids,
+            keep,
+            &mut |done, total| progress(Progress::new(Stage::Texts, done, Some(total))),
+        )?;
+        let engine = self.engine.insert(supplying.analyze(&mut |stage| {
+            progress(Progress::new(
+                Stage::Analysis(stage),
+                stage.step(),
+                Some(AnalysisStage::COUNT),
+            ))
+        }));
         let triage = Arc::clone(engine.triage());
         let receipt_count = engine.store().receipts.len();
         let total = engine.store().rows() as u64;
@@ -414,7 +424,7 @@ fn as_sinks<S: RowSink>(sinks: &mut [S]) -> Vec<&mut dyn RowSink> {
 /// gives the sum of the ids of the rows read, good and damaged.
 fn ingest(
     session: &mut dyn Session,
-    engine: &mut Engine,
+    engine: &mut Ingesting,
     after: Option<ReceiptId>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<i128, StorageError> {
@@ -446,7 +456,7 @@ fn ingest(
 /// from there). `progress` hears how many of how many were read.
 fn supply(
     session: &mut dyn Session,
-    engine: &mut Engine,
+    engine: &mut Supplying,
     ids: &[ReceiptId],
     keep: bool,
     progress: &mut dyn FnMut(u64, u64),
@@ -455,7 +465,7 @@ fn supply(
     progress(0, asked);
     let connections = session.connections();
     let inspector = engine.inspector().clone();
-    engine.supply_with(|store, take, put| {
+    engine.supply_with(|store, _, take, put| {
         let taken = |r: Receipt| {
             let index = store.index_of(r.id)?;
             // Boxed: most readings keep none, and a receipt is large

@@ -1,5 +1,7 @@
 //! Where a reading is, for a progress display.
 
+use crate::triage::engine::Stage as AnalysisStage;
+
 /// A step of a reading, in the order a reading takes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -10,7 +12,7 @@ pub enum Stage {
     /// Reading again the receipts whose texts the analysis compares.
     Texts,
     /// A step of the analysis itself.
-    Analysis(&'static str),
+    Analysis(AnalysisStage),
     /// Reading the review log.
     ReviewLog,
     /// Reading the receipts the items show: the screen has the analysis
@@ -25,12 +27,7 @@ impl Stage {
             Stage::Receipts => "reading receipts",
             Stage::Replays => "analysing: reading replays",
             Stage::Texts => "analysing: reading texts to compare",
-            Stage::Analysis("grouping copies") => "analysing: grouping copies",
-            Stage::Analysis("looking for campaigns") => "analysing: looking for campaigns",
-            Stage::Analysis("key conflicts and stuck receipts") => {
-                "analysing: key conflicts and stuck receipts"
-            }
-            Stage::Analysis(step) => step,
+            Stage::Analysis(step) => step.label(),
             Stage::ReviewLog => "reading the review log",
             Stage::ItemsReceipts => "reading the items' receipts",
         }

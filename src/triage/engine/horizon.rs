@@ -6,9 +6,9 @@
 //! few windows before the newest of their scope are let go: at a million
 //! receipts they are most of the engine's memory. An appended receipt that
 //! reaches back past what is kept asks for a full reading instead
-//! ([`Engine::reaches_back`]).
+//! ([`Ingesting::reaches_back`]).
 
-use super::Engine;
+use super::{Engine, Ingesting};
 use crate::model::Millis;
 
 /// How many windows before the newest receipt of a scope keep their fields
@@ -17,16 +17,41 @@ use crate::model::Millis;
 /// analysis.
 pub const DEFAULT_WINDOWS: i64 = 6;
 
-impl Engine {
-    /// Keeps the fields of receipts at most `windows` windows before the
-    /// newest of their scope (`None`: every receipt's).
-    pub fn keep_fields_for(&mut self, windows: Option<i64>) {
-        self.horizon = windows;
+#[derive(Debug, Default)]
+pub(super) struct Horizon {
+    /// How many windows before the newest receipt of its scope a receipt
+    /// keeps its fields (`None`: always).
+    windows: Option<i64>,
+    /// By scope id: receipts from this time on keep their fields.
+    kept_from: Vec<Millis>,
+    /// Receipts (indices, ascending) that kept their fields at the last
+    /// analysis.
+    holding: Vec<u32>,
+}
+
+impl Horizon {
+    pub(super) fn new(windows: Option<i64>) -> Self {
+        Self {
+            windows,
+            ..Self::default()
+        }
     }
 
+    /// True while receipts are kept for no more than some windows.
+    pub(super) fn limited(&self) -> bool {
+        self.windows.is_some()
+    }
+
+    /// True when receipt `i` held its fields after the last analysis.
+    pub(super) fn holds(&self, i: u32) -> bool {
+        self.holding.binary_search(&i).is_ok()
+    }
+}
+
+impl Engine {
     /// How many receipts hold their fields, and how many fields that is.
     pub fn fields_held(&self) -> (usize, usize) {
-        let store = &self.store;
+        let store = &self.facts.store;
         let receipts = store
             .receipts
             .iter()
@@ -35,35 +60,21 @@ impl Engine {
         (receipts, store.fields.len())
     }
 
-    /// True when a receipt added since the last analysis must be compared
-    /// with receipts whose fields were let go: only a full reading can
-    /// analyse it then.
-    pub fn reaches_back(&self) -> bool {
-        let store = &self.store;
-        let reach = self.settings.window_ms.max(1).saturating_mul(2);
-        store.receipts[self.added_from.0..].iter().any(|r| {
-            !r.is_empty()
-                && self
-                    .kept_from
-                    .get(r.scope as usize)
-                    .is_some_and(|&from| r.created_ms.saturating_sub(reach) < from)
-        })
-    }
-
     /// Lets go of the fields no appended receipt will be compared with (see
-    /// the module's comment). Called in every analysis once nothing more
-    /// reads fields, while `added_from` still names what it added.
-    pub(super) fn let_go_of_old_fields(&mut self) {
-        let Some(windows) = self.horizon else {
+    /// the module's comment), those of receipts `added_from` on included.
+    /// Called in every analysis once nothing more reads fields.
+    pub(super) fn let_go_of_old_fields(&mut self, added_from: usize) {
+        let Some(windows) = self.horizon.windows else {
             return;
         };
-        let store = &self.store;
-        let window = self.settings.window_ms.max(1);
+        let store = &self.facts.store;
+        let window = self.facts.settings.window_ms.max(1);
         // A receipt dated ahead of the reading's time (a clock far off) is
         // not the newest: receipts appended now would all reach back.
-        let now = self.settings.now_ms;
+        let now = self.facts.settings.now_ms;
         let created = |i: u32| store.receipts[i as usize].created_ms.min(now);
-        self.kept_from = self
+        let kept_from: Vec<Millis> = self
+            .duplicates
             .runs
             .iter()
             .map(|run| {
@@ -77,35 +88,51 @@ impl Engine {
             .collect();
         // Only what held fields after the last analysis, and what it added,
         // may hold them now.
-        let mut holding = std::mem::take(&mut self.holding);
-        holding.extend(self.added_from.0 as u32..store.receipts.len() as u32);
+        let mut holding = std::mem::take(&mut self.horizon.holding);
+        holding.extend(added_from as u32..store.receipts.len() as u32);
         let mut keep: Vec<u32> = holding
             .iter()
             .copied()
             .filter(|&i| {
                 let r = &store.receipts[i as usize];
-                !r.is_empty() && r.created_ms >= self.kept_from[r.scope as usize]
+                !r.is_empty() && r.created_ms >= kept_from[r.scope as usize]
             })
             .collect();
         // The anchors of their groups, however old: a copy appended later
         // may join such a group, and is compared with its anchor.
+        let placements = &self.duplicates.placements;
         let anchors: Vec<u32> = keep
             .iter()
-            .filter_map(|&i| self.placements[i as usize].map(|p| p.anchor))
+            .filter_map(|&i| placements[i as usize].map(|p| p.anchor))
             .collect();
         keep.extend(anchors);
         keep.sort_unstable();
         keep.dedup();
         debug_assert!(keep.iter().all(|&i| holding.binary_search(&i).is_ok()));
-        self.store.keep_fields(&holding, &keep);
+        self.facts.store.keep_fields(&holding, &keep);
         // A campaign's copies are compared within two windows of an added
         // one, so only receipts that keep their fields are looked up.
         let held = |i: u32| keep.binary_search(&i).is_ok();
-        self.bodies.retain(held);
-        self.details
-            .texts
-            .retain(|&(i, _), _| keep.binary_search(&i).is_ok());
-        self.holding = keep;
+        self.campaigns.bodies.retain(held);
+        self.facts.details.texts.retain(|&(i, _), _| held(i));
+        self.horizon.kept_from = kept_from;
+        self.horizon.holding = keep;
+    }
+}
+
+impl Ingesting {
+    /// True when a receipt added in this reading must be compared with
+    /// receipts whose fields were let go: only a full reading can analyse
+    /// it then.
+    pub fn reaches_back(&self) -> bool {
+        let (facts, kept_from) = (&self.engine.facts, &self.engine.horizon.kept_from);
+        let reach = facts.settings.window_ms.max(1).saturating_mul(2);
+        facts.store.receipts[self.added.receipts..].iter().any(|r| {
+            !r.is_empty()
+                && kept_from
+                    .get(r.scope as usize)
+                    .is_some_and(|&from| r.created_ms.saturating_sub(reach) < from)
+        })
     }
 }
 
@@ -139,32 +166,43 @@ mod tests {
             self.0.last().expect("added")
         }
 
-        /// Hands the rows from `from` on to the engine, without analysing.
-        fn ingest(&self, engine: &mut Engine, from: usize) {
-            let rows: Vec<Row<'_>> = self.0[from..].iter().map(RawReceipt::row).collect();
-            engine.begin(T0 + 600 * MINUTE, Vec::new());
-            engine.ingest(&rows[..]);
+        /// A first reading of every row, not analysed yet.
+        fn first(&self, windows: Option<i64>) -> Ingesting {
+            let mut reading = Engine::begin(&Self::settings(), windows, Vec::new());
+            reading.ingest(&self.rows(0)[..]);
+            reading
         }
 
-        /// What the engine wants read again, read, and its analysis.
-        fn analyse(&self, engine: &mut Engine) -> Triage {
-            for i in engine.wanted() {
-                let id = engine.store().receipts[i as usize].id;
+        /// A refresh of `engine` with the rows from `from` on, not analysed yet.
+        fn adding(&self, engine: Engine, from: usize) -> Ingesting {
+            let mut reading = engine.begin_adding(Self::settings().now_ms, Vec::new());
+            reading.ingest(&self.rows(from)[..]);
+            reading
+        }
+
+        fn rows(&self, from: usize) -> Vec<Row<'_>> {
+            self.0[from..].iter().map(RawReceipt::row).collect()
+        }
+
+        /// What the reading wants read again, read, and its analysis.
+        fn analyse(&self, reading: Ingesting) -> (Triage, Engine) {
+            let mut reading = reading.wanted();
+            for i in reading.wanted().to_vec() {
+                let id = reading.store().receipts[i as usize].id;
                 let raw = &self.0[id as usize - 1];
-                engine.supply(&inspect(raw, engine.settings()).expect("a good row"));
+                reading.supply(&inspect(raw, &Self::settings()).expect("a good row"));
             }
-            engine.analyze().clone()
+            let engine = reading.analyze(&mut |_| {});
+            ((**engine.triage()).clone(), engine)
         }
 
         fn full(&self) -> Triage {
-            analyze(&self.0, &[], &Settings::new(T0 + 600 * MINUTE)).triage
+            analyze(&self.0, &[], &Self::settings()).triage
         }
-    }
 
-    fn engine_keeping(windows: Option<i64>) -> Engine {
-        let mut engine = Engine::new(&Settings::new(T0 + 600 * MINUTE));
-        engine.keep_fields_for(windows);
-        engine
+        fn settings() -> Settings {
+            Settings::new(T0 + 600 * MINUTE)
+        }
     }
 
     fn message(who: usize, text: &str) -> serde_json::Value {
@@ -189,33 +227,30 @@ mod tests {
     #[test]
     fn receipts_more_than_the_horizon_back_let_go_of_their_fields() {
         let mut rows = every_ten_minutes();
-        let mut engine = engine_keeping(Some(3));
-        rows.ingest(&mut engine, 0);
-        assert_eq!(rows.analyse(&mut engine), rows.full());
+        let (triage, engine) = rows.analyse(rows.first(Some(3)));
+        assert_eq!(triage, rows.full());
         // Newest at 100 minutes: from 70 minutes on, four receipts of two
         // fields each.
         assert_eq!(engine.fields_held(), (4, 8));
 
         // Two windows after what is kept: compared with kept receipts only.
         rows.add(T0 + 90 * MINUTE, message(20, "another question"));
-        rows.ingest(&mut engine, 11);
-        assert!(!engine.reaches_back());
-        assert_eq!(rows.analyse(&mut engine), rows.full());
+        let reading = rows.adding(engine, 11);
+        assert!(!reading.reaches_back());
+        let (triage, engine) = rows.analyse(reading);
+        assert_eq!(triage, rows.full());
         assert_eq!(engine.fields_held(), (5, 10));
 
         // A millisecond earlier: its sweep would begin before them.
         rows.add(T0 + 90 * MINUTE - 1, message(21, "a third question"));
-        rows.ingest(&mut engine, 12);
-        assert!(engine.reaches_back());
+        assert!(rows.adding(engine, 12).reaches_back());
 
         // Kept whole, nothing reaches back.
-        let mut keep_all = engine_keeping(None);
-        rows.ingest(&mut keep_all, 0);
-        assert_eq!(rows.analyse(&mut keep_all), rows.full());
+        let (triage, keep_all) = rows.analyse(rows.first(None));
+        assert_eq!(triage, rows.full());
         assert_eq!(keep_all.fields_held(), (13, 26));
         rows.add(T0, message(22, "the oldest question"));
-        rows.ingest(&mut keep_all, 13);
-        assert!(!keep_all.reaches_back());
+        assert!(!rows.adding(keep_all, 13).reaches_back());
     }
 
     #[test]
@@ -226,14 +261,14 @@ mod tests {
             T0 + 3 * 365 * 24 * 60 * MINUTE,
             message(30, "from a clock far off"),
         );
-        let mut engine = engine_keeping(Some(3));
-        rows.ingest(&mut engine, 0);
-        assert_eq!(rows.analyse(&mut engine), rows.full());
+        let (triage, engine) = rows.analyse(rows.first(Some(3)));
+        assert_eq!(triage, rows.full());
         // Receipts appended at the reading's time continue the analysis.
         rows.add(T0 + 600 * MINUTE, message(31, "a question sent now"));
-        rows.ingest(&mut engine, 12);
-        assert!(!engine.reaches_back());
-        assert_eq!(rows.analyse(&mut engine), rows.full());
+        let reading = rows.adding(engine, 12);
+        assert!(!reading.reaches_back());
+        let (triage, engine) = rows.analyse(reading);
+        assert_eq!(triage, rows.full());
         assert_eq!(
             engine.fields_held().0,
             2,
@@ -250,9 +285,8 @@ mod tests {
         for k in 0..=10 {
             rows.add(T0 + k * 8 * MINUTE, message(1, text));
         }
-        let mut engine = engine_keeping(Some(3));
-        rows.ingest(&mut engine, 0);
-        assert_eq!(rows.analyse(&mut engine), rows.full());
+        let (triage, engine) = rows.analyse(rows.first(Some(3)));
+        assert_eq!(triage, rows.full());
         assert_eq!(
             engine.fields_held().0,
             5,
@@ -262,9 +296,9 @@ mod tests {
         // An edited copy is compared with the anchor.
         let edited = text.replace("monday", "tuesday");
         rows.add(T0 + 85 * MINUTE, message(1, &edited));
-        rows.ingest(&mut engine, 11);
-        assert!(!engine.reaches_back());
-        let triage = rows.analyse(&mut engine);
+        let reading = rows.adding(engine, 11);
+        assert!(!reading.reaches_back());
+        let (triage, _) = rows.analyse(reading);
         assert_eq!(triage, rows.full());
         let group = &triage.duplicates[0];
         assert_eq!(group.members.len(), 12);
@@ -284,16 +318,14 @@ mod tests {
         for (who, minute) in [(5, 1), (6, 3)] {
             rows.add(T0 + minute * MINUTE, message(who, offer));
         }
-        let mut engine = engine_keeping(Some(3));
-        rows.ingest(&mut engine, 0);
-        assert_eq!(rows.analyse(&mut engine).suspected_bots, vec![1, 2, 3]);
+        let (triage, engine) = rows.analyse(rows.first(Some(3)));
+        assert_eq!(triage.suspected_bots, vec![1, 2, 3]);
         // A fourth sender of the first, nine minutes after the third: with
         // it, the third's copy lies in a window of two senders only, and
         // still in the first. A third sender of the other makes it one.
         rows.add(T0 + 14 * MINUTE, message(4, spam));
         rows.add(T0 + 8 * MINUTE, message(7, offer));
-        rows.ingest(&mut engine, 5);
-        let triage = rows.analyse(&mut engine);
+        let (triage, _) = rows.analyse(rows.adding(engine, 5));
         assert_eq!(triage, rows.full());
         assert_eq!(triage.suspected_bots, vec![1, 2, 3, 4, 5, 7]);
     }

@@ -1,34 +1,76 @@
-//! The receipts that share a (scope, request key), and the conflicts they
-//! make, brought up to date when rows are added. Only the groups the added
-//! receipts made or changed are worked out again: on a legacy table (no
-//! UNIQUE key) every receipt may share its key, and remaking every group and
-//! every conflict at each refresh cost more than the rest of the refresh.
+//! The key conflicts kept between readings: the `key_conflicts` rows, and
+//! the receipts that share a (scope, request key), brought up to date when
+//! rows are added. Only the groups the added receipts made or changed are
+//! worked out again: on a legacy table (no UNIQUE key) every receipt may
+//! share its key, and remaking every group and every conflict at each
+//! refresh cost more than the rest of the refresh.
 
 use std::sync::Arc;
 
-use super::Engine;
+use super::sorted::SortedIndex;
+use super::{Added, Facts};
 use crate::model::{RawConflict, ReceiptId};
 use crate::triage::conflicts;
+use crate::triage::facts::Store;
 use crate::triage::model::{Conflict, Triage};
+
+#[derive(Debug, Default)]
+pub(super) struct Conflicts {
+    /// The `key_conflicts` rows of the reading.
+    pub(super) rows: Vec<RawConflict>,
+    /// How many of `rows` the last analysis saw, and the sum of their ids
+    /// (rows are only ever appended between readings).
+    rows_seen: (usize, i128),
+    /// (scope, request key) hashes with receipt indices.
+    keyed: SortedIndex,
+    /// Receipts sharing a (scope, request key), each group in arrival
+    /// order; the groups sorted.
+    shared: Vec<Vec<u32>>,
+}
 
 /// The shared keys once the added receipts are in.
 pub(super) struct SharedAfter {
     /// The (scope, key) hashes of the added receipts.
-    pub added: Vec<(u64, u32)>,
-    /// Where, in [`Engine::shared`], the groups are that the added receipts
-    /// change (ascending).
-    pub replaced: Vec<usize>,
+    added: Vec<(u64, u32)>,
+    /// Where, in [`Conflicts::shared`], the groups are that the added
+    /// receipts change (ascending).
+    replaced: Vec<usize>,
     /// The groups the added receipts made or changed (sorted, as
-    /// [`Engine::shared`]).
-    pub changed: Vec<Vec<u32>>,
+    /// [`Conflicts::shared`]).
+    pub(super) changed: Vec<Vec<u32>>,
 }
 
-impl Engine {
-    /// The shared keys once the added receipts are in.
-    pub(super) fn shared_after_adding(&self) -> SharedAfter {
-        let store = &self.store;
+impl Conflicts {
+    pub(super) fn new(rows: Vec<RawConflict>) -> Self {
+        Self {
+            rows,
+            ..Self::default()
+        }
+    }
+
+    /// The keyed receipts of a first reading, sorted
+    /// ([`crate::triage::conflicts::keyed`]), kept for the readings that add
+    /// to it.
+    pub(super) fn index_keys(&mut self, keyed: Vec<(u64, u32)>) {
+        self.keyed = SortedIndex::from_sorted(keyed);
+    }
+
+    /// The conflicts of a first reading, of the groups of shared keys it
+    /// found.
+    pub(super) fn first(&mut self, facts: &Facts, shared: Vec<Vec<u32>>) -> Vec<Arc<Conflict>> {
+        self.shared = shared;
+        self.all_conflicts(facts)
+    }
+
+    /// The analysis saw every row now in `rows`.
+    pub(super) fn seen(&mut self) {
+        self.rows_seen = (self.rows.len(), id_sum(&self.rows));
+    }
+
+    /// The shared keys once the receipts added from index `from` on are in.
+    pub(super) fn after_adding(&self, store: &Store, from: usize) -> SharedAfter {
         let key_of = |i: u32| conflicts::key_hash(store, i as usize);
-        let mut added: Vec<(u64, u32)> = (self.added_from.0..store.receipts.len())
+        let mut added: Vec<(u64, u32)> = (from..store.receipts.len())
             .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))
             .collect();
         added.sort_unstable();
@@ -69,10 +111,44 @@ impl Engine {
         }
     }
 
+    /// Takes in what `after` found of the receipts `added` brought, and
+    /// brings `t.conflicts` up to date. They stay as they were unless the
+    /// receipts sharing a key, the `key_conflicts` rows or a receipt such a
+    /// row names changed.
+    pub(super) fn add(
+        &mut self,
+        facts: &Facts,
+        added: Added,
+        mut after: SharedAfter,
+        t: &mut Triage,
+    ) {
+        let store = &facts.store;
+        self.keyed.add(std::mem::take(&mut after.added));
+        let first_added = [
+            store.receipts.get(added.receipts).map(|r| r.id),
+            store.damaged.get(added.damaged).map(|d| d.receipt_id),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let (seen, sum) = self.rows_seen;
+        let rows = &self.rows;
+        let rows_changed = rows.len() != seen
+            || id_sum(rows) != sum
+            || first_added.is_some_and(|first| rows.iter().any(|c| c.receipt_id >= first));
+        self.take_shared(facts, after, rows_changed, t);
+    }
+
     /// Takes in the groups `after` found, and makes again the conflicts of
     /// the groups it changed, or all of them when `rows_changed` (the
     /// `key_conflicts` rows, or a receipt one names, are not as before).
-    pub(super) fn take_shared(&mut self, after: SharedAfter, rows_changed: bool, t: &mut Triage) {
+    fn take_shared(
+        &mut self,
+        facts: &Facts,
+        after: SharedAfter,
+        rows_changed: bool,
+        t: &mut Triage,
+    ) {
         let SharedAfter {
             replaced, changed, ..
         } = after;
@@ -83,13 +159,13 @@ impl Engine {
                 .all(|(&at, g)| self.shared[at] == *g);
         if same_groups {
             if rows_changed {
-                t.conflicts = self.all_conflicts();
+                t.conflicts = self.all_conflicts(facts);
             }
             return;
         }
         // The receipts whose conflicts may change: the originals of the
         // groups before and after.
-        let store = &self.store;
+        let store = &facts.store;
         let mut originals: Vec<ReceiptId> = replaced
             .iter()
             .map(|&at| self.shared[at][0])
@@ -100,29 +176,34 @@ impl Engine {
         originals.dedup();
         let fresh = (!rows_changed).then(|| {
             let rows: Vec<RawConflict> = self
-                .conflict_rows
+                .rows
                 .iter()
                 .filter(|c| originals.binary_search(&c.receipt_id).is_ok())
                 .cloned()
                 .collect();
-            conflicts::conflicts(store, &changed, &rows, &self.details)
+            conflicts::conflicts(store, &changed, &rows, &facts.details)
         });
         self.shared = merged(std::mem::take(&mut self.shared), &replaced, changed);
         t.conflicts = match fresh {
             Some(fresh) => replace(std::mem::take(&mut t.conflicts), &originals, fresh),
-            None => self.all_conflicts(),
+            None => self.all_conflicts(facts),
         };
     }
 
     /// The conflicts of every group of shared keys and every `key_conflicts` row.
-    pub(super) fn all_conflicts(&self) -> Vec<Arc<Conflict>> {
+    fn all_conflicts(&self, facts: &Facts) -> Vec<Arc<Conflict>> {
         crate::triage::each_shared(conflicts::conflicts(
-            &self.store,
+            &facts.store,
             &self.shared,
-            &self.conflict_rows,
-            &self.details,
+            &self.rows,
+            &facts.details,
         ))
     }
+}
+
+/// The sum of the ids of `key_conflicts` rows.
+fn id_sum(rows: &[RawConflict]) -> i128 {
+    rows.iter().map(|c| i128::from(c.id)).sum()
 }
 
 /// `old` without the groups at `replaced` (ascending), with `added` merged
