@@ -9,11 +9,11 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
-use super::decision::{Decision, DecisionError, Kind, parse_item};
+use super::decision::{DecisionError, parse_item};
 use super::error::ReviewError;
-use super::log::{LogEntry, entry_by_id, latest_entry_unchecked};
+use super::log::{entry_by_id, latest_entry_unchecked};
 use super::schema::{ensure_review_log, log_table_exists};
-use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::model::{Decision, Kind, LogEntry, Millis, ReceiptId, ReceiptState};
 use crate::sanitize;
 use crate::time;
 

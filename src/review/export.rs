@@ -27,8 +27,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::Connection;
 
 use super::error::ReviewError;
-use super::log::{LogEntry, for_each_entry};
+use super::log::for_each_entry;
 use super::schema::COLUMNS;
+use crate::model::LogEntry;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportFormat {

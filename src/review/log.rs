@@ -1,56 +1,16 @@
 //! Reading the review log. Every function here only reads, and treats a
 //! database without `review_log` as one where nothing was decided yet.
 
-use rusqlite::{Connection, OptionalExtension, Row};
-use serde::Serialize;
-
-use super::decision::{Decision, Kind};
 use super::error::ReviewError;
 use super::schema::{COLUMNS, check_columns, log_table_exists};
-use crate::model::{Millis, ReceiptId};
+use crate::model::{Decision, Kind, LogEntry, Millis, ReceiptId};
 use crate::time;
-
-/// One row of `review_log`, exactly as stored. Serialises (field order = export
-/// column order) to the JSONL export line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LogEntry {
-    /// Append order.
-    pub id: i64,
-    pub item: String,
-    pub kind: Kind,
-    pub decision: Decision,
-    pub operator: String,
-    /// RFC 3339 UTC with milliseconds, as stored.
-    pub decided_at: String,
-    /// Ascending.
-    pub receipt_ids: Vec<ReceiptId>,
-    pub note: Option<String>,
-    /// For a `reopened` row: the row it reopens.
-    pub reopens: Option<i64>,
-    /// Set when this row changed `receipts.state`: the state it found...
-    pub state_before: Option<String>,
-    /// ...and the state it wrote.
-    pub state_after: Option<String>,
-    /// The receipt's `updated_at` it found (as text; `None` for NULL)...
-    pub updated_at_before: Option<String>,
-    /// ...and the `updated_at` it wrote.
-    pub updated_at_after: Option<String>,
-}
+use rusqlite::{Connection, OptionalExtension, Row};
 
 impl LogEntry {
     /// `decided_at` in unix milliseconds, when it parses.
     pub fn decided_ms(&self) -> Option<Millis> {
         time::parse_text(&self.decided_at).ok()
-    }
-
-    /// True for an undo row.
-    pub fn is_reopening(&self) -> bool {
-        self.decision.is_reopening()
-    }
-
-    /// True when this row changed a receipt's state.
-    pub fn changed_state(&self) -> bool {
-        self.state_after.is_some()
     }
 }
 

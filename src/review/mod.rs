@@ -19,13 +19,14 @@ pub mod log;
 pub mod schema;
 pub mod status;
 
+pub use crate::model::{Decision, Kind, LogEntry};
 pub use decide::{
     DecideError, DecisionRequest, Recorded, ReopenRequest, StateChange, StateRevert, Undone,
     decide, reopen, reopen_with, undo_last,
 };
-pub use decision::{Decision, DecisionError, Kind, item_id, parse_item};
+pub use decision::{DecisionError, item_id, parse_item};
 pub use error::ReviewError;
 pub use export::{ExportError, ExportFormat, export, export_to_file, safe_cell, unquote_cell};
-pub use log::{LogEntry, history, latest_entry, latest_log_id, log_exists, read_log};
+pub use log::{history, latest_entry, latest_log_id, log_exists, read_log};
 pub use schema::{REVIEW_LOG_SQL, ensure_review_log};
 pub use status::{ItemStatus, Status, load_statuses, status_in, status_of};

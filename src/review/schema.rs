@@ -8,21 +8,7 @@ use super::error::ReviewError;
 pub const REVIEW_LOG_SQL: &str = include_str!("../../assets/review_log.sql");
 
 /// The columns this tool reads and writes, in export order.
-pub(crate) const COLUMNS: [&str; 13] = [
-    "id",
-    "item",
-    "kind",
-    "decision",
-    "operator",
-    "decided_at",
-    "receipt_ids",
-    "note",
-    "reopens",
-    "state_before",
-    "state_after",
-    "updated_at_before",
-    "updated_at_after",
-];
+pub(crate) const COLUMNS: [&str; 13] = crate::model::LOG_COLUMNS;
 
 /// Creates `review_log` (and its indexes and triggers) when absent, and checks
 /// that an existing one has the expected columns. Call it only on a path that

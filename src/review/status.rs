@@ -4,10 +4,9 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
-use super::decision::{Decision, Kind};
 use super::error::ReviewError;
-use super::log::{LogEntry, entry_from_row, log_exists, select_columns};
-use crate::model::ReceiptId;
+use super::log::{entry_from_row, log_exists, select_columns};
+use crate::model::{Decision, Kind, LogEntry, ReceiptId};
 
 /// An item's review status.
 #[derive(Clone, Debug, PartialEq, Eq)]
