@@ -125,7 +125,7 @@ pub fn resolve(
             current.decision.as_deref().unwrap_or("?"),
         ));
     }
-    let recorded = review::decide(database.conn_mut(), &request)?;
+    let recorded = review::decide(&mut database, &request)?;
     output::print(&format!(
         "{}: {} recorded by {} (log entry {})\n",
         inline(item, 40),
@@ -152,7 +152,7 @@ fn already_decided(item: &str, operator: &str, at: &str, decision: &str) -> anyh
 /// asked first: the operator is told who decided (exit 1), as for any other
 /// item decided first. Only an item that never was one is bad usage (exit 2).
 fn missing_item(database: &Database, item: &str) -> anyhow::Error {
-    if let Ok(Some(latest)) = review::latest_entry(database.conn(), item)
+    if let Ok(Some(latest)) = review::latest_entry(database, item)
         && !latest.is_reopening()
     {
         return already_decided(
@@ -197,13 +197,13 @@ pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Re
     let database = Database::open(db, Access::ReadOnly)?;
     match out {
         Some(path) => {
-            let rows = review::export_to_file(database.conn(), format, path)
+            let rows = review::export_to_file(&database, format, path)
                 .with_context(|| format!("cannot export to {}", path.display()))?;
             eprintln!("wrote {rows} log entries to {}", show_path(path));
         }
         None => {
             let mut buffer = Vec::new();
-            review::export(database.conn(), format, &mut buffer)?;
+            review::export(&database, format, &mut buffer)?;
             let text = String::from_utf8_lossy(&buffer);
             if std::io::stdout().is_terminal() {
                 // A person reads it: a cell's control, escape or bidi

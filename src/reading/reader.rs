@@ -199,7 +199,7 @@ impl Reader {
         };
         let mut session = db.begin_read(connections(first))?;
         let appended =
-            !first && !db.receipts_is_view() && self.unchanged_but_appended(&mut *session)?;
+            !first && !db.source().is_view() && self.unchanged_but_appended(&mut *session)?;
         if !appended {
             self.forget();
             if !first {

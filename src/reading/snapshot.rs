@@ -107,8 +107,8 @@ pub(super) fn assemble(
     receipt_count: usize,
     triage: Arc<Triage>,
 ) -> anyhow::Result<Snapshot> {
-    let statuses = review::load_statuses(db.conn()).context("reading review_log")?;
-    let log = review::read_log(db.conn()).context("reading review_log")?;
+    let log = review::read_log(db).context("reading review_log")?;
+    let statuses = review::statuses(&log);
     let mut reviews = HashMap::new();
     let t = &triage;
     // Most items have no log entry: only those whose id one names are

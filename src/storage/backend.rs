@@ -2,10 +2,20 @@
 //! engine holds it. [`Database`] is the SQLite engine: every SQLite-specific
 //! part (rowid ranges, `PRAGMA data_version`, `BEGIN IMMEDIATE`, WAL) stays
 //! behind these traits.
+//!
+//! - [`Storage`]: the database: what it is, and where reads and writes begin;
+//! - [`Session`] (in `session`): one state of the database, read;
+//! - [`ReviewRead`]: what review reads, in a session or a write;
+//! - [`WriteTx`]: one short write transaction of a guarded decision.
 
-use super::error::StorageError;
+use std::ops::ControlFlow;
+
+use super::error::{LogError, StorageError};
 use super::open::Database;
 use super::session::{Connections, ReadSession, Session};
+use super::source::Source;
+use super::write::WriteSession;
+use crate::model::{LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState};
 
 /// A receipts database.
 pub trait Storage {
@@ -13,9 +23,91 @@ pub trait Storage {
     /// one per core (the engine decides which it can).
     fn begin_read(&self, connections: Connections) -> Result<Box<dyn Session + '_>, StorageError>;
 
-    /// True when `receipts` is a view over a legacy table: its rows may
-    /// change in any way, so every reading reads them all.
-    fn receipts_is_view(&self) -> bool;
+    /// Begins a write transaction that no other writer can interleave with
+    /// (it waits for one in progress, up to the busy timeout). Dropped
+    /// without [`WriteTx::commit`], it writes nothing.
+    fn begin_write(&mut self) -> Result<Box<dyn WriteTx + '_>, LogError>;
+
+    /// The shape of `receipts` (a table or a view, its columns) and of the
+    /// optional `key_conflicts` and `replays`, as found when it was opened.
+    fn source(&self) -> &Source;
+}
+
+/// What review reads: the log (every method copes with there being none
+/// yet: nothing was decided) and a receipt's state.
+pub trait ReviewRead {
+    /// True when the database has a usable review log (an error when it has
+    /// one this tool did not make). Never creates it.
+    fn log_exists(&mut self) -> Result<bool, LogError>;
+
+    /// Calls `each` with every entry in append order until it breaks;
+    /// returns how many it was given.
+    fn each_entry(
+        &mut self,
+        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
+    ) -> Result<usize, LogError>;
+
+    /// Every entry for one item, in append order.
+    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError>;
+
+    /// The latest entry for one item.
+    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError>;
+
+    /// One entry by id.
+    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError>;
+
+    /// The id of the newest entry: a cheap way to notice that someone else
+    /// has appended since the last look.
+    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError>;
+
+    /// The operator's latest decision (not an undo) that is still the latest
+    /// entry for its item.
+    fn latest_standing_decision_by(&mut self, operator: &str)
+    -> Result<Option<LogEntry>, LogError>;
+
+    /// The operator's latest decision (not an undo) with an id above `after`
+    /// (any, with `None`) that no entry reopens.
+    fn latest_unreopened_decision_by(
+        &mut self,
+        operator: &str,
+        after: Option<i64>,
+    ) -> Result<Option<LogEntry>, LogError>;
+
+    /// The receipt's state and `updated_at` (`None` where `receipts` has
+    /// none); `None` when there is no such receipt or `receipts` has no state.
+    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError>;
+}
+
+/// One write transaction: review's logic reads what it depends on and
+/// writes, and either all of it happens ([`WriteTx::commit`]) or none.
+pub trait WriteTx: ReviewRead {
+    /// Creates the review log when absent (with what keeps it append-only),
+    /// and checks an existing one.
+    fn ensure_log(&mut self) -> Result<(), LogError>;
+
+    /// Appends one entry; gives it back as stored (with its id).
+    fn append(&mut self, entry: &NewEntry<'_>) -> Result<LogEntry, LogError>;
+
+    /// Sets the receipt's state to `to` (and its `updated_at`, where
+    /// `receipts` has one, to `now`) if it is `in_flight`; false if it is not.
+    fn set_state_if_in_flight(
+        &mut self,
+        receipt_id: ReceiptId,
+        to: ReceiptState,
+        now: &str,
+    ) -> Result<bool, LogError>;
+
+    /// Puts the receipt back `in_flight` (and its `updated_at` to `now`)
+    /// only while it holds exactly `state` and `updated_at`; false if not.
+    fn revert_state_if(
+        &mut self,
+        receipt_id: ReceiptId,
+        state: &str,
+        updated_at: Option<&str>,
+        now: &str,
+    ) -> Result<bool, LogError>;
+
+    fn commit(self: Box<Self>) -> Result<(), LogError>;
 }
 
 impl Storage for Database {
@@ -23,7 +115,11 @@ impl Storage for Database {
         Ok(Box::new(ReadSession::begin(self, connections)?))
     }
 
-    fn receipts_is_view(&self) -> bool {
-        self.source().is_view()
+    fn begin_write(&mut self) -> Result<Box<dyn WriteTx + '_>, LogError> {
+        Ok(Box::new(WriteSession::begin(self)?))
+    }
+
+    fn source(&self) -> &Source {
+        self.source()
     }
 }

@@ -127,6 +127,11 @@ impl Database {
         &self.path
     }
 
+    /// The connection to write on, with the shape of `receipts` it writes.
+    pub(super) fn write_parts(&mut self) -> (&mut Connection, &Source) {
+        (&mut self.conn, &self.source)
+    }
+
     /// True when nothing may be written (asked for, or the fallback).
     pub fn is_read_only(&self) -> bool {
         self.read_only

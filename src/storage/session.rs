@@ -11,17 +11,20 @@
 //! [`Session`] is what a reading asks of any engine; [`ReadSession`] is
 //! SQLite's.
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
 use rusqlite::{Connection, Transaction};
 
-use super::error::StorageError;
+use super::backend::ReviewRead;
+use super::error::{LogError, StorageError};
 use super::open::Database;
 use super::replays::Replays;
+use super::review_log;
 use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
-use crate::model::{RawConflict, ReceiptId, RowSink, RowSource};
+use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
 
 /// Rows per batch when one connection reads while another thread inspects.
 const BATCH_ROWS: usize = 8192;
@@ -148,8 +151,9 @@ impl ReadSession<'_> {
 }
 
 /// What a reading asks of one state of a receipts database, whichever
-/// engine holds it: everything read through one session is of that state.
-pub trait Session {
+/// engine holds it: everything read through one session is of that state,
+/// the review log too.
+pub trait Session: ReviewRead {
     /// How many connections read: one [`RowSink`] each.
     fn connections(&self) -> usize;
 
@@ -202,6 +206,54 @@ pub trait Session {
         conflicts: &[RawConflict],
         replays: &Replays,
     ) -> Result<bool, StorageError>;
+}
+
+impl ReviewRead for ReadSession<'_> {
+    fn log_exists(&mut self) -> Result<bool, LogError> {
+        review_log::log_exists(self.db.conn())
+    }
+
+    fn each_entry(
+        &mut self,
+        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
+    ) -> Result<usize, LogError> {
+        review_log::each_entry(self.db.conn(), each)
+    }
+
+    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError> {
+        review_log::history(self.db.conn(), item)
+    }
+
+    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_entry(self.db.conn(), item)
+    }
+
+    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError> {
+        review_log::entry(self.db.conn(), id)
+    }
+
+    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError> {
+        review_log::latest_log_id(self.db.conn())
+    }
+
+    fn latest_standing_decision_by(
+        &mut self,
+        operator: &str,
+    ) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_standing_decision_by(self.db.conn(), operator)
+    }
+
+    fn latest_unreopened_decision_by(
+        &mut self,
+        operator: &str,
+        after: Option<i64>,
+    ) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_unreopened_decision_by(self.db.conn(), operator, after)
+    }
+
+    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError> {
+        review_log::receipt_state(self.db.conn(), self.db.source(), receipt_id)
+    }
 }
 
 impl Session for ReadSession<'_> {

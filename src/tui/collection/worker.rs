@@ -312,7 +312,7 @@ impl State {
             return Err(format!("read-only: {reason}"));
         }
         match review::undo_last(
-            Rc::get_mut(&mut self.database).expect(HELD).conn_mut(),
+            Rc::get_mut(&mut self.database).expect(HELD),
             &self.config.operator,
             crate::time::now_ms(),
         ) {
@@ -334,7 +334,7 @@ impl State {
             .config
             .export_dir
             .join(format!("review-log-{stamp}.{}", format.as_str()));
-        review::export_to_file(self.database.conn(), format, &path)
+        review::export_to_file(&*self.database, format, &path)
             .map(|_| path)
             .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
     }
@@ -361,7 +361,7 @@ fn record(
         now_ms: crate::time::now_ms(),
         expected_last: request.expected_last,
     };
-    review::decide(database.conn_mut(), &full)
+    review::decide(database, &full)
         .map(|_| format!("{}: {} recorded", request.item, request.decision))
         .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
 }
