@@ -60,12 +60,7 @@ where
 
 /// The whole log in append order (empty when there is none).
 pub fn read_log(storage: &dyn Storage) -> Result<Vec<LogEntry>, LogError> {
-    let mut out = Vec::new();
-    for_each_entry(storage, |entry| {
-        out.push(entry);
-        Ok::<(), LogError>(())
-    })?;
-    Ok(out)
+    in_one_read(storage, |s| s.read_log())
 }
 
 /// Every entry for one item, in append order.

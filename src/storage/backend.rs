@@ -9,6 +9,7 @@
 //! - [`WriteTx`]: one short write transaction of a guarded decision.
 
 use std::ops::ControlFlow;
+use std::path::Path;
 
 use super::error::{LogError, StorageError};
 use super::open::Database;
@@ -31,6 +32,30 @@ pub trait Storage {
     /// The shape of `receipts` (a table or a view, its columns) and of the
     /// optional `key_conflicts` and `replays`, as found when it was opened.
     fn source(&self) -> &Source;
+
+    /// What the user named to open it (for SQLite, the file), to show.
+    fn location(&self) -> &Path;
+
+    /// True when nothing may be written (asked for, or the fallback).
+    fn is_read_only(&self) -> bool;
+
+    /// Why it was opened read-only though writing was asked for, for a
+    /// banner; `None` when writable or when read-only was asked for.
+    fn read_only_reason(&self) -> Option<&str>;
+
+    /// Why decisions may not change `receipts.state`, when they may not: a
+    /// read-only database, or `receipts` is a view over a legacy table.
+    fn state_changes_off(&self) -> Option<String> {
+        if let Some(reason) = self.read_only_reason() {
+            return Some(reason.to_string());
+        }
+        if self.is_read_only() {
+            return Some("opened read-only".into());
+        }
+        self.source()
+            .is_view()
+            .then(|| "receipts is a view: state changes are disabled".to_string())
+    }
 }
 
 /// What review reads: the log (every method copes with there being none
@@ -46,6 +71,16 @@ pub trait ReviewRead {
         &mut self,
         each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
     ) -> Result<usize, LogError>;
+
+    /// The whole log in append order.
+    fn read_log(&mut self) -> Result<Vec<LogEntry>, LogError> {
+        let mut log = Vec::new();
+        self.each_entry(&mut |entry| {
+            log.push(entry);
+            ControlFlow::Continue(())
+        })?;
+        Ok(log)
+    }
 
     /// Every entry for one item, in append order.
     fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError>;
@@ -121,5 +156,17 @@ impl Storage for Database {
 
     fn source(&self) -> &Source {
         self.source()
+    }
+
+    fn location(&self) -> &Path {
+        self.path()
+    }
+
+    fn is_read_only(&self) -> bool {
+        self.is_read_only()
+    }
+
+    fn read_only_reason(&self) -> Option<&str> {
+        self.read_only_reason()
     }
 }

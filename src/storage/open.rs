@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::backend::Storage;
 use super::error::StorageError;
 use super::file::{self, FileKind};
 use super::source::Source;
@@ -144,21 +145,12 @@ impl Database {
         self.read_only_reason.as_deref()
     }
 
-    /// The shape of `receipts`, `key_conflicts` and `replays` as found at open.
-    /// Why decisions may not change `receipts.state`, when they may not: a
-    /// read-only database, or `receipts` is a view over a legacy table.
+    /// See [`Storage::state_changes_off`].
     pub fn state_changes_off(&self) -> Option<String> {
-        if let Some(reason) = self.read_only_reason() {
-            return Some(reason.to_string());
-        }
-        if self.read_only {
-            return Some("opened read-only".into());
-        }
-        self.source
-            .is_view()
-            .then(|| "receipts is a view: state changes are disabled".to_string())
+        Storage::state_changes_off(self)
     }
 
+    /// The shape of `receipts`, `key_conflicts` and `replays` as found at open.
     pub fn source(&self) -> &Source {
         &self.source
     }

@@ -180,7 +180,7 @@ impl State {
         self.data_version = crate::storage::data_version(self.database.conn()).ok();
         let now = self.settings().now_ms;
         let database = Rc::clone(&self.database);
-        let read = self.reader.read(&database, now, &mut progress);
+        let read = self.reader.read(&*database, now, &mut progress);
         let (mut snap, pending) = match read {
             Ok(read) => read,
             Err(e) => {
