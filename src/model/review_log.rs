@@ -185,6 +185,6 @@ pub struct StateWritten {
 /// A receipt's `state` and `updated_at` as stored, as text (`None` for NULL).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReceiptStamp {
-    pub state: String,
+    pub state: Option<String>,
     pub updated_at: Option<String>,
 }

@@ -405,29 +405,30 @@ fn set_state(
     let Some(found) = tx.receipt_state(receipt_id)? else {
         return Err(DecideError::ReceiptNotFound { receipt_id });
     };
-    if found.state != ReceiptState::InFlight.as_str() {
+    let state = found.state.unwrap_or_default();
+    if state != ReceiptState::InFlight.as_str() {
         return Err(DecideError::NotInFlight {
             receipt_id,
-            now_state: found.state,
+            now_state: state,
         });
     }
     if !tx.set_state_if_in_flight(receipt_id, target, now_text)? {
         // Not reachable inside the write transaction; kept as the guard it is.
         return Err(DecideError::NotInFlight {
             receipt_id,
-            now_state: found.state,
+            now_state: state,
         });
     }
     Ok(WrittenState {
         written: StateWritten {
-            before: found.state.clone(),
+            before: state.clone(),
             after: target.as_str().to_string(),
             updated_before: found.updated_at,
             updated_after: writable.columns.updated_at.then(|| now_text.to_string()),
         },
         change: StateChange {
             receipt_id,
-            from: found.state,
+            from: state,
             to: target,
         },
     })
@@ -510,7 +511,7 @@ fn revert_state(
     if !writable.states() {
         // Not writable here (any more): say what it is, if it can be read.
         let now = tx.receipt_state(receipt_id).ok().flatten();
-        return Ok((kept(now.map(|s| s.state)), None));
+        return Ok((kept(now.map(|s| s.state.unwrap_or_default())), None));
     }
     if tx.revert_state_if(receipt_id, written_state, written_updated, now_text)? {
         let state = StateWritten {
@@ -527,7 +528,9 @@ fn revert_state(
             Some(state),
         ))
     } else {
-        let now = tx.receipt_state(receipt_id)?.map(|s| s.state);
+        let now = tx
+            .receipt_state(receipt_id)?
+            .map(|s| s.state.unwrap_or_default());
         Ok((kept(now), None))
     }
 }

@@ -11,8 +11,10 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
+use super::check::schema_problems;
 use super::error::{LogError, StorageError};
-use super::open::Database;
+use super::load::{load_conflict_payload, load_payload};
+use super::open::{Access, Database, data_version};
 use super::session::{Connections, ReadSession, Session};
 use super::source::Source;
 use super::write::WriteSession;
@@ -43,6 +45,23 @@ pub trait Storage {
     /// banner; `None` when writable or when read-only was asked for.
     fn read_only_reason(&self) -> Option<&str>;
 
+    /// A mark that moves when another connection (the intake, a colleague)
+    /// commits: compare successive marks to notice that the database changed.
+    /// (This storage's own writes may leave it where it was.)
+    fn change_mark(&self) -> Result<ChangeMark, StorageError>;
+
+    /// The stored payload of one receipt, for a detail view; `None` when
+    /// there is no such receipt. A payload that is not text is shown as well
+    /// as it can be.
+    fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError>;
+
+    /// The body of a refused attempt (a key conflict row), as text.
+    fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError>;
+
+    /// Ways the schema falls short of the contract (what `check` reports);
+    /// empty when all is well.
+    fn schema_problems(&self) -> Vec<String>;
+
     /// Why decisions may not change `receipts.state`, when they may not: a
     /// read-only database, or `receipts` is a view over a legacy table.
     fn state_changes_off(&self) -> Option<String> {
@@ -56,6 +75,20 @@ pub trait Storage {
             .is_view()
             .then(|| "receipts is a view: state changes are disabled".to_string())
     }
+}
+
+/// Where a database stood when [`Storage::change_mark`] was asked: equal
+/// marks, no change seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChangeMark(pub i64);
+
+/// Opens the receipts database at `path` with the engine that holds it
+/// (SQLite, so far: see [`Database::open`]).
+pub fn open_database(
+    path: impl AsRef<Path>,
+    access: Access,
+) -> Result<Box<dyn Storage + Send>, StorageError> {
+    Ok(Box::new(Database::open(path, access)?))
 }
 
 /// What review reads: the log (every method copes with there being none
@@ -168,5 +201,23 @@ impl Storage for Database {
 
     fn read_only_reason(&self) -> Option<&str> {
         self.read_only_reason()
+    }
+
+    fn change_mark(&self) -> Result<ChangeMark, StorageError> {
+        data_version(self.conn())
+            .map(ChangeMark)
+            .map_err(|e| self.error("watching for changes", e))
+    }
+
+    fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError> {
+        load_payload(self, id)
+    }
+
+    fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError> {
+        load_conflict_payload(self, id)
+    }
+
+    fn schema_problems(&self) -> Vec<String> {
+        schema_problems(self)
     }
 }

@@ -34,12 +34,12 @@ pub mod stream;
 mod value;
 pub mod write;
 
-pub use backend::{ReviewRead, Storage, WriteTx};
+pub use backend::{ChangeMark, ReviewRead, Storage, WriteTx, open_database};
 pub use check::{schema_notes, schema_problems};
 pub use error::{Failure, LogError, StorageError};
 pub use load::{
-    Loaded, count_and_sum_conflict_ids, count_and_sum_ids, load, load_conflict_rows,
-    load_conflicts, load_payload,
+    Loaded, count_and_sum_conflict_ids, count_and_sum_ids, load, load_conflict_payload,
+    load_conflict_rows, load_conflicts, load_payload,
 };
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
 pub use replays::{Replays, load_replays};

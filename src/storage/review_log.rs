@@ -299,7 +299,7 @@ pub(super) fn receipt_state(
     Ok(conn
         .query_row(sql, [receipt_id], |row| {
             Ok(ReceiptStamp {
-                state: value_text(row.get(0)?).unwrap_or_default(),
+                state: value_text(row.get(0)?),
                 updated_at: value_text(row.get(1)?),
             })
         })
