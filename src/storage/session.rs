@@ -174,9 +174,9 @@ pub trait Session: ReviewRead {
         progress: &mut dyn FnMut(u64),
     ) -> Result<u64, StorageError>;
 
-    /// Reads the receipts with these ids (ascending) into `sinks`, one per
-    /// connection, each a share of the ids in order; ids not there are
-    /// skipped. `progress` hears the rows read so far.
+    /// Reads the receipts with these ids (ascending), every column, into
+    /// `sinks`, one per connection, each a share of the ids in order; ids not
+    /// there are skipped. `progress` hears the rows read so far.
     fn receipts_by_id(
         &mut self,
         ids: &[ReceiptId],
@@ -184,8 +184,8 @@ pub trait Session: ReviewRead {
         progress: &mut dyn FnMut(u64),
     ) -> Result<u64, StorageError>;
 
-    /// The receipts with these ids (ascending), held together, for rules
-    /// that look at all of them at once.
+    /// The receipts with these ids (ascending), every column, held
+    /// together, for rules that look at all of them at once.
     fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
 
     /// The key conflict rows with an id above `after` (all with `None`), by
