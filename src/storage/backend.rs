@@ -1,24 +1,22 @@
 //! What the rest of the program asks of a receipts database, whichever
-//! engine holds it. [`Database`] is the SQLite engine: every SQLite-specific
-//! part (rowid ranges, `PRAGMA data_version`, `BEGIN IMMEDIATE`, WAL) stays
-//! behind these traits.
+//! engine holds it. The SQLite engine ([`super::sqlite`]) keeps every
+//! SQLite-specific part (rowid ranges, `PRAGMA data_version`, `BEGIN
+//! IMMEDIATE`, WAL) behind these traits; this file names none of it.
 //!
 //! - [`Storage`]: the database: what it is, and where reads and writes begin;
-//! - [`Session`] (in `session`): one state of the database, read;
+//! - [`Session`]: one state of the database, read;
 //! - [`ReviewRead`]: what review reads, in a session or a write;
 //! - [`WriteTx`]: one short write transaction of a guarded decision.
 
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use super::check::schema_problems;
 use super::error::{LogError, StorageError};
-use super::load::{load_conflict_payload, load_payload};
-use super::open::{Access, Database, data_version};
-use super::session::{Connections, ReadSession, Session};
+use super::replays::Replays;
 use super::source::Source;
-use super::write::WriteSession;
-use crate::model::{LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState};
+use crate::model::{
+    LogEntry, NewEntry, RawConflict, ReceiptId, ReceiptStamp, ReceiptState, RowSink, RowSource,
+};
 
 /// A receipts database.
 pub trait Storage {
@@ -77,19 +75,77 @@ pub trait Storage {
     }
 }
 
+/// How many connections a session may read on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Connections {
+    /// The database's own connection alone (a reading of a few rows).
+    One,
+    /// One per core, when the receipts are a table with enough rows.
+    EveryCore,
+}
+
+/// What a reading asks of one state of a receipts database, whichever
+/// engine holds it: everything read through one session is of that state,
+/// the review log too.
+pub trait Session: ReviewRead {
+    /// How many connections read: one [`RowSink`] each.
+    fn connections(&self) -> usize;
+
+    /// About how many rows each sink hears when every receipt is read (an
+    /// upper bound), for sizing what they hold.
+    fn rows_each(&self) -> Option<u64>;
+
+    /// Ends the read.
+    fn end(self: Box<Self>) -> Result<(), StorageError>;
+
+    /// Reads the receipts (all, or those with an id above `after`) into
+    /// `sinks`, one per connection, without `updated_at` (no rule reads it).
+    /// `progress` hears the rows read so far.
+    fn receipts(
+        &mut self,
+        after: Option<ReceiptId>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError>;
+
+    /// Reads the receipts with these ids (ascending), every column, into
+    /// `sinks`, one per connection, each a share of the ids in order; ids not
+    /// there are skipped. `progress` hears the rows read so far.
+    fn receipts_by_id(
+        &mut self,
+        ids: &[ReceiptId],
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError>;
+
+    /// The receipts with these ids (ascending), every column, held
+    /// together, for rules that look at all of them at once.
+    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
+
+    /// The key conflict rows with an id above `after` (all with `None`), by
+    /// id, their payloads (which no rule reads) left empty.
+    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;
+
+    /// Brings the replay counts up to date.
+    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError>;
+
+    /// True when the database holds what a reader read: `count` receipts
+    /// with ids summing to `sum` up to `max`, the key conflict rows
+    /// `conflicts`, and the replays counted.
+    fn holds(
+        &mut self,
+        max: ReceiptId,
+        count: usize,
+        sum: i128,
+        conflicts: &[RawConflict],
+        replays: &Replays,
+    ) -> Result<bool, StorageError>;
+}
+
 /// Where a database stood when [`Storage::change_mark`] was asked: equal
 /// marks, no change seen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChangeMark(pub i64);
-
-/// Opens the receipts database at `path` with the engine that holds it
-/// (SQLite, so far: see [`Database::open`]).
-pub fn open_database(
-    path: impl AsRef<Path>,
-    access: Access,
-) -> Result<Box<dyn Storage + Send>, StorageError> {
-    Ok(Box::new(Database::open(path, access)?))
-}
 
 /// What review reads: the log (every method copes with there being none
 /// yet: nothing was decided) and a receipt's state.
@@ -176,48 +232,4 @@ pub trait WriteTx: ReviewRead {
     ) -> Result<bool, LogError>;
 
     fn commit(self: Box<Self>) -> Result<(), LogError>;
-}
-
-impl Storage for Database {
-    fn begin_read(&self, connections: Connections) -> Result<Box<dyn Session + '_>, StorageError> {
-        Ok(Box::new(ReadSession::begin(self, connections)?))
-    }
-
-    fn begin_write(&mut self) -> Result<Box<dyn WriteTx + '_>, LogError> {
-        Ok(Box::new(WriteSession::begin(self)?))
-    }
-
-    fn source(&self) -> &Source {
-        self.source()
-    }
-
-    fn location(&self) -> &Path {
-        self.path()
-    }
-
-    fn is_read_only(&self) -> bool {
-        self.is_read_only()
-    }
-
-    fn read_only_reason(&self) -> Option<&str> {
-        self.read_only_reason()
-    }
-
-    fn change_mark(&self) -> Result<ChangeMark, StorageError> {
-        data_version(self.conn())
-            .map(ChangeMark)
-            .map_err(|e| self.error("watching for changes", e))
-    }
-
-    fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError> {
-        load_payload(self, id)
-    }
-
-    fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError> {
-        load_conflict_payload(self, id)
-    }
-
-    fn schema_problems(&self) -> Vec<String> {
-        schema_problems(self)
-    }
 }

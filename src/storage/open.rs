@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::backend::Storage;
 use super::error::StorageError;
 use super::file::{self, FileKind};
 use super::source::Source;
@@ -143,11 +142,6 @@ impl Database {
     /// `None` when writable or when read-only was asked for.
     pub fn read_only_reason(&self) -> Option<&str> {
         self.read_only_reason.as_deref()
-    }
-
-    /// See [`Storage::state_changes_off`].
-    pub fn state_changes_off(&self) -> Option<String> {
-        Storage::state_changes_off(self)
     }
 
     /// The shape of `receipts`, `key_conflicts` and `replays` as found at open.

@@ -10,6 +10,8 @@
 //!
 //! [`Session`] is what a reading asks of any engine; [`ReadSession`] is
 //! SQLite's.
+//!
+//! [`Session`]: super::backend::Session
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,7 +19,7 @@ use std::sync::mpsc;
 
 use rusqlite::{Connection, Transaction};
 
-use super::backend::ReviewRead;
+use super::backend::{Connections, ReviewRead, Session};
 use super::error::{LogError, StorageError};
 use super::open::Database;
 use super::replays::Replays;
@@ -31,15 +33,6 @@ const BATCH_ROWS: usize = 8192;
 /// Rows per batch of a connection that inspects what it reads itself, and
 /// rows between reports of progress.
 const LANE_ROWS: usize = 256;
-
-/// How many connections a session may read on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Connections {
-    /// The database's own connection alone (a reading of a few rows).
-    One,
-    /// One per core, when the receipts are a table with enough rows.
-    EveryCore,
-}
 
 /// A read transaction on the database's connection, and on helper
 /// connections in the same state when the reading is split.
@@ -148,64 +141,6 @@ impl ReadSession<'_> {
             total
         })
     }
-}
-
-/// What a reading asks of one state of a receipts database, whichever
-/// engine holds it: everything read through one session is of that state,
-/// the review log too.
-pub trait Session: ReviewRead {
-    /// How many connections read: one [`RowSink`] each.
-    fn connections(&self) -> usize;
-
-    /// About how many rows each sink hears when every receipt is read (an
-    /// upper bound), for sizing what they hold.
-    fn rows_each(&self) -> Option<u64>;
-
-    /// Ends the read.
-    fn end(self: Box<Self>) -> Result<(), StorageError>;
-
-    /// Reads the receipts (all, or those with an id above `after`) into
-    /// `sinks`, one per connection, without `updated_at` (no rule reads it).
-    /// `progress` hears the rows read so far.
-    fn receipts(
-        &mut self,
-        after: Option<ReceiptId>,
-        sinks: &mut [&mut dyn RowSink],
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError>;
-
-    /// Reads the receipts with these ids (ascending), every column, into
-    /// `sinks`, one per connection, each a share of the ids in order; ids not
-    /// there are skipped. `progress` hears the rows read so far.
-    fn receipts_by_id(
-        &mut self,
-        ids: &[ReceiptId],
-        sinks: &mut [&mut dyn RowSink],
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError>;
-
-    /// The receipts with these ids (ascending), every column, held
-    /// together, for rules that look at all of them at once.
-    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
-
-    /// The key conflict rows with an id above `after` (all with `None`), by
-    /// id, their payloads (which no rule reads) left empty.
-    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;
-
-    /// Brings the replay counts up to date.
-    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError>;
-
-    /// True when the database holds what a reader read: `count` receipts
-    /// with ids summing to `sum` up to `max`, the key conflict rows
-    /// `conflicts`, and the replays counted.
-    fn holds(
-        &mut self,
-        max: ReceiptId,
-        count: usize,
-        sum: i128,
-        conflicts: &[RawConflict],
-        replays: &Replays,
-    ) -> Result<bool, StorageError>;
 }
 
 impl ReviewRead for ReadSession<'_> {
