@@ -71,7 +71,7 @@ fn after_kill(db: &Path, stuck: &[i64], before: &[String], what: &str) -> Vec<St
         receipt_review::storage::Database::open(db, receipt_review::storage::Access::PreferWrite)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(!database.is_read_only(), "{what}");
-    receipt_review::review::read_log(database.conn()).unwrap();
+    receipt_review::review::read_log(&database).unwrap();
     rows
 }
 

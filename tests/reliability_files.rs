@@ -88,7 +88,7 @@ fn library_pass(path: &Path) -> Vec<String> {
     };
     let _ = storage::schema_problems(&db);
     for format in [ExportFormat::Csv, ExportFormat::Jsonl] {
-        if let Err(e) = review::export(db.conn(), format, &mut Vec::new()) {
+        if let Err(e) = review::export(&db, format, &mut Vec::new()) {
             errors.push(e.to_string());
         }
     }
@@ -121,7 +121,7 @@ fn library_pass(path: &Path) -> Vec<String> {
                     now_ms: NOW_MS,
                     expected_last: snap.review(&item).last_log_id,
                 };
-                if let Err(e) = review::decide(db.conn_mut(), &request) {
+                if let Err(e) = review::decide(&mut db, &request) {
                     errors.push(e.to_string());
                 }
             }
@@ -586,7 +586,7 @@ fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
             now_ms: NOW_MS,
             expected_last: None,
         };
-        match review::decide(db.conn_mut(), &request) {
+        match review::decide(&mut db, &request) {
             Ok(_) => recorded += 1,
             Err(e) => {
                 let text = e.to_string();

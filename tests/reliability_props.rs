@@ -353,7 +353,12 @@ proptest! {
         }),
         note in nasty_text(),
     ) {
-        let mut conn = Connection::open_in_memory().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        receipt_review::storage::init(&path).unwrap();
+        let mut conn = Database::open(&path, Access::PreferWrite).unwrap();
+        // Durability is not what this is about.
+        conn.conn().pragma_update(None, "synchronous", "OFF").unwrap();
         let request = DecisionRequest {
             item: "dup:1".into(),
             kind: review::Kind::Duplicate,

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use receipt_review::review::{
     self, Decision, DecisionRequest, ExportError, ExportFormat, LogEntry, safe_cell,
 };
+use receipt_review::storage::{Access, Database};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -59,17 +60,29 @@ fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> Decis
     }
 }
 
+/// A new receipts database at `path`, opened to write. What is written is
+/// not synced to disk (durability is not what these tests are about).
+fn create(path: &Path) -> Database {
+    let conn = Connection::open(path).unwrap();
+    conn.pragma_update(None, "synchronous", "OFF").unwrap();
+    conn.execute_batch(SCHEMA).unwrap();
+    drop(conn);
+    let db = Database::open(path, Access::PreferWrite).unwrap();
+    db.conn().pragma_update(None, "synchronous", "OFF").unwrap();
+    db
+}
+
 /// A database whose log holds every hostile note, a stuck decision with a
 /// state change, its undo, and an operator whose name looks like a formula.
-fn populated(path: &Path) -> Connection {
-    let mut conn = Connection::open(path).unwrap();
-    conn.execute_batch(SCHEMA).unwrap();
-    conn.execute(
-        "INSERT INTO receipts (id, scope, digest, payload, state, created_at) \
-         VALUES (-5, 's', 'd', '{}', 'in_flight', '2026-11-29 09:00:00')",
-        [],
-    )
-    .unwrap();
+fn populated(path: &Path) -> Database {
+    let mut conn = create(path);
+    conn.conn()
+        .execute(
+            "INSERT INTO receipts (id, scope, digest, payload, state, created_at) \
+             VALUES (-5, 's', 'd', '{}', 'in_flight', '2026-11-29 09:00:00')",
+            [],
+        )
+        .unwrap();
     for (i, note) in HOSTILE_NOTES.iter().enumerate() {
         let id = 100 + i as i64;
         let mut req = request(
@@ -274,8 +287,8 @@ fn jsonl_round_trips_exactly() {
 
 #[test]
 fn a_database_without_a_log_exports_a_header_alone() {
-    let conn = Connection::open_in_memory().unwrap();
-    conn.execute_batch(SCHEMA).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let conn = create(&dir.path().join("r.db"));
     let mut out = Vec::new();
     assert_eq!(
         review::export(&conn, ExportFormat::Csv, &mut out).unwrap(),
@@ -398,7 +411,8 @@ proptest! {
         note in note_strategy(),
         operator in "[-=+@a-z]{1,8}",
     ) {
-        let mut conn = Connection::open_in_memory().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = create(&dir.path().join("r.db"));
         let mut req = request("dup:1", Decision::Distinct, &operator, &[1, 2]);
         req.note = Some(note.clone());
         review::decide(&mut conn, &req).unwrap();

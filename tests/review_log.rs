@@ -9,8 +9,9 @@ use receipt_review::review::{
     self, DecideError, Decision, DecisionError, DecisionRequest, Kind, ReopenRequest, StateRevert,
     Status,
 };
+use receipt_review::storage::{self, Access, Database, OpenOptions};
 use receipt_review::time::format_rfc3339;
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, params};
 use tempfile::TempDir;
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
@@ -26,14 +27,13 @@ fn new_db() -> (TempDir, PathBuf) {
     (dir, path)
 }
 
-fn open(path: &Path) -> Connection {
-    let conn = Connection::open(path).unwrap();
-    conn.busy_timeout(Duration::from_secs(10)).unwrap();
-    conn
+fn open(path: &Path) -> Database {
+    let options = OpenOptions::new(Access::PreferWrite).busy_timeout(Duration::from_secs(10));
+    Database::open_with(path, options).unwrap()
 }
 
-fn add_receipt(conn: &Connection, id: i64, state: &str) {
-    conn.execute(
+fn add_receipt(db: &Database, id: i64, state: &str) {
+    db.conn().execute(
         "INSERT INTO receipts (id, scope, request_key, digest, payload, state, created_at, updated_at) \
          VALUES (?1, 'site', ?2, 'd', '{}', ?3, ?4, ?4)",
         params![id, format!("k{id}"), state, CREATED],
@@ -41,26 +41,28 @@ fn add_receipt(conn: &Connection, id: i64, state: &str) {
     .unwrap();
 }
 
-fn state_of(conn: &Connection, id: i64) -> (String, Option<String>) {
-    conn.query_row(
-        "SELECT state, updated_at FROM receipts WHERE id = ?1",
-        [id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )
-    .unwrap()
+fn state_of(db: &Database, id: i64) -> (String, Option<String>) {
+    db.conn()
+        .query_row(
+            "SELECT state, updated_at FROM receipts WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
 }
 
-fn log_rows(conn: &Connection) -> usize {
-    review::read_log(conn).unwrap().len()
+fn log_rows(db: &Database) -> usize {
+    review::read_log(db).unwrap().len()
 }
 
-fn has_log_table(conn: &Connection) -> bool {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE name = 'review_log'",
-        [],
-        |r| r.get::<_, i64>(0),
-    )
-    .unwrap()
+fn has_log_table(db: &Database) -> bool {
+    db.conn()
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'review_log'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
         > 0
 }
 
@@ -104,6 +106,7 @@ fn a_decision_is_one_row_with_operator_time_ids_and_note() {
     assert_eq!(e.reopens, None);
     assert!(!e.changed_state());
     let stored: String = conn
+        .conn()
         .query_row("SELECT receipt_ids FROM review_log", [], |r| r.get(0))
         .unwrap();
     assert_eq!(stored, "[12,13]");
@@ -144,11 +147,12 @@ fn the_database_refuses_to_change_or_delete_log_rows() {
         "REPLACE INTO review_log (id, item, kind, decision, operator, decided_at, receipt_ids) \
          VALUES (1, 'conflict:40', 'conflict', 'original_stands', 'mallory', 'x', '[40]')",
     ] {
-        let err = conn.execute(sql, []).unwrap_err();
+        let err = conn.conn().execute(sql, []).unwrap_err();
         assert!(err.to_string().contains("append-only"), "{sql}: {err}");
     }
     // Out-of-vocabulary rows are refused by the table itself.
     let err = conn
+        .conn()
         .execute(
             "INSERT INTO review_log (item, kind, decision, operator, decided_at, receipt_ids) \
              VALUES ('conflict:40', 'conflict', 'spam', 'mallory', 'x', '[40]')",
@@ -166,7 +170,7 @@ fn reading_never_creates_the_log_and_copes_with_its_absence() {
         let conn = open(&path);
         add_receipt(&conn, 1, "in_flight");
     }
-    let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let conn = Database::open(&path, Access::ReadOnly).unwrap();
     assert!(review::read_log(&conn).unwrap().is_empty());
     assert!(review::load_statuses(&conn).unwrap().is_empty());
     assert_eq!(review::latest_log_id(&conn).unwrap(), None);
@@ -356,12 +360,13 @@ fn when_the_log_row_cannot_be_written_the_state_change_is_rolled_back() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    review::ensure_review_log(&conn).unwrap();
-    conn.execute_batch(
-        "CREATE TEMP TRIGGER fail_log BEFORE INSERT ON main.review_log \
+    storage::ensure_review_log(conn.conn()).unwrap();
+    conn.conn()
+        .execute_batch(
+            "CREATE TEMP TRIGGER fail_log BEFORE INSERT ON main.review_log \
          BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
-    )
-    .unwrap();
+        )
+        .unwrap();
     let err = review::decide(
         &mut conn,
         &request("stuck:77", Decision::Completed, "alice", &[]),
@@ -372,7 +377,9 @@ fn when_the_log_row_cannot_be_written_the_state_change_is_rolled_back() {
         state_of(&conn, 77),
         ("in_flight".to_string(), Some(CREATED.into()))
     );
-    conn.execute_batch("DROP TRIGGER temp.fail_log").unwrap();
+    conn.conn()
+        .execute_batch("DROP TRIGGER temp.fail_log")
+        .unwrap();
     assert_eq!(log_rows(&conn), 0);
 }
 
@@ -432,14 +439,16 @@ fn still_pending_is_logged_and_changes_no_receipt() {
 fn on_a_receipts_view_state_changes_are_refused_but_other_decisions_work() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("legacy.db");
-    let mut conn = open(&path);
-    conn.execute_batch(
-        "CREATE TABLE submissions (sid INTEGER PRIMARY KEY, body TEXT, at TEXT, status TEXT);
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE submissions (sid INTEGER PRIMARY KEY, body TEXT, at TEXT, status TEXT);
          INSERT INTO submissions VALUES (7, '{}', '2026-11-29 09:00:00', 'in_flight');
          CREATE VIEW receipts AS SELECT sid AS id, body AS payload, at AS created_at,
                                         status AS state FROM submissions;",
-    )
-    .unwrap();
+        )
+        .unwrap();
+    let mut conn = open(&path);
     let err = review::decide(
         &mut conn,
         &request("stuck:7", Decision::Completed, "alice", &[]),
@@ -460,6 +469,7 @@ fn on_a_receipts_view_state_changes_are_refused_but_other_decisions_work() {
     )
     .unwrap();
     let status: String = conn
+        .conn()
         .query_row("SELECT status FROM submissions", [], |r| r.get(0))
         .unwrap();
     assert_eq!(status, "in_flight");
@@ -517,10 +527,10 @@ fn a_held_write_lock_is_a_typed_busy_error() {
     let (_dir, path) = new_db();
     let holder = open(&path);
     add_receipt(&holder, 77, "in_flight");
-    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    holder.conn().execute_batch("BEGIN IMMEDIATE").unwrap();
 
-    let mut conn = Connection::open(&path).unwrap();
-    conn.busy_timeout(Duration::from_millis(50)).unwrap();
+    let options = OpenOptions::new(Access::PreferWrite).busy_timeout(Duration::from_millis(50));
+    let mut conn = Database::open_with(&path, options).unwrap();
     let err = review::decide(
         &mut conn,
         &request("stuck:77", Decision::Failed, "alice", &[]),
@@ -528,7 +538,7 @@ fn a_held_write_lock_is_a_typed_busy_error() {
     .unwrap_err();
     assert!(matches!(err, DecideError::Busy), "{err:?}");
     assert!(err.to_string().contains("busy"), "{err}");
-    holder.execute_batch("ROLLBACK").unwrap();
+    holder.conn().execute_batch("ROLLBACK").unwrap();
     assert_eq!(state_of(&conn, 77).0, "in_flight");
     assert!(!has_log_table(&conn));
 }
@@ -610,17 +620,18 @@ fn undo_keeps_a_state_that_changed_since_the_decision() {
     .unwrap();
 
     // The intake retried 77 after the key was released and completed it.
-    conn.execute(
+    conn.conn().execute(
         "UPDATE receipts SET state = 'completed', updated_at = '2026-11-29 11:00:00' WHERE id = 77",
         [],
     )
     .unwrap();
     // 78 was failed again by another tool: same state, another updated_at.
-    conn.execute(
-        "UPDATE receipts SET updated_at = '2026-11-29 11:00:01' WHERE id = 78",
-        [],
-    )
-    .unwrap();
+    conn.conn()
+        .execute(
+            "UPDATE receipts SET updated_at = '2026-11-29 11:00:01' WHERE id = 78",
+            [],
+        )
+        .unwrap();
 
     let undone = review::undo_last(&mut conn, "alice", T0 + 1)
         .unwrap()
@@ -933,6 +944,7 @@ fn the_database_stays_in_wal_mode() {
     .unwrap();
     review::undo_last(&mut conn, "alice", T0).unwrap();
     let mode: String = conn
+        .conn()
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");

@@ -8,7 +8,7 @@ use std::fs;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use receipt_review::storage::{self, Access, Database, StorageError};
+use receipt_review::storage::{self, Access, Database, Storage, StorageError};
 use rusqlite::Connection;
 use support::{create, one_line, open, receipts_db, snapshot};
 

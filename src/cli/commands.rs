@@ -15,7 +15,7 @@ use crate::report;
 use crate::review::{self, ExportFormat};
 use crate::sanitize::inline;
 use crate::storage::error::show_path;
-use crate::storage::{self, Access, Database};
+use crate::storage::{self, Access, Connections, Storage};
 use crate::tui::{self, Open, ScreenConfig};
 
 /// `receipt-review [DB]` and `receipt-review --demo`: the review screen.
@@ -40,8 +40,8 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
 }
 
 pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
-    let database = Database::open(db, Access::ReadOnly)?;
-    let snap = reading::read(&database, analysis.settings(), &mut |_| {})?;
+    let database = storage::open_database(db, Access::ReadOnly)?;
+    let snap = reading::read(&*database, analysis.settings(), &mut |_| {})?;
     if json {
         output::print_with(|out| report::json::write(&snap, out))?;
     } else {
@@ -55,9 +55,9 @@ pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<
 }
 
 pub fn check(db: &Path, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
-    let database = Database::open(db, Access::ReadOnly)?;
-    let problems = storage::schema_problems(&database);
-    let snap = reading::read(&database, analysis.settings(), &mut |_| {})?;
+    let database = storage::open_database(db, Access::ReadOnly)?;
+    let problems = database.schema_problems();
+    let snap = reading::read(&*database, analysis.settings(), &mut |_| {})?;
     let mut text = String::new();
     for p in &problems {
         text.push_str(&format!("schema: {}\n", inline(p, 200)));
@@ -95,13 +95,13 @@ pub fn resolve(
     analysis: &AnalysisArgs,
 ) -> anyhow::Result<i32> {
     let operator = operator::resolve(operator)?;
-    let mut database = Database::open(db, Access::PreferWrite)?;
+    let mut database = storage::open_database(db, Access::PreferWrite)?;
     if let Some(reason) = database.read_only_reason() {
         return Err(unusable(format!("cannot record a decision: {reason}")));
     }
     let settings = analysis.settings();
-    let snap = reading::read(&database, settings.clone(), &mut |_| {})?;
-    let target = reading::find_item(&snap, item).ok_or_else(|| missing_item(&database, item))?;
+    let snap = reading::read(&*database, settings.clone(), &mut |_| {})?;
+    let target = reading::find_item(&snap, item).ok_or_else(|| missing_item(&*database, item))?;
     let request = review::DecisionRequest {
         item: item.to_string(),
         kind: target.kind,
@@ -125,7 +125,7 @@ pub fn resolve(
             current.decision.as_deref().unwrap_or("?"),
         ));
     }
-    let recorded = review::decide(database.conn_mut(), &request)?;
+    let recorded = review::decide(&mut *database, &request)?;
     output::print(&format!(
         "{}: {} recorded by {} (log entry {})\n",
         inline(item, 40),
@@ -151,8 +151,8 @@ fn already_decided(item: &str, operator: &str, at: &str, decision: &str) -> anyh
 /// the list as soon as a colleague marks it completed or failed, so the log is
 /// asked first: the operator is told who decided (exit 1), as for any other
 /// item decided first. Only an item that never was one is bad usage (exit 2).
-fn missing_item(database: &Database, item: &str) -> anyhow::Error {
-    if let Ok(Some(latest)) = review::latest_entry(database.conn(), item)
+fn missing_item(database: &dyn Storage, item: &str) -> anyhow::Error {
+    if let Ok(Some(latest)) = review::latest_entry(database, item)
         && !latest.is_reopening()
     {
         return already_decided(
@@ -178,32 +178,25 @@ fn missing_item(database: &Database, item: &str) -> anyhow::Error {
 }
 
 /// The receipt's state, when the database has one to read.
-fn receipt_state(database: &Database, id: i64) -> Option<String> {
-    if !database.source().columns.state {
-        return None;
-    }
-    database
-        .conn()
-        .query_row(
-            "SELECT CAST(state AS TEXT) FROM receipts WHERE id = ?1",
-            [id],
-            |row| row.get::<_, Option<String>>(0),
-        )
-        .ok()
-        .flatten()
+fn receipt_state(database: &dyn Storage, id: i64) -> Option<String> {
+    let mut session = database.begin_read(Connections::One).ok()?;
+    let found = session.receipt_state(id);
+    // Only read: how the read ends changes nothing.
+    let _ = session.end();
+    found.ok().flatten().and_then(|stamp| stamp.state)
 }
 
 pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Result<i32> {
-    let database = Database::open(db, Access::ReadOnly)?;
+    let database = storage::open_database(db, Access::ReadOnly)?;
     match out {
         Some(path) => {
-            let rows = review::export_to_file(database.conn(), format, path)
+            let rows = review::export_to_file(&*database, format, path)
                 .with_context(|| format!("cannot export to {}", path.display()))?;
             eprintln!("wrote {rows} log entries to {}", show_path(path));
         }
         None => {
             let mut buffer = Vec::new();
-            review::export(database.conn(), format, &mut buffer)?;
+            review::export(&*database, format, &mut buffer)?;
             let text = String::from_utf8_lossy(&buffer);
             if std::io::stdout().is_terminal() {
                 // A person reads it: a cell's control, escape or bidi

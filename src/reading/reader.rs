@@ -17,7 +17,7 @@ use super::shown::{self, Shown};
 use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
-use crate::storage::{Connections, Database, Replays, Session, Storage, StorageError};
+use crate::storage::{Connections, Replays, Session, Storage, StorageError};
 use crate::triage::engine::{
     DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
 };
@@ -91,7 +91,7 @@ impl PendingReceipts<'_> {
 /// the report, `check` and `resolve` work from. The receipts themselves are
 /// not kept (see [`Snapshot::receipts`]).
 pub fn read(
-    db: &Database,
+    db: &dyn Storage,
     settings: Settings,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<Snapshot> {
@@ -104,7 +104,7 @@ pub fn read(
 
 /// [`read`], with the receipts the items show.
 pub fn read_with_receipts(
-    db: &Database,
+    db: &dyn Storage,
     settings: Settings,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<Snapshot> {
@@ -165,7 +165,7 @@ impl Reader {
     /// reading's [`PendingReceipts`].
     pub fn read<'db>(
         &mut self,
-        db: &'db Database,
+        db: &'db dyn Storage,
         now_ms: Millis,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<(Snapshot, PendingReceipts<'db>)> {
@@ -186,7 +186,7 @@ impl Reader {
     /// engine kept (then everything is to be read).
     fn read_once<'db>(
         &mut self,
-        db: &'db Database,
+        db: &'db dyn Storage,
         now_ms: Millis,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Option<(Snapshot, PendingReceipts<'db>)>> {
@@ -201,7 +201,7 @@ impl Reader {
         };
         let mut session = db.begin_read(connections(first))?;
         let appended =
-            !first && !db.receipts_is_view() && self.unchanged_but_appended(&mut *session)?;
+            !first && !db.source().is_view() && self.unchanged_but_appended(&mut *session)?;
         if !appended {
             self.forget();
             if !first {
@@ -281,7 +281,7 @@ impl Reader {
             Extent::Full
         };
         progress(Progress::new(Stage::ReviewLog, total, Some(total)));
-        let mut snap = assemble(db, settings, receipt_count, triage)?;
+        let mut snap = assemble(db, &mut *session, settings, receipt_count, triage)?;
         snap.replays = self.replays.per_receipt.clone();
         snap.replay_total = self.replays.total;
         Ok(Some((snap, PendingReceipts { session })))

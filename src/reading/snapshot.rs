@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::receipts::{Receipts, View};
 use crate::model::{Millis, ReceiptId, Settings};
 use crate::review::{self, Kind, LogEntry, Status};
-use crate::storage::Database;
+use crate::storage::{Session, Storage};
 use crate::triage::model::{AttemptSource, Receipt, Triage};
 
 /// What the review log says about one item.
@@ -100,15 +100,17 @@ impl Snapshot {
     }
 }
 
-/// The snapshot of an analysis: the review log joined in.
+/// The snapshot of an analysis: the review log joined in, read in the
+/// session's state of the database.
 pub(super) fn assemble(
-    db: &Database,
+    db: &dyn Storage,
+    session: &mut dyn Session,
     settings: Settings,
     receipt_count: usize,
     triage: Arc<Triage>,
 ) -> anyhow::Result<Snapshot> {
-    let statuses = review::load_statuses(db.conn()).context("reading review_log")?;
-    let log = review::read_log(db.conn()).context("reading review_log")?;
+    let log = session.read_log().context("reading review_log")?;
+    let statuses = review::statuses(&log);
     let mut reviews = HashMap::new();
     let t = &triage;
     // Most items have no log entry: only those whose id one names are
@@ -148,7 +150,7 @@ pub(super) fn assemble(
         }
     }
     Ok(Snapshot {
-        database: db.path().to_path_buf(),
+        database: db.location().to_path_buf(),
         read_only: db
             .read_only_reason()
             .map(str::to_string)

@@ -1,20 +1,17 @@
 //! Guarded writes: decisions, undo and reopen.
 //!
-//! Each call is one short `BEGIN IMMEDIATE` transaction (the caller sets the
-//! busy timeout): it re-reads what it depends on, refuses when another operator
-//! got there first, changes `receipts.state` only where the SPEC allows it and
-//! only if the receipt is still `in_flight`, appends one `review_log` row, and
-//! commits. Either all of it happens or none of it.
+//! Each call is one short write transaction ([`Storage::begin_write`]; the
+//! storage sets the busy timeout): it re-reads what it depends on, refuses
+//! when another operator got there first, changes `receipts.state` only where
+//! the SPEC allows it and only if the receipt is still `in_flight`, appends
+//! one log row, and commits. Either all of it happens or none of it.
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
-
-use super::decision::{Decision, DecisionError, Kind, parse_item};
-use super::error::ReviewError;
-use super::log::{LogEntry, entry_by_id, latest_entry_unchecked};
-use super::schema::{ensure_review_log, log_table_exists};
-use crate::model::{Millis, ReceiptId, ReceiptState};
+use super::decision::{DecisionError, parse_item};
+use crate::model::{
+    Decision, Kind, LogEntry, Millis, NewEntry, ReceiptId, ReceiptState, StateWritten,
+};
 use crate::sanitize;
+use crate::storage::{Failure, LogError, ReceiptColumns, Source, Storage, WriteTx};
 use crate::time;
 
 /// One operator's decision on one item.
@@ -148,28 +145,43 @@ pub enum DecideError {
     #[error("the disk is full (or the database is at its size limit); nothing recorded")]
     Full,
     #[error(transparent)]
-    Log(ReviewError),
-    #[error("database error: {}; nothing recorded", super::error::one_line(.0))]
-    Sqlite(rusqlite::Error),
+    Log(LogError),
+    /// Any other failure of the database; its message, on one line.
+    #[error("database error: {0}; nothing recorded")]
+    Database(String),
 }
 
-impl From<rusqlite::Error> for DecideError {
-    fn from(e: rusqlite::Error) -> Self {
-        match e.sqlite_error_code() {
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Self::Busy,
-            Some(ErrorCode::ReadOnly) => Self::ReadOnly,
-            Some(ErrorCode::DiskFull) => Self::Full,
-            _ => Self::Sqlite(e),
+impl From<LogError> for DecideError {
+    fn from(e: LogError) -> Self {
+        match e {
+            LogError::Engine { failure, detail } => match failure {
+                Failure::Busy => Self::Busy,
+                Failure::ReadOnly => Self::ReadOnly,
+                Failure::Full => Self::Full,
+                Failure::Other => Self::Database(detail),
+            },
+            other => Self::Log(other),
         }
     }
 }
 
-impl From<ReviewError> for DecideError {
-    fn from(e: ReviewError) -> Self {
-        match e {
-            ReviewError::Sqlite(e) => e.into(),
-            other => Self::Log(other),
+/// What a decision may write to `receipts`, as the storage found it.
+struct Writable {
+    view: bool,
+    columns: ReceiptColumns,
+}
+
+impl Writable {
+    fn of(source: &Source) -> Self {
+        Self {
+            view: source.is_view(),
+            columns: source.columns.clone(),
         }
+    }
+
+    /// True when a state can be written here at all.
+    fn states(&self) -> bool {
+        !self.view && self.columns.state
     }
 }
 
@@ -216,12 +228,13 @@ fn validate(req: &DecisionRequest) -> Result<(ReceiptId, Vec<ReceiptId>), Decisi
 /// overwriting another operator. A stuck `completed` / `failed` also sets the
 /// receipt's state (and `updated_at`) in the same transaction, only while it
 /// is `in_flight`; `still_pending` and every other decision change no receipt.
-pub fn decide(conn: &mut Connection, req: &DecisionRequest) -> Result<Recorded, DecideError> {
+pub fn decide(storage: &mut dyn Storage, req: &DecisionRequest) -> Result<Recorded, DecideError> {
     let (receipt_id, receipt_ids) = validate(req)?;
     let operator = req.operator.trim();
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    ensure_review_log(&tx)?;
-    if let Some(latest) = latest_entry_unchecked(&tx, &req.item)?
+    let writable = Writable::of(storage.source());
+    let mut tx = storage.begin_write()?;
+    tx.ensure_log()?;
+    if let Some(latest) = tx.latest_entry(&req.item)?
         && Some(latest.id) != req.expected_last
         && !latest.is_reopening()
     {
@@ -229,28 +242,22 @@ pub fn decide(conn: &mut Connection, req: &DecisionRequest) -> Result<Recorded, 
     }
     let now_text = time::format_rfc3339(req.now_ms);
     let state_change = match req.decision.target_state() {
-        Some(target) => Some(set_state(&tx, receipt_id, target, &now_text)?),
+        Some(target) => Some(set_state(
+            &mut *tx, &writable, receipt_id, target, &now_text,
+        )?),
         None => None,
     };
-    let entry = append(
-        &tx,
-        &NewRow {
-            item: &req.item,
-            kind: req.kind,
-            decision: req.decision,
-            operator,
-            decided_at: &now_text,
-            receipt_ids: &receipt_ids,
-            note: clean_note(req.note.as_deref()),
-            reopens: None,
-            state: state_change.as_ref().map(|c| RowState {
-                before: c.change.from.clone(),
-                after: c.change.to.as_str().to_string(),
-                updated_before: c.updated_before.clone(),
-                updated_after: c.updated_after.clone(),
-            }),
-        },
-    )?;
+    let entry = tx.append(&NewEntry {
+        item: &req.item,
+        kind: req.kind,
+        decision: req.decision,
+        operator,
+        decided_at: &now_text,
+        receipt_ids: &receipt_ids,
+        note: clean_note(req.note.as_deref()),
+        reopens: None,
+        state: state_change.as_ref().map(|c| &c.written),
+    })?;
     tx.commit()?;
     Ok(Recorded {
         entry,
@@ -269,43 +276,23 @@ pub fn decide(conn: &mut Connection, req: &DecisionRequest) -> Result<Recorded, 
 /// ([`DecideError::Superseded`]): undo never reaches past it to an older
 /// decision the operator did not mean ([`reopen`] names an item explicitly).
 pub fn undo_last(
-    conn: &mut Connection,
+    storage: &mut dyn Storage,
     operator: &str,
     now_ms: Millis,
 ) -> Result<Option<Undone>, DecideError> {
     let operator = check_operator(operator)?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if !log_table_exists(&tx)? {
+    let writable = Writable::of(storage.source());
+    let mut tx = storage.begin_write()?;
+    if !tx.log_exists()? {
         return Ok(None);
     }
-    ensure_review_log(&tx)?;
-    let target: Option<i64> = tx
-        .query_row(
-            "SELECT d.id FROM review_log d \
-             WHERE d.operator = ?1 AND d.decision <> 'reopened' \
-               AND d.id = (SELECT max(x.id) FROM review_log x WHERE x.item = d.item) \
-             ORDER BY d.id DESC LIMIT 1",
-            [operator],
-            |row| row.get(0),
-        )
-        .optional()?;
+    tx.ensure_log()?;
+    let target = tx.latest_standing_decision_by(operator)?;
     // A later decision of this operator that is no longer in force and was
     // not reopened has been overtaken; by whom?
-    let overtaken: Option<i64> = tx
-        .query_row(
-            "SELECT d.id FROM review_log d \
-             WHERE d.operator = ?1 AND d.decision <> 'reopened' AND d.id > ?2 \
-               AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
-             ORDER BY d.id DESC LIMIT 1",
-            params![operator, target.unwrap_or(i64::MIN)],
-            |row| row.get(0),
-        )
-        .optional()?;
+    let overtaken = tx.latest_unreopened_decision_by(operator, target.as_ref().map(|t| t.id))?;
     if let Some(overtaken) = overtaken
-        .map(|id| entry_by_id(&tx, id))
-        .transpose()?
-        .flatten()
-        && let Some(latest) = latest_entry_unchecked(&tx, &overtaken.item)?
+        && let Some(latest) = tx.latest_entry(&overtaken.item)?
         && latest.operator != operator
     {
         return Err(DecideError::Superseded {
@@ -316,10 +303,10 @@ pub fn undo_last(
             decision: latest.decision,
         });
     }
-    let Some(target) = target.map(|id| entry_by_id(&tx, id)).transpose()?.flatten() else {
+    let Some(target) = target else {
         return Ok(None);
     };
-    let undone = append_reopening(&tx, target, operator, None, now_ms)?;
+    let undone = append_reopening(&mut *tx, &writable, target, operator, None, now_ms)?;
     tx.commit()?;
     Ok(Some(undone))
 }
@@ -328,13 +315,13 @@ pub fn undo_last(
 /// reverts a state change as [`undo_last`] does). `Ok(None)` when the item has
 /// no decision in force (never decided, or already reopened).
 pub fn reopen(
-    conn: &mut Connection,
+    storage: &mut dyn Storage,
     item: &str,
     operator: &str,
     now_ms: Millis,
 ) -> Result<Option<Undone>, DecideError> {
     reopen_with(
-        conn,
+        storage,
         &ReopenRequest {
             item: item.to_string(),
             operator: operator.to_string(),
@@ -347,17 +334,18 @@ pub fn reopen(
 
 /// [`reopen`] with a note and an optional guard (see [`ReopenRequest`]).
 pub fn reopen_with(
-    conn: &mut Connection,
+    storage: &mut dyn Storage,
     req: &ReopenRequest,
 ) -> Result<Option<Undone>, DecideError> {
     parse_item(&req.item)?;
     let operator = check_operator(&req.operator)?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if !log_table_exists(&tx)? {
+    let writable = Writable::of(storage.source());
+    let mut tx = storage.begin_write()?;
+    if !tx.log_exists()? {
         return Ok(None);
     }
-    ensure_review_log(&tx)?;
-    let Some(latest) = latest_entry_unchecked(&tx, &req.item)? else {
+    tx.ensure_log()?;
+    let Some(latest) = tx.latest_entry(&req.item)? else {
         return Ok(None);
     };
     if latest.is_reopening() {
@@ -370,7 +358,8 @@ pub fn reopen_with(
         return Err(already_decided(latest));
     }
     let undone = append_reopening(
-        &tx,
+        &mut *tx,
+        &writable,
         latest,
         operator,
         clean_note(req.note.as_deref()),
@@ -390,167 +379,40 @@ fn already_decided(latest: LogEntry) -> DecideError {
     }
 }
 
-struct RowState {
-    before: String,
-    after: String,
-    updated_before: Option<String>,
-    updated_after: Option<String>,
-}
-
-struct NewRow<'a> {
-    item: &'a str,
-    kind: Kind,
-    decision: Decision,
-    operator: &'a str,
-    decided_at: &'a str,
-    receipt_ids: &'a [ReceiptId],
-    note: Option<&'a str>,
-    reopens: Option<i64>,
-    state: Option<RowState>,
-}
-
-fn append(conn: &Connection, row: &NewRow<'_>) -> Result<LogEntry, DecideError> {
-    let ids = serde_json::to_string(row.receipt_ids).expect("a list of integers serialises");
-    let state = row.state.as_ref();
-    conn.prepare_cached(
-        "INSERT INTO review_log (item, kind, decision, operator, decided_at, receipt_ids, note, \
-         reopens, state_before, state_after, updated_at_before, updated_at_after) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![
-        row.item,
-        row.kind.as_str(),
-        row.decision.as_str(),
-        row.operator,
-        row.decided_at,
-        ids,
-        row.note,
-        row.reopens,
-        state.map(|s| &s.before),
-        state.map(|s| &s.after),
-        state.and_then(|s| s.updated_before.as_ref()),
-        state.and_then(|s| s.updated_after.as_ref()),
-    ])?;
-    let id = conn.last_insert_rowid();
-    // A damaged file can lose the row it was just given: the transaction is
-    // then rolled back, not trusted.
-    entry_by_id(conn, id)?.ok_or_else(|| {
-        DecideError::Log(ReviewError::BadRow {
-            id,
-            detail: "the row just written cannot be read back (the database file may be \
-                     damaged); nothing recorded"
-                .into(),
-        })
-    })
-}
-
-/// What `receipts` is in this database (the temp schema shadows main).
-fn receipts_is_view(conn: &Connection) -> Result<Option<bool>, rusqlite::Error> {
-    for master in ["sqlite_temp_master", "sqlite_master"] {
-        let kind: Option<String> = conn
-            .query_row(
-                &format!(
-                    "SELECT type FROM {master} WHERE name = 'receipts' COLLATE NOCASE \
-                     AND type IN ('table', 'view')"
-                ),
-                [],
-                |row| row.get(0),
-            )
-            .optional()?;
-        if let Some(kind) = kind {
-            return Ok(Some(kind == "view"));
-        }
-    }
-    Ok(None)
-}
-
-/// Which of the optional columns `state` and `updated_at` the table has.
-fn receipts_columns(conn: &Connection) -> Result<(bool, bool), rusqlite::Error> {
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('receipts')")?;
-    let names = stmt
-        .query_map([], |row| row.get::<_, String>(0))?
-        .collect::<Result<Vec<_>, _>>()?;
-    let has = |c: &str| names.iter().any(|n| n.eq_ignore_ascii_case(c));
-    Ok((has("state"), has("updated_at")))
-}
-
-fn value_text(value: Value) -> Option<String> {
-    match value {
-        Value::Null => None,
-        Value::Integer(n) => Some(n.to_string()),
-        Value::Real(x) => Some(x.to_string()),
-        Value::Text(s) => Some(s),
-        Value::Blob(b) => Some(format!("x'{}'", hex::encode(b))),
-    }
-}
-
-/// The receipt's state and updated_at, `None` when there is no such receipt.
-fn read_receipt(
-    conn: &Connection,
-    receipt_id: ReceiptId,
-    has_updated: bool,
-) -> Result<Option<(String, Option<String>)>, rusqlite::Error> {
-    let sql = if has_updated {
-        "SELECT state, updated_at FROM receipts WHERE id = ?1"
-    } else {
-        "SELECT state, NULL FROM receipts WHERE id = ?1"
-    };
-    conn.query_row(sql, [receipt_id], |row| {
-        Ok((
-            value_text(row.get(0)?).unwrap_or_default(),
-            value_text(row.get(1)?),
-        ))
-    })
-    .optional()
-}
-
 struct WrittenState {
     change: StateChange,
-    updated_before: Option<String>,
-    updated_after: Option<String>,
+    written: StateWritten,
 }
 
 /// `in_flight` → `target`, or a typed refusal.
 fn set_state(
-    conn: &Connection,
+    tx: &mut dyn WriteTx,
+    writable: &Writable,
     receipt_id: ReceiptId,
     target: ReceiptState,
     now_text: &str,
 ) -> Result<WrittenState, DecideError> {
-    match receipts_is_view(conn)? {
-        Some(true) => return Err(DecideError::ReceiptsIsView),
-        Some(false) => {}
-        None => return Err(DecideError::ReceiptNotFound { receipt_id }),
+    if writable.view {
+        return Err(DecideError::ReceiptsIsView);
     }
-    let (has_state, has_updated) = receipts_columns(conn)?;
-    if !has_state {
+    if !writable.columns.state {
         // Without a state column every receipt is `completed` (SPEC default).
         return Err(DecideError::NotInFlight {
             receipt_id,
             now_state: ReceiptState::Completed.as_str().to_string(),
         });
     }
-    let Some((state, updated_before)) = read_receipt(conn, receipt_id, has_updated)? else {
+    let Some(found) = tx.receipt_state(receipt_id)? else {
         return Err(DecideError::ReceiptNotFound { receipt_id });
     };
+    let state = found.state.unwrap_or_default();
     if state != ReceiptState::InFlight.as_str() {
         return Err(DecideError::NotInFlight {
             receipt_id,
             now_state: state,
         });
     }
-    let changed = if has_updated {
-        conn.execute(
-            "UPDATE receipts SET state = ?1, updated_at = ?2 WHERE id = ?3 AND state = 'in_flight'",
-            params![target.as_str(), now_text, receipt_id],
-        )?
-    } else {
-        conn.execute(
-            "UPDATE receipts SET state = ?1 WHERE id = ?2 AND state = 'in_flight'",
-            params![target.as_str(), receipt_id],
-        )?
-    };
-    if changed != 1 {
+    if !tx.set_state_if_in_flight(receipt_id, target, now_text)? {
         // Not reachable inside the write transaction; kept as the guard it is.
         return Err(DecideError::NotInFlight {
             receipt_id,
@@ -558,20 +420,25 @@ fn set_state(
         });
     }
     Ok(WrittenState {
+        written: StateWritten {
+            before: state.clone(),
+            after: target.as_str().to_string(),
+            updated_before: found.updated_at,
+            updated_after: writable.columns.updated_at.then(|| now_text.to_string()),
+        },
         change: StateChange {
             receipt_id,
             from: state,
             to: target,
         },
-        updated_before,
-        updated_after: has_updated.then(|| now_text.to_string()),
     })
 }
 
 /// Appends the `reopened` row for `target` (in the caller's transaction) and
 /// reverts the receipt state it wrote when nobody has changed it since.
 fn append_reopening(
-    conn: &Connection,
+    tx: &mut dyn WriteTx,
+    writable: &Writable,
     target: LogEntry,
     operator: &str,
     note: Option<&str>,
@@ -583,7 +450,8 @@ fn append_reopening(
         Some(written) => {
             let (_, receipt_id) = parse_item(&target.item)?;
             revert_state(
-                conn,
+                tx,
+                writable,
                 receipt_id,
                 written,
                 target.updated_at_after.as_deref(),
@@ -608,20 +476,17 @@ fn append_reopening(
         }
         _ => note,
     };
-    let entry = append(
-        conn,
-        &NewRow {
-            item: &target.item,
-            kind: target.kind,
-            decision: Decision::Reopened,
-            operator,
-            decided_at: &now_text,
-            receipt_ids: &target.receipt_ids,
-            note,
-            reopens: Some(target.id),
-            state: row_state,
-        },
-    )?;
+    let entry = tx.append(&NewEntry {
+        item: &target.item,
+        kind: target.kind,
+        decision: Decision::Reopened,
+        operator,
+        decided_at: &now_text,
+        receipt_ids: &target.receipt_ids,
+        note,
+        reopens: Some(target.id),
+        state: row_state.as_ref(),
+    })?;
     Ok(Undone {
         entry,
         reopened: target,
@@ -632,40 +497,28 @@ fn append_reopening(
 /// Puts the receipt back `in_flight` only while it still holds exactly the
 /// state and `updated_at` that the reopened decision wrote.
 fn revert_state(
-    conn: &Connection,
+    tx: &mut dyn WriteTx,
+    writable: &Writable,
     receipt_id: ReceiptId,
     written_state: &str,
     written_updated: Option<&str>,
     now_text: &str,
-) -> Result<(StateRevert, Option<RowState>), DecideError> {
+) -> Result<(StateRevert, Option<StateWritten>), DecideError> {
     let kept = |now_state| StateRevert::Kept {
         receipt_id,
         now_state,
     };
-    let (has_state, has_updated) = receipts_columns(conn)?;
-    if receipts_is_view(conn)? != Some(false) || !has_state {
+    if !writable.states() {
         // Not writable here (any more): say what it is, if it can be read.
-        let now = read_receipt(conn, receipt_id, false).ok().flatten();
-        return Ok((kept(now.map(|(s, _)| s)), None));
+        let now = tx.receipt_state(receipt_id).ok().flatten();
+        return Ok((kept(now.map(|s| s.state.unwrap_or_default())), None));
     }
-    let changed = if has_updated {
-        conn.execute(
-            "UPDATE receipts SET state = 'in_flight', updated_at = ?1 \
-             WHERE id = ?2 AND state = ?3 AND updated_at IS ?4",
-            params![now_text, receipt_id, written_state, written_updated],
-        )?
-    } else {
-        conn.execute(
-            "UPDATE receipts SET state = 'in_flight' WHERE id = ?1 AND state = ?2",
-            params![receipt_id, written_state],
-        )?
-    };
-    if changed == 1 {
-        let state = RowState {
+    if tx.revert_state_if(receipt_id, written_state, written_updated, now_text)? {
+        let state = StateWritten {
             before: written_state.to_string(),
             after: ReceiptState::InFlight.as_str().to_string(),
             updated_before: written_updated.map(str::to_string),
-            updated_after: has_updated.then(|| now_text.to_string()),
+            updated_after: writable.columns.updated_at.then(|| now_text.to_string()),
         };
         Ok((
             StateRevert::Reverted {
@@ -675,7 +528,9 @@ fn revert_state(
             Some(state),
         ))
     } else {
-        let now = read_receipt(conn, receipt_id, false)?.map(|(s, _)| s);
+        let now = tx
+            .receipt_state(receipt_id)?
+            .map(|s| s.state.unwrap_or_default());
         Ok((kept(now), None))
     }
 }

@@ -1,41 +1,14 @@
-//! The vocabulary of review: what kind of item is decided, which decisions fit
-//! which kind, and the stable item ids (`dup:12`, `conflict:40`, `stuck:77`).
+//! The rules of review's vocabulary: which decisions fit which kind, what
+//! each means, and the stable item ids (`dup:12`, `conflict:40`, `stuck:77`).
+//! The kinds and decisions themselves, as stored, are the model's
+//! ([`crate::model::Kind`], [`crate::model::Decision`]).
 
 use std::fmt;
 
-use serde::Serialize;
-
-use crate::model::{ReceiptId, ReceiptState};
+use crate::model::{Decision, Kind, ReceiptId, ReceiptState};
 use crate::sanitize;
 
-/// What an item is. Stored in `review_log.kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// A group of near-duplicate receipts (`dup:<earliest receipt id>`).
-    Duplicate,
-    /// The same key arrived with another body (`conflict:<original receipt id>`).
-    Conflict,
-    /// An `in_flight` receipt whose outcome is unknown (`stuck:<receipt id>`).
-    Stuck,
-}
-
 impl Kind {
-    pub const ALL: [Kind; 3] = [Self::Duplicate, Self::Conflict, Self::Stuck];
-
-    /// The stored name: `duplicate`, `conflict`, `stuck`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Duplicate => "duplicate",
-            Self::Conflict => "conflict",
-            Self::Stuck => "stuck",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == text)
-    }
-
     /// The prefix of its item ids: `dup`, `conflict`, `stuck`.
     pub fn item_prefix(self) -> &'static str {
         match self {
@@ -80,66 +53,7 @@ impl fmt::Display for Kind {
     }
 }
 
-/// A decision, as stored in `review_log.decision`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    /// Duplicate group: the copies are one submission; the earliest is the one to answer.
-    Duplicate,
-    /// Duplicate group: a later copy corrects the earlier one and supersedes it.
-    Correction,
-    /// Duplicate group: the copies are genuinely different messages.
-    Distinct,
-    /// Duplicate group: junk.
-    Spam,
-    /// Conflict: the original body stands; nothing to do.
-    OriginalStands,
-    /// Conflict: the changed body needs a follow-up with the sender.
-    FollowUp,
-    /// Stuck receipt: checked, the work was done (`receipts.state` becomes `completed`).
-    Completed,
-    /// Stuck receipt: checked, the work was not done (`failed`, which releases the key).
-    Failed,
-    /// Stuck receipt: checked, still undetermined; the receipt is left alone.
-    StillPending,
-    /// An undo: the entry named by `reopens` no longer stands; the item is pending.
-    Reopened,
-}
-
 impl Decision {
-    pub const ALL: [Decision; 10] = [
-        Self::Duplicate,
-        Self::Correction,
-        Self::Distinct,
-        Self::Spam,
-        Self::OriginalStands,
-        Self::FollowUp,
-        Self::Completed,
-        Self::Failed,
-        Self::StillPending,
-        Self::Reopened,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Duplicate => "duplicate",
-            Self::Correction => "correction",
-            Self::Distinct => "distinct",
-            Self::Spam => "spam",
-            Self::OriginalStands => "original_stands",
-            Self::FollowUp => "follow_up",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::StillPending => "still_pending",
-            Self::Reopened => "reopened",
-        }
-    }
-
-    /// Exactly the stored names; nothing else.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|d| d.as_str() == text)
-    }
-
     /// Parses what an operator typed for an item of `kind`: the stored name,
     /// case-insensitive, `-` accepted for `_`. `reopened` is refused (use undo
     /// or reopen), as is any decision of another kind.
@@ -176,10 +90,6 @@ impl Decision {
                 decision: self,
             })
         }
-    }
-
-    pub fn is_reopening(self) -> bool {
-        self == Self::Reopened
     }
 
     /// The `receipts.state` this decision writes (stuck `completed` / `failed`).

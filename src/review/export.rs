@@ -24,11 +24,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rusqlite::Connection;
-
-use super::error::ReviewError;
-use super::log::{LogEntry, for_each_entry};
-use super::schema::COLUMNS;
+use super::log::for_each_entry;
+use crate::model::{LOG_COLUMNS as COLUMNS, LogEntry};
+use crate::storage::{LogError, Storage};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportFormat {
@@ -57,7 +55,7 @@ impl ExportFormat {
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(transparent)]
-    Log(#[from] ReviewError),
+    Log(#[from] LogError),
     /// The folder of the output file cannot be written (or does not exist).
     #[error("cannot write into folder {}: {source}", .dir.display())]
     Folder { dir: PathBuf, source: io::Error },
@@ -127,9 +125,9 @@ fn csv_record(entry: &LogEntry) -> [String; COLUMNS.len()] {
 }
 
 /// Writes the whole log to `out`; returns the number of log rows written.
-/// With no `review_log` in the database: a CSV header alone, or nothing.
+/// With no review log in the database: a CSV header alone, or nothing.
 pub fn export(
-    conn: &Connection,
+    storage: &dyn Storage,
     format: ExportFormat,
     out: &mut dyn Write,
 ) -> Result<usize, ExportError> {
@@ -140,7 +138,7 @@ pub fn export(
                 .terminator(csv::Terminator::CRLF)
                 .from_writer(&mut out);
             csv.write_record(COLUMNS)?;
-            let n = for_each_entry(conn, |entry| {
+            let n = for_each_entry(storage, |entry| {
                 let record = csv_record(&entry);
                 csv.write_record(record.iter().map(|cell| safe_cell(cell).into_owned()))
                     .map_err(ExportError::from)
@@ -148,7 +146,7 @@ pub fn export(
             csv.flush()?;
             n
         }
-        ExportFormat::Jsonl => for_each_entry(conn, |entry| {
+        ExportFormat::Jsonl => for_each_entry(storage, |entry| {
             out.write_all(crate::sanitize::json::to_string_compact(&entry).as_bytes())?;
             out.write_all(b"\n")?;
             Ok::<(), ExportError>(())
@@ -207,7 +205,7 @@ fn create_temp(dir: &Path, name: &OsStr) -> Result<(File, TempFile), ExportError
 /// the same folder, synced, then renamed over `path`. On any error the
 /// temporary file is removed and `path` is left as it was.
 pub fn export_to_file(
-    conn: &Connection,
+    storage: &dyn Storage,
     format: ExportFormat,
     path: &Path,
 ) -> Result<usize, ExportError> {
@@ -219,7 +217,7 @@ pub fn export_to_file(
         _ => Path::new("."),
     };
     let (mut file, mut temp) = create_temp(dir, name)?;
-    let written = export(conn, format, &mut file).and_then(|n| {
+    let written = export(storage, format, &mut file).and_then(|n| {
         file.sync_all()?;
         Ok(n)
     });
@@ -272,8 +270,11 @@ mod tests {
         let folder = dir.path().join("ro");
         fs::create_dir(&folder).unwrap();
         fs::set_permissions(&folder, fs::Permissions::from_mode(0o555)).unwrap();
-        let conn = Connection::open_in_memory().unwrap();
-        let result = export_to_file(&conn, ExportFormat::Csv, &folder.join("log.csv"));
+        let db_path = dir.path().join("receipts.db");
+        crate::storage::init(&db_path).unwrap();
+        let db =
+            crate::storage::Database::open(&db_path, crate::storage::Access::ReadOnly).unwrap();
+        let result = export_to_file(&db, ExportFormat::Csv, &folder.join("log.csv"));
         let left = fs::read_dir(&folder).unwrap().count();
         fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();
         let err = result.unwrap_err();

@@ -1,31 +1,30 @@
-//! Decisions and the append-only review log.
+//! Decisions and the append-only review log: the rules, not the SQL.
 //!
-//! - [`decision`]: the vocabulary (item kinds, decisions, which decision fits which kind);
-//! - [`schema`]: the `review_log` table (`assets/review_log.sql`), created only by writers;
-//! - [`log`]: reading the log (every reader copes with the table being absent);
+//! - [`decision`]: which decision fits which kind of item, and item ids;
+//! - [`log`]: reading the log (every reader copes with there being none yet);
 //! - [`decide`]: guarded writes: decisions, undo and reopen, each one short
-//!   `BEGIN IMMEDIATE` transaction that never overwrites another operator silently;
+//!   write transaction that never overwrites another operator silently;
 //! - [`status`]: what the log says about an item now (pending, resolved, new copy since);
 //! - [`export`]: the log as CSV (spreadsheet-safe) or JSONL (faithful).
 //!
-//! Nothing here opens a database: every function takes a `rusqlite::Connection`
-//! prepared by the caller (busy timeout, read-only or not).
+//! Nothing here opens a database or speaks its language: every function takes
+//! a [`Storage`](crate::storage::Storage) prepared by the caller (busy
+//! timeout, read-only or not), and the rows are the model's
+//! ([`LogEntry`], [`Kind`], [`Decision`]).
 
 pub mod decide;
 pub mod decision;
-pub mod error;
 pub mod export;
 pub mod log;
-pub mod schema;
 pub mod status;
 
+pub use crate::model::{Decision, Kind, LogEntry};
+pub use crate::storage::LogError;
 pub use decide::{
     DecideError, DecisionRequest, Recorded, ReopenRequest, StateChange, StateRevert, Undone,
     decide, reopen, reopen_with, undo_last,
 };
-pub use decision::{Decision, DecisionError, Kind, item_id, parse_item};
-pub use error::ReviewError;
+pub use decision::{DecisionError, item_id, parse_item};
 pub use export::{ExportError, ExportFormat, export, export_to_file, safe_cell, unquote_cell};
-pub use log::{LogEntry, history, latest_entry, latest_log_id, log_exists, read_log};
-pub use schema::{REVIEW_LOG_SQL, ensure_review_log};
-pub use status::{ItemStatus, Status, load_statuses, status_in, status_of};
+pub use log::{history, latest_entry, latest_log_id, log_exists, read_log};
+pub use status::{ItemStatus, Status, load_statuses, status_in, status_of, statuses};

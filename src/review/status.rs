@@ -2,12 +2,9 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
-
-use super::decision::{Decision, Kind};
-use super::error::ReviewError;
-use super::log::{LogEntry, entry_from_row, log_exists, select_columns};
-use crate::model::ReceiptId;
+use super::log::read_log;
+use crate::model::{Decision, Kind, LogEntry, ReceiptId};
+use crate::storage::{LogError, Storage};
 
 /// An item's review status.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,37 +143,33 @@ pub fn status_in(
     status_of(statuses.get(item).map(|s| &s.latest), current_receipt_ids)
 }
 
-/// Every item that has log entries, with its latest entry: one query. Empty
-/// when the database has no `review_log` (everything is pending).
-pub fn load_statuses(conn: &Connection) -> Result<HashMap<String, ItemStatus>, ReviewError> {
-    let mut out = HashMap::new();
-    if !log_exists(conn)? {
-        return Ok(out);
+/// Every item that has log entries, with its latest entry. Empty when the
+/// database has no review log (everything is pending).
+pub fn load_statuses(storage: &dyn Storage) -> Result<HashMap<String, ItemStatus>, LogError> {
+    Ok(statuses(&read_log(storage)?))
+}
+
+/// Every item of `log` (in append order) with its latest entry. Pure.
+pub fn statuses(log: &[LogEntry]) -> HashMap<String, ItemStatus> {
+    let mut out: HashMap<String, ItemStatus> = HashMap::new();
+    for entry in log {
+        match out.get_mut(&entry.item) {
+            Some(status) => {
+                status.latest = entry.clone();
+                status.entries += 1;
+            }
+            None => {
+                out.insert(
+                    entry.item.clone(),
+                    ItemStatus {
+                        latest: entry.clone(),
+                        entries: 1,
+                    },
+                );
+            }
+        }
     }
-    let columns = select_columns()
-        .split(", ")
-        .map(|c| format!("r.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = format!(
-        "SELECT {columns}, g.n FROM review_log r \
-         JOIN (SELECT max(id) AS id, count(*) AS n FROM review_log GROUP BY item) g \
-         ON r.id = g.id"
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let latest = entry_from_row(row)?;
-        let n: i64 = row.get(super::schema::COLUMNS.len())?;
-        out.insert(
-            latest.item.clone(),
-            ItemStatus {
-                latest,
-                entries: usize::try_from(n).unwrap_or(0),
-            },
-        );
-    }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -232,6 +225,22 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn statuses_keep_each_items_latest_entry_and_how_many_it_has() {
+        let first = entry(Decision::Duplicate, &[12, 13]);
+        let mut undo = entry(Decision::Reopened, &[12, 13]);
+        undo.id = 2;
+        undo.reopens = Some(1);
+        let mut other = entry(Decision::Spam, &[40]);
+        other.id = 3;
+        other.item = "dup:40".into();
+        let s = statuses(&[first, undo.clone(), other.clone()]);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s["dup:12"].entries, &s["dup:12"].latest), (2, &undo));
+        assert_eq!((s["dup:40"].entries, &s["dup:40"].latest), (1, &other));
+        assert!(statuses(&[]).is_empty());
     }
 
     #[test]

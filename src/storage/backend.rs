@@ -1,11 +1,22 @@
 //! What the rest of the program asks of a receipts database, whichever
-//! engine holds it. [`Database`] is the SQLite engine: every SQLite-specific
-//! part (rowid ranges, `PRAGMA data_version`, `BEGIN IMMEDIATE`, WAL) stays
-//! behind these traits.
+//! engine holds it. The SQLite engine ([`super::sqlite`]) keeps every
+//! SQLite-specific part (rowid ranges, `PRAGMA data_version`, `BEGIN
+//! IMMEDIATE`, WAL) behind these traits; this file names none of it.
+//!
+//! - [`Storage`]: the database: what it is, and where reads and writes begin;
+//! - [`Session`]: one state of the database, read;
+//! - [`ReviewRead`]: what review reads, in a session or a write;
+//! - [`WriteTx`]: one short write transaction of a guarded decision.
 
-use super::error::StorageError;
-use super::open::Database;
-use super::session::{Connections, ReadSession, Session};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use super::error::{LogError, StorageError};
+use super::replays::Replays;
+use super::source::Source;
+use crate::model::{
+    LogEntry, NewEntry, RawConflict, ReceiptId, ReceiptStamp, ReceiptState, RowSink, RowSource,
+};
 
 /// A receipts database.
 pub trait Storage {
@@ -13,17 +24,212 @@ pub trait Storage {
     /// one per core (the engine decides which it can).
     fn begin_read(&self, connections: Connections) -> Result<Box<dyn Session + '_>, StorageError>;
 
-    /// True when `receipts` is a view over a legacy table: its rows may
-    /// change in any way, so every reading reads them all.
-    fn receipts_is_view(&self) -> bool;
+    /// Begins a write transaction that no other writer can interleave with
+    /// (it waits for one in progress, up to the busy timeout). Dropped
+    /// without [`WriteTx::commit`], it writes nothing.
+    fn begin_write(&mut self) -> Result<Box<dyn WriteTx + '_>, LogError>;
+
+    /// The shape of `receipts` (a table or a view, its columns) and of the
+    /// optional `key_conflicts` and `replays`, as found when it was opened.
+    fn source(&self) -> &Source;
+
+    /// What the user named to open it (for SQLite, the file), to show.
+    fn location(&self) -> &Path;
+
+    /// True when nothing may be written (asked for, or the fallback).
+    fn is_read_only(&self) -> bool;
+
+    /// Why it was opened read-only though writing was asked for, for a
+    /// banner; `None` when writable or when read-only was asked for.
+    fn read_only_reason(&self) -> Option<&str>;
+
+    /// A mark that moves when another connection (the intake, a colleague)
+    /// commits: compare successive marks to notice that the database changed.
+    /// (This storage's own writes may leave it where it was.)
+    fn change_mark(&self) -> Result<ChangeMark, StorageError>;
+
+    /// The stored payload of one receipt, for a detail view; `None` when
+    /// there is no such receipt. A payload that is not text is shown as well
+    /// as it can be.
+    fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError>;
+
+    /// The body of a refused attempt (a key conflict row), as text.
+    fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError>;
+
+    /// Ways the schema falls short of the contract (what `check` reports);
+    /// empty when all is well.
+    fn schema_problems(&self) -> Vec<String>;
+
+    /// Why decisions may not change `receipts.state`, when they may not: a
+    /// read-only database, or `receipts` is a view over a legacy table.
+    fn state_changes_off(&self) -> Option<String> {
+        if let Some(reason) = self.read_only_reason() {
+            return Some(reason.to_string());
+        }
+        if self.is_read_only() {
+            return Some("opened read-only".into());
+        }
+        self.source()
+            .is_view()
+            .then(|| "receipts is a view: state changes are disabled".to_string())
+    }
 }
 
-impl Storage for Database {
-    fn begin_read(&self, connections: Connections) -> Result<Box<dyn Session + '_>, StorageError> {
-        Ok(Box::new(ReadSession::begin(self, connections)?))
+/// How many connections a session may read on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Connections {
+    /// The database's own connection alone (a reading of a few rows).
+    One,
+    /// One per core, when the receipts are a table with enough rows.
+    EveryCore,
+}
+
+/// What a reading asks of one state of a receipts database, whichever
+/// engine holds it: everything read through one session is of that state,
+/// the review log too.
+pub trait Session: ReviewRead {
+    /// How many connections read: one [`RowSink`] each.
+    fn connections(&self) -> usize;
+
+    /// About how many rows each sink hears when every receipt is read (an
+    /// upper bound), for sizing what they hold.
+    fn rows_each(&self) -> Option<u64>;
+
+    /// Ends the read.
+    fn end(self: Box<Self>) -> Result<(), StorageError>;
+
+    /// Reads the receipts (all, or those with an id above `after`) into
+    /// `sinks`, one per connection, without `updated_at` (no rule reads it).
+    /// `progress` hears the rows read so far.
+    fn receipts(
+        &mut self,
+        after: Option<ReceiptId>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError>;
+
+    /// Reads the receipts with these ids (ascending), every column, into
+    /// `sinks`, one per connection, each a share of the ids in order; ids not
+    /// there are skipped. `progress` hears the rows read so far.
+    fn receipts_by_id(
+        &mut self,
+        ids: &[ReceiptId],
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError>;
+
+    /// The receipts with these ids (ascending), every column, held
+    /// together, for rules that look at all of them at once.
+    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
+
+    /// The key conflict rows with an id above `after` (all with `None`), by
+    /// id, their payloads (which no rule reads) left empty.
+    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;
+
+    /// Brings the replay counts up to date.
+    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError>;
+
+    /// True when the database holds what a reader read: `count` receipts
+    /// with ids summing to `sum` up to `max`, the key conflict rows
+    /// `conflicts`, and the replays counted.
+    fn holds(
+        &mut self,
+        max: ReceiptId,
+        count: usize,
+        sum: i128,
+        conflicts: &[RawConflict],
+        replays: &Replays,
+    ) -> Result<bool, StorageError>;
+}
+
+/// Where a database stood when [`Storage::change_mark`] was asked: equal
+/// marks, no change seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChangeMark(pub i64);
+
+/// What review reads: the log (every method copes with there being none
+/// yet: nothing was decided) and a receipt's state.
+pub trait ReviewRead {
+    /// True when the database has a usable review log (an error when it has
+    /// one this tool did not make). Never creates it.
+    fn log_exists(&mut self) -> Result<bool, LogError>;
+
+    /// Calls `each` with every entry in append order until it breaks;
+    /// returns how many it was given.
+    fn each_entry(
+        &mut self,
+        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
+    ) -> Result<usize, LogError>;
+
+    /// The whole log in append order.
+    fn read_log(&mut self) -> Result<Vec<LogEntry>, LogError> {
+        let mut log = Vec::new();
+        self.each_entry(&mut |entry| {
+            log.push(entry);
+            ControlFlow::Continue(())
+        })?;
+        Ok(log)
     }
 
-    fn receipts_is_view(&self) -> bool {
-        self.source().is_view()
-    }
+    /// Every entry for one item, in append order.
+    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError>;
+
+    /// The latest entry for one item.
+    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError>;
+
+    /// One entry by id.
+    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError>;
+
+    /// The id of the newest entry: a cheap way to notice that someone else
+    /// has appended since the last look.
+    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError>;
+
+    /// The operator's latest decision (not an undo) that is still the latest
+    /// entry for its item.
+    fn latest_standing_decision_by(&mut self, operator: &str)
+    -> Result<Option<LogEntry>, LogError>;
+
+    /// The operator's latest decision (not an undo) with an id above `after`
+    /// (any, with `None`) that no entry reopens.
+    fn latest_unreopened_decision_by(
+        &mut self,
+        operator: &str,
+        after: Option<i64>,
+    ) -> Result<Option<LogEntry>, LogError>;
+
+    /// The receipt's state and `updated_at` (`None` where `receipts` has
+    /// none); `None` when there is no such receipt or `receipts` has no state.
+    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError>;
+}
+
+/// One write transaction: review's logic reads what it depends on and
+/// writes, and either all of it happens ([`WriteTx::commit`]) or none.
+pub trait WriteTx: ReviewRead {
+    /// Creates the review log when absent (with what keeps it append-only),
+    /// and checks an existing one.
+    fn ensure_log(&mut self) -> Result<(), LogError>;
+
+    /// Appends one entry; gives it back as stored (with its id).
+    fn append(&mut self, entry: &NewEntry<'_>) -> Result<LogEntry, LogError>;
+
+    /// Sets the receipt's state to `to` (and its `updated_at`, where
+    /// `receipts` has one, to `now`) if it is `in_flight`; false if it is not.
+    fn set_state_if_in_flight(
+        &mut self,
+        receipt_id: ReceiptId,
+        to: ReceiptState,
+        now: &str,
+    ) -> Result<bool, LogError>;
+
+    /// Puts the receipt back `in_flight` (and its `updated_at` to `now`)
+    /// only while it holds exactly `state` and `updated_at`; false if not.
+    fn revert_state_if(
+        &mut self,
+        receipt_id: ReceiptId,
+        state: &str,
+        updated_at: Option<&str>,
+        now: &str,
+    ) -> Result<bool, LogError>;
+
+    fn commit(self: Box<Self>) -> Result<(), LogError>;
 }

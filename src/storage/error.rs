@@ -133,6 +133,51 @@ impl StorageError {
     }
 }
 
+/// Why the review log could not be read or written (or a guarded decision
+/// made). Its messages are those of the decision path: short, no file name.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The engine failed; `failure` says how, `detail` is its message.
+    #[error("database error: {detail}")]
+    Engine { failure: Failure, detail: String },
+    /// A review log exists but was not made by this tool.
+    #[error("review_log is not the table receipt-review expects: {0}")]
+    Schema(String),
+    /// A row that the table's checks should have made impossible.
+    #[error("review_log row {id} cannot be read: {detail}")]
+    BadRow { id: i64, detail: String },
+    /// Beginning a read failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// How an engine failed, as far as someone deciding needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Another program holds the write lock (still, after the busy timeout).
+    Busy,
+    ReadOnly,
+    /// The disk is full, or the database is at its size limit.
+    Full,
+    Other,
+}
+
+impl From<rusqlite::Error> for LogError {
+    fn from(e: rusqlite::Error) -> Self {
+        let failure = match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Failure::Busy,
+            Some(ErrorCode::ReadOnly) => Failure::ReadOnly,
+            Some(ErrorCode::DiskFull) => Failure::Full,
+            _ => Failure::Other,
+        };
+        // A failed CHECK quotes its expression, line breaks and all.
+        let text = e.to_string();
+        let detail =
+            crate::sanitize::inline(&text.split_whitespace().collect::<Vec<_>>().join(" "), 200);
+        Self::Engine { failure, detail }
+    }
+}
+
 /// A path as it may be shown on one terminal line.
 pub fn show_path(path: &Path) -> String {
     crate::sanitize::clean(&path.display().to_string()).into_owned()

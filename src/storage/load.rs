@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use rusqlite::OptionalExtension;
 use rusqlite::types::ValueRef;
 
 use super::error::StorageError;
@@ -120,6 +121,19 @@ pub fn load_payload(db: &Database, id: ReceiptId) -> Result<Option<String>, Stor
         }
         None => Ok(None),
     }
+}
+
+/// The body of a refused attempt, from `key_conflicts`, as text.
+pub fn load_conflict_payload(db: &Database, id: i64) -> Result<Option<String>, StorageError> {
+    db.conn()
+        .query_row(
+            "SELECT CAST(payload AS TEXT) FROM key_conflicts WHERE id = ?1",
+            [id],
+            |row| row.get::<_, Option<String>>(0),
+        )
+        .optional()
+        .map(Option::flatten)
+        .map_err(|e| db.error("reading a conflicting attempt", e))
 }
 
 /// Positions of the optional columns in the SELECT (the required ones are 0, 1, 2).

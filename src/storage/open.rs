@@ -127,6 +127,11 @@ impl Database {
         &self.path
     }
 
+    /// The connection to write on, with the shape of `receipts` it writes.
+    pub(super) fn write_parts(&mut self) -> (&mut Connection, &Source) {
+        (&mut self.conn, &self.source)
+    }
+
     /// True when nothing may be written (asked for, or the fallback).
     pub fn is_read_only(&self) -> bool {
         self.read_only
@@ -140,20 +145,6 @@ impl Database {
     }
 
     /// The shape of `receipts`, `key_conflicts` and `replays` as found at open.
-    /// Why decisions may not change `receipts.state`, when they may not: a
-    /// read-only database, or `receipts` is a view over a legacy table.
-    pub fn state_changes_off(&self) -> Option<String> {
-        if let Some(reason) = self.read_only_reason() {
-            return Some(reason.to_string());
-        }
-        if self.read_only {
-            return Some("opened read-only".into());
-        }
-        self.source
-            .is_view()
-            .then(|| "receipts is a view: state changes are disabled".to_string())
-    }
-
     pub fn source(&self) -> &Source {
         &self.source
     }

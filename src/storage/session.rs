@@ -10,18 +10,23 @@
 //!
 //! [`Session`] is what a reading asks of any engine; [`ReadSession`] is
 //! SQLite's.
+//!
+//! [`Session`]: super::backend::Session
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
 use rusqlite::{Connection, Transaction};
 
-use super::error::StorageError;
+use super::backend::{Connections, ReviewRead, Session};
+use super::error::{LogError, StorageError};
 use super::open::Database;
 use super::replays::Replays;
+use super::review_log;
 use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
-use crate::model::{RawConflict, ReceiptId, RowSink, RowSource};
+use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
 
 /// What one connection does with its piece of a reading: reads it into
 /// its sink, telling how many rows were read so far; gives how many it read.
@@ -34,15 +39,6 @@ const BATCH_ROWS: usize = 8192;
 /// Rows per batch of a connection that inspects what it reads itself, and
 /// rows between reports of progress.
 const LANE_ROWS: usize = 256;
-
-/// How many connections a session may read on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Connections {
-    /// The database's own connection alone (a reading of a few rows).
-    One,
-    /// One per core, when the receipts are a table with enough rows.
-    EveryCore,
-}
 
 /// A read transaction on the database's connection, and on helper
 /// connections in the same state when the reading is split.
@@ -188,61 +184,52 @@ impl ReadSession<'_> {
     }
 }
 
-/// What a reading asks of one state of a receipts database, whichever
-/// engine holds it: everything read through one session is of that state.
-pub trait Session {
-    /// How many connections read: one [`RowSink`] each.
-    fn connections(&self) -> usize;
+impl ReviewRead for ReadSession<'_> {
+    fn log_exists(&mut self) -> Result<bool, LogError> {
+        review_log::log_exists(self.db.conn())
+    }
 
-    /// About how many rows each sink hears when every receipt is read (an
-    /// upper bound), for sizing what they hold.
-    fn rows_each(&self) -> Option<u64>;
-
-    /// Ends the read.
-    fn end(self: Box<Self>) -> Result<(), StorageError>;
-
-    /// Reads the receipts (all, or those with an id above `after`) into
-    /// `sinks`, one per connection, without `updated_at` (no rule reads it).
-    /// `progress` hears the rows read so far.
-    fn receipts(
+    fn each_entry(
         &mut self,
-        after: Option<ReceiptId>,
-        sinks: &mut [&mut dyn RowSink],
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError>;
+        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
+    ) -> Result<usize, LogError> {
+        review_log::each_entry(self.db.conn(), each)
+    }
 
-    /// Reads the receipts with these ids (ascending) into `sinks`, one per
-    /// connection, each a share of the ids in order; ids not there are
-    /// skipped. `progress` hears the rows read so far.
-    fn receipts_by_id(
+    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError> {
+        review_log::history(self.db.conn(), item)
+    }
+
+    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_entry(self.db.conn(), item)
+    }
+
+    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError> {
+        review_log::entry(self.db.conn(), id)
+    }
+
+    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError> {
+        review_log::latest_log_id(self.db.conn())
+    }
+
+    fn latest_standing_decision_by(
         &mut self,
-        ids: &[ReceiptId],
-        sinks: &mut [&mut dyn RowSink],
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError>;
+        operator: &str,
+    ) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_standing_decision_by(self.db.conn(), operator)
+    }
 
-    /// The receipts with these ids (ascending), held together, for rules
-    /// that look at all of them at once.
-    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
-
-    /// The key conflict rows with an id above `after` (all with `None`), by
-    /// id, their payloads (which no rule reads) left empty.
-    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;
-
-    /// Brings the replay counts up to date.
-    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError>;
-
-    /// True when the database holds what a reader read: `count` receipts
-    /// with ids summing to `sum` up to `max`, the key conflict rows
-    /// `conflicts`, and the replays counted.
-    fn holds(
+    fn latest_unreopened_decision_by(
         &mut self,
-        max: ReceiptId,
-        count: usize,
-        sum: i128,
-        conflicts: &[RawConflict],
-        replays: &Replays,
-    ) -> Result<bool, StorageError>;
+        operator: &str,
+        after: Option<i64>,
+    ) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_unreopened_decision_by(self.db.conn(), operator, after)
+    }
+
+    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError> {
+        review_log::receipt_state(self.db.conn(), self.db.source(), receipt_id)
+    }
 }
 
 impl Session for ReadSession<'_> {

@@ -38,7 +38,7 @@ pub enum Msg {
     Recorded(Result<String, String>),
     /// The outcome of [`Effect::Export`]: the file written, or why not.
     Exported(Result<PathBuf, String>),
-    /// The database changed on disk (`PRAGMA data_version` moved).
+    /// The database changed (its change mark moved).
     DatabaseChanged,
     Tick,
 }

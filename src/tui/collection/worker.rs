@@ -13,7 +13,7 @@ use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
 use crate::review::ExportFormat;
-use crate::storage::{Access, Database};
+use crate::storage::{self, Access, ChangeMark, Storage};
 use crate::tui::app::indexed::IndexedSnapshot;
 use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
 
@@ -21,7 +21,7 @@ use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
 /// decision is recorded.
 const HELD: &str = "the database is shared only while it is read";
 
-/// How often the worker asks SQLite whether another connection wrote.
+/// How often the worker asks the database whether another connection wrote.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
 
 pub enum Request {
@@ -59,7 +59,7 @@ impl Worker {
         } else {
             Access::PreferWrite
         };
-        let database = Database::open(&config.path, access)?;
+        let database = storage::open_database(&config.path, access)?;
         let (requests, inbox) = mpsc::channel();
         let handle = thread::Builder::new()
             .name("receipt-review-db".into())
@@ -89,9 +89,10 @@ struct State {
     config: WorkerConfig,
     /// Shared with the reading in progress, which holds it until the
     /// items' receipts are read.
-    database: Rc<Database>,
+    database: Rc<dyn Storage>,
     messages: Sender<Msg>,
-    data_version: Option<i64>,
+    /// Where the database stood when it was last read.
+    change_mark: Option<ChangeMark>,
     /// The last reading, shared with the screen (its triage finds the items
     /// decisions are about; its index is copied from for the next one).
     last: Option<IndexedSnapshot>,
@@ -106,13 +107,14 @@ struct State {
 }
 
 impl State {
-    fn new(config: WorkerConfig, database: Database, messages: Sender<Msg>) -> Self {
+    fn new(config: WorkerConfig, database: Box<dyn Storage + Send>, messages: Sender<Msg>) -> Self {
         let reader = Reader::new(config.settings.clone());
+        let database: Box<dyn Storage> = database;
         Self {
             config,
-            database: Rc::new(database),
+            database: Rc::from(database),
             messages,
-            data_version: None,
+            change_mark: None,
             last: None,
             retired: None,
             to_give_back: false,
@@ -177,10 +179,10 @@ impl State {
                 });
             }
         };
-        self.data_version = crate::storage::data_version(self.database.conn()).ok();
+        self.change_mark = self.database.change_mark().ok();
         let now = self.settings().now_ms;
         let database = Rc::clone(&self.database);
-        let read = self.reader.read(&database, now, &mut progress);
+        let read = self.reader.read(&*database, now, &mut progress);
         let (mut snap, pending) = match read {
             Ok(read) => read,
             Err(e) => {
@@ -243,21 +245,21 @@ impl State {
             // The reading before, and what making this one passed through.
             crate::memory::give_back_freed();
         }
-        let Ok(version) = crate::storage::data_version(self.database.conn()) else {
+        let Ok(mark) = self.database.change_mark() else {
             return;
         };
-        if self.data_version.is_some_and(|seen| seen != version) {
-            // The screen answers with a reload request; remember the version
+        if self.change_mark.is_some_and(|seen| seen != mark) {
+            // The screen answers with a reload request; remember the mark
             // now so that one change is announced once.
-            self.data_version = Some(version);
+            self.change_mark = Some(mark);
             self.send(Msg::DatabaseChanged);
         }
     }
 
     fn payload(&self, r: PayloadRef) -> Result<String, String> {
         let found = match r {
-            PayloadRef::Receipt(id) => crate::storage::load_payload(&self.database, id),
-            PayloadRef::KeyConflict(id) => conflict_payload(&self.database, id),
+            PayloadRef::Receipt(id) => self.database.receipt_payload(id),
+            PayloadRef::KeyConflict(id) => self.database.conflict_payload(id),
         };
         match found {
             Ok(Some(text)) => Ok(text),
@@ -312,7 +314,7 @@ impl State {
             return Err(format!("read-only: {reason}"));
         }
         match review::undo_last(
-            Rc::get_mut(&mut self.database).expect(HELD).conn_mut(),
+            Rc::get_mut(&mut self.database).expect(HELD),
             &self.config.operator,
             crate::time::now_ms(),
         ) {
@@ -334,7 +336,7 @@ impl State {
             .config
             .export_dir
             .join(format!("review-log-{stamp}.{}", format.as_str()));
-        review::export_to_file(self.database.conn(), format, &path)
+        review::export_to_file(&*self.database, format, &path)
             .map(|_| path)
             .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
     }
@@ -342,7 +344,7 @@ impl State {
 
 /// Records one decision through the same path as `receipt-review resolve`.
 fn record(
-    database: &mut Database,
+    database: &mut dyn Storage,
     snap: &Snapshot,
     operator: &str,
     request: &ItemDecision,
@@ -361,27 +363,9 @@ fn record(
         now_ms: crate::time::now_ms(),
         expected_last: request.expected_last,
     };
-    review::decide(database.conn_mut(), &full)
+    review::decide(database, &full)
         .map(|_| format!("{}: {} recorded", request.item, request.decision))
         .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
-}
-
-/// The body of a refused attempt, from `key_conflicts`.
-fn conflict_payload(
-    database: &Database,
-    id: i64,
-) -> Result<Option<String>, crate::storage::StorageError> {
-    use rusqlite::OptionalExtension;
-    database
-        .conn()
-        .query_row(
-            "SELECT CAST(payload AS TEXT) FROM key_conflicts WHERE id = ?1",
-            [id],
-            |row| row.get::<_, Option<String>>(0),
-        )
-        .optional()
-        .map(Option::flatten)
-        .map_err(|e| database.error("reading a conflicting attempt", e))
 }
 
 /// What an undo did, in one line for the status bar.

@@ -1,0 +1,386 @@
+//! The review log and the guarded state change in SQLite: the `review_log`
+//! table (`assets/review_log.sql`), created only by writers, and the SQL
+//! that reads and appends it and that changes `receipts.state`.
+//!
+//! Every reader treats a database without `review_log` as one where nothing
+//! was decided yet.
+
+use std::ops::ControlFlow;
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use super::error::LogError;
+use super::source::Source;
+use crate::model::{
+    Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState,
+};
+
+/// The table, its indexes and the triggers that keep it append-only.
+pub const REVIEW_LOG_SQL: &str = include_str!("../../assets/review_log.sql");
+
+/// Creates `review_log` (and its indexes and triggers) when absent, and checks
+/// that an existing one has the expected columns. Call it only on a path that
+/// writes: read-only commands must leave the database as they found it.
+/// Inside a transaction it is part of that transaction.
+pub fn ensure_review_log(conn: &Connection) -> Result<(), LogError> {
+    if log_table_exists(conn)? {
+        check_columns(conn)?;
+    }
+    // Also restores an index or trigger that someone dropped.
+    conn.execute_batch(REVIEW_LOG_SQL)?;
+    Ok(())
+}
+
+/// True when the database has a `review_log` table. Never creates anything.
+fn log_table_exists(conn: &Connection) -> Result<bool, LogError> {
+    let n: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'review_log'",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(n > 0)
+}
+
+/// Errors when `review_log` lacks a column this tool needs.
+fn check_columns(conn: &Connection) -> Result<(), LogError> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('review_log')")?;
+    let names = stmt
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    let missing: Vec<&str> = LOG_COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| !names.iter().any(|n| n.eq_ignore_ascii_case(c)))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(LogError::Schema(format!(
+            "missing column{} {}",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", ")
+        )))
+    }
+}
+
+/// True when the database has a usable `review_log` (an error when it has one
+/// this tool did not make). Never creates anything.
+pub(super) fn log_exists(conn: &Connection) -> Result<bool, LogError> {
+    if log_table_exists(conn)? {
+        check_columns(conn)?;
+        Ok(true)
+    } else {
+        Ok(false)
+    }
+}
+
+fn select_columns() -> String {
+    LOG_COLUMNS.join(", ")
+}
+
+/// Maps a row selected with [`select_columns`].
+fn entry_from_row(row: &Row<'_>) -> Result<LogEntry, LogError> {
+    let id: i64 = row.get(0)?;
+    let bad = |detail: String| LogError::BadRow { id, detail };
+    let kind_text: String = row.get(2)?;
+    let kind = Kind::parse(&kind_text).ok_or_else(|| bad(format!("unknown kind {kind_text:?}")))?;
+    let decision_text: String = row.get(3)?;
+    let decision = Decision::parse(&decision_text)
+        .ok_or_else(|| bad(format!("unknown decision {decision_text:?}")))?;
+    let ids_text: String = row.get(6)?;
+    let receipt_ids: Vec<ReceiptId> = serde_json::from_str(&ids_text)
+        .map_err(|e| bad(format!("receipt_ids is not a JSON array of integers: {e}")))?;
+    Ok(LogEntry {
+        id,
+        item: row.get(1)?,
+        kind,
+        decision,
+        operator: row.get(4)?,
+        decided_at: row.get(5)?,
+        receipt_ids,
+        note: row.get(7)?,
+        reopens: row.get(8)?,
+        state_before: row.get(9)?,
+        state_after: row.get(10)?,
+        updated_at_before: row.get(11)?,
+        updated_at_after: row.get(12)?,
+    })
+}
+
+/// The first entry a query finds (the log is there).
+fn one_entry<P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+) -> Result<Option<LogEntry>, LogError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(params)?;
+    match rows.next()? {
+        Some(row) => entry_from_row(row).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Calls `each` with every entry in append order until it breaks; returns
+/// how many it was given. One statement, so one consistent snapshot even
+/// while others append.
+pub(super) fn each_entry(
+    conn: &Connection,
+    each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
+) -> Result<usize, LogError> {
+    if !log_exists(conn)? {
+        return Ok(0);
+    }
+    let sql = format!("SELECT {} FROM review_log ORDER BY id", select_columns());
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    let mut n = 0;
+    while let Some(row) = rows.next()? {
+        n += 1;
+        if each(entry_from_row(row)?).is_break() {
+            break;
+        }
+    }
+    Ok(n)
+}
+
+/// Every entry for one item, in append order.
+pub(super) fn history(conn: &Connection, item: &str) -> Result<Vec<LogEntry>, LogError> {
+    if !log_exists(conn)? {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {} FROM review_log WHERE item = ?1 ORDER BY id",
+        select_columns()
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_and_then([item], entry_from_row)?;
+    rows.collect()
+}
+
+/// The latest entry for one item, if any.
+pub(super) fn latest_entry(conn: &Connection, item: &str) -> Result<Option<LogEntry>, LogError> {
+    if !log_exists(conn)? {
+        return Ok(None);
+    }
+    let sql = format!(
+        "SELECT {} FROM review_log WHERE item = ?1 ORDER BY id DESC LIMIT 1",
+        select_columns()
+    );
+    one_entry(conn, &sql, [item])
+}
+
+/// One entry by id.
+pub(super) fn entry(conn: &Connection, id: i64) -> Result<Option<LogEntry>, LogError> {
+    if !log_exists(conn)? {
+        return Ok(None);
+    }
+    entry_in(conn, id)
+}
+
+/// [`entry`] where the log is known to be there.
+fn entry_in(conn: &Connection, id: i64) -> Result<Option<LogEntry>, LogError> {
+    let sql = format!("SELECT {} FROM review_log WHERE id = ?1", select_columns());
+    one_entry(conn, &sql, [id])
+}
+
+/// The id of the newest entry (`None` when there is none or no table).
+pub(super) fn latest_log_id(conn: &Connection) -> Result<Option<i64>, LogError> {
+    if !log_table_exists(conn)? {
+        return Ok(None);
+    }
+    Ok(conn
+        .query_row("SELECT max(id) FROM review_log", [], |row| {
+            row.get::<_, Option<i64>>(0)
+        })
+        .optional()?
+        .flatten())
+}
+
+/// The operator's latest decision (not an undo) that is still the latest
+/// entry for its item.
+pub(super) fn latest_standing_decision_by(
+    conn: &Connection,
+    operator: &str,
+) -> Result<Option<LogEntry>, LogError> {
+    if !log_exists(conn)? {
+        return Ok(None);
+    }
+    let sql = format!(
+        "SELECT {} FROM review_log d \
+         WHERE d.operator = ?1 AND d.decision <> 'reopened' \
+           AND d.id = (SELECT max(x.id) FROM review_log x WHERE x.item = d.item) \
+         ORDER BY d.id DESC LIMIT 1",
+        select_columns()
+    );
+    one_entry(conn, &sql, [operator])
+}
+
+/// The operator's latest decision (not an undo) with an id above `after`
+/// (any, with `None`) that no entry reopens.
+pub(super) fn latest_unreopened_decision_by(
+    conn: &Connection,
+    operator: &str,
+    after: Option<i64>,
+) -> Result<Option<LogEntry>, LogError> {
+    if !log_exists(conn)? {
+        return Ok(None);
+    }
+    let sql = format!(
+        "SELECT {} FROM review_log d \
+         WHERE d.operator = ?1 AND d.decision <> 'reopened' AND d.id > ?2 \
+           AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
+         ORDER BY d.id DESC LIMIT 1",
+        select_columns()
+    );
+    one_entry(conn, &sql, params![operator, after.unwrap_or(i64::MIN)])
+}
+
+/// Appends one row (the log is there) and reads it back as stored.
+pub(super) fn append(conn: &Connection, row: &NewEntry<'_>) -> Result<LogEntry, LogError> {
+    let ids = serde_json::to_string(row.receipt_ids).expect("a list of integers serialises");
+    let state = row.state;
+    conn.prepare_cached(
+        "INSERT INTO review_log (item, kind, decision, operator, decided_at, receipt_ids, note, \
+         reopens, state_before, state_after, updated_at_before, updated_at_after) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        row.item,
+        row.kind.as_str(),
+        row.decision.as_str(),
+        row.operator,
+        row.decided_at,
+        ids,
+        row.note,
+        row.reopens,
+        state.map(|s| &s.before),
+        state.map(|s| &s.after),
+        state.and_then(|s| s.updated_before.as_ref()),
+        state.and_then(|s| s.updated_after.as_ref()),
+    ])?;
+    let id = conn.last_insert_rowid();
+    // A damaged file can lose the row it was just given: the transaction is
+    // then rolled back, not trusted.
+    entry_in(conn, id)?.ok_or_else(|| LogError::BadRow {
+        id,
+        detail: "the row just written cannot be read back (the database file may be \
+                 damaged); nothing recorded"
+            .into(),
+    })
+}
+
+fn value_text(value: Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::Integer(n) => Some(n.to_string()),
+        Value::Real(x) => Some(x.to_string()),
+        Value::Text(s) => Some(s),
+        Value::Blob(b) => Some(format!("x'{}'", hex::encode(b))),
+    }
+}
+
+/// The receipt's state and `updated_at` (when `receipts` has one); `None`
+/// when there is no such receipt, or `receipts` has no state.
+pub(super) fn receipt_state(
+    conn: &Connection,
+    source: &Source,
+    receipt_id: ReceiptId,
+) -> Result<Option<ReceiptStamp>, LogError> {
+    if !source.columns.state {
+        return Ok(None);
+    }
+    let sql = if source.columns.updated_at {
+        "SELECT state, updated_at FROM receipts WHERE id = ?1"
+    } else {
+        "SELECT state, NULL FROM receipts WHERE id = ?1"
+    };
+    Ok(conn
+        .query_row(sql, [receipt_id], |row| {
+            Ok(ReceiptStamp {
+                state: value_text(row.get(0)?),
+                updated_at: value_text(row.get(1)?),
+            })
+        })
+        .optional()?)
+}
+
+/// `in_flight` → `to`, and `updated_at` → `now` where `receipts` has one;
+/// false when the receipt is not in flight.
+pub(super) fn set_state_if_in_flight(
+    conn: &Connection,
+    source: &Source,
+    receipt_id: ReceiptId,
+    to: ReceiptState,
+    now: &str,
+) -> Result<bool, LogError> {
+    let changed = if source.columns.updated_at {
+        conn.execute(
+            "UPDATE receipts SET state = ?1, updated_at = ?2 WHERE id = ?3 AND state = 'in_flight'",
+            params![to.as_str(), now, receipt_id],
+        )?
+    } else {
+        conn.execute(
+            "UPDATE receipts SET state = ?1 WHERE id = ?2 AND state = 'in_flight'",
+            params![to.as_str(), receipt_id],
+        )?
+    };
+    Ok(changed == 1)
+}
+
+/// Back to `in_flight` (and `updated_at` → `now`) only while the receipt
+/// holds exactly `state` and `updated_at` (where `receipts` has one).
+pub(super) fn revert_state_if(
+    conn: &Connection,
+    source: &Source,
+    receipt_id: ReceiptId,
+    state: &str,
+    updated_at: Option<&str>,
+    now: &str,
+) -> Result<bool, LogError> {
+    let changed = if source.columns.updated_at {
+        conn.execute(
+            "UPDATE receipts SET state = 'in_flight', updated_at = ?1 \
+             WHERE id = ?2 AND state = ?3 AND updated_at IS ?4",
+            params![now, receipt_id, state, updated_at],
+        )?
+    } else {
+        conn.execute(
+            "UPDATE receipts SET state = 'in_flight' WHERE id = ?1 AND state = ?2",
+            params![receipt_id, state],
+        )?
+    };
+    Ok(changed == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_once_and_is_idempotent() {
+        let conn = Connection::open_in_memory().unwrap();
+        assert!(!log_table_exists(&conn).unwrap());
+        ensure_review_log(&conn).unwrap();
+        ensure_review_log(&conn).unwrap();
+        assert!(log_table_exists(&conn).unwrap());
+        let triggers: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'review_log'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(triggers, 3);
+    }
+
+    #[test]
+    fn a_foreign_review_log_is_named_not_used() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE review_log (id INTEGER PRIMARY KEY, item TEXT)")
+            .unwrap();
+        let err = ensure_review_log(&conn).unwrap_err();
+        assert!(err.to_string().contains("missing columns kind"), "{err}");
+    }
+}
