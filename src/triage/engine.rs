@@ -376,7 +376,7 @@ impl Engine {
         // Campaigns are found alongside the sweep: it leaves a core idle
         // between its pieces, and they need nothing from it.
         let (duplicates, facts) = (&mut self.duplicates, &self.facts);
-        let (groups, (mut bodies, flags)) = rayon::join(
+        let (groups, flags) = rayon::join(
             || duplicates.sweep(facts),
             || Campaigns::find(&facts.store, &facts.settings),
         );
@@ -384,12 +384,8 @@ impl Engine {
         self.campaigns = Campaigns::new(&self.facts.store, flags);
         // Nothing below reads fields: letting go of them first makes the
         // rest in the room they held (the moment a first reading's memory
-        // peaked), and keeps bodies only for the receipts still holding them.
+        // peaked).
         self.let_go_of_old_fields(0);
-        if self.horizon.limited() {
-            bodies.retain(|e| self.horizon.holds(e.1));
-        }
-        self.campaigns.index_bodies(bodies);
         step(Stage::ConflictsAndStuck);
         let facts = &self.facts;
         let store = &facts.store;
@@ -418,7 +414,9 @@ impl Engine {
         let facts = &self.facts;
         let store = &facts.store;
         self.duplicates.add(facts, refresh.spans, &mut t.duplicates);
-        self.campaigns.add(store, &facts.settings, added.receipts);
+        let runs = &self.duplicates.runs;
+        self.campaigns
+            .add(store, &facts.settings, runs, added.receipts);
         t.suspected_bots = self.campaigns.bot_ids().to_vec();
         self.conflicts.add(facts, added, refresh.shared, t);
         t.stuck = stuck::stuck(

@@ -1,17 +1,15 @@
-//! The suspected bots kept between readings: each receipt's campaign flag
-//! and the index of bodies, so that an added copy of a body decides again
-//! only the copies of that body within a window of it.
+//! The suspected bots kept between readings: each receipt's campaign flag.
+//! A copy's flag is decided by the copies of its body within a window either
+//! side, so a refresh runs the batch rule again over each touched scope from
+//! two windows before its earliest added receipt, and takes the flags from
+//! one window before it on.
 
-use super::sorted::SortedIndex;
 use crate::model::{Millis, ReceiptId, Settings};
 use crate::triage::bots::{self, BodyKey};
 use crate::triage::facts::Store;
-use crate::triage::hash::HashMap64;
 
 #[derive(Debug, Default)]
 pub(super) struct Campaigns {
-    /// (scope, body) hashes with receipt indices.
-    pub(super) bodies: SortedIndex,
     /// By receipt index: part of a campaign.
     flags: Vec<bool>,
     /// Ids of suspected bots, ascending.
@@ -19,64 +17,64 @@ pub(super) struct Campaigns {
 }
 
 impl Campaigns {
-    /// The bodies of every receipt, sorted, and which are part of a campaign
-    /// (for [`Campaigns::new`]).
-    pub(super) fn find(store: &Store, settings: &Settings) -> (Vec<BodyKey>, Vec<bool>) {
-        let bodies = bots::bodies(store);
-        let flags = bots::campaign_flags(store, &bodies, settings);
-        (bodies, flags)
+    /// Every receipt's flag, as the batch rule finds it.
+    pub(super) fn find(store: &Store, settings: &Settings) -> Vec<bool> {
+        bots::campaign_flags(store, &bots::bodies(store), settings)
     }
 
-    /// What [`Campaigns::find`] found; `bodies` is indexed later
-    /// ([`Campaigns::index_bodies`]), once the old fields are let go.
     pub(super) fn new(store: &Store, flags: Vec<bool>) -> Self {
         Self {
-            bodies: SortedIndex::default(),
             bot_ids: bots::flagged_ids(store, &flags),
             flags,
         }
-    }
-
-    pub(super) fn index_bodies(&mut self, bodies: Vec<BodyKey>) {
-        self.bodies = SortedIndex::from_sorted(bodies);
     }
 
     pub(super) fn bot_ids(&self) -> &[ReceiptId] {
         &self.bot_ids
     }
 
-    /// Takes in the receipts added from index `from` on: the copies of their
-    /// bodies within a window of them are decided again.
-    pub(super) fn add(&mut self, store: &Store, settings: &Settings, from: usize) {
+    /// Takes in the receipts added from index `from` on; `runs` (by scope,
+    /// in sweep order) hold them.
+    pub(super) fn add(
+        &mut self,
+        store: &Store,
+        settings: &Settings,
+        runs: &[Vec<u32>],
+        from: usize,
+    ) {
         let n = store.receipts.len();
-        let body_of = |i: u32| bots::body_key(store, i, &store.receipts[i as usize]).map(|b| b.0);
         self.flags.resize(n, false);
-        let added: Vec<BodyKey> = (from..n)
-            .filter_map(|i| bots::body_key(store, i as u32, &store.receipts[i]))
-            .collect();
-        // The earliest added copy of each body: a copy more than a window
-        // before it keeps its flag (no window holds both), and a flag is
-        // decided by the copies within a window either side.
         let created = |i: u32| store.receipts[i as usize].created_ms;
-        let mut earliest: HashMap64<Millis> = HashMap64::default();
-        for &(h, i) in &added {
-            let t = earliest.entry(h).or_insert(Millis::MAX);
-            *t = (*t).min(created(i));
+        let mut earliest: Vec<(u32, Millis)> = Vec::new();
+        for r in &store.receipts[from..] {
+            if store.body(r).is_some() {
+                match earliest.iter_mut().find(|e| e.0 == r.scope) {
+                    Some(e) => e.1 = e.1.min(r.created_ms),
+                    None => earliest.push((r.scope, r.created_ms)),
+                }
+            }
         }
-        self.bodies.add(added);
         let window = settings.window_ms.max(0);
         let mut maybe: Vec<u32> = (from as u32..n as u32).collect();
-        for (h, first) in earliest {
-            let mut run = self.bodies.equal(h, body_of);
-            run.retain(|b| created(b.1) >= first.saturating_sub(window.saturating_mul(2)));
-            for b in run
+        for (scope, first) in earliest {
+            let run = &runs[scope as usize];
+            let start = first.saturating_sub(window.saturating_mul(2));
+            let decided = first.saturating_sub(window);
+            let slice = &run[run.partition_point(|&i| created(i) < start)..];
+            let mut bodies: Vec<BodyKey> = slice
                 .iter()
-                .filter(|b| created(b.1) >= first.saturating_sub(window))
-            {
-                self.flags[b.1 as usize] = false;
-                maybe.push(b.1);
+                .filter_map(|&i| bots::body_key(store, i, &store.receipts[i as usize]))
+                .collect();
+            bodies.sort_unstable();
+            for &(_, i) in &bodies {
+                if created(i) >= decided {
+                    self.flags[i as usize] = false;
+                    maybe.push(i);
+                }
             }
-            bots::mark_run(store, &run, settings.window_ms, &mut self.flags);
+            for same in bodies.chunk_by(|a, b| a.0 == b.0) {
+                bots::mark_run(store, same, settings.window_ms, &mut self.flags);
+            }
         }
         maybe.sort_unstable();
         maybe.dedup();

@@ -36,16 +36,6 @@ impl Horizon {
             ..Self::default()
         }
     }
-
-    /// True while receipts are kept for no more than some windows.
-    pub(super) fn limited(&self) -> bool {
-        self.windows.is_some()
-    }
-
-    /// True when receipt `i` held its fields after the last analysis.
-    pub(super) fn holds(&self, i: u32) -> bool {
-        self.holding.binary_search(&i).is_ok()
-    }
 }
 
 impl Engine {
@@ -110,11 +100,10 @@ impl Engine {
         keep.dedup();
         debug_assert!(keep.iter().all(|&i| holding.binary_search(&i).is_ok()));
         self.facts.store.keep_fields(&holding, &keep);
-        // A campaign's copies are compared within two windows of an added
-        // one, so only receipts that keep their fields are looked up.
-        let held = |i: u32| keep.binary_search(&i).is_ok();
-        self.campaigns.bodies.retain(held);
-        self.facts.details.texts.retain(|&(i, _), _| held(i));
+        self.facts
+            .details
+            .texts
+            .retain(|&(i, _), _| keep.binary_search(&i).is_ok());
         self.horizon.kept_from = kept_from;
         self.horizon.holding = keep;
     }

@@ -1,5 +1,5 @@
-//! A sorted index of receipts by a 64-bit hash (of a scope and a request
-//! key, or of a scope and a body) that keeps, beside each receipt's index,
+//! A sorted index of receipts by a 64-bit hash of a scope and a request
+//! key that keeps, beside each receipt's index,
 //! only the hash's upper half: eight bytes an entry instead of sixteen (at a
 //! million keyed receipts, 6 MB instead of 13). The whole hash is worked out
 //! again from the receipt's facts for the few entries a lookup finds.
@@ -42,15 +42,6 @@ impl SortedIndex {
         }
     }
 
-    /// Keeps the receipts `keep` says to.
-    pub(super) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
-        self.main.retain(|e| keep(e.1));
-        self.delta.retain(|e| keep(e.1));
-        if self.main.capacity() > 2 * self.main.len() {
-            self.main.shrink_to_fit();
-        }
-    }
-
     /// The entries with hash `h`, as (hash, index) sorted; `hash_of` gives
     /// the hash of an indexed receipt.
     pub(super) fn equal(&self, h: u64, hash_of: impl Fn(u32) -> Option<u64>) -> Vec<(u64, u32)> {
@@ -77,12 +68,11 @@ mod tests {
 
     proptest::proptest! {
         /// What a lookup finds is what a list of every (hash, index) holds,
-        /// whatever the hashes share: built at once, added to, thinned.
+        /// whatever the hashes share: built at once, then added to.
         #[test]
         fn a_lookup_finds_the_entries_with_its_hash(
             first in proptest::collection::vec((0u64..6, 0u64..4), 0..60),
             added in proptest::collection::vec(proptest::collection::vec((0u64..6, 0u64..4), 0..8), 0..6),
-            dropped in 0u32..7,
         ) {
             // Hashes that share their upper half and differ below it.
             let hash = |(hi, lo): (u64, u64)| (hi << 32) | lo;
@@ -107,9 +97,6 @@ mod tests {
                 all.extend(&entries);
                 index.add(entries);
             }
-            let gone = |i: u32| dropped > 0 && i % 7 == dropped;
-            index.retain(|i| !gone(i));
-            all.retain(|e| !gone(e.1));
             let hash_of = |i: u32| all.iter().find(|e| e.1 == i).map(|e| e.0);
             for hi in 0..6 {
                 for lo in 0..4 {
