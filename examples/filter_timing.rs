@@ -34,8 +34,8 @@ fn main() -> anyhow::Result<()> {
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: filter_timing DB"))?;
     let db = Database::open(std::path::Path::new(&path), Access::ReadOnly)?;
-    let now =
-        receipt_review::time::parse_text("2026-11-29T12:00:00Z").map_err(anyhow::Error::msg)?;
+    let now = receipt_review::model::time::parse_text("2026-11-29T12:00:00Z")
+        .map_err(anyhow::Error::msg)?;
     let snap = reading::read_with_receipts(&db, Settings::new(now), &mut |_| {})?;
     let t = Instant::now();
     let search = SearchIndex::build(&snap, None);

@@ -1,20 +1,26 @@
 //! receipt-review: triage a web-form intake's receipts database.
 //!
 //! Layers, each standing on the ones before it:
-//! - [`model`]: the vocabulary every layer shares (ids, times, rows, settings);
-//! - [`storage`]: SQLite access and the schema (the database contract);
-//! - [`intake`]: the idempotent intake protocol, the one definition of what the database holds;
-//! - [`triage`]: pure analysis over receipts (duplicates, conflicts, stuck, bots, damage);
-//! - [`review`]: decisions, the append-only review log, guarded writes, export;
-//! - [`reading`]: a full reading of the receipts into facts, on every core;
-//! - [`report`]: the triage summary for people and scripts;
-//! - [`tui`]: the terminal interface (state, `update`, view);
-//! - [`memory`]: giving what a reading freed back to the system, freeing off the caller's path;
-//! - [`cli`]: the command line.
+//! - [`model`]: the vocabulary every layer shares (ids, times and their
+//!   formats, rows as stored, the review log's rows, settings);
+//! - [`storage`]: the database behind the [`storage::Storage`] traits, and
+//!   SQLite's engine for them (the database contract);
+//! - [`intake`]: the idempotent intake protocol, the one definition of what
+//!   the database holds;
+//! - [`triage`]: pure analysis over receipts (duplicates, conflicts, stuck,
+//!   bots, damage), no I/O;
+//! - [`review`]: decisions, their status and the export of the review log;
+//! - [`reading`]: the one pipeline that reads a database (first reading and
+//!   refreshes) into a snapshot;
+//! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
+//!   screen, the command line.
+//!
+//! Beside them: [`sanitize`] (untrusted text made terminal-safe), [`memory`]
+//! (the allocator set up for large readings), [`demo`] (demo databases,
+//! written through the intake).
 
 pub mod cli;
 pub mod demo;
-pub mod error_line;
 pub mod intake;
 pub mod memory;
 pub mod model;
@@ -23,6 +29,5 @@ pub mod report;
 pub mod review;
 pub mod sanitize;
 pub mod storage;
-pub mod time;
 pub mod triage;
 pub mod tui;

@@ -7,7 +7,10 @@
 //! and other format characters, line and paragraph separators. The escapes are
 //! plain ASCII, so sanitising twice changes nothing.
 
+mod error_line;
 pub mod json;
+
+pub use error_line::error_line;
 
 use std::borrow::Cow;
 use std::fmt::Write as _;

@@ -7,7 +7,7 @@ use receipt_review::demo::scenario::Pathway;
 use receipt_review::demo::{DemoOptions, DemoSummary, generate};
 use receipt_review::intake::canonical::{canonical_text, parse_object, sha256_hex};
 use receipt_review::model::Millis;
-use receipt_review::time::parse_text;
+use receipt_review::model::time::parse_text;
 use receipt_review::triage::model::{DamageReason, GapClass, MatchKind};
 use rusqlite::Connection;
 use serde_json::Value;

@@ -10,9 +10,9 @@ use rand_chacha::ChaCha8Rng;
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::intake::canonical;
 use receipt_review::model::Settings;
+use receipt_review::model::time::format_rfc3339;
 use receipt_review::reading::{self, Extent, Reader, Snapshot};
 use receipt_review::storage::{Access, Database};
-use receipt_review::time::format_rfc3339;
 use rusqlite::{Connection, params};
 
 const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
@@ -105,7 +105,7 @@ impl Appender {
             let rusqlite::types::Value::Text(created) = created else {
                 continue;
             };
-            let Ok(at) = receipt_review::time::parse_text(&created) else {
+            let Ok(at) = receipt_review::model::time::parse_text(&created) else {
                 continue;
             };
             if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&payload).is_ok()
@@ -629,7 +629,7 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
                         [k as i64],
                         |r| {
                             let at: String = r.get(3)?;
-                            let at = receipt_review::time::parse_text(&at).unwrap();
+                            let at = receipt_review::model::time::parse_text(&at).unwrap();
                             Ok((r.get(0)?, r.get(1)?, r.get(2)?, at))
                         },
                     )

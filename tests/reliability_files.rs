@@ -126,7 +126,7 @@ fn library_pass(path: &Path) -> Vec<String> {
                 }
             }
         }
-        Err(e) => errors.push(receipt_review::error_line::one_line(&e)),
+        Err(e) => errors.push(receipt_review::sanitize::error_line(&e)),
     }
     errors
 }

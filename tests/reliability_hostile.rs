@@ -133,7 +133,7 @@ fn insert_json(
     state: &str,
 ) -> i64 {
     let canon = canonical_text(&payload.to_string()).unwrap();
-    let at = receipt_review::time::format_rfc3339(at_ms);
+    let at = receipt_review::model::time::format_rfc3339(at_ms);
     insert_raw(conn, &scope, &key, &canon, &sha256_hex(&canon), state, &at)
 }
 
@@ -185,7 +185,7 @@ fn hostile_db(dir: &Path) -> Built {
                 first,
                 sha256_hex(&attempt.to_string()),
                 attempt.to_string(),
-                receipt_review::time::format_rfc3339(at + 60_000)
+                receipt_review::model::time::format_rfc3339(at + 60_000)
             ],
         )
         .unwrap();
@@ -206,7 +206,7 @@ fn hostile_db(dir: &Path) -> Built {
             &format!("not json {evil}"),
             "d",
             "completed",
-            &receipt_review::time::format_rfc3339(next_time()),
+            &receipt_review::model::time::format_rfc3339(next_time()),
         );
         insert_raw(
             &tx,

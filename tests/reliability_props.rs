@@ -257,7 +257,7 @@ fn insert(conn: &Connection, id: i64, key: &str, payload: &str, at_ms: i64) {
             key,
             sha256_hex(&canon),
             canon,
-            receipt_review::time::format_rfc3339(at_ms)
+            receipt_review::model::time::format_rfc3339(at_ms)
         ],
     )
     .unwrap();

@@ -5,12 +5,12 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
+use receipt_review::model::time::format_rfc3339;
 use receipt_review::review::{
     self, DecideError, Decision, DecisionError, DecisionRequest, Kind, ReopenRequest, StateRevert,
     Status,
 };
 use receipt_review::storage::{self, Access, Database, OpenOptions};
-use receipt_review::time::format_rfc3339;
 use rusqlite::{Connection, params};
 use tempfile::TempDir;
 

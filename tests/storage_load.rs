@@ -5,8 +5,8 @@
 mod support;
 
 use receipt_review::model::TimeValue;
+use receipt_review::model::time::parse_time;
 use receipt_review::storage::{self, Access, Related};
-use receipt_review::time::parse_time;
 use rusqlite::Connection;
 use support::{create, open, receipts_db};
 

@@ -33,7 +33,7 @@ fn conflict_row(id: i64, receipt_id: ReceiptId, at: Millis, body: Value) -> RawC
         receipt_id,
         digest: format!("{:064x}", id),
         payload: body.to_string(),
-        received_at: TimeValue::Text(receipt_review::time::format_rfc3339(T0 + at)),
+        received_at: TimeValue::Text(receipt_review::model::time::format_rfc3339(T0 + at)),
     }
 }
 

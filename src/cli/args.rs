@@ -60,7 +60,7 @@ pub struct AnalysisArgs {
 
 impl AnalysisArgs {
     pub fn settings(&self) -> Settings {
-        let mut s = Settings::new(self.now.unwrap_or_else(crate::time::now_ms));
+        let mut s = Settings::new(self.now.unwrap_or_else(crate::model::time::now_ms));
         if let Some(w) = self.window {
             s.window_ms = w;
         }
@@ -173,7 +173,7 @@ pub fn parse_duration_ms(text: &str) -> Result<Millis, String> {
 }
 
 fn parse_time_arg(text: &str) -> Result<Millis, String> {
-    crate::time::parse_text(text)
+    crate::model::time::parse_text(text)
 }
 
 #[cfg(test)]

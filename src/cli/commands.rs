@@ -110,7 +110,7 @@ pub fn resolve(
         operator,
         note,
         receipt_ids: target.receipt_ids,
-        now_ms: crate::time::now_ms(),
+        now_ms: crate::model::time::now_ms(),
         expected_last: snap.review(item).last_log_id,
     };
     let current = snap.review(item);
@@ -120,7 +120,7 @@ pub fn resolve(
             current.operator.as_deref().unwrap_or("?"),
             &current
                 .decided_at_ms
-                .map(crate::time::format_rfc3339)
+                .map(crate::model::time::format_rfc3339)
                 .unwrap_or_default(),
             current.decision.as_deref().unwrap_or("?"),
         ));
@@ -268,7 +268,7 @@ pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyh
     let options = crate::demo::DemoOptions {
         receipts,
         seed,
-        now_ms: now.unwrap_or_else(crate::time::now_ms),
+        now_ms: now.unwrap_or_else(crate::model::time::now_ms),
     };
     refuse_unusable_demo_path(out)?;
     let summary = crate::demo::generate(out, &options)?;

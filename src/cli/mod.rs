@@ -42,7 +42,7 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("receipt-review: {}", crate::error_line::one_line(&e));
+            eprintln!("receipt-review: {}", crate::sanitize::error_line(&e));
             error::exit_code(&e)
         }
     }

@@ -27,8 +27,8 @@ use serde_json::{Map, Value};
 
 use crate::intake::canonical::{canonical, sha256_hex};
 use crate::intake::store::{BulkWrite, Claim, IntakeStore, StoreError, Submission, SubmitError};
+use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId};
-use crate::time::format_rfc3339;
 use crate::triage::model::{DamageReason, GapClass, MatchKind};
 use scenario::{
     Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, PageView, Pathway, SCOPES, ScenarioKind,

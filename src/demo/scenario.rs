@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::texts::{self, Lang, Topic, Visitor};
 use crate::model::Millis;
-use crate::time::format_rfc3339;
+use crate::model::time::format_rfc3339;
 use crate::triage::model::DamageReason;
 
 /// A form the intake serves.

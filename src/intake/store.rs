@@ -25,8 +25,8 @@ use serde_json::{Map, Value};
 
 use super::canonical::{CanonicalError, canonical, sha256_hex};
 use super::key::{KeyError, valid_key};
+use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId, ReceiptState};
-use crate::time::format_rfc3339;
 
 /// The database contract, `assets/schema.sql`.
 pub use crate::storage::SCHEMA_SQL;

@@ -10,6 +10,7 @@ mod review_log;
 mod row;
 mod settings;
 mod state;
+pub mod time;
 
 pub use review_log::{Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptStamp, StateWritten};
 pub use row::{RawConflict, RawReceipt, Row, RowSink, RowSource, TimeRef, TimeValue};

@@ -3,9 +3,9 @@
 use serde::Serialize;
 
 use super::safe_json;
+use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId};
 use crate::reading::{ItemReview, Snapshot};
-use crate::time::format_rfc3339;
 use crate::triage::model::{Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member};
 
 #[derive(Serialize)]

@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
+use crate::model::time::{format_rfc3339, human_duration};
 use crate::reading::Snapshot;
 use crate::sanitize::inline;
-use crate::time::{format_rfc3339, human_duration};
 use crate::triage::model::{GapClass, MatchKind};
 
 /// How many of the largest groups (and of each other list) are shown.

@@ -7,12 +7,12 @@
 //! one log row, and commits. Either all of it happens or none of it.
 
 use super::decision::{DecisionError, parse_item};
+use crate::model::time;
 use crate::model::{
     Decision, Kind, LogEntry, Millis, NewEntry, ReceiptId, ReceiptState, StateWritten,
 };
 use crate::sanitize;
 use crate::storage::{Failure, LogError, ReceiptColumns, Source, Storage, WriteTx};
-use crate::time;
 
 /// One operator's decision on one item.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use std::ops::ControlFlow;
 
+use crate::model::time;
 use crate::model::{LogEntry, Millis};
 use crate::storage::{Connections, LogError, Session, Storage};
-use crate::time;
 
 impl LogEntry {
     /// `decided_at` in unix milliseconds, when it parses.

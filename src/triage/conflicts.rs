@@ -11,8 +11,8 @@ use super::Details;
 use super::facts::Store;
 use super::hash;
 use super::model::{Attempt, AttemptSource, Conflict};
+use crate::model::time::parse_time;
 use crate::model::{RawConflict, ReceiptId};
-use crate::time::parse_time;
 
 /// The hash of (scope, request key) of a receipt that has a key.
 pub fn key_hash(store: &Store, i: usize) -> Option<u64> {

@@ -22,9 +22,9 @@ use super::scan;
 use super::text;
 use super::visitor::{self, IgnoreList};
 use crate::intake::canonical::{self, CanonicalError};
+use crate::model::time::parse_time_ref;
 use crate::model::{Millis, RawReceipt, ReceiptId, ReceiptState, Row, Settings};
 use crate::sanitize;
-use crate::time::parse_time_ref;
 
 /// The longest detail sentence, in characters.
 const DETAIL_MAX: usize = 160;

@@ -74,7 +74,7 @@ fn write_demo() -> anyhow::Result<PathBuf> {
     let options = crate::demo::DemoOptions {
         receipts: DEMO_RECEIPTS,
         seed: 1,
-        now_ms: crate::time::now_ms(),
+        now_ms: crate::model::time::now_ms(),
     };
     crate::demo::generate(&path, &options)?;
     Ok(path)

@@ -278,7 +278,8 @@ fn writer() {
         .to_string();
         let canon = receipt_review::intake::canonical::canonical_text(&payload).unwrap();
         let digest = receipt_review::intake::canonical::sha256_hex(&canon);
-        let now = receipt_review::time::format_rfc3339(receipt_review::time::now_ms());
+        let now =
+            receipt_review::model::time::format_rfc3339(receipt_review::model::time::now_ms());
         let started = Instant::now();
         let result = (|| -> rusqlite::Result<i64> {
             conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -434,7 +435,7 @@ pub fn add_stuck(path: &Path, scope: &str, n: usize) -> Vec<i64> {
     let mut conn = Connection::open(path).unwrap();
     conn.busy_timeout(Duration::from_secs(5)).unwrap();
     let tx = conn.transaction().unwrap();
-    let start = receipt_review::time::now_ms() - 3_600_000;
+    let start = receipt_review::model::time::now_ms() - 3_600_000;
     let mut ids = Vec::new();
     for i in 0..n {
         let payload = format!(r#"{{"amount":{},"order":"stuck-{i}"}}"#, 100 + i);
@@ -447,7 +448,7 @@ pub fn add_stuck(path: &Path, scope: &str, n: usize) -> Vec<i64> {
                 format!("stuck-{i}"),
                 receipt_review::intake::canonical::sha256_hex(&canon),
                 canon,
-                receipt_review::time::format_rfc3339(start + i as i64 * 1000),
+                receipt_review::model::time::format_rfc3339(start + i as i64 * 1000),
             ],
         )
         .unwrap();

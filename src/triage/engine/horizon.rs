@@ -128,8 +128,8 @@ impl Ingesting {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::time::format_rfc3339;
     use crate::model::{RawReceipt, Row, Settings, TimeValue};
-    use crate::time::format_rfc3339;
     use crate::triage::model::{MatchKind, Triage};
     use crate::triage::{analyze, inspect};
 

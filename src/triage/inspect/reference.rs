@@ -3,9 +3,9 @@
 
 use super::{digest_mismatch, unknown_state, unparsed};
 use crate::intake::canonical;
+use crate::model::time::parse_time;
 use crate::model::{RawReceipt, ReceiptState, Settings};
 use crate::sanitize;
-use crate::time::parse_time;
 use crate::triage::digest::payload_digest;
 use crate::triage::model::{DamageReason, Damaged, Receipt};
 use crate::triage::visitor::{IgnoreList, fingerprint_owned};

@@ -3,9 +3,9 @@
 use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::model::time::format_rfc3339;
 use crate::review::ExportFormat;
 use crate::sanitize::inline;
-use crate::time::format_rfc3339;
 
 use super::decision::{self, Decision};
 use super::indexed::IndexedSnapshot;

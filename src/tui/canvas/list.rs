@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, short_time, text};
+use crate::model::time::human_duration;
 use crate::reading::Snapshot;
-use crate::time::human_duration;
 use crate::tui::app::{App, Focus, Tab};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {

@@ -163,7 +163,10 @@ impl State {
 
     fn settings(&self) -> Settings {
         let mut settings = self.config.settings.clone();
-        settings.now_ms = self.config.fixed_now.unwrap_or_else(crate::time::now_ms);
+        settings.now_ms = self
+            .config
+            .fixed_now
+            .unwrap_or_else(crate::model::time::now_ms);
         settings
     }
 
@@ -187,7 +190,7 @@ impl State {
             Ok(read) => read,
             Err(e) => {
                 self.reader.forget();
-                self.send(Msg::LoadFailed(crate::error_line::one_line(&e)));
+                self.send(Msg::LoadFailed(crate::sanitize::error_line(&e)));
                 return;
             }
         };
@@ -214,7 +217,7 @@ impl State {
             }
             Err(e) => {
                 self.reader.forget();
-                self.send(Msg::LoadFailed(crate::error_line::one_line(&e)));
+                self.send(Msg::LoadFailed(crate::sanitize::error_line(&e)));
             }
         }
     }
@@ -316,7 +319,7 @@ impl State {
         match review::undo_last(
             Rc::get_mut(&mut self.database).expect(HELD),
             &self.config.operator,
-            crate::time::now_ms(),
+            crate::model::time::now_ms(),
         ) {
             Ok(Some(undone)) => {
                 // A receipt put back in flight changed in place: read it again.
@@ -360,7 +363,7 @@ fn record(
         operator: operator.to_string(),
         note: request.note.clone(),
         receipt_ids: request.receipt_ids.clone(),
-        now_ms: crate::time::now_ms(),
+        now_ms: crate::model::time::now_ms(),
         expected_last: request.expected_last,
     };
     review::decide(database, &full)

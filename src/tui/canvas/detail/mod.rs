@@ -13,9 +13,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
+use crate::model::time::format_rfc3339;
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
-use crate::time::format_rfc3339;
 use crate::tui::app::{App, Focus, Selected};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {

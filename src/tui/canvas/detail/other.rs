@@ -4,9 +4,9 @@ use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::compare::{self, Column};
+use crate::model::time::{format_rfc3339, human_duration};
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
-use crate::time::{format_rfc3339, human_duration};
 use crate::triage::model::AttemptSource;
 use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;

@@ -1,10 +1,10 @@
 //! An error and its causes as one terminal-safe line: how the command line
 //! ends a failure and how the screen says why a reading failed.
 
-use crate::sanitize;
+use super::clean;
 
 /// The error and its causes on one terminal-safe line.
-pub fn one_line(error: &anyhow::Error) -> String {
+pub fn error_line(error: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in error.chain() {
         let text = cause.to_string();
@@ -14,5 +14,5 @@ pub fn one_line(error: &anyhow::Error) -> String {
         }
         parts.push(text);
     }
-    sanitize::clean(&parts.join(": ").replace('\n', " ")).into_owned()
+    clean(&parts.join(": ").replace('\n', " ")).into_owned()
 }
