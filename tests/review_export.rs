@@ -316,6 +316,23 @@ fn export_to_file_replaces_the_file_whole() {
     assert_eq!(dir_entries(out_dir.path()), ["log.csv", "log.jsonl"]);
 }
 
+#[cfg(unix)]
+#[test]
+fn an_exported_file_gets_the_mode_of_any_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let out_dir = tempfile::tempdir().unwrap();
+    let plain = out_dir.path().join("plain.txt");
+    fs::write(&plain, "x").unwrap();
+    let target = out_dir.path().join("log.csv");
+    review::export_to_file(&conn, ExportFormat::Csv, &target).unwrap();
+    // Not the owner-only mode of a temporary file: the user's umask decides.
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&target), mode(&plain));
+}
+
 #[test]
 fn export_into_a_folder_that_cannot_be_written_fails_and_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
