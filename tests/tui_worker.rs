@@ -25,7 +25,7 @@ fn readings_until_complete(rx: &mpsc::Receiver<Msg>) -> Vec<Reading> {
             }
             Ok(Msg::LoadFailed(why)) => panic!("the reading failed: {why}"),
             Ok(_) => {}
-            Err(e) => panic!("no complete reading: {e}"),
+            Err(e) => panic!("hung: no complete reading ({e})"),
         }
     }
 }

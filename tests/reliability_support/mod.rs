@@ -82,7 +82,7 @@ pub fn wait_output(mut child: Child, limit: Duration, what: &str) -> (Output, Du
                 let _ = child.kill();
                 let out = child.wait_with_output().unwrap();
                 panic!(
-                    "{what}: still running after {limit:?}; stderr: {}",
+                    "{what}: hung, still running after {limit:?}; stderr: {}",
                     stderr(&out)
                 );
             }
@@ -204,7 +204,11 @@ pub fn wait_for_file(path: &Path, limit: Duration, child: &mut Child) {
             }
             panic!("helper exited early ({status:?}): {err}");
         }
-        assert!(start.elapsed() < limit, "{} never appeared", path.display());
+        assert!(
+            start.elapsed() < limit,
+            "hung: {} did not appear in {limit:?}",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
 }

@@ -101,7 +101,7 @@ impl Pty {
                 return text;
             }
             if start.elapsed() > limit {
-                panic!("{what}: not seen in {limit:?}; the screen shows:\n{text}");
+                panic!("hung: {what} not seen in {limit:?}; the screen shows:\n{text}");
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -164,7 +164,7 @@ impl Pty {
             }
             assert!(
                 start.elapsed() < limit,
-                "did not exit; the screen shows:\n{}",
+                "hung: did not exit in {limit:?}; the screen shows:\n{}",
                 self.text()
             );
             std::thread::sleep(Duration::from_millis(20));
