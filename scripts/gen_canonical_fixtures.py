@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the canonical-JSON fixtures that tests/intake_canonical.rs checks byte for byte.
+"""Writes the canonical-JSON fixtures that tests/intake/canonical.rs checks byte for byte.
 
     python3 scripts/gen_canonical_fixtures.py
 

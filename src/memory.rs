@@ -88,7 +88,9 @@ mod tests {
     fn what_is_freed_later_is_freed_on_another_thread() {
         let (tx, rx) = mpsc::channel();
         super::free_later(Tells(tx));
-        let dropped_on = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let dropped_on = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("hung: the value was never dropped");
         assert_eq!(dropped_on.as_deref(), Some("receipt-review-free"));
     }
 }

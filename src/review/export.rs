@@ -19,10 +19,11 @@
 
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use tempfile::NamedTempFile;
 
 use super::log::for_each_entry;
 use crate::model::{LOG_COLUMNS as COLUMNS, LogEntry};
@@ -156,23 +157,11 @@ pub fn export(
     Ok(n)
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Removes the temporary file unless it was moved into place.
-struct TempFile {
-    path: PathBuf,
-    armed: bool,
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if self.armed {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-fn create_temp(dir: &Path, name: &OsStr) -> Result<(File, TempFile), ExportError> {
+/// An empty temporary file beside the export's final name (`.NAME.XXXXXX.tmp`), removed
+/// when dropped unless persisted. Opened here rather than by `tempfile_in` so that the
+/// file gets the mode any new file of the user gets (not 0600), and a failure names the
+/// folder's error rather than a random name the user never chose.
+fn create_temp(dir: &Path, name: &OsStr) -> Result<NamedTempFile, ExportError> {
     // A folder marked read-only is respected even by a user who could
     // override it (as the database's folder is, see `storage::file`).
     if fs::metadata(dir).is_ok_and(|m| m.is_dir() && m.permissions().readonly()) {
@@ -181,29 +170,25 @@ fn create_temp(dir: &Path, name: &OsStr) -> Result<(File, TempFile), ExportError
             source: io::Error::new(io::ErrorKind::PermissionDenied, "the folder is read-only"),
         });
     }
-    let pid = std::process::id();
-    loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let mut temp_name = OsString::from(".");
-        temp_name.push(name);
-        temp_name.push(format!(".{pid}.{n}.tmp"));
-        let path = dir.join(temp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((file, TempFile { path, armed: true })),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(source) => {
-                return Err(ExportError::Folder {
-                    dir: dir.to_path_buf(),
-                    source,
-                });
-            }
-        }
-    }
+    let mut prefix = OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .make_in(dir, |path| {
+            OpenOptions::new().write(true).create_new(true).open(path)
+        })
+        .map_err(|source| ExportError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        })
 }
 
 /// Writes the export to `path` whole or not at all: into a temporary file in
-/// the same folder, synced, then renamed over `path`. On any error the
-/// temporary file is removed and `path` is left as it was.
+/// the same folder, synced, then renamed over `path` (an existing file is
+/// replaced). On any error the temporary file is removed and `path` is left
+/// as it was.
 pub fn export_to_file(
     storage: &dyn Storage,
     format: ExportFormat,
@@ -216,19 +201,13 @@ pub fn export_to_file(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let (mut file, mut temp) = create_temp(dir, name)?;
-    let written = export(storage, format, &mut file).and_then(|n| {
-        file.sync_all()?;
-        Ok(n)
-    });
-    // Closed before it is renamed or removed (Windows will not do either to an open file).
-    drop(file);
-    let n = written?;
-    fs::rename(&temp.path, path).map_err(|source| ExportError::Write {
+    let mut temp = create_temp(dir, name)?;
+    let n = export(storage, format, temp.as_file_mut())?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| ExportError::Write {
         path: path.to_path_buf(),
-        source,
+        source: e.error,
     })?;
-    temp.armed = false;
     Ok(n)
 }
 

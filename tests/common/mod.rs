@@ -1,5 +1,8 @@
-//! Shared by the integration tests: the binary and a small known database.
+//! Shared by the integration tests (each binary includes it with `#[path]`):
+//! the binary, a small known database, and a pseudo-terminal to run it in.
 #![allow(dead_code)]
+
+pub mod pty;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

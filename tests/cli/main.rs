@@ -1,0 +1,9 @@
+//! The command line end to end, the demo generator, and the report on demos
+//! with known answers.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod commands;
+mod demo;
+mod report;

