@@ -146,7 +146,7 @@ impl Index {
 /// The blocking key for "all fields but field `skip`" given the pair hashes
 /// (commutative, so it is the same whatever the order of the other fields).
 pub fn all_but_one_key(pair_sum: u64, skip_pair: u64, skip_key: u64) -> u64 {
-    hash::fmix(
+    hash::mix(
         pair_sum
             .wrapping_sub(skip_pair)
             .wrapping_add(hash::combine(skip_key, 0xED17)),

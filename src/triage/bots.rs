@@ -49,7 +49,7 @@ fn sender(store: &Store, r: &super::facts::ReceiptFact) -> u64 {
         .enumerate()
         .filter(|(i, _)| *i != r.body as usize)
         .fold(0u64, |s, (_, x)| s.wrapping_add(store.pair(x)));
-    hash::fmix(others) | 1
+    hash::mix(others) | 1
 }
 
 /// Receipt ids, ascending.

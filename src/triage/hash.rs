@@ -1,37 +1,26 @@
-//! Deterministic 64-bit hashes for blocking, and a pass-through hasher for
-//! maps whose keys already are such hashes. Equal hashes are always confirmed
-//! on the strings before anything is reported, so a collision costs time only.
+//! Deterministic 64-bit hashes for blocking, and a keyed hash to confirm that
+//! equal ones are equal texts. The fixed hashes are foldhash's with fixed
+//! seeds, so a text hashes the same in every run and the answers never depend
+//! on the process. Equal hashes are always confirmed on the strings before
+//! anything is reported, so a collision costs time only.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, Hasher};
 
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
+use foldhash::fast::FixedState;
 
-/// The MurmurHash3 finaliser: every input bit affects every output bit.
+/// Mixes a 64-bit value (a sum of hashes, say) into a hash.
 #[inline]
-pub fn fmix(mut h: u64) -> u64 {
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    h ^ (h >> 33)
+pub fn mix(x: u64) -> u64 {
+    FixedState::default().hash_one(x)
 }
 
 /// Hash of a byte string, seeded so that different uses do not share values.
+#[inline]
 pub fn bytes(seed: u64, data: &[u8]) -> u64 {
-    let mut h = seed ^ (data.len() as u64).wrapping_mul(K);
-    let mut chunks = data.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        h = (h.rotate_left(23) ^ word).wrapping_mul(K);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut buf = [0u8; 8];
-        buf[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(23) ^ u64::from_le_bytes(buf)).wrapping_mul(K);
-    }
-    fmix(h)
+    let mut h = FixedState::with_seed(seed).build_hasher();
+    h.write(data);
+    h.finish()
 }
 
 pub fn str(seed: u64, text: &str) -> u64 {
@@ -41,7 +30,10 @@ pub fn str(seed: u64, text: &str) -> u64 {
 /// Combines a running hash with one more value (order matters).
 #[inline]
 pub fn combine(h: u64, x: u64) -> u64 {
-    fmix(h.rotate_left(29).wrapping_mul(K) ^ x)
+    let mut s = FixedState::default().build_hasher();
+    s.write_u64(h);
+    s.write_u64(x);
+    s.finish()
 }
 
 pub const SEED_KEY: u64 = 0x6B65_7973;
@@ -65,6 +57,10 @@ fn mul_mod(a: u64, b: u64) -> u64 {
 /// prime 2^61 - 1. Two different texts of at most `n` chunks have the same
 /// value with probability at most (n + 1) / 2^61 whatever they are, so texts
 /// cannot be chosen to collide without knowing the point.
+///
+/// Written here rather than taken from a crate because that bound is the
+/// point: no general-purpose hasher gives one for texts chosen by strangers,
+/// and it is what lets equal fixed hashes be confirmed without the texts.
 #[derive(Clone, Copy, Debug)]
 pub struct Keyed {
     point: u64,
@@ -81,7 +77,6 @@ impl Default for Keyed {
 impl Keyed {
     /// A fresh random point.
     pub fn new() -> Self {
-        use std::hash::BuildHasher;
         let bits = std::hash::RandomState::new().hash_one(0x006b_6579_6564_u64);
         Self::at(bits % (MERSENNE - 1) + 1)
     }
@@ -159,73 +154,13 @@ impl Keyed {
     }
 }
 
-/// A hasher for keys that are already well-mixed 64-bit hashes.
-#[derive(Default, Clone, Copy)]
-pub struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, data: &[u8]) {
-        self.0 = bytes(self.0, data);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-pub type HashMap64<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
-
-/// A hasher for small integer keys (receipt indices, field positions): the
-/// words written are folded into one and spread by a multiplication. The
-/// keys are the tool's own numbering, nothing a payload chooses.
-#[derive(Default, Clone, Copy)]
-pub struct Numbers(u64);
-
-impl Hasher for Numbers {
-    fn finish(&self) -> u64 {
-        let m = u128::from(self.0) * 0x9E37_79B9_7F4A_7C15;
-        (m as u64) ^ ((m >> 64) as u64)
-    }
-
-    fn write(&mut self, data: &[u8]) {
-        self.0 = bytes(self.0, data);
-    }
-
-    fn write_u16(&mut self, n: u16) {
-        self.0 = self.0.rotate_left(16) ^ u64::from(n);
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.0 = self.0.rotate_left(32) ^ u64::from(n);
-    }
-}
+/// A map keyed by 64-bit hashes of the analysis (deterministic: a run's order
+/// of iteration is the same every time).
+pub type HashMap64<V> = HashMap<u64, V, FixedState>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_spread_neighbouring_keys() {
-        use std::hash::{BuildHasher, BuildHasherDefault};
-        let build = BuildHasherDefault::<Numbers>::default();
-        let hashes: Vec<u64> = (0u32..2000)
-            .flat_map(|i| (0u16..4).map(move |p| (i, p)))
-            .map(|k| build.hash_one(k))
-            .collect();
-        let mut distinct = hashes.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        assert_eq!(distinct.len(), hashes.len());
-        // The top bits (which the table's control bytes use) differ too.
-        let mut tops: Vec<u64> = hashes.iter().map(|h| h >> 57).collect();
-        tops.sort_unstable();
-        tops.dedup();
-        assert_eq!(tops.len(), 128);
-    }
 
     #[test]
     fn stable_and_seeded() {

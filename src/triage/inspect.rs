@@ -83,9 +83,9 @@ struct Field {
     chars: usize,
 }
 
-/// A map of names seen in payloads, hashed with the fixed hash (these caches
-/// live for a few hundred rows; nothing is gained by a keyed hash there).
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<hash::PassThrough>>;
+/// A map of names seen in payloads (seeded per process: the names are
+/// strangers' text).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Buffers reused from row to row, and caches of key and scope names.
 pub struct Scratch {

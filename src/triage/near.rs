@@ -12,7 +12,7 @@ use super::text;
 /// Normalised values of the fields an edit check may compare, by (receipt
 /// index, field position): see [`super::Needs`].
 /// Field texts read again, by (receipt index, field position).
-pub type Texts = HashMap<(u32, u16), Box<str>, std::hash::BuildHasherDefault<super::hash::Numbers>>;
+pub type Texts = HashMap<(u32, u16), Box<str>, foldhash::fast::FixedState>;
 
 /// What a likeness test needs to read: the facts, and the texts read again.
 #[derive(Clone, Copy)]
