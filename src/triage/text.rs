@@ -156,12 +156,10 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
                 i += 1;
                 continue;
             }
-            // A run of ASCII word characters, copied at once and lower-cased.
-            let mut j = i + 1;
-            while j < n && bytes[j] < 0x80 && !bytes[j].is_ascii_whitespace() && bytes[j] != 0x0b {
-                j += 1;
-            }
-            f.word_run(&text[i..j], j - i);
+            // ASCII words with single spaces between them (most of a
+            // sentence), copied at once and lower-cased.
+            let (j, spaces) = ascii_run(bytes, i);
+            f.words_run(&text[i..j], spaces);
             i = j;
             continue;
         }
@@ -184,8 +182,20 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
                 let mut table;
                 let mut j = i + len;
                 let mut count = 1;
+                let kana = block_of(0x30);
                 while j < n && bytes[j] >= 0x80 {
                     if is_common_han(bytes, j) {
+                        j += 3;
+                        count += 1;
+                        continue;
+                    }
+                    // Kana and CJK punctuation, U+3000..=U+30FF: the block's
+                    // own table, without decoding.
+                    if bytes[j] == 0xE3 && bytes[j + 1] < 0x84 {
+                        let low = ((bytes[j + 1] & 3) << 6) | (bytes[j + 2] & 0x3F);
+                        if kana.kinds[usize::from(low)] != UNSPACED {
+                            break;
+                        }
                         j += 3;
                         count += 1;
                         continue;
@@ -223,6 +233,54 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
         i += len;
     }
     Some((f.tokens, f.chars))
+}
+
+/// True for an ASCII byte that is part of a word: not white space.
+#[inline(always)]
+fn is_ascii_word_byte(b: u8) -> bool {
+    b < 0x80 && !matches!(b, 0x09..=0x0D | b' ')
+}
+
+/// The end of the ASCII words from `i` (a word byte) on, joined by single
+/// spaces, and the number of those spaces.
+#[inline]
+fn ascii_run(b: &[u8], mut i: usize) -> (usize, usize) {
+    let mut spaces = 0;
+    loop {
+        i = word_end(b, i);
+        if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|&c| is_ascii_word_byte(c)) {
+            spaces += 1;
+            i += 2;
+        } else {
+            return (i, spaces);
+        }
+    }
+}
+
+/// The first byte from `i` on that is not an ASCII word byte (or the end).
+#[inline]
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    loop {
+        // Eight bytes at a time to the first byte that is not ASCII or is at
+        // most a space (exact for the lowest such byte).
+        while let Some(c) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            let stop = (w | (w.wrapping_sub(ONES * 0x21) & !w)) & HIGHS;
+            if stop != 0 {
+                i += (stop.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        // That byte, a control character that is part of a word, or one of
+        // the last few.
+        match b.get(i) {
+            Some(&c) if is_ascii_word_byte(c) => i += 1,
+            _ => return i,
+        }
+    }
 }
 
 /// True when the (valid) UTF-8 sequence at `i` is a CJK unified ideograph
@@ -284,15 +342,15 @@ impl Folder<'_> {
         }
     }
 
-    /// ASCII characters of one word.
+    /// ASCII words joined by `spaces` single spaces.
     #[inline]
-    fn word_run(&mut self, run: &str, count: usize) {
+    fn words_run(&mut self, run: &str, spaces: usize) {
         self.before();
         let at = self.out.len();
         self.out.push_str(run);
         self.out[at..].make_ascii_lowercase();
-        self.chars += count;
-        self.tokens += usize::from(!self.in_word);
+        self.chars += run.len();
+        self.tokens += spaces + usize::from(!self.in_word);
         self.in_word = true;
     }
 
@@ -695,6 +753,9 @@ mod tests {
             "𠮷野家の𠮷田です",
             "𝐀𝐁 ｘ",
             "\u{e0041}\u{f0000} x",
+            "Hi, this is Chris from Tailspin Toys.\nAfter the LAST update, 日本 OK ",
+            " a\u{1}b c  d\u{b}e\u{1f}f ghijklmnopq rstuvwx yz\u{7f}. ",
+            "お問い合わせ・ヿゟ「テスト」ー、。\u{3097}ｶ",
             "（株）３件",
             "あ日\u{3000}",
             "日あ\u{3000}x本\u{3000}語",
@@ -746,7 +807,7 @@ mod tests {
 
         #[test]
         fn normalize_into_agrees_with_the_general_path(
-            text in "[a-zA-Z0-9 \t\n\u{b}\u{a0}\u{3000}àÀéÉßΣσ日本語あアｱﾞ゛\u{3099}ＡＺ①😀]{0,24}",
+            text in "[a-zA-Z0-9 .,\t\n\u{1}\u{b}\u{a0}\u{3000}、。「」ー・ヿゟ\u{3097}àÀéÉßΣσ日本語あアｱﾞ゛\u{3099}ＡＺ①😀]{0,40}",
         ) {
             let mut out = String::from("prefix");
             let m = normalize_measured(&text, &mut out);
