@@ -55,6 +55,18 @@ pub fn canonical(obj: &Map<String, Value>) -> Result<String, CanonicalError> {
     Ok(out)
 }
 
+/// Appends the canonical text of any JSON value (an object's keys sorted,
+/// as in [`canonical`]) to `out`.
+pub fn write_canonical(out: &mut String, value: &Value) -> Result<(), CanonicalError> {
+    write_value(out, value)
+}
+
+/// Appends the canonical text of a JSON number token (`1.50` is `1.5`, `-0`
+/// is `0`) to `out`.
+pub fn write_canonical_number(out: &mut String, text: &str) -> Result<(), CanonicalError> {
+    write_number_text(out, text)
+}
+
 /// Parses `json` (which must be one JSON object) and returns its canonical text.
 pub fn canonical_text(json: &str) -> Result<String, CanonicalError> {
     let obj = parse_object(json)?;
@@ -242,7 +254,10 @@ fn write_string(out: &mut String, s: &str) {
 }
 
 fn write_number(out: &mut String, n: &Number) -> Result<(), CanonicalError> {
-    let text = n.as_str();
+    write_number_text(out, n.as_str())
+}
+
+fn write_number_text(out: &mut String, text: &str) -> Result<(), CanonicalError> {
     if text.contains(['.', 'e', 'E']) {
         let x: f64 = text.parse().map_err(|_| CanonicalError::BadNumber {
             text: text.to_string(),

@@ -2,9 +2,9 @@
 //! whole [`Receipt`] for a detail view) or the first reason it is damaged
 //! (payload, time, digest, state, in that order).
 //!
-//! Rows the intake wrote (a canonical flat JSON object, RFC 3339 times) take a
+//! Rows the intake wrote (a canonical JSON object, RFC 3339 times) take a
 //! fast path: the digest is the SHA-256 of the stored bytes and the fields are
-//! read in place; anything else goes through `serde_json` and
+//! read in place (an array or object value parsed on its own); anything else goes through `serde_json` and
 //! [`crate::intake::canonical`], with the same answers.
 
 use std::collections::HashMap;
@@ -91,7 +91,7 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 pub struct Scratch {
     /// The raw keys seen last, by a cheap hash of their length and ends.
     recent: Vec<Option<(Box<str>, KeyClass)>>,
-    entries: Vec<scan::Entry>,
+    scanned: scan::Scanned,
     text: String,
     unescaped: String,
     fields: Vec<Field>,
@@ -120,7 +120,7 @@ impl Default for Scratch {
     fn default() -> Self {
         Self {
             recent: vec![None; 256],
-            entries: Vec::new(),
+            scanned: scan::Scanned::default(),
             text: String::new(),
             unescaped: String::new(),
             fields: Vec::new(),
@@ -211,7 +211,9 @@ enum Val<'a> {
     True,
     False,
     Null,
-    Int(&'a str),
+    /// A number as written, which for a canonical one is also its text as
+    /// a parsed value.
+    Number(&'a str),
     Json(&'a Json),
 }
 
@@ -382,10 +384,10 @@ impl Inspector {
         s.fields.clear();
         let mut honeypot = false;
         let digest: [u8; 32];
-        let mut entries = std::mem::take(&mut s.entries);
-        if scan::canonical_flat_object(text, &mut entries) {
+        let mut scanned = std::mem::take(&mut s.scanned);
+        if scanned.scan(text) {
             digest = Sha256::digest(text.as_bytes()).into();
-            for e in &entries {
+            for e in &scanned.entries {
                 let key = &text[e.key.clone()];
                 let val = match &e.value {
                     scan::Value::Str {
@@ -403,13 +405,14 @@ impl Inspector {
                     scan::Value::True => Val::True,
                     scan::Value::False => Val::False,
                     scan::Value::Null => Val::Null,
-                    scan::Value::Int(r) => Val::Int(&text[r.clone()]),
+                    scan::Value::Number(r) => Val::Number(&text[r.clone()]),
+                    scan::Value::Nested { parsed, .. } => Val::Json(&scanned.nested[*parsed]),
                 };
                 self.take(key, val, s, keys, &mut honeypot);
             }
-            s.entries = entries;
+            s.scanned = scanned;
         } else {
-            s.entries = entries;
+            s.scanned = scanned;
             let payload = canonical::parse_object(text)
                 .map_err(|e| damaged(DamageReason::Payload, unparsed(e)))?;
             let canonical_text = canonical::canonical(&payload).map_err(|e| {
@@ -498,7 +501,7 @@ impl Inspector {
             KeyClass::Honeypot => {
                 *honeypot |= match value {
                     Val::Str(t) => !text::normalize_text_cow(t).is_empty(),
-                    Val::True | Val::Int(_) => true,
+                    Val::True | Val::Number(_) => true,
                     Val::False | Val::Null => false,
                     Val::Json(v) => visitor::honeypot_is_filled(v),
                 };
@@ -563,7 +566,7 @@ impl Inspector {
                 None
             }
             Val::Null => None,
-            Val::Int(t) => {
+            Val::Number(t) => {
                 s.text.push_str(t);
                 None
             }
@@ -855,6 +858,10 @@ mod tests {
             r#"{"a":"\ud800"}"#,
             r#"[1]"#,
             r#"{"msg":"Hello\tWorld","MSG":"hello world"}"#,
+            r#"{"a":[],"b":[{"qty":2,"sku":"S-1"}],"c":53.44,"d":1e+16,"e":-1.5e-07,"hp":0.5}"#,
+            r#"{"a":{"City":" TOKYO ","zip":""},"b":["ＡＢ",null],"c":[[]],"d":{}}"#,
+            r#"{"_gotcha":[],"bot-field":{"x":null},"hp":[" "],"x":1}"#,
+            r#"{"honeypot":[0],"x":1}"#,
             "{}",
         ] {
             let r = raw(p);

@@ -35,7 +35,7 @@ pub fn normalize_text_cow(text: &str) -> Cow<'_, str> {
 
 /// Appends [`normalize_text`] of `text` to `out`, without allocating for text
 /// made of ASCII, white space and characters that NFKC and case folding leave
-/// alone (kana, CJK ideographs, lower-case accented letters and the like).
+/// alone (kana, CJK ideographs, lower-case accented letters, emoji and the like).
 pub fn normalize_into(text: &str, out: &mut String) {
     normalize_measured(text, out);
 }
@@ -156,17 +156,15 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
                 i += 1;
                 continue;
             }
-            // A run of ASCII word characters, copied at once and lower-cased.
-            let mut j = i + 1;
-            while j < n && bytes[j] < 0x80 && !bytes[j].is_ascii_whitespace() && bytes[j] != 0x0b {
-                j += 1;
-            }
-            f.word_run(&text[i..j], j - i);
+            // ASCII words with single spaces between them (most of a
+            // sentence), copied at once and lower-cased.
+            let (j, spaces) = ascii_run(bytes, i);
+            f.words_run(&text[i..j], spaces);
             i = j;
             continue;
         }
         let (u, len) = decode(bytes, i);
-        if u >= 0x1_0000 {
+        if u >= PLANES_END {
             return None;
         }
         let table = match block {
@@ -184,14 +182,26 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
                 let mut table;
                 let mut j = i + len;
                 let mut count = 1;
+                let kana = block_of(0x30);
                 while j < n && bytes[j] >= 0x80 {
                     if is_common_han(bytes, j) {
                         j += 3;
                         count += 1;
                         continue;
                     }
+                    // Kana and CJK punctuation, U+3000..=U+30FF: the block's
+                    // own table, without decoding.
+                    if bytes[j] == 0xE3 && bytes[j + 1] < 0x84 {
+                        let low = ((bytes[j + 1] & 3) << 6) | (bytes[j + 2] & 0x3F);
+                        if kana.kinds[usize::from(low)] != UNSPACED {
+                            break;
+                        }
+                        j += 3;
+                        count += 1;
+                        continue;
+                    }
                     let (v, l) = decode(bytes, j);
-                    if v >= 0x1_0000 {
+                    if v >= PLANES_END {
                         break;
                     }
                     match block {
@@ -223,6 +233,54 @@ fn fold_simple(text: &str, out: &mut String) -> Option<(usize, usize)> {
         i += len;
     }
     Some((f.tokens, f.chars))
+}
+
+/// True for an ASCII byte that is part of a word: not white space.
+#[inline(always)]
+fn is_ascii_word_byte(b: u8) -> bool {
+    b < 0x80 && !matches!(b, 0x09..=0x0D | b' ')
+}
+
+/// The end of the ASCII words from `i` (a word byte) on, joined by single
+/// spaces, and the number of those spaces.
+#[inline]
+fn ascii_run(b: &[u8], mut i: usize) -> (usize, usize) {
+    let mut spaces = 0;
+    loop {
+        i = word_end(b, i);
+        if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|&c| is_ascii_word_byte(c)) {
+            spaces += 1;
+            i += 2;
+        } else {
+            return (i, spaces);
+        }
+    }
+}
+
+/// The first byte from `i` on that is not an ASCII word byte (or the end).
+#[inline]
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    loop {
+        // Eight bytes at a time to the first byte that is not ASCII or is at
+        // most a space (exact for the lowest such byte).
+        while let Some(c) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            let stop = (w | (w.wrapping_sub(ONES * 0x21) & !w)) & HIGHS;
+            if stop != 0 {
+                i += (stop.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        // That byte, a control character that is part of a word, or one of
+        // the last few.
+        match b.get(i) {
+            Some(&c) if is_ascii_word_byte(c) => i += 1,
+            _ => return i,
+        }
+    }
 }
 
 /// True when the (valid) UTF-8 sequence at `i` is a CJK unified ideograph
@@ -284,15 +342,15 @@ impl Folder<'_> {
         }
     }
 
-    /// ASCII characters of one word.
+    /// ASCII words joined by `spaces` single spaces.
     #[inline]
-    fn word_run(&mut self, run: &str, count: usize) {
+    fn words_run(&mut self, run: &str, spaces: usize) {
         self.before();
         let at = self.out.len();
         self.out.push_str(run);
         self.out[at..].make_ascii_lowercase();
-        self.chars += count;
-        self.tokens += usize::from(!self.in_word);
+        self.chars += run.len();
+        self.tokens += spaces + usize::from(!self.in_word);
         self.in_word = true;
     }
 
@@ -347,10 +405,18 @@ impl Block {
     }
 }
 
-static BLOCKS: [std::sync::OnceLock<Block>; 256] = [const { std::sync::OnceLock::new() }; 256];
+/// The fast fold knows the first four planes: the multilingual, the
+/// supplementary (emoji, which forms hold often) and the two ideographic ones
+/// (the rarer CJK ideographs). The others hold no assigned characters but
+/// tags and private use, left to the general path.
+const PLANES_END: u32 = 0x4_0000;
+
+/// The blocks of 256 code points below [`PLANES_END`], each built when first met.
+static BLOCKS: [std::sync::OnceLock<Box<Block>>; (PLANES_END >> 8) as usize] =
+    [const { std::sync::OnceLock::new() }; (PLANES_END >> 8) as usize];
 
 fn block_of(high: u32) -> &'static Block {
-    BLOCKS[high as usize].get_or_init(|| build_block(high))
+    BLOCKS[high as usize].get_or_init(|| Box::new(build_block(high)))
 }
 
 /// True for a character that NFKC and full case folding leave as it is in any
@@ -424,13 +490,13 @@ fn build_block(high: u32) -> Block {
 #[cfg(test)]
 fn is_stable(c: char) -> bool {
     let u = c as u32;
-    u < 0x1_0000 && matches!(block_of(u >> 8).kinds[(u & 0xff) as usize], WORD | UNSPACED)
+    u < PLANES_END && matches!(block_of(u >> 8).kinds[(u & 0xff) as usize], WORD | UNSPACED)
 }
 
 #[cfg(test)]
 fn is_mapped(c: char) -> bool {
     let u = c as u32;
-    u < 0x1_0000 && block_of(u >> 8).kinds[(u & 0xff) as usize] == MAPPED
+    u < PLANES_END && block_of(u >> 8).kinds[(u & 0xff) as usize] == MAPPED
 }
 
 /// ASCII without upper case, without white space other than single inner spaces.
@@ -635,17 +701,25 @@ mod tests {
 
     #[test]
     fn the_fast_fold_agrees_with_the_general_path() {
-        // Every stable or mapped character, alone and between others.
+        // Every stable or mapped character, alone and between others: a
+        // block's at once, then one by one when the block disagrees.
         let mut mapped = 0;
-        for u in 0x80u32..0x1_0000 {
-            let Some(c) = char::from_u32(u) else { continue };
-            mapped += usize::from(is_mapped(c));
-            if is_stable(c) || is_mapped(c) {
-                let t = format!("A{c} x{c}{c}\u{3000}Q");
-                let mut fast = String::new();
-                let m = fold_simple(&t, &mut fast);
-                assert_eq!(fast, normalize_owned(&t), "{u:x}");
-                assert_eq!(m, Some(measure(&fast)), "{u:x}");
+        let check = |t: &str| {
+            let mut fast = String::new();
+            let m = fold_simple(t, &mut fast);
+            (fast == normalize_owned(t) && m == Some(measure(&fast))).then_some(())
+        };
+        for high in 0..PLANES_END >> 8 {
+            let chars: Vec<char> = (high << 8..(high + 1) << 8)
+                .filter_map(char::from_u32)
+                .filter(|&c| c >= '\u{80}' && (is_stable(c) || is_mapped(c)))
+                .collect();
+            mapped += chars.iter().filter(|&&c| is_mapped(c)).count();
+            let one = |c: char| format!("A{c} x{c}{c}\u{3000}Q");
+            if check(&chars.iter().map(|&c| one(c)).collect::<String>()).is_none() {
+                for &c in &chars {
+                    assert_eq!(check(&one(c)), Some(()), "{:x}", c as u32);
+                }
             }
         }
         // Every white space character folds to a separator in NFKC too.
@@ -675,6 +749,13 @@ mod tests {
             "が",
             "か\u{3099}",
             "😀 X",
+            "Kind regards 😊🙏\u{fe0f}",
+            "𠮷野家の𠮷田です",
+            "𝐀𝐁 ｘ",
+            "\u{e0041}\u{f0000} x",
+            "Hi, this is Chris from Tailspin Toys.\nAfter the LAST update, 日本 OK ",
+            " a\u{1}b c  d\u{b}e\u{1f}f ghijklmnopq rstuvwx yz\u{7f}. ",
+            "お問い合わせ・ヿゟ「テスト」ー、。\u{3097}ｶ",
             "（株）３件",
             "あ日\u{3000}",
             "日あ\u{3000}x本\u{3000}語",
@@ -726,7 +807,7 @@ mod tests {
 
         #[test]
         fn normalize_into_agrees_with_the_general_path(
-            text in "[a-zA-Z0-9 \t\n\u{b}\u{a0}\u{3000}àÀéÉßΣσ日本語あアｱﾞ゛\u{3099}ＡＺ①😀]{0,24}",
+            text in "[a-zA-Z0-9 .,\t\n\u{1}\u{b}\u{a0}\u{3000}、。「」ー・ヿゟ\u{3097}àÀéÉßΣσ日本語あアｱﾞ゛\u{3099}ＡＺ①😀]{0,40}",
         ) {
             let mut out = String::from("prefix");
             let m = normalize_measured(&text, &mut out);
