@@ -125,7 +125,7 @@ fn normal_ascii_spaces_plain(text: &str) -> Option<usize> {
 
 /// The [`measure`] of a text that [`is_normal_ascii`] (which is its own
 /// normal form), else `None`.
-pub fn normal_ascii_measure(text: &str) -> Option<(usize, usize)> {
+fn normal_ascii_measure(text: &str) -> Option<(usize, usize)> {
     normal_ascii_spaces(text)
         .map(|spaces| (if text.is_empty() { 0 } else { spaces + 1 }, text.len()))
 }
