@@ -37,7 +37,7 @@ impl<'a> CompactSink<'a> {
             inspector,
             known,
             compact: Compact::for_receipts(room),
-            scratch: Scratch::keeping_normals(),
+            scratch: Scratch::default(),
             first_of: HashMap::new(),
         }
     }

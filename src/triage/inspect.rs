@@ -17,7 +17,6 @@ use sha2::{Digest, Sha256};
 use super::facts::{DamagedRow, FLAG_HONEYPOT, FLAG_KEY, FieldFact, NONE16, ReceiptFact, Table};
 use super::hash;
 use super::model::{DamageReason, Damaged, Receipt, VisitorFields};
-use super::normals::{self, Normal, Normals};
 use super::scan;
 use super::text;
 use super::visitor::{self, IgnoreList};
@@ -99,21 +98,6 @@ pub struct Scratch {
     key_index: FastMap<Box<str>, u32>,
     local_keys: Vec<LocalKey>,
     scopes: FastMap<Box<str>, u32>,
-    /// Normal forms of short values met before, when kept (see
-    /// [`Scratch::keeping_normals`]).
-    normals: Option<Box<Normals>>,
-}
-
-impl Scratch {
-    /// Scratch for a long run of rows, that also keeps the normal forms of
-    /// short repeated values ([`super::normals`]): worth its size only over
-    /// many rows. Like all scratch, for use with one [`Inspector`].
-    pub fn keeping_normals() -> Self {
-        Self {
-            normals: Some(Box::default()),
-            ..Self::default()
-        }
-    }
 }
 
 impl Default for Scratch {
@@ -128,7 +112,6 @@ impl Default for Scratch {
             key_index: FastMap::default(),
             local_keys: Vec::new(),
             scopes: FastMap::default(),
-            normals: None,
         }
     }
 }
@@ -510,52 +493,7 @@ impl Inspector {
             KeyClass::Visitor(k) => k,
         };
         let start = s.text.len();
-        // Short values go through the cache, when kept, unless already normal
-        // (which the plain path below just copies).
-        let mut normal_ascii = None;
-        if let Val::Str(t) = value
-            && t.len() <= normals::MAX_LEN
-            && let Some(cache) = s.normals.as_deref_mut()
-        {
-            normal_ascii = text::normal_ascii_measure(t);
-            if normal_ascii.is_none() {
-                let at = Normals::slot(t);
-                let n = match cache.get(at, t) {
-                    Some((normal, n)) => {
-                        s.text.push_str(normal);
-                        n
-                    }
-                    None => {
-                        let (tokens, chars) = text::normalize_measured(t, &mut s.text);
-                        let normal = &s.text[start..];
-                        let n = Normal {
-                            value: hash::str(hash::SEED_VALUE, normal),
-                            check: self.random.str(normal),
-                            tokens,
-                            chars,
-                        };
-                        cache.put(at, t, normal, n);
-                        n
-                    }
-                };
-                if s.text.len() > start {
-                    s.fields.push(Field {
-                        key,
-                        text: start..s.text.len(),
-                        value: n.value,
-                        check: n.check,
-                        tokens: n.tokens,
-                        chars: n.chars,
-                    });
-                }
-                return;
-            }
-        }
         let measured = match value {
-            Val::Str(t) if normal_ascii.is_some() => {
-                s.text.push_str(t);
-                normal_ascii
-            }
             Val::Str(t) => Some(text::normalize_measured(t, &mut s.text)),
             Val::True => {
                 s.text.push_str("true");
@@ -869,57 +807,7 @@ mod tests {
         }
     }
 
-    /// The facts and receipts of these payloads, each read three times, with
-    /// the normal forms of short values kept and without.
-    fn kept_normals_agree(payloads: &[String]) {
-        let inspector = Inspector::new(&Settings::new(0), hash::Keyed::new());
-        let (keys, scopes) = (RwLock::default(), RwLock::default());
-        let names = Interners {
-            keys: &keys,
-            scopes: &scopes,
-        };
-        let (mut plain, mut kept) = (Scratch::default(), Scratch::keeping_normals());
-        for p in payloads.iter().chain(payloads).chain(payloads) {
-            let r = raw(p);
-            let row = r.row();
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            assert_eq!(
-                inspector.facts(&row, &mut kept, &names, &mut a),
-                inspector.facts(&row, &mut plain, &names, &mut b),
-                "{p}"
-            );
-            assert_eq!(a, b, "{p}");
-            assert_eq!(
-                inspector.receipt(&row, &mut kept),
-                inspector.receipt(&row, &mut plain),
-                "{p}"
-            );
-        }
-    }
-
-    #[test]
-    fn kept_normals_give_the_facts_of_the_plain_path() {
-        kept_normals_agree(&[
-            r#"{"name":"Sophie Wilson","company":"株式会社つばさ工業","phone":"+1 555 0100"}"#
-                .into(),
-            r#"{"name":"  ","company":"ＡＢＣ","subject":"\u00c9t\u00e9 Sale"}"#.into(),
-            r#"{"name":"sophie wilson","company":"ｶﾞｷﾞ","note":"a  b"}"#.into(),
-            format!(r#"{{"message":"{}","name":"X"}}"#, "Long Text ".repeat(20)),
-        ]);
-    }
-
     proptest::proptest! {
-        #[test]
-        fn kept_normals_agree_on_any_values(
-            values in proptest::collection::vec("[a-zA-Z \t\u{3000}\u{a0}é日本ｶﾞＡ]{0,12}", 1..8),
-        ) {
-            let payloads: Vec<String> = values
-                .iter()
-                .map(|v| format!("{{\"name\":{}}}", serde_json::Value::String(v.clone())))
-                .collect();
-            kept_normals_agree(&payloads);
-        }
-
         #[test]
         fn agrees_with_the_reference(
             entries in proptest::collection::vec((

@@ -29,7 +29,6 @@ mod hash;
 mod ingest;
 mod inspect;
 mod near;
-mod normals;
 mod scan;
 mod sinks;
 mod stuck;

@@ -23,12 +23,12 @@ pub struct FactSink<'i, 'n> {
 
 impl<'i, 'n> FactSink<'i, 'n> {
     /// One sink per connection; each row it hears is inspected on its own
-    /// thread, so it keeps the normal forms it makes for the next row.
+    /// thread, with scratch kept from row to row.
     pub fn new(ingest: &'i Ingest<'n>, rows_hint: usize) -> Self {
         Self {
             ingest,
             parts: Vec::new(),
-            scratch: Scratch::keeping_normals(),
+            scratch: Scratch::default(),
             rows_hint,
         }
     }

@@ -125,7 +125,7 @@ fn normal_ascii_spaces_plain(text: &str) -> Option<usize> {
 
 /// The [`measure`] of a text that [`is_normal_ascii`] (which is its own
 /// normal form), else `None`.
-pub fn normal_ascii_measure(text: &str) -> Option<(usize, usize)> {
+fn normal_ascii_measure(text: &str) -> Option<(usize, usize)> {
     normal_ascii_spaces(text)
         .map(|spaces| (if text.is_empty() { 0 } else { spaces + 1 }, text.len()))
 }
@@ -627,16 +627,62 @@ pub fn differs_by_a_few_words(a: &str, b: &str) -> bool {
     if a == b {
         return false;
     }
-    if !is_free_text(a) && !is_free_text(b) {
+    let ((ta, ca), (tb, cb)) = (measure(a), measure(b));
+    if !is_free_text_measure(ta, ca) && !is_free_text_measure(tb, cb) {
         return false;
     }
-    let ta = tokens(a);
-    let tb = tokens(b);
-    let limit = few_edits(ta.len(), tb.len());
+    let limit = few_edits(ta, tb);
+    if ta.abs_diff(tb) > limit {
+        return false;
+    }
+    // Tokens the texts share at either end are no edits: near copies differ
+    // in a few words of long texts, so only those between are split up.
+    let (head, tail) = shared_ends(a, b);
+    let ta = tokens(&a[head..a.len() - tail]);
+    let tb = tokens(&b[head..b.len() - tail]);
     match token_distance_at_most(&ta, &tb, limit) {
         Some(d) => d >= 1,
         None => false,
     }
+}
+
+/// True for a character after which (and before which) tokens always break.
+fn breaks_tokens(c: char) -> bool {
+    is_space(c) || is_unspaced_script(c)
+}
+
+/// The lengths of the longest start and end that `a` and `b` share and that
+/// tokenise alike in both (a start ending after a token break, an end
+/// starting at one), not overlapping: the tokens of each text are those of
+/// the start, of what lies between, and of the end.
+fn shared_ends(a: &str, b: &str) -> (usize, usize) {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let mut same = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+    while !a.is_char_boundary(same) {
+        same -= 1;
+    }
+    let head = a[..same]
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| breaks_tokens(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let room = x.len().min(y.len()) - head;
+    let mut same = x
+        .iter()
+        .rev()
+        .zip(y.iter().rev())
+        .take(room)
+        .take_while(|(p, q)| p == q)
+        .count();
+    while !a.is_char_boundary(a.len() - same) {
+        same -= 1;
+    }
+    let start = a.len() - same;
+    let tail = a[start..]
+        .char_indices()
+        .find(|&(_, c)| breaks_tokens(c))
+        .map_or(0, |(i, _)| same - i);
+    (head, tail)
 }
 
 /// The token edit distance when it is at most `limit`, else `None`.
@@ -849,6 +895,53 @@ mod tests {
         #[test]
         fn measure_agrees_with_tokens(text in "[a-zA-Z \t\n\x0b日本語あ、é]{0,30}") {
             proptest::prop_assert_eq!(measure(&text), (tokens(&text).len(), text.chars().count()));
+        }
+    }
+
+    /// [`differs_by_a_few_words`] over the whole texts' tokens, to check the
+    /// one that splits up only what lies between their shared ends.
+    fn differs_by_a_few_words_whole(a: &str, b: &str) -> bool {
+        if a == b || (!is_free_text(a) && !is_free_text(b)) {
+            return false;
+        }
+        let (ta, tb) = (tokens(a), tokens(b));
+        let limit = few_edits(ta.len(), tb.len());
+        token_distance_at_most(&ta, &tb, limit).is_some_and(|d| d >= 1)
+    }
+
+    fn edited(base: &str, edits: &[(usize, usize, String)]) -> String {
+        let mut chars: Vec<char> = base.chars().collect();
+        for (at, cut, with) in edits {
+            let at = (*at).min(chars.len());
+            let cut = (*cut).min(chars.len() - at);
+            chars.splice(at..at + cut, with.chars());
+        }
+        chars.into_iter().collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_few_words_of_the_shared_ends_agree_with_the_whole_texts(
+            base in "[ab あ日 x\u{3000}é]{0,40}",
+            edits in proptest::collection::vec((0usize..40, 0usize..4, "[ab あ日 xé]{0,3}"), 0..4),
+        ) {
+            let (a, b) = (normalize_text(&base), normalize_text(&edited(&base, &edits)));
+            proptest::prop_assert_eq!(
+                differs_by_a_few_words(&a, &b),
+                differs_by_a_few_words_whole(&a, &b),
+                "{:?} {:?}", a, b
+            );
+            let (head, tail) = shared_ends(&a, &b);
+            fn whole(t: &str, head: usize, tail: usize) -> Vec<&str> {
+                let mut all = tokens(&t[..head]);
+                all.extend(tokens(&t[head..t.len() - tail]));
+                all.extend(tokens(&t[t.len() - tail..]));
+                all
+            }
+            proptest::prop_assert_eq!(whole(&a, head, tail), tokens(&a));
+            proptest::prop_assert_eq!(whole(&b, head, tail), tokens(&b));
+            proptest::prop_assert_eq!(tokens(&a[..head]), tokens(&b[..head]));
+            proptest::prop_assert_eq!(tokens(&a[a.len() - tail..]), tokens(&b[b.len() - tail..]));
         }
     }
 
