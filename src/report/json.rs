@@ -281,6 +281,7 @@ mod tests {
                 request_key: None,
                 age_ms: 1_234_567,
             }],
+            next_stuck_ms: None,
             suspected_bots: vec![91, 92],
             damaged: vec![Damaged {
                 receipt_id: 5,

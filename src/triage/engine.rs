@@ -402,6 +402,7 @@ impl Engine {
                 &facts.details,
                 &facts.settings,
             ),
+            next_stuck_ms: self.unsettled.next_stuck_ms(store, &facts.settings),
             suspected_bots: self.campaigns.bot_ids().to_vec(),
             damaged: store.damaged.clone(),
         });
@@ -425,6 +426,7 @@ impl Engine {
             &facts.details,
             &facts.settings,
         );
+        t.next_stuck_ms = self.unsettled.next_stuck_ms(store, &facts.settings);
         t.damaged
             .extend(store.damaged[added.damaged..].iter().cloned());
         self.triage = triage;

@@ -455,6 +455,7 @@ pub fn analyze_facts_with(
         duplicates: each_shared(duplicates),
         conflicts: each_shared(conflicts),
         stuck: stuck::stuck(store, &needs.stuck, details, settings),
+        next_stuck_ms: stuck::next_stuck_ms(store, 0..store.receipts.len() as u32, settings),
         suspected_bots,
         damaged: store.damaged.clone(),
     }

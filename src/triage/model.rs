@@ -217,6 +217,9 @@ pub struct Triage {
     pub conflicts: Vec<Arc<Conflict>>,
     /// Ordered by receipt id.
     pub stuck: Vec<Stuck>,
+    /// When the next `in_flight` receipt becomes stuck, if one is younger
+    /// than `stuck_after` now: the screen's moving clock reads again then.
+    pub next_stuck_ms: Option<Millis>,
     /// Receipt ids, ascending.
     pub suspected_bots: Vec<ReceiptId>,
     /// Ordered by receipt id.

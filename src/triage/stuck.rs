@@ -4,7 +4,7 @@
 use super::Details;
 use super::facts::Store;
 use super::model::Stuck;
-use crate::model::{ReceiptState, Settings};
+use crate::model::{Millis, ReceiptState, Settings};
 
 /// Indices of `in_flight` receipts older than `stuck_after` as of `now`, by id.
 pub fn stuck_indices(store: &Store, settings: &Settings) -> Vec<u32> {
@@ -18,6 +18,28 @@ pub fn stuck_indices(store: &Store, settings: &Settings) -> Vec<u32> {
         })
         .map(|(i, _)| i as u32)
         .collect()
+}
+
+/// When the first `in_flight` receipt that is not stuck yet becomes stuck
+/// (the screen's clock reads again then), among `indices`.
+pub fn next_stuck_ms(
+    store: &Store,
+    indices: impl IntoIterator<Item = u32>,
+    settings: &Settings,
+) -> Option<Millis> {
+    indices
+        .into_iter()
+        .map(|i| &store.receipts[i as usize])
+        .filter(|r| {
+            r.state == ReceiptState::InFlight
+                && age(r.created_ms, settings) <= settings.stuck_after_ms
+        })
+        .map(|r| {
+            r.created_ms
+                .saturating_add(settings.stuck_after_ms)
+                .saturating_add(1)
+        })
+        .min()
 }
 
 fn age(created_ms: i64, settings: &Settings) -> i64 {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use crossterm::event::{self, Event, KeyEventKind};
@@ -15,8 +15,11 @@ use super::app::{self, App};
 use super::canvas;
 use super::collection::{Request, Worker, WorkerConfig};
 
-/// How often the screen redraws with nothing happening (the loading spinner).
+/// How often the screen redraws while something is under way (the spinner).
 const TICK: Duration = Duration::from_millis(250);
+
+/// How often the clock moves on an idle screen: ages are shown to the second.
+const CLOCK: Duration = Duration::from_secs(1);
 
 /// How long the loop gets to finish by itself after a termination signal.
 const GRACE: Duration = Duration::from_millis(500);
@@ -25,6 +28,7 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
     let keys = tx.clone();
     let operator = config.operator.clone();
+    let config_frozen = config.fixed_now.is_some();
     let database = config.path.display().to_string();
     // Open the database first: a bad file is one line on stderr, not a broken screen.
     let worker = Worker::start(config, tx)?;
@@ -37,6 +41,9 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
     let mut app = App::new(no_color)
         .with_operator(operator)
         .with_database(database);
+    if config_frozen {
+        app = app.with_frozen_clock();
+    }
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let size = terminal.size()?;
     let _ = app::update(
@@ -111,19 +118,29 @@ fn event_loop(
     inbox: &Receiver<Msg>,
     stop: &AtomicBool,
 ) -> anyhow::Result<i32> {
+    let mut clock_due = Instant::now();
     loop {
         if stop.load(Ordering::SeqCst) {
             return Ok(0);
         }
         terminal.draw(|frame| canvas::draw(frame, app))?;
-        // Wake for the first message (a key, a worker result) or a tick for
-        // the spinner, then take everything already waiting before drawing once.
-        let first = match inbox.recv_timeout(TICK) {
+        // Wake for the first message (a key, a worker result), the clock, or
+        // a tick for the spinner while something is under way; then take
+        // everything already waiting before drawing once.
+        let busy = app.progress.is_some() || app.snapshot.is_none();
+        let wait = clock_due
+            .saturating_duration_since(Instant::now())
+            .min(if busy { TICK } else { CLOCK });
+        let first = match inbox.recv_timeout(wait) {
             Ok(msg) => msg,
             Err(RecvTimeoutError::Timeout) => Msg::Tick,
             Err(RecvTimeoutError::Disconnected) => return Ok(0),
         };
-        let messages: Vec<Msg> = std::iter::once(first).chain(inbox.try_iter()).collect();
+        let mut messages: Vec<Msg> = std::iter::once(first).chain(inbox.try_iter()).collect();
+        if Instant::now() >= clock_due {
+            clock_due = Instant::now() + CLOCK;
+            messages.push(Msg::Clock(crate::model::time::now_ms()));
+        }
         for msg in messages {
             for effect in app::update(app, msg) {
                 match effect {

@@ -169,6 +169,9 @@ fn stuck_only_after_stuck_after() {
     assert_eq!(stuck, vec![(3, 10 * MIN), (4, 5 * MIN + 1)]);
     assert_eq!(a.triage.stuck[0].item(), "stuck:3");
     assert_eq!(a.triage.stuck[0].request_key.as_deref(), Some("key-3"));
+    // Receipt 2, exactly 5 min in flight, is stuck a millisecond later: the
+    // screen's clock reads again then.
+    assert_eq!(a.triage.next_stuck_ms, Some(T0 + 10 * MIN + 1));
 }
 
 const SPAM: &str = "Boost your search ranking today with our amazing SEO package";

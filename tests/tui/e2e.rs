@@ -77,6 +77,10 @@ fn a_person_decides_undoes_resizes_and_quits() {
 
     screen.resize(30, 8);
     screen.wait_for("too small", WAIT);
+    // The list is hidden: a decision key does nothing.
+    screen.keys("x");
+    screen.settle(Duration::from_millis(300), WAIT);
+    assert_eq!(log_rows(&f.db).len(), 2);
     screen.resize(100, 30);
     screen.wait_for("Duplicates", WAIT);
 
@@ -95,4 +99,35 @@ fn a_person_decides_undoes_resizes_and_quits() {
         .expect("left the alternate screen");
     assert!(left > entered);
     assert!(tail[left..].contains("\x1b[?25h") || tail[..left].rfind("\x1b[?25h").is_some());
+}
+
+#[test]
+fn a_receipt_in_flight_too_long_appears_in_stuck_with_no_key_pressed() {
+    use receipt_review::model::time::{format_rfc3339, now_ms};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("receipts.db");
+    let o = common::run(&["init", db.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let conn = Connection::open(&db).unwrap();
+    let payload = r#"{"email":"ken@example.jp","message":"届いていますか"}"#;
+    common::insert(
+        &conn,
+        1,
+        "k-1",
+        payload,
+        &format_rfc3339(now_ms()),
+        "in_flight",
+    );
+    drop(conn);
+    let mut screen = Pty::spawn(
+        &[db.to_str().unwrap(), "--stuck-after", "3s"],
+        120,
+        30,
+        dir.path(),
+    );
+    screen.wait_for("3 Stuck 0/0", WAIT);
+    // No key: the clock moves, the receipt passes three seconds in flight.
+    screen.wait_for("3 Stuck 1/1", WAIT);
+    screen.keys("q");
+    assert!(screen.wait_exit(WAIT).success());
 }

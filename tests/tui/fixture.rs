@@ -395,6 +395,7 @@ pub fn fixture() -> Fixture {
             request_key: Some("pay-9c1e".into()),
             age_ms: 65 * MIN,
         }],
+        next_stuck_ms: None,
         suspected_bots: vec![],
         damaged: vec![
             Damaged {

@@ -5,6 +5,7 @@
 mod common;
 mod fixture;
 
+mod clock;
 mod e2e;
 mod filter_index;
 mod update;

@@ -3,8 +3,9 @@
 //! read again at every reading, and the stuck ones are found among them
 //! without walking every receipt.
 
-use crate::model::{ReceiptState, Settings};
+use crate::model::{Millis, ReceiptState, Settings};
 use crate::triage::facts::Store;
+use crate::triage::stuck;
 
 #[derive(Debug, Default)]
 pub(super) struct Unsettled {
@@ -62,5 +63,10 @@ impl Unsettled {
                     && settings.now_ms.saturating_sub(r.created_ms) > settings.stuck_after_ms
             })
             .collect()
+    }
+
+    /// When the next of them that is in flight becomes stuck.
+    pub(super) fn next_stuck_ms(&self, store: &Store, settings: &Settings) -> Option<Millis> {
+        stuck::next_stuck_ms(store, self.indices.iter().copied(), settings)
     }
 }

@@ -97,6 +97,8 @@ pub enum Scope {
     Export,
     /// Typing a filter or a note: keys not bound here are text.
     Input,
+    /// The terminal is too small to show anything a key could act on.
+    TooSmall,
 }
 
 impl Scope {
@@ -114,6 +116,7 @@ impl Scope {
             Scope::Confirm => "Confirmation dialogs",
             Scope::Export => "Export dialog",
             Scope::Input => "Typing a filter or a note",
+            Scope::TooSmall => "When the terminal is too small",
         }
     }
 }
@@ -195,6 +198,8 @@ const fn b(
 #[rustfmt::skip]
 pub const KEYMAP: &[Binding] = &[
     b(&[ctrl('c')], Scope::Always, KeyCommand::ForceQuit, "", "quit at once"),
+    // Nothing else acts on what the screen does not show.
+    b(&[k('q')], Scope::TooSmall, KeyCommand::Quit, "quit", "quit (no other key acts until the terminal is larger)"),
     // Text input: everything not bound here is typed.
     b(&[code(KeyCode::Enter)], Scope::Input, KeyCommand::InputSubmit, "keep", "keep what you typed"),
     b(&[code(KeyCode::Esc)], Scope::Input, KeyCommand::InputCancel, "cancel", "cancel (a filter is cleared, a note left as it was)"),
@@ -266,17 +271,23 @@ pub const KEYMAP: &[Binding] = &[
 /// What the keyboard is talking to right now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// The terminal is too small: the screen shows only that.
+    TooSmall,
     Input,
     Help,
     Confirm,
     Export,
-    Main { tab: Tab, detail: bool },
+    Main {
+        tab: Tab,
+        detail: bool,
+    },
 }
 
 impl Mode {
     pub fn allows(&self, scope: Scope) -> bool {
         match (self, scope) {
             (_, Scope::Always) => true,
+            (Mode::TooSmall, s) => s == Scope::TooSmall,
             (Mode::Input, s) => s == Scope::Input,
             (Mode::Help, s) => s == Scope::Help,
             (Mode::Confirm, s) => s == Scope::Confirm,
@@ -329,6 +340,7 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
         Scope::Confirm,
         Scope::Export,
         Scope::Help,
+        Scope::TooSmall,
     ];
     order
         .iter()
@@ -354,6 +366,7 @@ mod tests {
     #[test]
     fn no_key_is_bound_twice_in_one_mode() {
         let modes = [
+            Mode::TooSmall,
             Mode::Input,
             Mode::Help,
             Mode::Confirm,

@@ -5,9 +5,7 @@ use ratatui::layout::Rect;
 
 use super::state::Focus;
 
-/// Below this the screen says it is too small.
-pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 16;
+pub use super::screen_size::{MIN_HEIGHT, MIN_WIDTH};
 /// From this width on, list and detail stand side by side.
 pub const WIDE: u16 = 120;
 
@@ -28,7 +26,7 @@ pub struct Areas {
 }
 
 pub fn too_small(area: Rect) -> bool {
-    area.width < MIN_WIDTH || area.height < MIN_HEIGHT
+    super::screen_size::too_small(area.width, area.height)
 }
 
 fn rows(area: Rect, y: u16, height: u16) -> Rect {

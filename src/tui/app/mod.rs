@@ -1,5 +1,7 @@
 //! The TUI's state and its pure `update`.
 //!
+//! - [`screen_size`]: the smallest terminal the screen works in;
+//! - [`clock`]: the screen's time, moving unless `--now` froze it;
 //! - [`tab`]: the tabs and the class filter, the words every part below shares;
 //! - [`msg`]: the boundary with the runtime (`Msg` in, `Effect` out);
 //! - [`indexed`]: a reading as the screen takes it (snapshot, filter index, totals);
@@ -14,9 +16,10 @@
 //! - [`layout`]: where things go, shared with the canvas.
 //!
 //! Each file imports only those that come before it in the order
-//! tab, decision, keymap, counts, search, indexed, msg, rows, state, layout,
+//! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, state, layout,
 //! update.
 
+pub mod clock;
 pub mod counts;
 pub mod decision;
 pub mod indexed;
@@ -24,6 +27,7 @@ pub mod keymap;
 pub mod layout;
 pub mod msg;
 pub mod rows;
+pub mod screen_size;
 pub mod search;
 pub mod state;
 pub mod tab;

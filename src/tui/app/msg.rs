@@ -40,7 +40,10 @@ pub enum Msg {
     Exported(Result<PathBuf, String>),
     /// The database changed (its change mark moved).
     DatabaseChanged,
+    /// The spinner's beat while something is under way.
     Tick,
+    /// The wall clock, reported every second.
+    Clock(crate::model::Millis),
 }
 
 /// A payload the detail pane can show on demand.

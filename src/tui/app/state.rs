@@ -9,6 +9,7 @@ use crate::model::ReceiptId;
 use crate::reading::{ItemReview, Snapshot};
 use crate::review::ExportFormat;
 
+use super::clock::Clock;
 use super::counts::Counts;
 use super::keymap::Mode;
 use super::msg::{ItemDecision, PayloadRef};
@@ -87,6 +88,31 @@ pub enum StatusKind {
 pub struct StatusLine {
     pub text: String,
     pub kind: StatusKind,
+    /// The wall clock when it was set (none before the clock's first report).
+    pub set_at_ms: Option<crate::model::Millis>,
+    pub lasts: Lasts,
+}
+
+/// How long a status message stays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lasts {
+    /// It says the database is being read: the reading's end ends it.
+    UntilRead,
+    /// It says work is under way (recording, undoing, exporting): the
+    /// answer replaces it.
+    UntilAnswered,
+    /// An outcome: it goes this long after it was set.
+    For(crate::model::Millis),
+}
+
+impl StatusLine {
+    /// True once the wall clock has passed its time.
+    pub fn expired(&self, wall_ms: crate::model::Millis) -> bool {
+        match (self.lasts, self.set_at_ms) {
+            (Lasts::For(span), Some(at)) => wall_ms.saturating_sub(at) >= span,
+            _ => false,
+        }
+    }
 }
 
 /// What is selected, resolved against the snapshot.
@@ -130,6 +156,7 @@ pub struct App {
     pub progress: Option<Busy>,
     /// Ticks seen, for the progress spinner.
     pub ticks: u64,
+    pub clock: Clock,
     pub size: (u16, u16),
     pub tab: Tab,
     pub class_filter: ClassFilter,
@@ -174,6 +201,7 @@ impl App {
             stale: false,
             progress: None,
             ticks: 0,
+            clock: Clock::default(),
             size: (80, 24),
             tab: Tab::Duplicates,
             class_filter: ClassFilter::All,
@@ -208,7 +236,32 @@ impl App {
         self
     }
 
+    /// Analyse as of the reading's time, not the wall clock's (`--now`).
+    pub fn with_frozen_clock(mut self) -> Self {
+        self.clock = Clock::frozen();
+        self
+    }
+
+    /// The time the screen shows: the wall clock, or the reading's under `--now`.
+    pub fn now_ms(&self) -> Option<crate::model::Millis> {
+        let snap = self.snapshot.as_ref()?;
+        Some(self.clock.now(snap.settings.now_ms))
+    }
+
+    /// How long a receipt has been in flight as the screen's clock stands.
+    pub fn age_ms(&self, reading_age_ms: crate::model::Millis) -> crate::model::Millis {
+        match self.snapshot.as_ref() {
+            Some(snap) => {
+                reading_age_ms + (self.clock.now(snap.settings.now_ms) - snap.settings.now_ms)
+            }
+            None => reading_age_ms,
+        }
+    }
+
     pub fn mode(&self) -> Mode {
+        if super::screen_size::too_small(self.size.0, self.size.1) {
+            return Mode::TooSmall;
+        }
         if self.input.is_some() {
             return Mode::Input;
         }

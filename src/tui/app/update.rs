@@ -3,6 +3,7 @@
 use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::model::Millis;
 use crate::model::time::format_rfc3339;
 use crate::review::ExportFormat;
 use crate::sanitize::inline;
@@ -15,10 +16,13 @@ use super::msg::{Effect, ItemDecision, Msg};
 use super::rows;
 use super::search::{self, Known, TabIndex};
 use super::state::{
-    App, Busy, Confirm, ConfirmAction, Focus, Input, Overlay, StatusKind, StatusLine,
+    App, Busy, Confirm, ConfirmAction, Focus, Input, Lasts, Overlay, StatusKind, StatusLine,
 };
 use super::tab::{ClassFilter, Tab};
 
+/// How long an outcome stays in the status line, and an error.
+const OUTCOME_SHOWN_MS: Millis = 8_000;
+const ERROR_SHOWN_MS: Millis = 30_000;
 /// How long a typed filter or note may grow.
 const MAX_INPUT: usize = 500;
 /// Payload texts kept before the cache is trimmed to what is on screen.
@@ -85,35 +89,63 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Exported(Err(why)) => error(app, format!("export failed: {}", inline(&why, 200))),
         Msg::DatabaseChanged => {
             if app.snapshot.is_some() {
-                info(app, "the database changed; reading it again…".into());
+                reading_status(app, "the database changed; reading it again…".into());
             }
             effects.push(Effect::Reload);
         }
         Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
+        Msg::Clock(wall_ms) => on_clock(app, wall_ms, &mut effects),
     }
     request_payloads(app, &mut effects);
     effects
 }
 
-fn info(app: &mut App, text: String) {
+fn set_status(app: &mut App, text: String, kind: StatusKind, lasts: Lasts) {
     app.status = Some(StatusLine {
         text,
-        kind: StatusKind::Info,
+        kind,
+        set_at_ms: app.clock.wall_ms,
+        lasts,
     });
+}
+
+fn info(app: &mut App, text: String) {
+    set_status(app, text, StatusKind::Info, Lasts::For(OUTCOME_SHOWN_MS));
+}
+
+/// Work under way, until its answer replaces the message.
+fn working(app: &mut App, text: String) {
+    set_status(app, text, StatusKind::Info, Lasts::UntilAnswered);
+}
+
+/// A reading under way, until it ends.
+fn reading_status(app: &mut App, text: String) {
+    set_status(app, text, StatusKind::Info, Lasts::UntilRead);
 }
 
 fn success(app: &mut App, text: String) {
-    app.status = Some(StatusLine {
-        text,
-        kind: StatusKind::Success,
-    });
+    set_status(app, text, StatusKind::Success, Lasts::For(OUTCOME_SHOWN_MS));
 }
 
 fn error(app: &mut App, text: String) {
-    app.status = Some(StatusLine {
-        text,
-        kind: StatusKind::Error,
-    });
+    set_status(app, text, StatusKind::Error, Lasts::For(ERROR_SHOWN_MS));
+}
+
+/// The wall clock moved: ages, the stuck receipts and expired messages.
+fn on_clock(app: &mut App, wall_ms: Millis, effects: &mut Vec<Effect>) {
+    app.clock.wall_ms = Some(wall_ms);
+    if app.status.as_ref().is_some_and(|s| s.expired(wall_ms)) {
+        app.status = None;
+    }
+    let Some(snap) = app.snapshot.as_ref() else {
+        return;
+    };
+    let next_stuck = snap.triage.next_stuck_ms;
+    // A reading under way will see the new time; asking again would only queue.
+    if app.progress.is_none() && app.clock.reading_due(next_stuck, snap.settings.now_ms) {
+        app.clock.asked_for = next_stuck;
+        effects.push(Effect::Reload);
+    }
 }
 
 /// Asks for the payloads the selection shows that are neither here nor on their way.
@@ -156,6 +188,14 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     });
     app.load_error = None;
     app.stale = false;
+    if !receipts_pending
+        && app
+            .status
+            .as_ref()
+            .is_some_and(|s| s.lasts == Lasts::UntilRead)
+    {
+        app.status = None;
+    }
     for tab in Tab::ALL {
         let i = tab.index();
         let shown = (tab != Tab::Log)
@@ -378,7 +418,7 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::Reload => {
             app.payloads.clear();
             app.requested.clear();
-            info(app, "reading the database again…".into());
+            reading_status(app, "reading the database again…".into());
             effects.push(Effect::Reload);
         }
         KeyCommand::Export => {
@@ -714,7 +754,7 @@ fn send(app: &mut App, requests: Vec<ItemDecision>, bulk: bool, effects: &mut Ve
         effects.push(Effect::DecideMany(requests));
     } else {
         for r in requests {
-            info(app, format!("recording {} as {}…", r.item, r.decision));
+            working(app, format!("recording {} as {}…", r.item, r.decision));
             effects.push(Effect::Decide(r));
         }
     }
@@ -804,7 +844,7 @@ fn undo(app: &mut App, effects: &mut Vec<Effect>) {
     if let Some(why) = decisions_off(app) {
         return error(app, why);
     }
-    info(app, "undoing your last decision…".into());
+    working(app, "undoing your last decision…".into());
     effects.push(Effect::Undo);
 }
 
@@ -814,6 +854,6 @@ fn export(app: &mut App, format: ExportFormat, effects: &mut Vec<Effect>) {
         ExportFormat::Csv => "CSV",
         ExportFormat::Jsonl => "JSONL",
     };
-    info(app, format!("exporting the review log as {name}…"));
+    working(app, format!("exporting the review log as {name}…"));
     effects.push(Effect::Export(format));
 }

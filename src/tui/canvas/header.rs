@@ -41,7 +41,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));
     }
     first.push((
-        format!("  as of {} UTC", short_time(snap.settings.now_ms)),
+        format!(
+            "  as of {} UTC",
+            short_time(app.now_ms().unwrap_or(snap.settings.now_ms))
+        ),
         theme.dim(),
     ));
 

@@ -233,7 +233,7 @@ fn row_cells(
         Tab::Stuck => {
             let s = &t.stuck[row];
             item_status(&mut c, &s.item());
-            c.push(&human_duration(s.age_ms), 13, plain);
+            c.push(&human_duration(app.age_ms(s.age_ms)), 13, plain);
             let key = match s.request_key.as_deref() {
                 Some(k) => format!("key {}", text::safe(k, w)),
                 None => "no key".into(),

@@ -120,7 +120,7 @@ pub fn stuck(
     let mut lines = vec![heading(
         app,
         &item,
-        format!("  in flight for {}", human_duration(s.age_ms)),
+        format!("  in flight for {}", human_duration(app.age_ms(s.age_ms))),
         w,
         theme,
     )];
