@@ -452,6 +452,14 @@ def bench_screen(args, binary, db, n, rep, rep_res, work, tag=None):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
     res.pop("screen", None) if "error" not in res else None
+    if "error" not in res:
+        # Left alone with its clock moving (no --now), as a support desk leaves it open.
+        idle = tui_run(["screen", str(binary), str(db), "--now", "wall", "--keys", "0",
+                        "--idle-s", str(args.idle_s)])
+        res["idle_cpu_pct"] = idle.get("idle_cpu_pct")
+        res["idle_s"] = idle.get("idle_s")
+        if res["idle_cpu_pct"] is not None:
+            log(f"[{tag}] idle screen, clock moving: {res['idle_cpu_pct']:.2f} % CPU over {res['idle_s']:.0f} s")
     # The analysis time is compared with the report's median: the screen was
     # started in each of the report's rounds (this run, with keys, comes after).
     loads = rep_res.get("screen_loads_ms") or []
@@ -799,6 +807,7 @@ def main():
     ap.add_argument("--binary", help="benchmark this binary instead of building this worktree's")
     ap.add_argument("--no-build", action="store_true", help="use the binaries already in target/")
     ap.add_argument("--keys", type=int, default=200, help="keypresses per screen session (default 200)")
+    ap.add_argument("--idle-s", type=float, default=30.0, help="seconds the idle screen's CPU is measured (default 30)")
     ap.add_argument("--quiet-ms", type=float, default=150.0,
                     help="the screen must be quiet this long before each key (default 150)")
     ap.add_argument("--resolve-size", help="size for the decision test (default: the smallest)")

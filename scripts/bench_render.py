@@ -217,6 +217,13 @@ def render_targets(L, results, big):
         rep = f"report {e['report']['report_rss_mb']:.0f} MB"
         return (f"{mb:.0f} MB ({rep})" if mb else f"not measured ({rep})"), (None if mb is None else within(mb, 300, 0))
 
+    def idle(shape, e):
+        t = e.get("tui") or {}
+        pct = t.get("idle_cpu_pct")
+        if pct is None:
+            return "not measured", None
+        return f"{pct:.2f} % over {t.get('idle_s', 0):.0f} s", within(pct, 1.0, 2)
+
     def answers(shape, e):
         return answers_line(results, shape, big)
 
@@ -226,6 +233,7 @@ def render_targets(L, results, big):
     row("keypress → frame p99 ≤ 16 ms", keys)
     row(f"refresh ≤ {REFRESH_TARGET_MS} ms after 1,000 appends (every round)", refresh)
     row("screen peak RSS ≤ 300 MB", peak)
+    row("idle screen, clock moving < 1 % CPU", idle)
     row("the same answers", answers)
     L.append("")
 

@@ -66,8 +66,13 @@ enum Command {
 struct ScreenArgs {
     binary: PathBuf,
     db: PathBuf,
+    /// The screen's `--now`; `wall` lets its clock move.
     #[arg(long, default_value = "2026-11-29T12:00:00Z")]
     now: String,
+    /// After the analysis, leave the screen alone this long and report its
+    /// CPU use (the clock's ticks), before any key.
+    #[arg(long, default_value_t = 0.0)]
+    idle_s: f64,
     /// Keys scrolling, and at least as many filtering (0: load and quit).
     #[arg(long, default_value_t = 200)]
     keys: usize,
@@ -137,11 +142,12 @@ fn measure(args: &ScreenArgs) -> anyhow::Result<Value> {
     let mut argv = vec![
         args.binary.display().to_string(),
         args.db.display().to_string(),
-        "--now".into(),
-        args.now.clone(),
         "--operator".into(),
         "bench".into(),
     ];
+    if args.now != "wall" {
+        argv.extend(["--now".into(), args.now.clone()]);
+    }
     argv.extend(args.extra.iter().cloned());
     let mut app = PtyApp::spawn(&argv, args.rows, args.cols)?;
     let quiet = args.quiet_ms / 1000.0;
@@ -192,6 +198,20 @@ fn measure(args: &ScreenArgs) -> anyhow::Result<Value> {
     res["header"] = json!(lines[..3.min(lines.len())]);
     res["header_counts"] = json!(header::counts(&lines));
     res["rss_after_load_kb"] = json!(app.rss_kb());
+    if args.idle_s > 0.0 {
+        let (t0, cpu0) = (now(), app.cpu_seconds());
+        app.drain(args.idle_s, args.idle_s);
+        let (t1, cpu1) = (now(), app.cpu_seconds());
+        if let (Some(a), Some(b)) = (cpu0, cpu1) {
+            res["idle_s"] = json!(t1 - t0);
+            res["idle_cpu_pct"] = json!((b - a) / (t1 - t0) * 100.0);
+            log(format!(
+                "tui: idle {:.0} s, CPU {:.2} %",
+                t1 - t0,
+                (b - a) / (t1 - t0) * 100.0
+            ));
+        }
+    }
     let ms = |v: &Value| v.as_f64().unwrap_or(-1.0);
     log(format!(
         "tui: first frame {:.1} ms, analysis shown {:.0} ms, all read {:.0} ms",

@@ -220,6 +220,19 @@ impl PtyApp {
         out
     }
 
+    /// CPU seconds the program has used (user + system), from /proc.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        let pid = self.child.process_id()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The fields after the command name, which is in parentheses.
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let fields: Vec<&str> = rest.split(' ').collect();
+        let ticks: f64 =
+            fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        Some(ticks / per_second)
+    }
+
     pub fn terminate(&self) {
         self.signal(libc::SIGTERM);
     }
