@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::model::VisitorFields;
 use super::text::{normalize_text, normalize_text_cow};
+use crate::intake::canonical;
 
 /// Keys dropped by exact name (after key normalisation).
 const NOISE_KEYS: &[&str] = &[
@@ -149,16 +150,27 @@ pub(crate) fn honeypot_is_filled(value: &Value) -> bool {
 
 /// The normalised text of a value, or `None` when it counts as absent (null,
 /// blank text, an empty list or object). Values that are not strings use their
-/// compact JSON text, with nested strings and keys normalised too.
+/// canonical JSON text (keys sorted, numbers as the digest spells them: `1.00`
+/// and `1.0` are `1.0`, `1e2` is `100.0`), with nested strings and keys
+/// normalised too: two payloads with one digest have one fingerprint.
 pub fn normalize_value(value: &Value) -> Option<String> {
     match value {
         Value::Null => None,
         Value::String(s) => Some(normalize_text(s)).filter(|t| !t.is_empty()),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Array(_) | Value::Object(_) => {
-            normalize_nested(value).map(|v| serde_json::to_string(&v).expect("JSON value"))
+        Value::Number(_) | Value::Array(_) | Value::Object(_) => {
+            normalize_nested(value).map(|v| canonical_text_of(&v))
         }
+    }
+}
+
+/// The canonical text of a parsed value. A parsed number always has one; a
+/// hand-built value that has none keeps its compact text.
+fn canonical_text_of(value: &Value) -> String {
+    let mut out = String::new();
+    match canonical::write_canonical(&mut out, value) {
+        Ok(()) => out,
+        Err(_) => serde_json::to_string(value).expect("JSON value"),
     }
 }
 
@@ -263,6 +275,34 @@ mod tests {
         );
         // a number and the same digits typed as text are the same answer
         assert_eq!(fp(json!({"age": 30})), fp(json!({"age": " 30 "})));
+    }
+
+    #[test]
+    fn numbers_are_spelled_as_the_digest_spells_them_at_any_depth() {
+        let spelled = |n: &str| {
+            format!(r#"{{"n":{n},"list":[{n},{{"x":{n}}}],"o":{{"deep":[[{{"y":{n}}}]]}}}}"#)
+        };
+        for (a, b) in [
+            ("1.00", "1.0"),
+            ("1e2", "100.0"),
+            ("2E+3", "2000.0"),
+            ("1E-7", "1e-07"),
+            ("-0", "0"),
+            ("-0.0", "-0.0"),
+            ("12345678901234567890", "12345678901234567890"),
+        ] {
+            let (ta, tb) = (spelled(a), spelled(b));
+            assert_eq!(
+                canonical::canonical_text(&ta),
+                canonical::canonical_text(&tb),
+                "{a} {b}"
+            );
+            assert_eq!(fp_text(&ta), fp_text(&tb), "{a} / {b}");
+            let f = fp_text(&ta);
+            let n = f.fields.0.iter().find(|(k, _)| k == "n").unwrap();
+            assert_eq!(n.1, b);
+        }
+        assert_ne!(fp_text(&spelled("1.0")), fp_text(&spelled("1")));
     }
 
     #[test]
