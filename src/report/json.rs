@@ -282,6 +282,23 @@ mod tests {
                 age_ms: 1_234_567,
             }],
             suspected_bots: vec![91, 92],
+            bot_groups: vec![Arc::new(BotGroup {
+                evidence: BotEvidence::Campaign,
+                receipts: vec![
+                    BotReceipt {
+                        id: 92,
+                        created_ms: 1_795_947_000_000,
+                        scope: 1,
+                    },
+                    BotReceipt {
+                        id: 91,
+                        created_ms: 1_795_947_001_000,
+                        scope: 0,
+                    },
+                ],
+                senders: 2,
+                scopes: vec!["a/contact".into(), "b/contact".into()],
+            })],
             damaged: vec![Damaged {
                 receipt_id: 5,
                 reason: DamageReason::Payload,

@@ -59,6 +59,41 @@ pub fn is_honeypot_key(key: &str) -> bool {
     HONEYPOT_KEYS.contains(&key)
 }
 
+/// What a field says of who sent a message, by its (normalised) key. A
+/// message body is never one of these: a form whose question was left
+/// empty must not make a company name or an address "the message".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Identity {
+    Email,
+    Phone,
+    Name,
+    /// A company or organisation: names no one person.
+    Organisation,
+}
+
+/// The [`Identity`] a key names, if any (English and Japanese form names).
+pub fn identity_of(key: &str) -> Option<Identity> {
+    let has = |words: &[&str]| words.iter().any(|w| key.contains(w));
+    if has(&["mail", "メール"]) {
+        Some(Identity::Email)
+    } else if has(&["phone", "mobile", "電話", "携帯"])
+        || key == "tel"
+        || key.starts_with("tel_")
+        || key.starts_with("tel-")
+        || key.ends_with("_tel")
+    {
+        Some(Identity::Phone)
+    } else if has(&[
+        "company", "organi", "business", "firm", "会社", "法人", "団体", "組織",
+    ]) {
+        Some(Identity::Organisation)
+    } else if has(&["name", "名前", "氏名", "姓", "フリガナ", "ふりがな"]) {
+        Some(Identity::Name)
+    } else {
+        None
+    }
+}
+
 /// Matches a normalised key against an `--ignore-field` pattern, itself
 /// normalised; `*` stands for any run of characters (`utm_*`, `*_id`).
 pub fn matches_pattern(key: &str, pattern: &str) -> bool {
@@ -303,6 +338,22 @@ mod tests {
             assert_eq!(n.1, b);
         }
         assert_ne!(fp_text(&spelled("1.0")), fp_text(&spelled("1")));
+    }
+
+    #[test]
+    fn keys_that_name_the_sender() {
+        assert_eq!(identity_of("email"), Some(Identity::Email));
+        assert_eq!(identity_of("e-mail"), Some(Identity::Email));
+        assert_eq!(identity_of("メールアドレス"), Some(Identity::Email));
+        assert_eq!(identity_of("tel"), Some(Identity::Phone));
+        assert_eq!(identity_of("phone_number"), Some(Identity::Phone));
+        assert_eq!(identity_of("company_name"), Some(Identity::Organisation));
+        assert_eq!(identity_of("会社名"), Some(Identity::Organisation));
+        assert_eq!(identity_of("full_name"), Some(Identity::Name));
+        assert_eq!(identity_of("お名前"), Some(Identity::Name));
+        for key in ["message", "inquiry", "hotel", "subject", "お問い合わせ内容"] {
+            assert_eq!(identity_of(key), None, "{key}");
+        }
     }
 
     #[test]

@@ -396,6 +396,7 @@ pub fn fixture() -> Fixture {
             age_ms: 65 * MIN,
         }],
         suspected_bots: vec![],
+        bot_groups: vec![],
         damaged: vec![
             Damaged {
                 receipt_id: 170,
