@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 const T0: Millis = 1_795_947_330_000;
 const S: Millis = 1_000;
 const MIN: Millis = 60 * S;
+/// A group as the tests compare it: item, evidence, receipts, senders, scopes.
+type Shown = (String, BotEvidence, Vec<ReceiptId>, usize, Vec<String>);
+
 const SPAM: &str = "Boost your search ranking today with our amazing SEO package";
 
 fn raw(id: ReceiptId, scope: &str, at: Millis, payload: Value) -> RawReceipt {
@@ -49,7 +52,7 @@ fn empty_submissions_are_suspected_bots_grouped_per_scope() {
     ]);
     assert_eq!(t.suspected_bots, vec![1, 2, 3, 4]);
     assert!(t.duplicates.is_empty());
-    let groups: Vec<(String, BotEvidence, Vec<ReceiptId>, usize, Vec<String>)> = t
+    let groups: Vec<Shown> = t
         .bot_groups
         .iter()
         .map(|g| {
