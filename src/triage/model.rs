@@ -287,6 +287,16 @@ impl BotGroup {
             .unwrap_or(0)
     }
 
+    /// Its scopes in a few words: the one scope, or the first and how many
+    /// more. Untrusted text: sanitise before showing.
+    pub fn scopes_label(&self) -> String {
+        match self.scopes.len() {
+            0 => String::new(),
+            1 => self.scopes[0].clone(),
+            n => format!("{} +{} more", self.scopes[0], n - 1),
+        }
+    }
+
     pub fn scope_of(&self, r: &BotReceipt) -> &str {
         &self.scopes[r.scope as usize]
     }

@@ -198,3 +198,103 @@ fn nesting_past_128_levels_is_refused_the_same_way_everywhere() {
         Err(receipt_review::intake::canonical::CanonicalError::TooDeep)
     );
 }
+
+const SPAM: &str = r#""message":"Boost your search ranking today with our amazing SEO package""#;
+
+fn resolve(f: &Fixture, item: &str, decision: &str) -> (Option<i32>, String) {
+    let o = run(&[
+        "resolve",
+        f.path(),
+        item,
+        decision,
+        "--operator",
+        "aiko",
+        "--now",
+        NOW,
+    ]);
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bots_from_every_form_and_empty_submissions_are_grouped_and_decided() {
+    let f = empty_db();
+    let conn = Connection::open(&f.db).unwrap();
+    // One body posted to three forms by three senders, and a scanner's
+    // empty submissions.
+    for (id, scope, n, at) in [
+        (1, "acme/contact", 1, "2026-11-29T10:00:00Z"),
+        (2, "acme/quote", 2, "2026-11-29T10:00:01Z"),
+        (3, "acme/careers", 3, "2026-11-29T10:00:02Z"),
+    ] {
+        let payload = format!(r#"{{"email":"bot{n}@spam.example",{SPAM}}}"#);
+        put(&conn, id, scope, &payload, at);
+    }
+    put(
+        &conn,
+        4,
+        "acme/contact",
+        r#"{"name":"","_csrf":"t"}"#,
+        "2026-11-29T10:30:00Z",
+    );
+    put(&conn, 5, "acme/contact", "{}", "2026-11-29T10:31:00Z");
+    let r = report(&f);
+    assert_eq!(r["suspected_bots"], serde_json::json!([1, 2, 3, 4, 5]));
+    assert_eq!(r["counts"]["bot_groups"], 2);
+    let groups = r["bot_groups"].as_array().unwrap();
+    assert_eq!(groups[0]["item"], "bot:1");
+    assert_eq!(groups[0]["evidence"], "campaign");
+    assert_eq!(groups[0]["receipt_ids"], serde_json::json!([1, 2, 3]));
+    assert_eq!(groups[0]["senders"], 3);
+    assert_eq!(
+        groups[0]["scopes"],
+        serde_json::json!(["acme/careers", "acme/contact", "acme/quote"])
+    );
+    assert_eq!(groups[1]["item"], "bot:4");
+    assert_eq!(groups[1]["evidence"], "empty");
+    assert_eq!(groups[1]["receipt_ids"], serde_json::json!([4, 5]));
+    assert_eq!(groups[1]["status"], "pending");
+    assert!(groups[1]["decision"].is_null());
+
+    // Decided through the one decision path.
+    assert_eq!(resolve(&f, "bot:1", "spam").0, Some(0));
+    assert_eq!(resolve(&f, "bot:4", "not-spam").0, Some(0));
+    let (code, err) = resolve(&f, "bot:1", "duplicate");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("choose one of: spam, not_spam"), "{err}");
+    let r = report(&f);
+    let groups = r["bot_groups"].as_array().unwrap();
+    assert_eq!(groups[0]["status"], "resolved");
+    assert_eq!(groups[0]["decision"], "spam");
+    assert_eq!(groups[1]["decision"], "not_spam");
+    let text = run(&["report", f.path(), "--now", NOW]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("5 receipts in 2 groups, 0 pending"), "{text}");
+    assert!(text.contains("same message from many senders"), "{text}");
+
+    // A group that gains a receipt is pending again.
+    let payload = format!(r#"{{"email":"bot4@spam.example",{SPAM}}}"#);
+    put(&conn, 6, "acme/support", &payload, "2026-11-29T10:00:03Z");
+    let r = report(&f);
+    let g = &r["bot_groups"][0];
+    assert_eq!(g["receipt_ids"], serde_json::json!([1, 2, 3, 6]));
+    assert_eq!(g["status"], "pending");
+    assert_eq!(g["decision"], "spam");
+    assert_eq!(g["new_copy_since_decision"], true);
+    let logged: Vec<(String, String, String)> = conn
+        .prepare("SELECT item, kind, decision FROM review_log ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        logged,
+        vec![
+            ("bot:1".into(), "bot".into(), "spam".into()),
+            ("bot:4".into(), "bot".into(), "not_spam".into()),
+        ]
+    );
+}

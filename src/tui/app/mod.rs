@@ -17,6 +17,7 @@
 //! tab, decision, keymap, counts, search, indexed, msg, rows, state, layout,
 //! update.
 
+pub mod bots;
 pub mod counts;
 pub mod decision;
 pub mod indexed;
