@@ -94,7 +94,7 @@ impl SearchIndex {
                 b.receipt(receipt(s.receipt_id));
             },
         );
-        // Bot groups: their evidence in plain words, scopes and receipts.
+        // Bot groups: their scopes and receipts.
         let bots = Builder::run(
             None,
             snap,
@@ -106,7 +106,6 @@ impl SearchIndex {
             },
             |i, b| {
                 let g = &t.bot_groups[i];
-                b.fold(g.evidence.describe());
                 for s in &g.scopes {
                     b.fold_kept(s);
                 }

@@ -51,7 +51,6 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
             .enumerate()
             .filter(|(_, g)| {
                 any || contains(&g.item(), q)
-                    || contains(g.evidence.describe(), q)
                     || g.scopes.iter().any(|s| contains(s, q))
                     || g.receipts.iter().any(|r| {
                         id_matches(r.id, q) || receipt(r.id).is_some_and(|r| receipt_matches(&r, q))
