@@ -15,8 +15,13 @@
 //! NaN and Infinity literals, floats that overflow to infinity, a top level that is not an object,
 //! lone surrogates and broken JSON are a [`CanonicalError`].
 //!
-//! One documented difference: `serde_json` refuses nesting deeper than 128 levels
-//! ([`CanonicalError::TooDeep`]); Python accepts up to its recursion limit (about 1000).
+//! One documented difference, the same rule for every reader and writer of
+//! payloads (intake, `canonical`, `check`, `report`, the screen): a value nested
+//! more than [`MAX_DEPTH`] (128) levels deep, the top-level object counting as
+//! one, has no canonical text here ([`CanonicalError::TooDeep`]), so its row is
+//! damaged; Python accepts nesting up to its recursion limit (about 1000). A
+//! web form has no use for such nesting, and a limit keeps the recursion of
+//! every step (parsing, writing, fingerprinting) within a small stack.
 
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
@@ -48,17 +53,21 @@ pub enum CanonicalError {
     BadNumber { text: String },
 }
 
+/// The deepest nesting that has a canonical text: the top-level object is
+/// level 1, an array or object inside it level 2, and so on.
+pub const MAX_DEPTH: usize = 128;
+
 /// The canonical text of a JSON object.
 pub fn canonical(obj: &Map<String, Value>) -> Result<String, CanonicalError> {
     let mut out = String::with_capacity(256);
-    write_object(&mut out, obj)?;
+    write_object(&mut out, obj, 1)?;
     Ok(out)
 }
 
 /// Appends the canonical text of any JSON value (an object's keys sorted,
 /// as in [`canonical`]) to `out`.
 pub fn write_canonical(out: &mut String, value: &Value) -> Result<(), CanonicalError> {
-    write_value(out, value)
+    write_value(out, value, 1)
 }
 
 /// Appends the canonical text of a JSON number token (`1.50` is `1.5`, `-0`
@@ -75,13 +84,47 @@ pub fn canonical_text(json: &str) -> Result<String, CanonicalError> {
 
 /// Parses `json` into an object, with the errors of this module.
 pub fn parse_object(json: &str) -> Result<Map<String, Value>, CanonicalError> {
-    match serde_json::from_str::<Value>(json) {
+    if depth_of(json) > MAX_DEPTH {
+        return Err(CanonicalError::TooDeep);
+    }
+    // The depth was checked above: serde_json's own limit (which refuses
+    // level 128 already) must not decide instead.
+    let mut de = serde_json::Deserializer::from_str(json);
+    de.disable_recursion_limit();
+    let parsed = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
+    match parsed {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(CanonicalError::NotAnObject {
             found: kind_of(&other),
         }),
         Err(e) => Err(classify_parse_error(json, &e)),
     }
+}
+
+/// How deeply the arrays and objects of a JSON text nest (0 for a scalar),
+/// counted by their brackets outside strings; for broken JSON, a bound the
+/// parser never goes past.
+pub fn depth_of(json: &str) -> usize {
+    let b = json.as_bytes();
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    deepest
 }
 
 /// SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits.
@@ -186,7 +229,12 @@ fn non_finite_literal(json: &str) -> Option<String> {
     None
 }
 
-fn write_value(out: &mut String, value: &Value) -> Result<(), CanonicalError> {
+/// Writes `value`, which sits at nesting level `depth` when it is an array
+/// or an object.
+fn write_value(out: &mut String, value: &Value, depth: usize) -> Result<(), CanonicalError> {
+    if matches!(value, Value::Array(_) | Value::Object(_)) && depth > MAX_DEPTH {
+        return Err(CanonicalError::TooDeep);
+    }
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -199,16 +247,20 @@ fn write_value(out: &mut String, value: &Value) -> Result<(), CanonicalError> {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item)?;
+                write_value(out, item, depth + 1)?;
             }
             out.push(']');
         }
-        Value::Object(map) => write_object(out, map)?,
+        Value::Object(map) => write_object(out, map, depth)?,
     }
     Ok(())
 }
 
-fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), CanonicalError> {
+fn write_object(
+    out: &mut String,
+    map: &Map<String, Value>,
+    depth: usize,
+) -> Result<(), CanonicalError> {
     // Sorted explicitly: the map's own order depends on serde_json's features.
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
     entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -219,7 +271,7 @@ fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), Canoni
         }
         write_string(out, key);
         out.push(':');
-        write_value(out, value)?;
+        write_value(out, value, depth + 1)?;
     }
     out.push('}');
     Ok(())
@@ -422,5 +474,51 @@ mod tests {
             canonical_text(r#"{"a":"#),
             Err(CanonicalError::Syntax { .. })
         ));
+    }
+
+    /// An object whose innermost array sits at level `depth` (the object is 1).
+    fn nested(depth: usize) -> String {
+        format!(
+            "{{\"a\":{}1{}}}",
+            "[".repeat(depth - 1),
+            "]".repeat(depth - 1)
+        )
+    }
+
+    #[test]
+    fn nesting_up_to_128_levels_is_read_and_deeper_is_refused() {
+        for depth in [2, 127, MAX_DEPTH] {
+            let text = nested(depth);
+            assert_eq!(depth_of(&text), depth);
+            assert_eq!(
+                canonical_text(&text).as_deref(),
+                Ok(text.as_str()),
+                "{depth}"
+            );
+        }
+        for depth in [MAX_DEPTH + 1, 1000] {
+            assert_eq!(canonical_text(&nested(depth)), Err(CanonicalError::TooDeep));
+        }
+        // Brackets inside strings are text, not nesting.
+        assert_eq!(depth_of(r#"{"a":"[[[{\"[","b":[1]}"#), 2);
+        // Trailing text after the object is still an error.
+        assert!(matches!(
+            canonical_text(r#"{"a":1} x"#),
+            Err(CanonicalError::Syntax { .. })
+        ));
+    }
+
+    #[test]
+    fn a_hand_built_value_is_held_to_the_same_depth() {
+        let mut value = Value::from(1);
+        for _ in 0..MAX_DEPTH - 1 {
+            value = Value::Array(vec![value]);
+        }
+        let mut map = Map::new();
+        map.insert("a".into(), value.clone());
+        assert_eq!(canonical(&map).unwrap(), nested(MAX_DEPTH));
+        map.insert("a".into(), Value::Array(vec![value]));
+        assert_eq!(canonical(&map), Err(CanonicalError::TooDeep));
+        assert_eq!(fingerprint(&map), Err(CanonicalError::TooDeep));
     }
 }

@@ -34,17 +34,20 @@ pub enum Kind {
     Conflict,
     /// An `in_flight` receipt whose outcome is unknown (`stuck:<receipt id>`).
     Stuck,
+    /// A group of suspected bot receipts (`bot:<earliest receipt id>`).
+    Bot,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Self::Duplicate, Self::Conflict, Self::Stuck];
+    pub const ALL: [Kind; 4] = [Self::Duplicate, Self::Conflict, Self::Stuck, Self::Bot];
 
-    /// The stored name: `duplicate`, `conflict`, `stuck`.
+    /// The stored name: `duplicate`, `conflict`, `stuck`, `bot`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Duplicate => "duplicate",
             Self::Conflict => "conflict",
             Self::Stuck => "stuck",
+            Self::Bot => "bot",
         }
     }
 
@@ -63,8 +66,10 @@ pub enum Decision {
     Correction,
     /// Duplicate group: the copies are genuinely different messages.
     Distinct,
-    /// Duplicate group: junk.
+    /// Duplicate group or bot group: junk.
     Spam,
+    /// Bot group: people wrote these after all.
+    NotSpam,
     /// Conflict: the original body stands; nothing to do.
     OriginalStands,
     /// Conflict: the changed body needs a follow-up with the sender.
@@ -80,11 +85,12 @@ pub enum Decision {
 }
 
 impl Decision {
-    pub const ALL: [Decision; 10] = [
+    pub const ALL: [Decision; 11] = [
         Self::Duplicate,
         Self::Correction,
         Self::Distinct,
         Self::Spam,
+        Self::NotSpam,
         Self::OriginalStands,
         Self::FollowUp,
         Self::Completed,
@@ -99,6 +105,7 @@ impl Decision {
             Self::Correction => "correction",
             Self::Distinct => "distinct",
             Self::Spam => "spam",
+            Self::NotSpam => "not_spam",
             Self::OriginalStands => "original_stands",
             Self::FollowUp => "follow_up",
             Self::Completed => "completed",

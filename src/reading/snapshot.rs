@@ -148,6 +148,9 @@ pub(super) fn assemble(
         for s in &t.stuck {
             review("stuck", s.receipt_id, &|| vec![s.receipt_id]);
         }
+        for g in &t.bot_groups {
+            review("bot", g.receipts[0].id, &|| g.receipt_ids());
+        }
     }
     Ok(Snapshot {
         database: db.location().to_path_buf(),
@@ -169,7 +172,8 @@ pub(super) fn assemble(
 }
 
 /// The ids of the receipts the items show, ascending: members of duplicate
-/// groups, conflict originals (and receipts holding an attempt), stuck receipts.
+/// groups, conflict originals (and receipts holding an attempt), stuck
+/// receipts, the receipts of bot groups.
 pub fn shown_ids(t: &Triage) -> Vec<ReceiptId> {
     let ids = t
         .duplicates
@@ -183,7 +187,12 @@ pub fn shown_ids(t: &Triage) -> Vec<ReceiptId> {
                     .map(|a| a.id),
             )
         }))
-        .chain(t.stuck.iter().map(|s| s.receipt_id));
+        .chain(t.stuck.iter().map(|s| s.receipt_id))
+        .chain(
+            t.bot_groups
+                .iter()
+                .flat_map(|g| g.receipts.iter().map(|r| r.id)),
+        );
     let mut out: Vec<ReceiptId> = ids.collect();
     out.par_sort_unstable();
     out.dedup();
@@ -250,7 +259,7 @@ pub struct Target {
     pub receipt_ids: Vec<ReceiptId>,
 }
 
-/// Finds `dup:12`, `conflict:40` or `stuck:77` in the snapshot.
+/// Finds `dup:12`, `conflict:40`, `stuck:77` or `bot:91` in the snapshot.
 pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
     let (kind, id) = review::parse_item(item).ok()?;
     let t = &snap.triage;
@@ -262,6 +271,11 @@ pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
             .receipt_ids(),
         Kind::Conflict => vec![t.conflicts.iter().find(|c| c.receipt_id == id)?.receipt_id],
         Kind::Stuck => vec![t.stuck.iter().find(|s| s.receipt_id == id)?.receipt_id],
+        Kind::Bot => t
+            .bot_groups
+            .iter()
+            .find(|g| g.receipts[0].id == id)?
+            .receipt_ids(),
     };
     Some(Target { kind, receipt_ids })
 }

@@ -6,7 +6,9 @@ use super::safe_json;
 use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId};
 use crate::reading::{ItemReview, Snapshot};
-use crate::triage::model::{Attempt, Conflict, DamageReason, DuplicateGroup, GapClass, Member};
+use crate::triage::model::{
+    Attempt, BotEvidence, Conflict, DamageReason, DuplicateGroup, GapClass, Member,
+};
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -17,6 +19,7 @@ struct Report<'a> {
     conflicts: Vec<ConflictOut<'a>>,
     stuck: Vec<StuckOut<'a>>,
     suspected_bots: &'a [ReceiptId],
+    bot_groups: Vec<BotGroupOut<'a>>,
     damaged: Vec<DamagedOut<'a>>,
 }
 
@@ -34,8 +37,25 @@ struct CountsJson {
     conflicts: usize,
     stuck: usize,
     suspected_bots: usize,
+    bot_groups: usize,
     damaged: usize,
     replays: u64,
+}
+
+#[derive(Serialize)]
+struct BotGroupOut<'a> {
+    item: String,
+    evidence: BotEvidence,
+    receipt_ids: Vec<ReceiptId>,
+    senders: usize,
+    scopes: &'a [String],
+    first_at: String,
+    last_at: String,
+    // The review's fields, in place (flattening would serialise a map).
+    status: &'static str,
+    decision: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    new_copy_since_decision: bool,
 }
 
 #[derive(Serialize)]
@@ -141,6 +161,7 @@ pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<
             conflicts: t.conflicts.len(),
             stuck: t.stuck.len(),
             suspected_bots: t.suspected_bots.len(),
+            bot_groups: t.bot_groups.len(),
             damaged: t.damaged.len(),
             replays: input.replay_total,
         },
@@ -166,6 +187,26 @@ pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<
             })
             .collect(),
         suspected_bots: &t.suspected_bots,
+        bot_groups: t
+            .bot_groups
+            .iter()
+            .map(|g| {
+                let item = g.item();
+                let r = ReviewOut::from(input.review(&item));
+                BotGroupOut {
+                    item,
+                    evidence: g.evidence,
+                    receipt_ids: g.receipt_ids(),
+                    senders: g.senders,
+                    scopes: &g.scopes,
+                    first_at: format_rfc3339(g.first_ms()),
+                    last_at: format_rfc3339(g.last_ms()),
+                    status: r.status,
+                    decision: r.decision,
+                    new_copy_since_decision: r.new_copy_since_decision,
+                }
+            })
+            .collect(),
         damaged: t
             .damaged
             .iter()
@@ -283,6 +324,23 @@ mod tests {
             }],
             next_stuck_ms: None,
             suspected_bots: vec![91, 92],
+            bot_groups: vec![Arc::new(BotGroup {
+                evidence: BotEvidence::Campaign,
+                receipts: vec![
+                    BotReceipt {
+                        id: 92,
+                        created_ms: 1_795_947_000_000,
+                        scope: 1,
+                    },
+                    BotReceipt {
+                        id: 91,
+                        created_ms: 1_795_947_001_000,
+                        scope: 0,
+                    },
+                ],
+                senders: 2,
+                scopes: vec!["a/contact".into(), "b/contact".into()],
+            })],
             damaged: vec![Damaged {
                 receipt_id: 5,
                 reason: DamageReason::Payload,
@@ -338,6 +396,15 @@ mod tests {
         assert!(c["decision"].is_null());
         assert_eq!(v["stuck"][0]["age_s"].as_i64(), Some(1234));
         assert_eq!(v["suspected_bots"], serde_json::json!([91, 92]));
+        assert_eq!(v["counts"]["bot_groups"].as_u64(), Some(1));
+        let b = &v["bot_groups"][0];
+        assert_eq!(b["item"], "bot:92");
+        assert_eq!(b["evidence"], "campaign");
+        assert_eq!(b["receipt_ids"], serde_json::json!([91, 92]));
+        assert_eq!(b["senders"].as_u64(), Some(2));
+        assert_eq!(b["scopes"], serde_json::json!(["a/contact", "b/contact"]));
+        assert_eq!(b["status"], "pending");
+        assert!(b["decision"].is_null());
         assert_eq!(v["damaged"][0]["reason"], "payload");
     }
 }

@@ -55,10 +55,13 @@ pub fn render(input: &Snapshot) -> String {
         t.stuck.len(),
         stuck_pending
     );
+    let bots_pending = pending(&mut t.bot_groups.iter().map(|g| g.item()));
     let _ = writeln!(
         out,
-        "Suspected bots  {:>6} receipts",
-        t.suspected_bots.len()
+        "Suspected bots  {:>6} receipts in {} groups, {} pending",
+        t.suspected_bots.len(),
+        t.bot_groups.len(),
+        bots_pending
     );
     let _ = writeln!(out, "Damaged         {:>6} rows", t.damaged.len());
     let _ = writeln!(
@@ -121,6 +124,24 @@ pub fn render(input: &Snapshot) -> String {
             );
         }
         more(&mut out, t.stuck.len());
+    }
+    if !t.bot_groups.is_empty() {
+        let _ = writeln!(out, "\nSuspected bots");
+        let mut largest: Vec<_> = t.bot_groups.iter().collect();
+        largest.sort_by_key(|g| std::cmp::Reverse(g.receipts.len()));
+        for g in largest.into_iter().take(SHOWN) {
+            let scopes = g.scopes_label();
+            let _ = writeln!(
+                out,
+                "  {:<14} {:<31} {:>4} receipts  {:>3} senders  {}",
+                g.item(),
+                g.evidence.describe(),
+                g.receipts.len(),
+                g.senders,
+                inline(&scopes, 40),
+            );
+        }
+        more(&mut out, t.bot_groups.len());
     }
     if !t.damaged.is_empty() {
         let _ = writeln!(out, "\nDamaged rows (not analysed)");

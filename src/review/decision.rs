@@ -15,6 +15,7 @@ impl Kind {
             Self::Duplicate => "dup",
             Self::Conflict => "conflict",
             Self::Stuck => "stuck",
+            Self::Bot => "bot",
         }
     }
 
@@ -24,6 +25,7 @@ impl Kind {
             Self::Duplicate => "duplicate group",
             Self::Conflict => "conflict",
             Self::Stuck => "stuck receipt",
+            Self::Bot => "bot group",
         }
     }
 
@@ -43,6 +45,7 @@ impl Kind {
                 Decision::Failed,
                 Decision::StillPending,
             ],
+            Self::Bot => &[Decision::Spam, Decision::NotSpam],
         }
     }
 }
@@ -68,7 +71,8 @@ impl Decision {
         }
     }
 
-    /// The kind of item this decision is for; `None` for `reopened` (any kind).
+    /// The first kind of item this decision is for (`spam` is also a bot
+    /// group's, see [`Kind::decisions`]); `None` for `reopened` (any kind).
     pub fn kind(self) -> Option<Kind> {
         match self {
             Self::Duplicate | Self::Correction | Self::Distinct | Self::Spam => {
@@ -76,13 +80,14 @@ impl Decision {
             }
             Self::OriginalStands | Self::FollowUp => Some(Kind::Conflict),
             Self::Completed | Self::Failed | Self::StillPending => Some(Kind::Stuck),
+            Self::NotSpam => Some(Kind::Bot),
             Self::Reopened => None,
         }
     }
 
     /// Ok when an operator may take this decision on an item of `kind`.
     pub fn check_for(self, kind: Kind) -> Result<(), DecisionError> {
-        if self.kind() == Some(kind) {
+        if kind.decisions().contains(&self) {
             Ok(())
         } else {
             Err(DecisionError::NotAllowed {
@@ -108,6 +113,7 @@ impl Decision {
             Self::Correction => "a later copy corrects the earlier one and supersedes it",
             Self::Distinct => "different messages: answer each",
             Self::Spam => "junk: answer none",
+            Self::NotSpam => "not a bot: people wrote these, answer them",
             Self::OriginalStands => "the original stands; the change needs nothing",
             Self::FollowUp => "the change needs a follow-up with the sender",
             Self::Completed => "checked: the work was done (state becomes completed)",
@@ -166,7 +172,7 @@ pub enum DecisionError {
     Unknown { text: String, kind: Kind },
     #[error("\"{decision}\" is not a decision for a {kind}; choose one of: {}", allowed(.kind))]
     NotAllowed { kind: Kind, decision: Decision },
-    #[error("\"{}\" is not an item id: expected dup:<id>, conflict:<id> or stuck:<id>", shown(.item))]
+    #[error("\"{}\" is not an item id: expected dup:<id>, conflict:<id>, stuck:<id> or bot:<id>", shown(.item))]
     BadItem { item: String },
     #[error("item {} is not a {kind}", shown(.item))]
     KindMismatch { item: String, kind: Kind },
@@ -207,12 +213,19 @@ mod tests {
     fn every_operator_decision_has_one_kind() {
         for k in Kind::ALL {
             for d in k.decisions() {
-                assert_eq!(d.kind(), Some(k));
                 assert!(d.check_for(k).is_ok());
+                assert!(d.kind().is_some());
             }
         }
+        // Every decision but the undo belongs to some kind; only `spam` to two.
         let all: usize = Kind::ALL.iter().map(|k| k.decisions().len()).sum();
-        assert_eq!(all, Decision::ALL.len() - 1);
+        assert_eq!(all, Decision::ALL.len() - 1 + 1);
+        assert!(Decision::Spam.check_for(Kind::Bot).is_ok());
+        assert!(Decision::NotSpam.check_for(Kind::Duplicate).is_err());
+        assert_eq!(
+            Decision::parse_for(Kind::Bot, "Not-Spam"),
+            Ok(Decision::NotSpam)
+        );
     }
 
     #[test]
@@ -254,6 +267,7 @@ mod tests {
         assert_eq!(parse_item("dup:12"), Ok((Kind::Duplicate, 12)));
         assert_eq!(parse_item("conflict:40"), Ok((Kind::Conflict, 40)));
         assert_eq!(parse_item("stuck:77"), Ok((Kind::Stuck, 77)));
+        assert_eq!(parse_item("bot:12"), Ok((Kind::Bot, 12)));
         assert_eq!(item_id(Kind::Stuck, 77), "stuck:77");
         for bad in [
             "",

@@ -28,6 +28,7 @@ pub mod check;
 pub mod error;
 pub mod file;
 pub mod load;
+mod log_upgrade;
 pub mod open;
 pub mod replays;
 pub mod review_log;

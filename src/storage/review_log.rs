@@ -26,6 +26,7 @@ pub const REVIEW_LOG_SQL: &str = include_str!("../../assets/review_log.sql");
 pub fn ensure_review_log(conn: &Connection) -> Result<(), LogError> {
     if log_table_exists(conn)? {
         check_columns(conn)?;
+        super::log_upgrade::upgrade(conn, REVIEW_LOG_SQL)?;
     }
     // Also restores an index or trigger that someone dropped.
     conn.execute_batch(REVIEW_LOG_SQL)?;

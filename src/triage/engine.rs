@@ -404,6 +404,7 @@ impl Engine {
             ),
             next_stuck_ms: self.unsettled.next_stuck_ms(store, &facts.settings),
             suspected_bots: self.campaigns.bot_ids().to_vec(),
+            bot_groups: self.campaigns.groups(store, &facts.settings),
             damaged: store.damaged.clone(),
         });
     }
@@ -419,6 +420,7 @@ impl Engine {
         self.campaigns
             .add(store, &facts.settings, runs, added.receipts);
         t.suspected_bots = self.campaigns.bot_ids().to_vec();
+        t.bot_groups = self.campaigns.groups(store, &facts.settings);
         self.conflicts.add(facts, added, refresh.shared, t);
         t.stuck = stuck::stuck(
             store,

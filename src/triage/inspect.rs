@@ -69,6 +69,8 @@ struct LocalKey {
     check: u64,
     /// The interned id, when interning.
     id: u32,
+    /// A field naming the sender is never the message body.
+    names_sender: bool,
 }
 
 /// One visitor field of the row being checked.
@@ -287,7 +289,8 @@ impl Inspector {
             } else {
                 spilled.extend([k.check, f.check]);
             }
-            if text::is_free_text_measure(f.tokens, f.chars)
+            if !k.names_sender
+                && text::is_free_text_measure(f.tokens, f.chars)
                 && body.is_none_or(|(_, c)| f.chars > c)
             {
                 body = Some((i, f.chars));
@@ -548,6 +551,7 @@ impl Inspector {
             check: self.random.str(&key),
             name: key.as_str().into(),
             id,
+            names_sender: visitor::identity_of(&key).is_some(),
         });
         s.key_index.insert(key.into(), local);
         KeyClass::Visitor(local)

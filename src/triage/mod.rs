@@ -424,18 +424,11 @@ pub fn analyze_facts(
     details: &Details,
     settings: &Settings,
 ) -> Triage {
-    let suspected_bots = bots::suspected_bots(store, settings);
-    analyze_facts_with(
-        store,
-        conflict_rows,
-        needs,
-        details,
-        settings,
-        suspected_bots,
-    )
+    let bots = bots::suspected_bots(store, settings);
+    analyze_facts_with(store, conflict_rows, needs, details, settings, bots)
 }
 
-/// [`analyze_facts`] with the suspected bots already found
+/// [`analyze_facts`] with the suspected bots and their groups already found
 /// ([`bots::suspected_bots`] needs no text read again).
 pub fn analyze_facts_with(
     store: &Store,
@@ -443,7 +436,7 @@ pub fn analyze_facts_with(
     needs: &Needs,
     details: &Details,
     settings: &Settings,
-    suspected_bots: Vec<ReceiptId>,
+    (suspected_bots, bot_groups): (Vec<ReceiptId>, Vec<Arc<model::BotGroup>>),
 ) -> Triage {
     let ctx = near::Ctx {
         store,
@@ -457,6 +450,7 @@ pub fn analyze_facts_with(
         stuck: stuck::stuck(store, &needs.stuck, details, settings),
         next_stuck_ms: stuck::next_stuck_ms(store, 0..store.receipts.len() as u32, settings),
         suspected_bots,
+        bot_groups,
         damaged: store.damaged.clone(),
     }
 }

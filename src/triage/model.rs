@@ -206,6 +206,102 @@ impl Stuck {
     }
 }
 
+/// Why a group of receipts is suspected to come from a bot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BotEvidence {
+    /// One message body from three or more senders within the window, in
+    /// any scope (a bot posts every form it finds).
+    Campaign,
+    /// A honeypot field (never shown to people) was filled in.
+    Honeypot,
+    /// Every visitor field empty or absent: a scanner trying the form.
+    Empty,
+}
+
+impl BotEvidence {
+    /// The name in `report --json`: `campaign`, `honeypot`, `empty`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Campaign => "campaign",
+            Self::Honeypot => "honeypot",
+            Self::Empty => "empty",
+        }
+    }
+
+    /// What support staff read on the screen and in the text report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Campaign => "same message from many senders",
+            Self::Honeypot => "hidden bot-trap field filled in",
+            Self::Empty => "empty submission",
+        }
+    }
+}
+
+/// One receipt of a bot group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotReceipt {
+    pub id: ReceiptId,
+    pub created_ms: Millis,
+    /// Its scope: an index into [`BotGroup::scopes`].
+    pub scope: u32,
+}
+
+/// Suspected bot receipts grouped by their evidence: a campaign's copies of
+/// one body, or one scope's honeypot or empty receipts, chained while each
+/// gap is at most the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotGroup {
+    pub evidence: BotEvidence,
+    /// Earliest first (then by id).
+    pub receipts: Vec<BotReceipt>,
+    /// How many different senders the receipts name (0: none names one).
+    pub senders: usize,
+    /// The scopes of its receipts, sorted.
+    pub scopes: Vec<String>,
+}
+
+impl BotGroup {
+    /// The stable item id: `bot:<earliest receipt id>`.
+    pub fn item(&self) -> String {
+        format!("bot:{}", self.receipts[0].id)
+    }
+
+    /// The receipt ids, ascending.
+    pub fn receipt_ids(&self) -> Vec<ReceiptId> {
+        let mut ids: Vec<ReceiptId> = self.receipts.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    pub fn first_ms(&self) -> Millis {
+        self.receipts[0].created_ms
+    }
+
+    pub fn last_ms(&self) -> Millis {
+        self.receipts
+            .iter()
+            .map(|r| r.created_ms)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Its scopes in a few words: the one scope, or the first and how many
+    /// more. Untrusted text: sanitise before showing.
+    pub fn scopes_label(&self) -> String {
+        match self.scopes.len() {
+            0 => String::new(),
+            1 => self.scopes[0].clone(),
+            n => format!("{} +{} more", self.scopes[0], n - 1),
+        }
+    }
+
+    pub fn scope_of(&self, r: &BotReceipt) -> &str {
+        &self.scopes[r.scope as usize]
+    }
+}
+
 /// Everything the engine found, each list in a stable order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Triage {
@@ -222,6 +318,9 @@ pub struct Triage {
     pub next_stuck_ms: Option<Millis>,
     /// Receipt ids, ascending.
     pub suspected_bots: Vec<ReceiptId>,
+    /// The suspected bots by evidence, each receipt in one group; ordered
+    /// by earliest receipt time, then id.
+    pub bot_groups: Vec<Arc<BotGroup>>,
     /// Ordered by receipt id.
     pub damaged: Vec<Damaged>,
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::model::VisitorFields;
 use super::text::{normalize_text, normalize_text_cow};
+use crate::intake::canonical;
 
 /// Keys dropped by exact name (after key normalisation).
 const NOISE_KEYS: &[&str] = &[
@@ -56,6 +57,41 @@ pub fn is_noise_key(key: &str) -> bool {
 
 pub fn is_honeypot_key(key: &str) -> bool {
     HONEYPOT_KEYS.contains(&key)
+}
+
+/// What a field says of who sent a message, by its (normalised) key. A
+/// message body is never one of these: a form whose question was left
+/// empty must not make a company name or an address "the message".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Identity {
+    Email,
+    Phone,
+    Name,
+    /// A company or organisation: names no one person.
+    Organisation,
+}
+
+/// The [`Identity`] a key names, if any (English and Japanese form names).
+pub fn identity_of(key: &str) -> Option<Identity> {
+    let has = |words: &[&str]| words.iter().any(|w| key.contains(w));
+    if has(&["mail", "メール"]) {
+        Some(Identity::Email)
+    } else if has(&["phone", "mobile", "電話", "携帯"])
+        || key == "tel"
+        || key.starts_with("tel_")
+        || key.starts_with("tel-")
+        || key.ends_with("_tel")
+    {
+        Some(Identity::Phone)
+    } else if has(&[
+        "company", "organi", "business", "firm", "会社", "法人", "団体", "組織",
+    ]) {
+        Some(Identity::Organisation)
+    } else if has(&["name", "名前", "氏名", "姓", "フリガナ", "ふりがな"]) {
+        Some(Identity::Name)
+    } else {
+        None
+    }
 }
 
 /// Matches a normalised key against an `--ignore-field` pattern, itself
@@ -149,16 +185,27 @@ pub(crate) fn honeypot_is_filled(value: &Value) -> bool {
 
 /// The normalised text of a value, or `None` when it counts as absent (null,
 /// blank text, an empty list or object). Values that are not strings use their
-/// compact JSON text, with nested strings and keys normalised too.
+/// canonical JSON text (keys sorted, numbers as the digest spells them: `1.00`
+/// and `1.0` are `1.0`, `1e2` is `100.0`), with nested strings and keys
+/// normalised too: two payloads with one digest have one fingerprint.
 pub fn normalize_value(value: &Value) -> Option<String> {
     match value {
         Value::Null => None,
         Value::String(s) => Some(normalize_text(s)).filter(|t| !t.is_empty()),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Array(_) | Value::Object(_) => {
-            normalize_nested(value).map(|v| serde_json::to_string(&v).expect("JSON value"))
+        Value::Number(_) | Value::Array(_) | Value::Object(_) => {
+            normalize_nested(value).map(|v| canonical_text_of(&v))
         }
+    }
+}
+
+/// The canonical text of a parsed value. A parsed number always has one; a
+/// hand-built value that has none keeps its compact text.
+fn canonical_text_of(value: &Value) -> String {
+    let mut out = String::new();
+    match canonical::write_canonical(&mut out, value) {
+        Ok(()) => out,
+        Err(_) => serde_json::to_string(value).expect("JSON value"),
     }
 }
 
@@ -263,6 +310,50 @@ mod tests {
         );
         // a number and the same digits typed as text are the same answer
         assert_eq!(fp(json!({"age": 30})), fp(json!({"age": " 30 "})));
+    }
+
+    #[test]
+    fn numbers_are_spelled_as_the_digest_spells_them_at_any_depth() {
+        let spelled = |n: &str| {
+            format!(r#"{{"n":{n},"list":[{n},{{"x":{n}}}],"o":{{"deep":[[{{"y":{n}}}]]}}}}"#)
+        };
+        for (a, b) in [
+            ("1.00", "1.0"),
+            ("1e2", "100.0"),
+            ("2E+3", "2000.0"),
+            ("1E-7", "1e-07"),
+            ("-0", "0"),
+            ("-0.0", "-0.0"),
+            ("12345678901234567890", "12345678901234567890"),
+        ] {
+            let (ta, tb) = (spelled(a), spelled(b));
+            assert_eq!(
+                canonical::canonical_text(&ta),
+                canonical::canonical_text(&tb),
+                "{a} {b}"
+            );
+            assert_eq!(fp_text(&ta), fp_text(&tb), "{a} / {b}");
+            let f = fp_text(&ta);
+            let n = f.fields.0.iter().find(|(k, _)| k == "n").unwrap();
+            assert_eq!(n.1, b);
+        }
+        assert_ne!(fp_text(&spelled("1.0")), fp_text(&spelled("1")));
+    }
+
+    #[test]
+    fn keys_that_name_the_sender() {
+        assert_eq!(identity_of("email"), Some(Identity::Email));
+        assert_eq!(identity_of("e-mail"), Some(Identity::Email));
+        assert_eq!(identity_of("メールアドレス"), Some(Identity::Email));
+        assert_eq!(identity_of("tel"), Some(Identity::Phone));
+        assert_eq!(identity_of("phone_number"), Some(Identity::Phone));
+        assert_eq!(identity_of("company_name"), Some(Identity::Organisation));
+        assert_eq!(identity_of("会社名"), Some(Identity::Organisation));
+        assert_eq!(identity_of("full_name"), Some(Identity::Name));
+        assert_eq!(identity_of("お名前"), Some(Identity::Name));
+        for key in ["message", "inquiry", "hotel", "subject", "お問い合わせ内容"] {
+            assert_eq!(identity_of(key), None, "{key}");
+        }
     }
 
     #[test]

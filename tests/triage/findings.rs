@@ -235,18 +235,6 @@ fn two_senders_or_one_sender_many_times_is_not_a_campaign() {
         &[],
     );
     assert!(a.triage.suspected_bots.is_empty());
-    // three senders, but in different scopes
-    let mut other = raw(3, 2 * S, sender(3, SPAM));
-    other.scope = "site-b".into();
-    let a = run(
-        &[
-            raw(1, 0, sender(1, SPAM)),
-            raw(2, S, sender(2, SPAM)),
-            other,
-        ],
-        &[],
-    );
-    assert!(a.triage.suspected_bots.is_empty());
     // a short body is not a message
     let a = run(
         &[

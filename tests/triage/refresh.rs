@@ -135,7 +135,7 @@ impl Appender {
         let (id, scope, payload, at) = self.existing();
         let mut fields: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&payload).unwrap();
-        let kind = self.rng.random_range(0..10);
+        let kind = self.rng.random_range(0..12);
         // Mostly after everything so far, sometimes a little before it (two
         // handlers whose clocks disagree), sometimes right after its original.
         let when = match self.rng.random_range(0..6) {
@@ -210,6 +210,22 @@ impl Appender {
                         params![scope, "0".repeat(64), format_rfc3339(when)],
                     )
                     .unwrap();
+            }
+            // A bot posting one of a few bodies to any form, as a new
+            // sender each time: campaigns across scopes.
+            10 => {
+                let (_, other_scope, _, _) = self.existing();
+                let body = self.rng.random_range(0..3);
+                let bot = serde_json::json!({
+                    "email": format!("bot{}@example.net", self.rng.random::<u32>()),
+                    "message": format!("Cheap followers for your page, offer number {body} today only"),
+                });
+                self.insert(&other_scope, &bot, when, state);
+            }
+            // An empty submission: nothing but noise.
+            11 => {
+                let empty = serde_json::json!({"_csrf": "t", "name": "", "message": null});
+                self.insert(&scope, &empty, when, state);
             }
             // A receipt in flight settles (or fails).
             _ => {

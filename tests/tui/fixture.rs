@@ -10,8 +10,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::model::{Millis, ReceiptState, Settings};
 use receipt_review::reading::{ItemReview, LogLine, Snapshot};
 use receipt_review::triage::model::{
-    Attempt, AttemptSource, Conflict, DamageReason, Damaged, DuplicateGroup, GapClass, MatchKind,
-    Member, Receipt, Stuck, Triage, VisitorFields,
+    Attempt, AttemptSource, BotEvidence, BotGroup, BotReceipt, Conflict, DamageReason, Damaged,
+    DuplicateGroup, GapClass, MatchKind, Member, Receipt, Stuck, Triage, VisitorFields,
 };
 use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::{Effect, Msg, PayloadRef};
@@ -108,6 +108,89 @@ const SITE_A: &str = "site-a/contact";
 /// - `dup:140` (minutes, exact): pending;
 /// - `conflict:150` with two refused attempts; `stuck:160`; three damaged rows.
 pub fn fixture() -> Fixture {
+    fixture_with(Vec::new(), Vec::new())
+}
+
+/// The fixture with bot groups: a campaign posted to two forms by three
+/// senders (one of them also filling a honeypot), and a scanner's empty
+/// submissions.
+pub fn bots_fixture() -> Fixture {
+    let spam = "boost your search ranking today with our seo package";
+    let at = |m: i64| T0 + 90 * MIN + m * 1_000;
+    let sent = |n: u32| format!("bot{n}@spam.example");
+    let bots = vec![
+        receipt(
+            201,
+            SITE_A,
+            None,
+            at(0),
+            ReceiptState::Completed,
+            &[("email", &sent(1)), ("message", spam)],
+        ),
+        receipt(
+            202,
+            "site-b/quote",
+            None,
+            at(2),
+            ReceiptState::Completed,
+            &[("email", &sent(2)), ("message", spam)],
+        ),
+        receipt(
+            203,
+            SITE_A,
+            None,
+            at(5),
+            ReceiptState::Completed,
+            &[("email", &sent(3)), ("message", spam)],
+        ),
+        receipt(210, SITE_A, None, at(600), ReceiptState::Completed, &[]),
+        receipt(211, SITE_A, None, at(660), ReceiptState::Completed, &[]),
+    ];
+    let groups = vec![
+        Arc::new(BotGroup {
+            evidence: BotEvidence::Campaign,
+            receipts: vec![
+                BotReceipt {
+                    id: 201,
+                    created_ms: at(0),
+                    scope: 0,
+                },
+                BotReceipt {
+                    id: 202,
+                    created_ms: at(2),
+                    scope: 1,
+                },
+                BotReceipt {
+                    id: 203,
+                    created_ms: at(5),
+                    scope: 0,
+                },
+            ],
+            senders: 3,
+            scopes: vec![SITE_A.into(), "site-b/quote".into()],
+        }),
+        Arc::new(BotGroup {
+            evidence: BotEvidence::Empty,
+            receipts: vec![
+                BotReceipt {
+                    id: 210,
+                    created_ms: at(600),
+                    scope: 0,
+                },
+                BotReceipt {
+                    id: 211,
+                    created_ms: at(660),
+                    scope: 0,
+                },
+            ],
+            senders: 0,
+            scopes: vec![SITE_A.into()],
+        }),
+    ];
+    fixture_with(bots, groups)
+}
+
+fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
     use ReceiptState::*;
     let mut payloads = HashMap::new();
     let mut put = |r: PayloadRef, json: &str| {
@@ -201,7 +284,7 @@ pub fn fixture() -> Fixture {
         ("message", "quote please"),
         ("name", "carol"),
     ];
-    let receipts = vec![
+    let mut receipts = vec![
         receipt(
             101,
             SITE_A,
@@ -396,7 +479,8 @@ pub fn fixture() -> Fixture {
             age_ms: 65 * MIN,
         }],
         next_stuck_ms: None,
-        suspected_bots: vec![],
+        suspected_bots: bots.iter().map(|r| r.id).collect(),
+        bot_groups,
         damaged: vec![
             Damaged {
                 receipt_id: 170,
@@ -495,6 +579,7 @@ pub fn fixture() -> Fixture {
         },
     ];
 
+    receipts.extend(bots);
     let mut replays = HashMap::new();
     replays.insert(102, 1);
     replays.insert(150, 2);

@@ -191,6 +191,7 @@ fn tabs_switch_forward_and_back_and_wrap() {
     let order = [
         Tab::Conflicts,
         Tab::Stuck,
+        Tab::Bots,
         Tab::Damaged,
         Tab::Log,
         Tab::Duplicates,
@@ -204,7 +205,7 @@ fn tabs_switch_forward_and_back_and_wrap() {
     send(&mut app, &fx, key('3'));
     assert_eq!(app.tab, Tab::Stuck);
     assert_eq!(selected_item(&app).as_deref(), Some("stuck:160"));
-    send(&mut app, &fx, key('5'));
+    send(&mut app, &fx, key('6'));
     // The log is newest first.
     assert_eq!(selected_item(&app).as_deref(), Some("log:4"));
     // Each tab keeps its own selection.
@@ -726,7 +727,7 @@ fn notes_go_with_the_next_decision_and_come_back_if_it_fails() {
 fn notes_need_a_decision_item() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
-    send(&mut app, &fx, key('4'));
+    send(&mut app, &fx, key('5'));
     send(&mut app, &fx, key('n'));
     assert!(app.input.is_none());
     assert!(status(&app).contains("notes go with a decision"));
@@ -826,7 +827,7 @@ fn undo_export_reload_and_database_changes_are_effects() {
 fn the_raw_view_loads_what_it_shows() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
-    send(&mut app, &fx, key('4'));
+    send(&mut app, &fx, key('5'));
     assert_eq!(app.selected(), Some(Selected::Damaged(0)));
     // A damaged row's payload is read only on demand.
     let effects = update(&mut app, key('v'));

@@ -1,17 +1,25 @@
-//! The suspected bots kept between readings: each receipt's campaign flag.
-//! A copy's flag is decided by the copies of its body within a window either
-//! side, so a refresh runs the batch rule again over each touched scope from
-//! two windows before its earliest added receipt, and takes the flags from
-//! one window before it on.
+//! The suspected bots kept between readings: each receipt's campaign flag,
+//! and what the bot groups need of every suspected bot (its fields may be
+//! let go later). A copy's flag is decided by the copies of its body within
+//! a window either side, in any scope, so a refresh runs the batch rule
+//! again over every scope from two windows before the earliest added
+//! receipt with a body, and takes the flags from one window before it on.
+
+use std::sync::Arc;
 
 use crate::model::{Millis, ReceiptId, Settings};
+use crate::triage::bots::groups::{self, BotFact};
+use crate::triage::bots::sender::Identities;
 use crate::triage::bots::{self, BodyKey};
 use crate::triage::facts::Store;
+use crate::triage::model::BotGroup;
 
 #[derive(Debug, Default)]
 pub(super) struct Campaigns {
     /// By receipt index: part of a campaign.
     flags: Vec<bool>,
+    /// Every suspected bot, by index.
+    facts: Vec<BotFact>,
     /// Ids of suspected bots, ascending.
     bot_ids: Vec<ReceiptId>,
 }
@@ -22,15 +30,22 @@ impl Campaigns {
         bots::campaign_flags(store, &bots::bodies(store), settings)
     }
 
+    /// Made while every receipt holds its fields.
     pub(super) fn new(store: &Store, flags: Vec<bool>) -> Self {
+        let facts = groups::bot_facts(store, &flags);
         Self {
-            bot_ids: bots::flagged_ids(store, &flags),
+            bot_ids: groups::bot_ids(store, &facts),
+            facts,
             flags,
         }
     }
 
     pub(super) fn bot_ids(&self) -> &[ReceiptId] {
         &self.bot_ids
+    }
+
+    pub(super) fn groups(&self, store: &Store, settings: &Settings) -> Vec<Arc<BotGroup>> {
+        groups::bot_groups(store, &self.facts, settings.window_ms)
     }
 
     /// Takes in the receipts added from index `from` on; `runs` (by scope,
@@ -45,24 +60,20 @@ impl Campaigns {
         let n = store.receipts.len();
         self.flags.resize(n, false);
         let created = |i: u32| store.receipts[i as usize].created_ms;
-        let mut earliest: Vec<(u32, Millis)> = Vec::new();
-        for r in &store.receipts[from..] {
-            if store.body(r).is_some() {
-                match earliest.iter_mut().find(|e| e.0 == r.scope) {
-                    Some(e) => e.1 = e.1.min(r.created_ms),
-                    None => earliest.push((r.scope, r.created_ms)),
-                }
-            }
-        }
-        let window = settings.window_ms.max(0);
+        let ids = Identities::of(store);
+        let first: Option<Millis> = store.receipts[from..]
+            .iter()
+            .filter(|r| store.body(r).is_some())
+            .map(|r| r.created_ms)
+            .min();
         let mut maybe: Vec<u32> = (from as u32..n as u32).collect();
-        for (scope, first) in earliest {
-            let run = &runs[scope as usize];
+        if let Some(first) = first {
+            let window = settings.window_ms.max(0);
             let start = first.saturating_sub(window.saturating_mul(2));
             let decided = first.saturating_sub(window);
-            let slice = &run[run.partition_point(|&i| created(i) < start)..];
-            let mut bodies: Vec<BodyKey> = slice
+            let mut bodies: Vec<BodyKey> = runs
                 .iter()
+                .flat_map(|run| &run[run.partition_point(|&i| created(i) < start)..])
                 .filter_map(|&i| bots::body_key(store, i, &store.receipts[i as usize]))
                 .collect();
             bodies.sort_unstable();
@@ -73,16 +84,24 @@ impl Campaigns {
                 }
             }
             for same in bodies.chunk_by(|a, b| a.0 == b.0) {
-                bots::mark_run(store, same, settings.window_ms, &mut self.flags);
+                bots::mark_run(store, &ids, same, settings.window_ms, &mut self.flags);
             }
         }
         maybe.sort_unstable();
         maybe.dedup();
         for i in maybe {
-            let r = &store.receipts[i as usize];
-            let flagged = r.honeypot_filled() || self.flags[i as usize];
-            match (self.bot_ids.binary_search(&r.id), flagged) {
-                (Err(at), true) => self.bot_ids.insert(at, r.id),
+            let fact = groups::bot_fact(store, &ids, i, self.flags[i as usize]);
+            let id = store.receipts[i as usize].id;
+            match (self.facts.binary_search_by_key(&i, |f| f.index), fact) {
+                (Ok(at), Some(f)) => self.facts[at] = f,
+                (Ok(at), None) => {
+                    self.facts.remove(at);
+                }
+                (Err(at), Some(f)) => self.facts.insert(at, f),
+                (Err(_), None) => {}
+            }
+            match (self.bot_ids.binary_search(&id), fact.is_some()) {
+                (Err(at), true) => self.bot_ids.insert(at, id),
                 (Ok(at), false) => {
                     self.bot_ids.remove(at);
                 }

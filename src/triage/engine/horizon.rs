@@ -1,7 +1,8 @@
 //! The fields an engine keeps between readings. A receipt appended later is
 //! only ever compared with receipts of its scope at most two windows before
-//! it (the epoch before its own, see `groups::span_start`; a campaign's
-//! window on either side of a copy), and with the anchors of their groups.
+//! it (the epoch before its own, see `groups::span_start`), with the copies
+//! of its body in any scope a campaign's window either side of it, and with
+//! the anchors of their groups.
 //! So once a reading is analysed, the fields of receipts further back than a
 //! few windows before the newest of their scope are let go: at a million
 //! receipts they are most of the engine's memory. An appended receipt that
@@ -116,11 +117,18 @@ impl Ingesting {
     pub fn reaches_back(&self) -> bool {
         let (facts, kept_from) = (&self.engine.facts, &self.engine.horizon.kept_from);
         let reach = facts.settings.window_ms.max(1).saturating_mul(2);
-        facts.store.receipts[self.added.receipts..].iter().any(|r| {
-            !r.is_empty()
+        // A body is compared with its copies in every scope (campaigns).
+        let kept_everywhere = kept_from.iter().copied().max();
+        let store = &facts.store;
+        store.receipts[self.added.receipts..].iter().any(|r| {
+            let back = r.created_ms.saturating_sub(reach);
+            let own = !r.is_empty()
                 && kept_from
                     .get(r.scope as usize)
-                    .is_some_and(|&from| r.created_ms.saturating_sub(reach) < from)
+                    .is_some_and(|&from| back < from);
+            let any = r.body != crate::triage::facts::NONE16
+                && kept_everywhere.is_some_and(|from| back < from);
+            own || any
         })
     }
 }

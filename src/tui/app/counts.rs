@@ -21,6 +21,8 @@ pub struct Counts {
     pub damaged: usize,
     pub log: usize,
     pub bots: usize,
+    pub bot_groups: usize,
+    pub bot_groups_pending: usize,
 }
 
 impl Counts {
@@ -41,6 +43,7 @@ impl Counts {
             damaged: t.damaged.len(),
             log: snap.log.len(),
             bots: t.suspected_bots.len(),
+            bot_groups: t.bot_groups.len(),
             ..Counts::default()
         };
         // Totals are sums over groups: those gone are taken off the earlier
@@ -67,6 +70,7 @@ impl Counts {
         counts.groups_pending = t.duplicates.len();
         counts.conflicts_pending = t.conflicts.len();
         counts.stuck_pending = t.stuck.len();
+        counts.bot_groups_pending = t.bot_groups.len();
         for (name, r) in &snap.reviews {
             let resolved = usize::from(r.resolved);
             if name.starts_with("dup:") {
@@ -76,6 +80,8 @@ impl Counts {
                 counts.conflicts_pending -= resolved;
             } else if name.starts_with("stuck:") {
                 counts.stuck_pending -= resolved;
+            } else if name.starts_with("bot:") {
+                counts.bot_groups_pending -= resolved;
             }
         }
         counts

@@ -12,7 +12,24 @@ pub fn tab_of(decision: Decision) -> Option<Tab> {
         Kind::Duplicate => Tab::Duplicates,
         Kind::Conflict => Tab::Conflicts,
         Kind::Stuck => Tab::Stuck,
+        Kind::Bot => Tab::Bots,
     })
+}
+
+/// True when the items of `tab` take `decision` (`spam` fits two tabs).
+pub fn fits(tab: Tab, decision: Decision) -> bool {
+    Kind::ALL
+        .into_iter()
+        .any(|kind| kind.decisions().contains(&decision) && tab_of_kind(kind) == tab)
+}
+
+fn tab_of_kind(kind: Kind) -> Tab {
+    match kind {
+        Kind::Duplicate => Tab::Duplicates,
+        Kind::Conflict => Tab::Conflicts,
+        Kind::Stuck => Tab::Stuck,
+        Kind::Bot => Tab::Bots,
+    }
 }
 
 /// True for the decisions that change `receipts.state` (asked for confirmation).

@@ -109,6 +109,7 @@ impl Scope {
             Scope::Tabs([Tab::Duplicates]) => "Duplicates tab",
             Scope::Tabs([Tab::Conflicts]) => "Conflicts tab",
             Scope::Tabs([Tab::Stuck]) => "Stuck tab",
+            Scope::Tabs([Tab::Bots]) => "Bots tab",
             Scope::Tabs(_) => "Some tabs",
             Scope::List => "In the list",
             Scope::Detail => "In the detail pane (after Enter)",
@@ -176,6 +177,7 @@ pub struct Binding {
 const DUP: &[Tab] = &[Tab::Duplicates];
 const CONFLICTS: &[Tab] = &[Tab::Conflicts];
 const STUCK: &[Tab] = &[Tab::Stuck];
+const BOTS: &[Tab] = &[Tab::Bots];
 
 const fn b(
     keys: &'static [Key],
@@ -235,6 +237,8 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
     b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "failed", "failed: you checked it was not done; frees the key for a retry (asks first)"),
     b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
+    b(&[k('s')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::Spam), "spam", "spam: the whole group is junk, answer none (asks first, with the count)"),
+    b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "not spam", "not spam: people wrote these after all, answer them"),
     // Moving around.
     b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "next row"),
     b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "previous row"),
@@ -256,8 +260,9 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('1')], Scope::Global, KeyCommand::GoTab(Tab::Duplicates), "", "Duplicates tab"),
     b(&[k('2')], Scope::Global, KeyCommand::GoTab(Tab::Conflicts), "", "Conflicts tab"),
     b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "Stuck tab"),
-    b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
-    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
+    b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Bots), "", "Bots tab"),
+    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
+    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
     b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last decision (a reopening is appended)"),
@@ -332,6 +337,7 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
         Scope::Tabs(DUP),
         Scope::Tabs(CONFLICTS),
         Scope::Tabs(STUCK),
+        Scope::Tabs(BOTS),
         Scope::List,
         Scope::Detail,
         Scope::Global,
@@ -385,6 +391,14 @@ mod tests {
             },
             Mode::Main {
                 tab: Tab::Log,
+                detail: true,
+            },
+            Mode::Main {
+                tab: Tab::Bots,
+                detail: false,
+            },
+            Mode::Main {
+                tab: Tab::Bots,
                 detail: true,
             },
         ];

@@ -13,12 +13,14 @@
 //! - [`rows`]: what a row stands for (its id, the receipts it covers);
 //! - [`counts`]: the totals the header and the tab bar show;
 //! - [`decision`]: which tab takes which decision;
-//! - [`layout`]: where things go, shared with the canvas.
+//! - [`layout`]: where things go, shared with the canvas;
+//! - [`bots`]: the Bots tab's own rules (a receipt's sender, the spam question).
 //!
 //! Each file imports only those that come before it in the order
-//! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, state, layout,
-//! update.
+//! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, state, bots,
+//! layout, update.
 
+pub mod bots;
 pub mod clock;
 pub mod counts;
 pub mod decision;

@@ -34,6 +34,7 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
         Tab::Duplicates => t.duplicates.get(index)?.item(),
         Tab::Conflicts => t.conflicts.get(index)?.item(),
         Tab::Stuck => t.stuck.get(index)?.item(),
+        Tab::Bots => t.bot_groups.get(index)?.item(),
         Tab::Damaged => format!("damaged:{}", t.damaged.get(index)?.receipt_id),
         Tab::Log => format!("log:{}", snap.log.get(index)?.id),
     })
@@ -47,6 +48,7 @@ pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
         Tab::Duplicates => t.duplicates.get(index)?.members[0].id,
         Tab::Conflicts => t.conflicts.get(index)?.receipt_id,
         Tab::Stuck => t.stuck.get(index)?.receipt_id,
+        Tab::Bots => t.bot_groups.get(index)?.receipts[0].id,
         Tab::Damaged => t.damaged.get(index)?.receipt_id,
         Tab::Log => snap.log.get(index)?.id,
     })

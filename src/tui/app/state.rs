@@ -121,6 +121,7 @@ pub enum Selected {
     Group(usize),
     Conflict(usize),
     Stuck(usize),
+    Bot(usize),
     Damaged(usize),
     Log(usize),
 }
@@ -164,12 +165,12 @@ pub struct App {
     pub filter: String,
     pub focus: Focus,
     /// Visible rows per tab: indices into the snapshot's lists (Log: newest first).
-    pub rows: [Vec<usize>; 5],
+    pub rows: [Vec<usize>; Tab::COUNT],
     /// Per tab: the folded query and class filter its `rows` answer, when
     /// they answer one for the current reading (a longer query then only
     /// looks at these rows).
-    pub rows_for: [Option<(String, ClassFilter)>; 5],
-    pub pos: [ListPos; 5],
+    pub rows_for: [Option<(String, ClassFilter)>; Tab::COUNT],
+    pub pos: [ListPos; Tab::COUNT],
     pub detail_scroll: usize,
     /// Set by the canvas: how far the detail pane can scroll at its last drawing.
     pub detail_max_scroll: Cell<usize>,
@@ -299,6 +300,7 @@ impl App {
             Tab::Duplicates => Selected::Group(index),
             Tab::Conflicts => Selected::Conflict(index),
             Tab::Stuck => Selected::Stuck(index),
+            Tab::Bots => Selected::Bot(index),
             Tab::Damaged => Selected::Damaged(index),
             Tab::Log => Selected::Log(index),
         })
@@ -327,6 +329,10 @@ impl App {
             Selected::Stuck(i) => {
                 let s = &t.stuck[i];
                 Some((s.item(), vec![s.receipt_id]))
+            }
+            Selected::Bot(i) => {
+                let g = &t.bot_groups[i];
+                Some((g.item(), g.receipt_ids()))
             }
             Selected::Damaged(_) | Selected::Log(_) => None,
         }

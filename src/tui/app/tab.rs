@@ -8,26 +8,32 @@ pub enum Tab {
     Duplicates,
     Conflicts,
     Stuck,
+    Bots,
     Damaged,
     Log,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Duplicates,
         Tab::Conflicts,
         Tab::Stuck,
+        Tab::Bots,
         Tab::Damaged,
         Tab::Log,
     ];
+
+    /// How many tabs there are (the length of per-tab state).
+    pub const COUNT: usize = Tab::ALL.len();
 
     pub fn index(self) -> usize {
         match self {
             Tab::Duplicates => 0,
             Tab::Conflicts => 1,
             Tab::Stuck => 2,
-            Tab::Damaged => 3,
-            Tab::Log => 4,
+            Tab::Bots => 3,
+            Tab::Damaged => 4,
+            Tab::Log => 5,
         }
     }
 
@@ -36,6 +42,7 @@ impl Tab {
             Tab::Duplicates => "Duplicates",
             Tab::Conflicts => "Conflicts",
             Tab::Stuck => "Stuck",
+            Tab::Bots => "Bots",
             Tab::Damaged => "Damaged",
             Tab::Log => "Log",
         }
@@ -51,7 +58,10 @@ impl Tab {
 
     /// True for the tabs whose items take decisions.
     pub fn decides(self) -> bool {
-        matches!(self, Tab::Duplicates | Tab::Conflicts | Tab::Stuck)
+        matches!(
+            self,
+            Tab::Duplicates | Tab::Conflicts | Tab::Stuck | Tab::Bots
+        )
     }
 }
 

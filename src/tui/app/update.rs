@@ -675,7 +675,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
     if let Some(why) = decisions_off(app) {
         return error(app, why);
     }
-    if decision::tab_of(decision) != Some(app.tab) {
+    if !decision::fits(app.tab, decision) {
         return;
     }
     let Some((item, receipt_ids)) = app.selected_item() else {
@@ -706,6 +706,17 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         note: app.notes.get(&item).cloned(),
         expected_last: review.last_log_id,
     };
+    if let (Decision::Spam, Some(super::Selected::Bot(i))) = (decision, app.selected()) {
+        let g = app
+            .snapshot
+            .as_ref()
+            .map(|s| s.triage.bot_groups[i].clone());
+        if let Some(g) = g {
+            let confirm = super::bots::confirm_spam(request, &g);
+            app.overlay = Some(Overlay::Confirm(Box::new(confirm)));
+            return;
+        }
+    }
     if decision::changes_state(decision) {
         let id = request.receipt_ids.first().copied().unwrap_or_default();
         let mut lines = vec![format!(

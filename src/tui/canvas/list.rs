@@ -56,6 +56,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Duplicates => "No duplicate groups: nothing slipped past the keys.",
                 Tab::Conflicts => "No key conflicts.",
                 Tab::Stuck => "No receipts stuck in flight.",
+                Tab::Bots => "No suspected bots.",
                 Tab::Damaged => "No damaged rows.",
                 Tab::Log => "The review log is empty: no decisions yet.",
             }
@@ -119,6 +120,7 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
         Tab::Duplicates => t.duplicates.len(),
         Tab::Conflicts => t.conflicts.len(),
         Tab::Stuck => t.stuck.len(),
+        Tab::Bots => t.bot_groups.len(),
         Tab::Damaged => t.damaged.len(),
         Tab::Log => snap.log.len(),
     }
@@ -241,6 +243,26 @@ fn row_cells(
             let key_w = (c.left / 2).clamp(6, 26);
             c.push(&key, key_w, plain);
             c.rest(&text::safe(&s.scope, w), theme.dim());
+        }
+        Tab::Bots => {
+            let g = &t.bot_groups[row];
+            item_status(&mut c, &g.item());
+            let evidence = match g.evidence {
+                crate::triage::model::BotEvidence::Campaign => "same message",
+                crate::triage::model::BotEvidence::Honeypot => "bot trap",
+                crate::triage::model::BotEvidence::Empty => "empty",
+            };
+            c.push(evidence, 13, theme.warn());
+            c.push(&format!("{}×", g.receipts.len()), 6, plain);
+            let senders = match g.senders {
+                0 => "no sender".to_string(),
+                1 => "1 sender".to_string(),
+                n => format!("{n} senders"),
+            };
+            c.push(&senders, 11, plain);
+            c.push(&short_time(g.first_ms()), 17, theme.dim());
+            let scopes = g.scopes_label();
+            c.rest(&text::safe(&scopes, w), theme.dim());
         }
         Tab::Damaged => {
             let d = &t.damaged[row];

@@ -12,6 +12,7 @@ fn short_title(tab: Tab) -> &'static str {
         Tab::Duplicates => "Dup",
         Tab::Conflicts => "Confl",
         Tab::Stuck => "Stuck",
+        Tab::Bots => "Bots",
         Tab::Damaged => "Dmg",
         Tab::Log => "Log",
     }
@@ -27,6 +28,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Duplicates => format!("{}/{}", c.groups_pending, c.groups),
                 Tab::Conflicts => format!("{}/{}", c.conflicts_pending, c.conflicts),
                 Tab::Stuck => format!("{}/{}", c.stuck_pending, c.stuck),
+                Tab::Bots => format!("{}/{}", c.bot_groups_pending, c.bot_groups),
                 Tab::Damaged => c.damaged.to_string(),
                 Tab::Log => c.log.to_string(),
             };

@@ -94,6 +94,26 @@ impl SearchIndex {
                 b.receipt(receipt(s.receipt_id));
             },
         );
+        // Bot groups: their scopes and receipts.
+        let bots = Builder::run(
+            None,
+            snap,
+            t.bot_groups.len(),
+            unshared,
+            |i, ids| {
+                ids.extend(t.bot_groups[i].receipts.iter().map(|r| r.id));
+                None
+            },
+            |i, b| {
+                let g = &t.bot_groups[i];
+                for s in &g.scopes {
+                    b.fold_kept(s);
+                }
+                for r in &g.receipts {
+                    b.receipt(receipt(r.id));
+                }
+            },
+        );
         let damaged = Builder::run(
             None,
             snap,
@@ -134,6 +154,7 @@ impl SearchIndex {
                 duplicates.named("dup:"),
                 conflicts.named("conflict:"),
                 stuck.named("stuck:"),
+                bots.named("bot:"),
                 damaged.named("damaged:"),
                 log,
             ],
@@ -156,6 +177,7 @@ impl SearchIndex {
                 rows(t.duplicates.len()).named("dup:"),
                 rows(t.conflicts.len()).named("conflict:"),
                 rows(t.stuck.len()).named("stuck:"),
+                rows(t.bot_groups.len()).named("bot:"),
                 rows(t.damaged.len()).named("damaged:"),
                 rows(snap.log.len()),
             ],

@@ -45,6 +45,19 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
             })
             .map(|(i, _)| i)
             .collect(),
+        Tab::Bots => t
+            .bot_groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| {
+                any || contains(&g.item(), q)
+                    || g.scopes.iter().any(|s| contains(s, q))
+                    || g.receipts.iter().any(|r| {
+                        id_matches(r.id, q) || receipt(r.id).is_some_and(|r| receipt_matches(&r, q))
+                    })
+            })
+            .map(|(i, _)| i)
+            .collect(),
         Tab::Stuck => t
             .stuck
             .iter()

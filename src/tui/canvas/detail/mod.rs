@@ -2,6 +2,7 @@
 //! a conflict's original beside its attempts, a stuck receipt, a damaged row,
 //! a log entry; or the raw payloads (`v`).
 
+mod bots;
 mod compare;
 mod group;
 mod other;
@@ -34,6 +35,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(Selected::Group(i)) => group::lines(app, snap, i, body_w, theme),
         Some(Selected::Conflict(i)) => other::conflict(app, snap, i, body_w, theme),
         Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
+        Some(Selected::Bot(i)) => bots::lines(app, snap, i, body_w, theme),
         Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
         Some(Selected::Log(i)) => other::log_entry(snap, i, body_w, theme),
     };

@@ -1,16 +1,25 @@
-//! Suspected bots: a filled honeypot, or one message body from three or more
-//! different senders in the same scope within the window.
+//! Suspected bots: a filled honeypot, an empty submission, or one message
+//! body from three or more different senders within the window, in any
+//! scope (a bot posts every form it finds); and their groups ([`groups`]).
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::facts::Store;
-use super::hash::{self, HashMap64};
+use super::hash::HashMap64;
+use super::model::BotGroup;
 use crate::model::{Millis, ReceiptId, Settings};
+
+pub mod groups;
+pub mod sender;
+
+use sender::Identities;
 
 /// How many different senders of one body make it a campaign.
 pub const MIN_SENDERS: usize = 3;
 
-/// One receipt with a body: the hash of (scope, body) and its index.
+/// One receipt with a body: the hash of its body and its index.
 pub type BodyKey = (u64, u32);
 
 /// A copy of a body as the campaign rule reads it: time, id, index, sender.
@@ -31,55 +40,38 @@ pub fn bodies(store: &Store) -> Vec<BodyKey> {
 /// The body key of one receipt.
 pub fn body_key(store: &Store, index: u32, r: &super::facts::ReceiptFact) -> Option<BodyKey> {
     let body = store.body(r)?;
-    Some((
-        hash::combine(store.scopes.hash(r.scope), body.value()),
-        index,
-    ))
+    Some((body.value(), index))
 }
 
-/// The sender of a copy: the other visitor fields (0: nothing else to tell
-/// senders apart by).
-fn sender(store: &Store, r: &super::facts::ReceiptFact) -> u64 {
-    let fields = store.fields_of(r);
-    if fields.len() <= 1 {
-        return 0;
-    }
-    let others: u64 = fields
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != r.body as usize)
-        .fold(0u64, |s, (_, x)| s.wrapping_add(store.pair(x)));
-    hash::mix(others) | 1
-}
-
-/// Receipt ids, ascending.
-pub fn suspected_bots(store: &Store, settings: &Settings) -> Vec<ReceiptId> {
+/// The suspected bots (ids, ascending) and their groups, of a store that
+/// holds every receipt's fields.
+pub fn suspected_bots(store: &Store, settings: &Settings) -> (Vec<ReceiptId>, Vec<Arc<BotGroup>>) {
     let flagged = campaign_flags(store, &bodies(store), settings);
-    flagged_ids(store, &flagged)
-}
-
-/// Ids of receipts with a filled honeypot or flagged in `campaigns`.
-pub fn flagged_ids(store: &Store, campaigns: &[bool]) -> Vec<ReceiptId> {
-    store
-        .receipts
-        .iter()
-        .zip(campaigns)
-        .filter(|(r, c)| r.honeypot_filled() || **c)
-        .map(|(r, _)| r.id)
-        .collect()
+    let facts = groups::bot_facts(store, &flagged);
+    (
+        groups::bot_ids(store, &facts),
+        groups::bot_groups(store, &facts, settings.window_ms),
+    )
 }
 
 /// Which receipts (by index) are part of a campaign, from the sorted bodies.
 pub fn campaign_flags(store: &Store, bodies: &[BodyKey], settings: &Settings) -> Vec<bool> {
     let mut flagged = vec![false; store.receipts.len()];
+    let ids = Identities::of(store);
     for run in bodies.chunk_by(|a, b| a.0 == b.0) {
-        mark_run(store, run, settings.window_ms, &mut flagged);
+        mark_run(store, &ids, run, settings.window_ms, &mut flagged);
     }
     flagged
 }
 
-/// Marks the campaigns among copies that share a (scope, body) hash.
-pub fn mark_run(store: &Store, run: &[BodyKey], window_ms: Millis, flagged: &mut [bool]) {
+/// Marks the campaigns among copies that share a body hash.
+pub fn mark_run(
+    store: &Store,
+    ids: &Identities,
+    run: &[BodyKey],
+    window_ms: Millis,
+    flagged: &mut [bool],
+) {
     if run.len() < MIN_SENDERS {
         return;
     }
@@ -87,13 +79,16 @@ pub fn mark_run(store: &Store, run: &[BodyKey], window_ms: Millis, flagged: &mut
     let identity = |i: u32| {
         let r = &store.receipts[i as usize];
         let body = store.body(r).expect("has a body");
-        (r.scope, body.value(), body.check())
+        (body.value(), body.check())
     };
-    let mut copies: Vec<((u32, u64, u32), Copy)> = run
+    let mut copies: Vec<((u64, u32), Copy)> = run
         .iter()
         .map(|&(_, i)| {
             let r = &store.receipts[i as usize];
-            (identity(i), (r.created_ms, r.id, i, sender(store, r)))
+            (
+                identity(i),
+                (r.created_ms, r.id, i, sender::sender(store, ids, r)),
+            )
         })
         .collect();
     copies.sort_by(|a, b| a.0.cmp(&b.0).then((a.1.0, a.1.1).cmp(&(b.1.0, b.1.1))));

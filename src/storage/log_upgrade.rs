@@ -1,0 +1,121 @@
+//! Brings a `review_log` made by an older version up to the current schema.
+//! SQLite cannot change a CHECK constraint in place, and the older table
+//! refuses the kind `bot` (and its decision `not_spam`): the table is made
+//! anew with the current schema and every row copied over, ids and all, in
+//! the caller's write transaction. Nothing is deleted from the log: the
+//! rows are the same before and after, only the rules that guard them grew.
+
+use rusqlite::Connection;
+
+use super::error::LogError;
+
+/// The name the old table takes while its rows are copied.
+const OLD: &str = "review_log_before_bots";
+
+/// True when the stored `review_log` refuses bot groups' rows.
+fn refuses_bots(conn: &Connection) -> Result<bool, LogError> {
+    let sql: Option<String> = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'review_log'",
+            [],
+            |row| row.get(0),
+        )
+        .ok();
+    Ok(sql.is_some_and(|sql| sql.contains("CHECK (kind IN") && !sql.contains("'bot'")))
+}
+
+/// Rebuilds an older `review_log` under `schema` (the current one), when it
+/// refuses bot groups. Call it inside a write transaction.
+pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
+    if !refuses_bots(conn)? {
+        return Ok(());
+    }
+    let columns = crate::model::LOG_COLUMNS.join(", ");
+    conn.execute_batch(&format!(
+        "DROP TRIGGER IF EXISTS review_log_no_update;
+         DROP TRIGGER IF EXISTS review_log_no_replace;
+         DROP TRIGGER IF EXISTS review_log_no_delete;
+         DROP INDEX IF EXISTS review_log_item;
+         DROP INDEX IF EXISTS review_log_operator;
+         DROP INDEX IF EXISTS review_log_reopens;
+         ALTER TABLE review_log RENAME TO {OLD};"
+    ))?;
+    conn.execute_batch(schema)?;
+    conn.execute_batch(&format!(
+        "INSERT INTO review_log ({columns}) SELECT {columns} FROM {OLD} ORDER BY id;
+         DROP TABLE {OLD};"
+    ))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use crate::storage::review_log::{REVIEW_LOG_SQL, ensure_review_log};
+
+    /// The schema before bot groups: the same, with the older CHECKs.
+    fn older_schema() -> String {
+        REVIEW_LOG_SQL
+            .replace("'stuck', 'bot')", "'stuck')")
+            .replace(
+                "\n    OR (kind = 'bot' AND decision IN ('spam', 'not_spam', 'reopened'))",
+                "",
+            )
+    }
+
+    const INSERT: &str =
+        "INSERT INTO review_log (item, kind, decision, operator, decided_at, receipt_ids)
+                          VALUES (?1, ?2, ?3, 'ann', '2026-11-29T10:00:00.000Z', '[1]')";
+
+    #[test]
+    fn an_older_log_keeps_its_rows_and_takes_bot_decisions() {
+        let conn = Connection::open_in_memory().unwrap();
+        let older = older_schema();
+        assert_ne!(older, REVIEW_LOG_SQL);
+        conn.execute_batch(&older).unwrap();
+        conn.execute(INSERT, ["dup:1", "duplicate", "spam"])
+            .unwrap();
+        conn.execute(INSERT, ["stuck:2", "stuck", "completed"])
+            .unwrap();
+        assert!(conn.execute(INSERT, ["bot:1", "bot", "spam"]).is_err());
+
+        ensure_review_log(&conn).unwrap();
+        conn.execute(INSERT, ["bot:1", "bot", "not_spam"]).unwrap();
+        let rows: Vec<(i64, String, String)> = conn
+            .prepare("SELECT id, item, decision FROM review_log ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                (1, "dup:1".into(), "spam".into()),
+                (2, "stuck:2".into(), "completed".into()),
+                (3, "bot:1".into(), "not_spam".into()),
+            ]
+        );
+        // Still append-only, still guarded, and done once.
+        assert!(conn.execute("DELETE FROM review_log", []).is_err());
+        assert!(
+            conn.execute("UPDATE review_log SET note = 'x'", [])
+                .is_err()
+        );
+        assert!(conn.execute(INSERT, ["bot:1", "bot", "distinct"]).is_err());
+        ensure_review_log(&conn).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM review_log", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 3);
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name LIKE 'review_log%' AND type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 1);
+    }
+}
