@@ -71,7 +71,7 @@ fn empty_submissions_are_suspected_bots_grouped_per_scope() {
             (
                 "bot:1".into(),
                 BotEvidence::Empty,
-                vec![1, 2],
+                vec![1, 2, 4],
                 0,
                 vec!["a".into()]
             ),
@@ -81,13 +81,6 @@ fn empty_submissions_are_suspected_bots_grouped_per_scope() {
                 vec![3],
                 0,
                 vec!["b".into()]
-            ),
-            (
-                "bot:4".into(),
-                BotEvidence::Empty,
-                vec![4],
-                0,
-                vec!["a".into()]
             ),
         ]
     );
@@ -181,4 +174,37 @@ fn a_campaign_copy_with_a_honeypot_is_in_the_campaign_group_only() {
     let mut grouped: Vec<ReceiptId> = t.bot_groups.iter().flat_map(|g| g.receipt_ids()).collect();
     grouped.sort_unstable();
     assert_eq!(grouped, t.suspected_bots);
+}
+
+#[test]
+fn a_scopes_honeypot_receipts_are_one_group_a_day() {
+    let trap = |n: u32| {
+        let mut v = sender(n, "Hello there, I have a question about delivery");
+        v["_gotcha"] = json!("http://spam.example");
+        v
+    };
+    let hour = 60 * MIN;
+    // From the start of T0's UTC day: three visits hours apart that day, one
+    // the next day, one the same day on another form.
+    let day = T0.div_euclid(24 * hour) * 24 * hour - T0;
+    let t = run(&[
+        raw(1, "a", day + hour, trap(1)),
+        raw(2, "a", day + 7 * hour, trap(2)),
+        raw(3, "a", day + 20 * hour, trap(3)),
+        raw(4, "a", day + 26 * hour, trap(4)),
+        raw(5, "b", day + 2 * hour, trap(5)),
+    ]);
+    let groups: Vec<(String, Vec<ReceiptId>)> = t
+        .bot_groups
+        .iter()
+        .map(|g| (g.item(), g.receipt_ids()))
+        .collect();
+    assert_eq!(
+        groups,
+        vec![
+            ("bot:1".into(), vec![1, 2, 3]),
+            ("bot:5".into(), vec![5]),
+            ("bot:4".into(), vec![4]),
+        ]
+    );
 }

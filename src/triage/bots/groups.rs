@@ -1,8 +1,10 @@
 //! Suspected bot receipts grouped by their evidence. Each receipt is in one
 //! group: a campaign's first (its copies of one body, in any scope), then a
-//! filled honeypot, then an empty submission (those two per scope). Within
-//! one evidence and key, receipts chain while each gap is at most the
-//! window, as duplicate groups do.
+//! filled honeypot, then an empty submission (those two per scope). A
+//! campaign's copies chain while each gap is at most the window, as the rule
+//! that found them reads them. A scope's honeypot or empty receipts are one
+//! group per day (UTC): a scanner that comes back every few hours is one
+//! decision a day, not one per visit.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -63,6 +65,8 @@ pub fn bot_facts(store: &Store, campaigns: &[bool]) -> Vec<BotFact> {
         .collect()
 }
 
+const DAY_MS: Millis = 86_400_000;
+
 /// The groups of these facts, ordered by earliest receipt time, then id.
 pub fn bot_groups(store: &Store, facts: &[BotFact], window_ms: Millis) -> Vec<Arc<BotGroup>> {
     let at = |f: &BotFact| {
@@ -73,7 +77,13 @@ pub fn bot_groups(store: &Store, facts: &[BotFact], window_ms: Millis) -> Vec<Ar
     sorted.sort_unstable_by_key(|f| (f.evidence, f.key, at(f)));
     let mut groups: Vec<BotGroup> = Vec::new();
     for same in sorted.chunk_by(|a, b| (a.evidence, a.key) == (b.evidence, b.key)) {
-        for chain in same.chunk_by(|a, b| at(b).0 - at(a).0 <= window_ms) {
+        let together = |a: &&BotFact, b: &&BotFact| match a.evidence {
+            BotEvidence::Campaign => at(b).0 - at(a).0 <= window_ms,
+            BotEvidence::Honeypot | BotEvidence::Empty => {
+                at(a).0.div_euclid(DAY_MS) == at(b).0.div_euclid(DAY_MS)
+            }
+        };
+        for chain in same.chunk_by(together) {
             groups.push(group_of(store, chain));
         }
     }
