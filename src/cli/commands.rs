@@ -30,7 +30,9 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
             ));
         }
     };
+    let zone = zone(args.tz.as_deref())?;
     tui::run(ScreenConfig {
+        zone,
         open,
         operator,
         read_only: args.read_only,

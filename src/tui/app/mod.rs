@@ -19,6 +19,7 @@
 
 pub mod counts;
 pub mod decision;
+pub mod find;
 pub mod indexed;
 pub mod keymap;
 pub mod layout;

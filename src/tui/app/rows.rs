@@ -35,6 +35,8 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
         Tab::Conflicts => t.conflicts.get(index)?.item(),
         Tab::Stuck => t.stuck.get(index)?.item(),
         Tab::Damaged => format!("damaged:{}", t.damaged.get(index)?.receipt_id),
+        // A search's hits are not the reading's rows.
+        Tab::Receipts => return None,
         Tab::Log => format!("log:{}", snap.log.get(index)?.id),
     })
 }
@@ -48,6 +50,7 @@ pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
         Tab::Conflicts => t.conflicts.get(index)?.receipt_id,
         Tab::Stuck => t.stuck.get(index)?.receipt_id,
         Tab::Damaged => t.damaged.get(index)?.receipt_id,
+        Tab::Receipts => return None,
         Tab::Log => snap.log.get(index)?.id,
     })
 }

@@ -5,11 +5,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::model::ReceiptId;
+use crate::model::{ReceiptId, Zone};
 use crate::reading::{ItemReview, Snapshot};
 use crate::review::ExportFormat;
 
 use super::counts::Counts;
+use super::find::FindState;
 use super::keymap::Mode;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
@@ -37,12 +38,21 @@ pub enum Input {
     Filter { text: String },
     /// A note for the next decision on `item`.
     Note { item: String, text: String },
+    /// A search of every receipt (the Receipts tab); Enter runs it.
+    Find { text: String },
 }
 
 impl Input {
     pub fn text(&self) -> &str {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } => text,
+            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
+        }
+    }
+
+    /// The text being typed, to change.
+    pub fn text_mut(&mut self) -> &mut String {
+        match self {
+            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
         }
     }
 }
@@ -96,6 +106,8 @@ pub enum Selected {
     Conflict(usize),
     Stuck(usize),
     Damaged(usize),
+    /// A hit of the Receipts tab's search.
+    Receipt(usize),
     Log(usize),
 }
 
@@ -137,12 +149,12 @@ pub struct App {
     pub filter: String,
     pub focus: Focus,
     /// Visible rows per tab: indices into the snapshot's lists (Log: newest first).
-    pub rows: [Vec<usize>; 5],
+    pub rows: [Vec<usize>; 6],
     /// Per tab: the folded query and class filter its `rows` answer, when
     /// they answer one for the current reading (a longer query then only
     /// looks at these rows).
-    pub rows_for: [Option<(String, ClassFilter)>; 5],
-    pub pos: [ListPos; 5],
+    pub rows_for: [Option<(String, ClassFilter)>; 6],
+    pub pos: [ListPos; 6],
     pub detail_scroll: usize,
     /// Set by the canvas: how far the detail pane can scroll at its last drawing.
     pub detail_max_scroll: Cell<usize>,
@@ -159,6 +171,12 @@ pub struct App {
     pub payloads: HashMap<PayloadRef, Result<String, String>>,
     /// Payloads asked for and not arrived yet.
     pub requested: HashSet<PayloadRef>,
+    /// The Receipts tab: its search and what it found.
+    pub find: FindState,
+    /// The operator's time zone, for every time shown and typed.
+    pub zone: Zone,
+    /// Times are shown in UTC instead (`z`).
+    pub show_utc: bool,
 }
 
 impl App {
@@ -193,7 +211,21 @@ impl App {
             awaiting: HashMap::new(),
             payloads: HashMap::new(),
             requested: HashSet::new(),
+            find: FindState::default(),
+            zone: Zone::UTC,
+            show_utc: false,
         }
+    }
+
+    /// The operator's time zone.
+    pub fn with_zone(mut self, zone: Zone) -> Self {
+        self.zone = zone;
+        self
+    }
+
+    /// The zone times are shown in: the operator's, or UTC after `z`.
+    pub fn shown_zone(&self) -> Zone {
+        if self.show_utc { Zone::UTC } else { self.zone }
     }
 
     /// Who decisions are recorded as; shown in the header.
@@ -247,6 +279,7 @@ impl App {
             Tab::Conflicts => Selected::Conflict(index),
             Tab::Stuck => Selected::Stuck(index),
             Tab::Damaged => Selected::Damaged(index),
+            Tab::Receipts => Selected::Receipt(index),
             Tab::Log => Selected::Log(index),
         })
     }
@@ -275,7 +308,7 @@ impl App {
                 let s = &t.stuck[i];
                 Some((s.item(), vec![s.receipt_id]))
             }
-            Selected::Damaged(_) | Selected::Log(_) => None,
+            Selected::Damaged(_) | Selected::Receipt(_) | Selected::Log(_) => None,
         }
     }
 

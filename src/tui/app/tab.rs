@@ -9,15 +9,18 @@ pub enum Tab {
     Conflicts,
     Stuck,
     Damaged,
+    /// Any receipt, found by its text, number or time.
+    Receipts,
     Log,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Duplicates,
         Tab::Conflicts,
         Tab::Stuck,
         Tab::Damaged,
+        Tab::Receipts,
         Tab::Log,
     ];
 
@@ -27,7 +30,8 @@ impl Tab {
             Tab::Conflicts => 1,
             Tab::Stuck => 2,
             Tab::Damaged => 3,
-            Tab::Log => 4,
+            Tab::Receipts => 4,
+            Tab::Log => 5,
         }
     }
 
@@ -37,6 +41,7 @@ impl Tab {
             Tab::Conflicts => "Conflicts",
             Tab::Stuck => "Stuck",
             Tab::Damaged => "Damaged",
+            Tab::Receipts => "Receipts",
             Tab::Log => "Log",
         }
     }

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, short_time, text, whole_segments};
+use super::{Theme, text, whole_segments};
 use crate::tui::app::App;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -40,8 +40,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(op) = &app.operator {
         first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));
     }
+    let zone = app.shown_zone();
+    let now = snap.settings.now_ms;
     first.push((
-        format!("  as of {} UTC", short_time(snap.settings.now_ms)),
+        format!(
+            "  as of {} {}",
+            zone.format_minutes(now),
+            if zone.is_utc() {
+                "UTC".to_string()
+            } else {
+                format!("{} ({})", zone.abbreviation(now), zone.name())
+            }
+        ),
         theme.dim(),
     ));
 

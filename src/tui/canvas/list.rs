@@ -57,6 +57,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Conflicts => "No key conflicts.",
                 Tab::Stuck => "No receipts stuck in flight.",
                 Tab::Damaged => "No damaged rows.",
+                Tab::Receipts => "",
                 Tab::Log => "The review log is empty: no decisions yet.",
             }
         } else if partial {
@@ -120,6 +121,7 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
         Tab::Conflicts => t.conflicts.len(),
         Tab::Stuck => t.stuck.len(),
         Tab::Damaged => t.damaged.len(),
+        Tab::Receipts => 0,
         Tab::Log => snap.log.len(),
     }
 }
@@ -242,6 +244,8 @@ fn row_cells(
             c.push(&key, key_w, plain);
             c.rest(&text::safe(&s.scope, w), theme.dim());
         }
+        // Drawn by `canvas::receipts`.
+        Tab::Receipts => {}
         Tab::Damaged => {
             let d = &t.damaged[row];
             c.push(&format!("#{}", d.receipt_id), 10, plain);

@@ -36,6 +36,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
         Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
         Some(Selected::Log(i)) => other::log_entry(snap, i, body_w, theme),
+        // Drawn by `canvas::receipts`.
+        Some(Selected::Receipt(_)) => Vec::new(),
     };
     let visible = usize::from(area.height - 1);
     let max_scroll = lines.len().saturating_sub(visible);
