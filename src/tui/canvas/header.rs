@@ -46,10 +46,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         format!(
             "  as of {} {}",
             zone.format_minutes(now),
+            // The zone's full name where there is room, its abbreviation always.
             if zone.is_utc() {
                 "UTC".to_string()
-            } else {
+            } else if w >= 120 {
                 format!("{} ({})", zone.abbreviation(now), zone.name())
+            } else {
+                zone.abbreviation(now)
             }
         ),
         theme.dim(),
