@@ -317,3 +317,26 @@ fn receipts_empty_80x24() {
     let app = on_receipts(&fx, 80, 24);
     insta::assert_snapshot!(screen(&app, 80, 24));
 }
+
+#[test]
+fn every_time_on_the_screen_is_in_the_operators_zone() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    app.zone = tokyo();
+    // The log: 11:25 UTC is 20:25 in Tokyo, in the list and the detail.
+    send(&mut app, &fx, key('6'));
+    let log = screen(&app, 160, 48);
+    assert!(log.contains("2026-11-29 20:25 alice"), "{log}");
+    assert!(!log.contains("2026-11-29 11:25"), "{log}");
+    assert!(log.contains("+09:00"), "{log}");
+    // A stuck receipt's detail.
+    send(&mut app, &fx, key('3'));
+    let stuck = screen(&app, 160, 48);
+    assert!(stuck.contains("since 2026-11-29T"), "{stuck}");
+    assert!(stuck.contains("+09:00"), "{stuck}");
+    // z: UTC again, as RFC 3339 with Z.
+    send(&mut app, &fx, key('z'));
+    assert!(screen(&app, 160, 48).contains("Z"));
+    send(&mut app, &fx, key('6'));
+    assert!(screen(&app, 160, 48).contains("2026-11-29 11:25 alice"));
+}

@@ -148,6 +148,18 @@ impl Zone {
         self.pattern(ms, "%H:%M")
     }
 
+    /// RFC 3339 with milliseconds and the zone's offset at that moment:
+    /// `2026-11-29T19:15:30.123+09:00`, `2026-11-29T10:15:30.123Z` in UTC.
+    pub fn format_rfc3339(&self, ms: Millis) -> String {
+        if self.is_utc() {
+            return crate::model::time::format_rfc3339(ms);
+        }
+        match self.at(ms) {
+            Some(t) => t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            None => format!("@{ms}ms"),
+        }
+    }
+
     /// `2026-11-29 19:15:30 JST`: a time that says which zone it is in.
     pub fn format_named(&self, ms: Millis) -> String {
         format!("{} {}", self.format_seconds(ms), self.abbreviation(ms))
@@ -258,6 +270,8 @@ mod tests {
         assert_eq!(tokyo.format_seconds(T), "2026-11-29 19:15:30");
         assert_eq!(tokyo.format_named(T), "2026-11-29 19:15:30 JST");
         assert_eq!(tokyo.clock(T), "19:15");
+        assert_eq!(tokyo.format_rfc3339(T), "2026-11-29T19:15:30.123+09:00");
+        assert_eq!(Zone::UTC.format_rfc3339(T), "2026-11-29T10:15:30.123Z");
         assert_eq!(Zone::UTC.format_minutes(T), "2026-11-29 10:15");
         assert_eq!(Zone::UTC.abbreviation(T), "UTC");
         let berlin = Zone::parse("Europe/Berlin").unwrap();

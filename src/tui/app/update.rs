@@ -3,7 +3,6 @@
 use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::model::time::format_rfc3339;
 use crate::review::ExportFormat;
 use crate::sanitize::inline;
 
@@ -710,7 +709,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
             text.push_str(&format!(" by {}", inline(op, 40)));
         }
         if let Some(at) = review.decided_at_ms {
-            text.push_str(&format!(" at {}", format_rfc3339(at)));
+            text.push_str(&format!(" at {}", app.shown_zone().format_rfc3339(at)));
         }
         text.push_str("; nothing changed (u undoes your own last decision)");
         return info(app, text);

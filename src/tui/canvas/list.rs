@@ -256,7 +256,7 @@ fn row_cells(
             let l = &snap.log[row];
             let when = l
                 .decided_at_ms
-                .map(short_time)
+                .map(|t| short_time(app.shown_zone(), t))
                 .unwrap_or_else(|| "?".into());
             c.push(&when, 17, theme.dim());
             c.push(&text::safe(&l.operator, 12), 13, plain);

@@ -109,11 +109,7 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// `2026-11-29 10:15` (UTC).
-fn short_time(ms: crate::model::Millis) -> String {
-    let full = crate::model::time::format_rfc3339(ms);
-    match full.get(..16) {
-        Some(head) if full.len() > 16 => head.replacen('T', " ", 1),
-        _ => full,
-    }
+/// `2026-11-29 10:15`, in the zone the screen shows.
+fn short_time(zone: crate::model::Zone, ms: crate::model::Millis) -> String {
+    zone.format_minutes(ms)
 }

@@ -13,7 +13,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
-use crate::model::time::format_rfc3339;
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
 use crate::tui::app::{App, Focus, Selected};
@@ -35,7 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(Selected::Conflict(i)) => other::conflict(app, snap, i, body_w, theme),
         Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
         Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
-        Some(Selected::Log(i)) => other::log_entry(snap, i, body_w, theme),
+        Some(Selected::Log(i)) => other::log_entry(app.shown_zone(), snap, i, body_w, theme),
         // Drawn by `canvas::receipts`.
         Some(Selected::Receipt(_)) => Vec::new(),
     };
@@ -102,7 +101,7 @@ pub(crate) fn review_lines(
             s.push_str(&format!(" by {}", clean(op)));
         }
         if let Some(at) = r.decided_at_ms {
-            s.push_str(&format!(" at {}", format_rfc3339(at)));
+            s.push_str(&format!(" at {}", app.shown_zone().format_rfc3339(at)));
         }
         s
     };
