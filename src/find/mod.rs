@@ -10,6 +10,7 @@
 
 pub mod hits;
 pub mod json;
+pub mod prefilter;
 pub mod query;
 pub mod scan;
 pub mod text;

@@ -153,6 +153,9 @@ struct Matcher<'q> {
     total: u64,
     tallies: HashMap<String, Tally>,
     folded: String,
+    projected: Vec<u8>,
+    /// Whether each scope seen holds the needle.
+    scopes: HashMap<String, bool>,
 }
 
 impl<'q> Matcher<'q> {
@@ -165,6 +168,8 @@ impl<'q> Matcher<'q> {
             total: 0,
             tallies: HashMap::new(),
             folded: String::new(),
+            projected: Vec::new(),
+            scopes: HashMap::new(),
         }
     }
 
@@ -189,17 +194,39 @@ impl<'q> Matcher<'q> {
     /// Where the text is found in the row, if anywhere.
     fn text_in(&mut self, row: &Row<'_>, finder: &Finder<'_>, needle: &str) -> Option<Found> {
         let holds = |text: &str| finder.find(text.as_bytes()).is_some();
-        if holds(&normalize_text(row.scope)) {
+        // A scope is folded once (a database has few).
+        let scope_holds = match self.scopes.get(row.scope) {
+            Some(&h) => h,
+            None => {
+                let h = holds(&normalize_text(row.scope));
+                self.scopes.insert(row.scope.to_string(), h);
+                h
+            }
+        };
+        if scope_holds {
             return Some(Found::Scope);
         }
-        if row.request_key.is_some_and(|k| holds(&normalize_text(k))) {
-            return Some(Found::RequestKey);
+        if let Some(k) = row.request_key {
+            let found = if k.is_ascii() && !k.bytes().any(|b| b.is_ascii_whitespace()) {
+                self.projected.clear();
+                self.projected
+                    .extend(k.bytes().map(|b| b.to_ascii_lowercase()));
+                finder.find(&self.projected).is_some()
+            } else {
+                holds(&normalize_text(k))
+            };
+            if found {
+                return Some(Found::RequestKey);
+            }
         }
         let payload = row.payload.ok()?;
-        if !payload.contains('\\') {
+        // Kana and ideographs stand as one byte there: only an ASCII needle is looked for in it.
+        if needle.is_ascii() && super::prefilter::project(payload, &mut self.projected) {
+            // Not in the projection: in no value.
+            finder.find(&self.projected)?;
+        } else if !payload.contains('\\') {
             self.folded.clear();
             normalize_into(payload, &mut self.folded);
-            // Not in the folded whole: in no value.
             finder.find(self.folded.as_bytes())?;
         }
         match serde_json::from_str::<Map<String, Value>>(payload) {

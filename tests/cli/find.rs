@@ -289,3 +289,17 @@ fn the_report_names_the_zone() {
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["now"], "2026-11-29T12:00:00.000Z");
 }
+
+#[test]
+fn japanese_text_is_found_too() {
+    let f = fixture();
+    // The fixture's message is Japanese; a needle with kana is folded and found.
+    assert_eq!(
+        ids(&find_json(f.path(), "導入を検討", "Asia/Tokyo")),
+        vec![3, 2, 1]
+    );
+    assert_eq!(
+        ids(&find_json(f.path(), "aiko tanaka", "UTC")),
+        vec![3, 2, 1]
+    );
+}
