@@ -340,3 +340,17 @@ fn every_time_on_the_screen_is_in_the_operators_zone() {
     send(&mut app, &fx, key('6'));
     assert!(screen(&app, 160, 48).contains("2026-11-29 11:25 alice"));
 }
+
+#[test]
+fn a_key_bound_elsewhere_never_starts_a_search() {
+    let fx = fixture();
+    let mut app = on_receipts(&fx, 80, 24);
+    // `h` goes back from a detail pane: on the list it does nothing, and types nothing.
+    send(&mut app, &fx, key('h'));
+    assert!(app.input.is_none());
+    send(&mut app, &fx, key('1'));
+    assert_eq!(app.tab, Tab::Duplicates);
+    send(&mut app, &fx, key('5'));
+    send(&mut app, &fx, key('@'));
+    assert_eq!(app.input.as_ref().map(|i| i.text()), Some("@"));
+}

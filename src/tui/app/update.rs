@@ -351,8 +351,12 @@ fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
                 && !key
                     .modifiers
                     .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                && !keymap::KEYMAP
+                    .iter()
+                    .any(|b| b.keys.iter().any(|k| k.matches(&key)))
             {
-                // On the Receipts tab a key that means nothing starts a search.
+                // On the Receipts tab a key that means nothing anywhere
+                // (`#`, `@`, most letters) starts a search.
                 find::update::start(app, Some(c));
             }
         }
