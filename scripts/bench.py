@@ -316,6 +316,64 @@ def summary_of(rep):
             "exact_groups": sum(1 for d in dups if d["exact"]), "member_matches": by_match}
 
 
+def time_find(binary, db, now, query):
+    """One `find DB QUERY --json`: wall time, peak RSS, CPU, and the hits' ids."""
+    cmd = ["/usr/bin/time", "-v", str(binary), "find", str(db), query, "--json", "--now", now,
+           "--tz", "UTC"]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+
+    def field(name):
+        m = re.search(rf"{re.escape(name)}:\s*([\d.:]+)", r.stderr)
+        return m.group(1) if m else None
+
+    res = {"wall": wall, "exit": r.returncode,
+           "rss_kb": int(field("Maximum resident set size (kbytes)") or 0),
+           "user": float(field("User time (seconds)") or 0),
+           "sys": float(field("System time (seconds)") or 0)}
+    if r.returncode == 0:
+        res["ids"] = [h["receipt_id"] for h in json.loads(r.stdout)["hits"]]
+    else:
+        res["stderr"] = r.stderr.strip().splitlines()[-3:]
+    return res
+
+
+def bench_find(args, binary, db, n):
+    """`find` by an email that one receipt holds (a hit: the scan, then the analysis for its
+    items), by one nobody sent (a miss: the scan alone) and by `#id`; best and median of
+    --runs, each checked against the database (the email's receipts found with SQL)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    mid = con.execute("SELECT max(id) / 2 FROM receipts").fetchone()[0]
+    email, rid = None, None
+    for rid_, payload in con.execute("SELECT id, payload FROM receipts WHERE id >= ? LIMIT 200", (mid,)):
+        try:
+            e = json.loads(payload).get("email")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(e, str) and e:
+            email, rid = e, rid_
+            break
+    expect = sorted(i for (i,) in con.execute(
+        "SELECT id FROM receipts WHERE instr(lower(payload), lower(?)) > 0", (email,)))
+    con.close()
+    out = {"email": email, "expected_ids": expect}
+    for name, query in (("hit", email), ("miss", "nobody-at-all@nowhere.invalid"), ("number", f"#{rid}")):
+        runs = [time_find(binary, db, args.now, query) for _ in range(args.runs)]
+        walls = [r["wall"] for r in runs]
+        out[name] = {"query": query, "best_s": min(walls), "median_s": statistics.median(walls),
+                     "rss_mb": max(r["rss_kb"] for r in runs) / 1024,
+                     "cpu_s": min(r["user"] + r["sys"] for r in runs),
+                     "ids": runs[0].get("ids"), "exit": runs[0]["exit"]}
+    out["hit"]["correct"] = sorted(out["hit"]["ids"] or []) == expect
+    out["miss"]["correct"] = out["miss"]["ids"] == []
+    out["number"]["correct"] = out["number"]["ids"] == [rid]
+    log(f"  find {label(n)}: hit {out['hit']['best_s']:.3f} s, miss {out['miss']['best_s']:.3f} s, "
+        f"#id {out['number']['best_s']:.3f} s; correct "
+        f"{all(out[k]['correct'] for k in ('hit', 'miss', 'number'))}")
+    return out
+
+
 def screen_load(args, binary, db):
     """The screen started on `db` until all is read, then quit: (analysis shown, all read) in ms,
     or None."""
@@ -816,7 +874,7 @@ def main():
     ap.add_argument("--slice", default="auto",
                     help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
     ap.add_argument("--skip", default="",
-                    help="comma list of: tui, refresh, decisions, slice, legacy, mixed")
+                    help="comma list of: tui, find, refresh, decisions, slice, legacy, mixed")
     ap.add_argument("--mixed-sizes", default="all",
                     help="sizes at which the mixed database is measured too: all (default), largest, "
                          "or a list such as 1M")
@@ -873,6 +931,8 @@ def main():
                                     with_screen="tui" not in skip)
         results.setdefault("sqlite_bundled", rep_res.get("floor_detail", {}).get("sqlite"))
         entry = {"report": rep_res}
+        if "find" not in skip:
+            entry["find"] = bench_find(args, binary, db, n)
         if "tui" not in skip:
             entry["tui"] = bench_screen(args, binary, db, n, rep, rep_res, work)
         results["by_size"][str(n)] = entry

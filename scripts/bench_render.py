@@ -160,8 +160,30 @@ def render(results):
     render_screens(L, results, sizes)
     render_refreshes(L, results)
     render_decisions(L, results)
+    render_find(L, results, sizes)
     render_answers(L, results, sizes, big)
     return "\n".join(L)
+
+
+def render_find(L, results, sizes):
+    rows = [(n, results["by_size"].get(str(n), {}).get("find")) for n in sizes]
+    rows = [(n, f) for n, f in rows if f]
+    if not rows:
+        return
+    L.append("### `find DB QUERY --json` (demo)")
+    L.append("")
+    L.append("By an email one receipt holds (*hit*: the scan, then the analysis for the hit's items), by "
+             "one nobody sent (*miss*: the scan alone, no analysis) and by `#id`; wall time best / median "
+             "of the runs, peak RSS; *correct*: the hits equal the receipts SQL finds holding the email.")
+    L.append("")
+    L.append("| receipts | hit | miss | #id | peak RSS (hit) | correct |")
+    L.append("|---|---|---|---|---|---|")
+    for n, f in rows:
+        cell = lambda k: f"{f[k]['best_s']:.3f} / {f[k]['median_s']:.3f} s"
+        ok = all(f[k]["correct"] for k in ("hit", "miss", "number"))
+        L.append(f"| {label(n)} | {cell('hit')} | {cell('miss')} | {cell('number')} | "
+                 f"{f['hit']['rss_mb']:.0f} MB | {'yes' if ok else '**no**'} |")
+    L.append("")
 
 
 def render_targets(L, results, big):

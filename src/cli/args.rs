@@ -37,6 +37,9 @@ pub struct TuiArgs {
     /// Open without the right to write: decisions are off.
     #[arg(long)]
     pub read_only: bool,
+    /// Show and read times in this IANA zone (default: TZ, else the system's).
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 }
@@ -80,6 +83,24 @@ pub enum Command {
         /// The documented JSON format instead of the summary.
         #[arg(long)]
         json: bool,
+        /// Show times in this IANA zone (default: TZ, else the system's); JSON stays UTC.
+        #[arg(long, value_name = "ZONE")]
+        tz: Option<String>,
+        #[command(flatten)]
+        analysis: AnalysisArgs,
+    },
+    /// Find any receipt: by field text, email, name, phone, key, scope, #number or time.
+    Find {
+        db: PathBuf,
+        /// What to find: words, #1907 or 1907, a time (10:00, yesterday 10:00, 10:00..11:00).
+        #[arg(num_args = 1..)]
+        query: Vec<String>,
+        /// The documented JSON format (times RFC 3339 UTC).
+        #[arg(long)]
+        json: bool,
+        /// Show and read times in this IANA zone (default: TZ, else the system's).
+        #[arg(long, value_name = "ZONE")]
+        tz: Option<String>,
         #[command(flatten)]
         analysis: AnalysisArgs,
     },

@@ -9,7 +9,7 @@ use super::args::{AnalysisArgs, TuiArgs};
 use super::error::{Finding, unusable};
 use super::{operator, output};
 use crate::intake::canonical;
-use crate::model::Millis;
+use crate::model::{Millis, Zone};
 use crate::reading;
 use crate::report;
 use crate::review::{self, ExportFormat};
@@ -30,7 +30,9 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
             ));
         }
     };
+    let zone = zone(args.tz.as_deref())?;
     tui::run(ScreenConfig {
+        zone,
         open,
         operator,
         read_only: args.read_only,
@@ -39,18 +41,61 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
     })
 }
 
-pub fn report(db: &Path, json: bool, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
+/// The operator's zone (`--tz`, else `TZ`, else the system's); an unknown
+/// one is bad usage.
+fn zone(tz: Option<&str>) -> anyhow::Result<Zone> {
+    Zone::operator(tz).map_err(unusable)
+}
+
+pub fn report(
+    db: &Path,
+    json: bool,
+    tz: Option<&str>,
+    analysis: &AnalysisArgs,
+) -> anyhow::Result<i32> {
+    let zone = zone(tz)?;
     let database = storage::open_database(db, Access::ReadOnly)?;
     let snap = reading::read(&*database, analysis.settings(), &mut |_| {})?;
     if json {
         output::print_with(|out| report::json::write(&snap, out))?;
     } else {
-        output::print(&report::text::render(&snap))?;
+        output::print(&report::text::render_in(&snap, zone))?;
     }
     // The process ends now, and the system takes its memory back at once:
     // freeing a million receipts' analysis piece by piece took 20-30 ms.
     // (It holds no file or connection: the database is closed as usual.)
     std::mem::forget(snap);
+    Ok(0)
+}
+
+/// `find DB QUERY`: every receipt searched; the analysis is read only when
+/// something was found, for the items the hits belong to.
+pub fn find(
+    db: &Path,
+    query: &str,
+    json: bool,
+    tz: Option<&str>,
+    analysis: &AnalysisArgs,
+) -> anyhow::Result<i32> {
+    let zone = zone(tz)?;
+    let settings = analysis.settings();
+    let query = crate::find::parse(query, zone, settings.now_ms).map_err(|e| unusable(e.0))?;
+    let database = storage::open_database(db, Access::ReadOnly)?;
+    let scan = crate::find::search(&*database, &query, settings.now_ms)?;
+    let outcome = if scan.matches.is_empty() {
+        crate::find::miss(&query, scan, &settings)
+    } else {
+        let snap = reading::read(&*database, settings, &mut |_| {})?;
+        let outcome = crate::find::assemble(&query, scan, &snap);
+        // As for the report: the process ends now (see there).
+        std::mem::forget(snap);
+        outcome
+    };
+    if json {
+        output::print(&crate::find::json::render(&outcome))?;
+    } else {
+        output::print(&crate::find::text::render(&outcome, zone))?;
+    }
     Ok(0)
 }
 

@@ -19,7 +19,19 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         None => commands::screen(&cli.tui),
-        Some(Command::Report { db, json, analysis }) => commands::report(&db, json, &analysis),
+        Some(Command::Report {
+            db,
+            json,
+            tz,
+            analysis,
+        }) => commands::report(&db, json, tz.as_deref(), &analysis),
+        Some(Command::Find {
+            db,
+            query,
+            json,
+            tz,
+            analysis,
+        }) => commands::find(&db, &query.join(" "), json, tz.as_deref(), &analysis),
         Some(Command::Check { db, analysis }) => commands::check(&db, &analysis),
         Some(Command::Resolve {
             db,

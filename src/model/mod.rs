@@ -11,11 +11,13 @@ mod row;
 mod settings;
 mod state;
 pub mod time;
+pub mod zone;
 
 pub use review_log::{Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptStamp, StateWritten};
 pub use row::{RawConflict, RawReceipt, Row, RowSink, RowSource, TimeRef, TimeValue};
 pub use settings::Settings;
 pub use state::ReceiptState;
+pub use zone::Zone;
 
 pub type ReceiptId = i64;
 /// Unix time in milliseconds, UTC.

@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::model::time::{format_rfc3339, human_duration};
+use crate::model::Zone;
+use crate::model::time::human_duration;
 use crate::reading::Snapshot;
 use crate::sanitize::inline;
 use crate::triage::model::{GapClass, MatchKind};
@@ -11,14 +12,20 @@ use crate::triage::model::{GapClass, MatchKind};
 const SHOWN: usize = 10;
 
 pub fn render(input: &Snapshot) -> String {
+    render_in(input, Zone::UTC)
+}
+
+/// [`render`] with times in `zone`, which it names.
+pub fn render_in(input: &Snapshot, zone: Zone) -> String {
     let t = &input.triage;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} — {} receipts, as of {} (window {}, stuck after {})",
+        "{} — {} receipts, as of {} (times in {}; window {}, stuck after {})",
         inline(&input.database.display().to_string(), 80),
         super::receipt_count(input),
-        format_rfc3339(input.settings.now_ms),
+        zone.format_named(input.settings.now_ms),
+        zone.name(),
         human_duration(input.settings.window_ms),
         human_duration(input.settings.stuck_after_ms),
     );

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::model::{Millis, Settings};
+use crate::model::{Millis, Settings, Zone};
 use collection::WorkerConfig;
 
 /// Receipts in the database that `--demo` writes.
@@ -28,6 +28,8 @@ pub struct ScreenConfig {
     pub settings: Settings,
     /// Analyse as of this time on every reading (else as of each reading's start).
     pub fixed_now: Option<Millis>,
+    /// The operator's time zone: every time shown and typed is in it.
+    pub zone: Zone,
 }
 
 /// The database the screen opens.
@@ -54,7 +56,7 @@ pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
     };
     // The screen reads again on every change and stays open for hours.
     crate::memory::keep_large_blocks_apart();
-    let code = runtime::run(worker)?;
+    let code = runtime::run(worker, config.zone)?;
     if config.open == Open::Demo {
         eprintln!(
             "the demo database stays at {}",

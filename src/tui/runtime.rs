@@ -14,6 +14,7 @@ use super::app::msg::{Effect, Msg};
 use super::app::{self, App};
 use super::canvas;
 use super::collection::{Request, Worker, WorkerConfig};
+use crate::model::Zone;
 
 /// How often the screen redraws while something is under way (the spinner).
 const TICK: Duration = Duration::from_millis(250);
@@ -24,7 +25,7 @@ const CLOCK: Duration = Duration::from_secs(1);
 /// How long the loop gets to finish by itself after a termination signal.
 const GRACE: Duration = Duration::from_millis(500);
 
-pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
+pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
     let keys = tx.clone();
     let operator = config.operator.clone();
@@ -39,6 +40,7 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<i32> {
 
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mut app = App::new(no_color)
+        .with_zone(zone)
         .with_operator(operator)
         .with_database(database);
     if config_frozen {
@@ -151,6 +153,7 @@ fn event_loop(
                     Effect::DecideMany(requests) => worker.send(Request::Decide(requests)),
                     Effect::Undo => worker.send(Request::Undo),
                     Effect::Export(format) => worker.send(Request::Export(format)),
+                    Effect::Find { query, now_ms } => worker.send(Request::Find(query, now_ms)),
                 }
             }
         }

@@ -6,5 +6,6 @@ mod common;
 
 mod commands;
 mod demo;
+mod find;
 mod foreign;
 mod report;

@@ -9,6 +9,7 @@ mod bots;
 mod clock;
 mod e2e;
 mod filter_index;
+mod find;
 mod update;
 mod view;
 mod worker;

@@ -568,7 +568,7 @@ fn hostile_payloads_never_reach_the_terminal() {
             &fx,
             Msg::Recorded(Err(format!("refused {OSC_TITLE}{BIDI}"))),
         );
-        let steps: &[&str] = &["", "v", "v2", "v", "v3", "5", "v", "v6", "j", "1n", "x"];
+        let steps: &[&str] = &["", "v", "v2", "v", "v3", "5", "v", "v8", "j", "1n", "x"];
         let mut screens = 0;
         for step in steps {
             for c in step.chars() {
@@ -623,7 +623,7 @@ fn hostile_text_shows_as_visible_escapes() {
     // The raw view is the JSON text: a control character shows as its JSON escape.
     assert!(raw.contains("\\u001b]52;c;"), "{raw}");
     assert!(raw.contains("\\x9b31m"), "{raw}");
-    keys(&mut app, &fx, "v6");
+    keys(&mut app, &fx, "v8");
     let log = screen(&app, 160, 48);
     assert!(log.contains("eve\\x1b]8;;https://evil.example/"), "{log}");
 }

@@ -110,6 +110,7 @@ impl Scope {
             Scope::Tabs([Tab::Conflicts]) => "Conflicts tab",
             Scope::Tabs([Tab::Stuck]) => "Stuck tab",
             Scope::Tabs([Tab::Bots]) => "Bots tab",
+            Scope::Tabs([Tab::Receipts]) => "Receipts tab",
             Scope::Tabs(_) => "Some tabs",
             Scope::List => "In the list",
             Scope::Detail => "In the detail pane (after Enter)",
@@ -147,6 +148,12 @@ pub enum KeyCommand {
     CycleClass,
     Decide(Decision),
     BulkDuplicate,
+    /// Type a search of every receipt (the Receipts tab).
+    FindQuery,
+    /// Go to the selected receipt's item.
+    JumpToItem,
+    /// Times in UTC, or in the operator's zone again.
+    ToggleUtc,
     // Overlays.
     Close,
     Yes,
@@ -178,6 +185,7 @@ const DUP: &[Tab] = &[Tab::Duplicates];
 const CONFLICTS: &[Tab] = &[Tab::Conflicts];
 const STUCK: &[Tab] = &[Tab::Stuck];
 const BOTS: &[Tab] = &[Tab::Bots];
+const RECEIPTS: &[Tab] = &[Tab::Receipts];
 
 const fn b(
     keys: &'static [Key],
@@ -239,6 +247,8 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
     b(&[k('s')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::Spam), "spam", "spam: the whole group is junk, answer none (asks first, with the count)"),
     b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "not spam", "not spam: people wrote these after all, answer them"),
+    b(&[k('/')], Scope::Tabs(RECEIPTS), KeyCommand::FindQuery, "search", "search every receipt: email, name, phone, key, scope, #1907, 10:00, yesterday 10:00, 10:00..11:00 (or just start typing)"),
+    b(&[k('J')], Scope::Tabs(RECEIPTS), KeyCommand::JumpToItem, "go to item", "go to the selected receipt's duplicate group, conflict or stuck entry"),
     // Moving around.
     b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "next row"),
     b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "previous row"),
@@ -262,13 +272,15 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "Stuck tab"),
     b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Bots), "", "Bots tab"),
     b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
-    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
+    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Receipts), "", "Receipts tab: find any receipt"),
+    b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
     b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last decision (a reopening is appended)"),
     b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "raw", "show or hide the raw payloads"),
     b(&[k('e')], Scope::Global, KeyCommand::Export, "export", "export the review log (CSV or JSONL)"),
     b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "read the database again"),
+    b(&[k('z')], Scope::Global, KeyCommand::ToggleUtc, "", "show times in UTC, or in your time zone again"),
     b(&[k('?')], Scope::Global, KeyCommand::Help, "help", "this help"),
     b(&[k('q')], Scope::Global, KeyCommand::Quit, "quit", "quit"),
 ];
@@ -317,13 +329,25 @@ pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
         .map(|b| b.command)
 }
 
-/// The footer hints for this mode, in table order: (keys, hint).
+/// The footer hints for this mode, in table order: (keys, hint). A binding
+/// that an earlier one shadows in this mode (a tab's own `/`) is left out.
 pub fn hints(mode: Mode) -> Vec<(String, &'static str)> {
     KEYMAP
         .iter()
-        .filter(|b| !b.hint.is_empty() && mode.allows(b.scope) && b.scope != Scope::Always)
-        .map(|b| (keys_label(b.keys), b.hint))
+        .enumerate()
+        .filter(|(_, b)| !b.hint.is_empty() && mode.allows(b.scope) && b.scope != Scope::Always)
+        .filter(|(i, b)| !shadowed(mode, *i, b))
+        .map(|(_, b)| (keys_label(b.keys), b.hint))
         .collect()
+}
+
+/// True when every key of the binding at `at` is taken by an earlier one in this mode.
+pub fn shadowed(mode: Mode, at: usize, binding: &Binding) -> bool {
+    binding.keys.iter().all(|key| {
+        KEYMAP[..at]
+            .iter()
+            .any(|b| mode.allows(b.scope) && b.keys.contains(key))
+    })
 }
 
 /// `j/↓`, `Esc/q`.
@@ -338,6 +362,7 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
         Scope::Tabs(CONFLICTS),
         Scope::Tabs(STUCK),
         Scope::Tabs(BOTS),
+        Scope::Tabs(RECEIPTS),
         Scope::List,
         Scope::Detail,
         Scope::Global,
@@ -401,13 +426,25 @@ mod tests {
                 tab: Tab::Bots,
                 detail: true,
             },
+            Mode::Main {
+                tab: Tab::Receipts,
+                detail: false,
+            },
         ];
         for mode in modes {
-            let mut seen: Vec<Key> = Vec::new();
+            // A tab may give a global key its own meaning: its binding comes
+            // first and wins; nothing else is bound twice.
+            let mut seen: Vec<(Key, Scope)> = Vec::new();
             for binding in KEYMAP.iter().filter(|b| mode.allows(b.scope)) {
                 for key in binding.keys {
-                    assert!(!seen.contains(key), "{key:?} bound twice in {mode:?}");
-                    seen.push(*key);
+                    let before = seen.iter().find(|(k, _)| k == key);
+                    let tab_over_global = matches!(before, Some((_, Scope::Tabs(_))))
+                        && binding.scope == Scope::Global;
+                    assert!(
+                        before.is_none() || tab_over_global,
+                        "{key:?} bound twice in {mode:?}"
+                    );
+                    seen.push((*key, binding.scope));
                 }
             }
         }

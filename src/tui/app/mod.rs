@@ -24,6 +24,7 @@ pub mod bots;
 pub mod clock;
 pub mod counts;
 pub mod decision;
+pub mod find;
 pub mod indexed;
 pub mod keymap;
 pub mod layout;

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEvent;
 
-use crate::model::ReceiptId;
+use crate::find::{Query, Scan};
+use crate::model::{Millis, ReceiptId};
 use crate::review::ExportFormat;
 
 use super::indexed::IndexedSnapshot;
@@ -40,6 +41,11 @@ pub enum Msg {
     Exported(Result<PathBuf, String>),
     /// The database changed (its change mark moved).
     DatabaseChanged,
+    /// What [`Effect::Find`] found, or why it could not look (one line).
+    Found {
+        query: Query,
+        result: Result<Scan, String>,
+    },
     /// The spinner's beat while something is under way.
     Tick,
     /// The wall clock, reported every second.
@@ -79,4 +85,9 @@ pub enum Effect {
     /// Undo this operator's last decision (a reopening is appended).
     Undo,
     Export(ExportFormat),
+    /// Search every receipt (the Receipts tab), counting what arrived lately as of `now_ms`.
+    Find {
+        query: Query,
+        now_ms: Millis,
+    },
 }

@@ -36,6 +36,8 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
         Tab::Stuck => t.stuck.get(index)?.item(),
         Tab::Bots => t.bot_groups.get(index)?.item(),
         Tab::Damaged => format!("damaged:{}", t.damaged.get(index)?.receipt_id),
+        // A search's hits are not the reading's rows.
+        Tab::Receipts => return None,
         Tab::Log => format!("log:{}", snap.log.get(index)?.id),
     })
 }
@@ -50,6 +52,7 @@ pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
         Tab::Stuck => t.stuck.get(index)?.receipt_id,
         Tab::Bots => t.bot_groups.get(index)?.receipts[0].id,
         Tab::Damaged => t.damaged.get(index)?.receipt_id,
+        Tab::Receipts => return None,
         Tab::Log => snap.log.get(index)?.id,
     })
 }

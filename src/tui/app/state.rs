@@ -5,12 +5,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::model::ReceiptId;
+use crate::model::{ReceiptId, Zone};
 use crate::reading::{ItemReview, Snapshot};
 use crate::review::ExportFormat;
 
 use super::clock::Clock;
 use super::counts::Counts;
+use super::find::FindState;
 use super::keymap::Mode;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
@@ -38,12 +39,21 @@ pub enum Input {
     Filter { text: String },
     /// A note for the next decision on `item`.
     Note { item: String, text: String },
+    /// A search of every receipt (the Receipts tab); Enter runs it.
+    Find { text: String },
 }
 
 impl Input {
     pub fn text(&self) -> &str {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } => text,
+            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
+        }
+    }
+
+    /// The text being typed, to change.
+    pub fn text_mut(&mut self) -> &mut String {
+        match self {
+            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
         }
     }
 }
@@ -123,6 +133,8 @@ pub enum Selected {
     Stuck(usize),
     Bot(usize),
     Damaged(usize),
+    /// A hit of the Receipts tab's search.
+    Receipt(usize),
     Log(usize),
 }
 
@@ -187,6 +199,12 @@ pub struct App {
     pub payloads: HashMap<PayloadRef, Result<String, String>>,
     /// Payloads asked for and not arrived yet.
     pub requested: HashSet<PayloadRef>,
+    /// The Receipts tab: its search and what it found.
+    pub find: FindState,
+    /// The operator's time zone, for every time shown and typed.
+    pub zone: Zone,
+    /// Times are shown in UTC instead (`z`).
+    pub show_utc: bool,
 }
 
 impl App {
@@ -222,7 +240,21 @@ impl App {
             awaiting: HashMap::new(),
             payloads: HashMap::new(),
             requested: HashSet::new(),
+            find: FindState::default(),
+            zone: Zone::UTC,
+            show_utc: false,
         }
+    }
+
+    /// The operator's time zone.
+    pub fn with_zone(mut self, zone: Zone) -> Self {
+        self.zone = zone;
+        self
+    }
+
+    /// The zone times are shown in: the operator's, or UTC after `z`.
+    pub fn shown_zone(&self) -> Zone {
+        if self.show_utc { Zone::UTC } else { self.zone }
     }
 
     /// Who decisions are recorded as; shown in the header.
@@ -302,6 +334,7 @@ impl App {
             Tab::Stuck => Selected::Stuck(index),
             Tab::Bots => Selected::Bot(index),
             Tab::Damaged => Selected::Damaged(index),
+            Tab::Receipts => Selected::Receipt(index),
             Tab::Log => Selected::Log(index),
         })
     }
@@ -334,7 +367,7 @@ impl App {
                 let g = &t.bot_groups[i];
                 Some((g.item(), g.receipt_ids()))
             }
-            Selected::Damaged(_) | Selected::Log(_) => None,
+            Selected::Damaged(_) | Selected::Receipt(_) | Selected::Log(_) => None,
         }
     }
 

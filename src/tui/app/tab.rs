@@ -10,16 +10,19 @@ pub enum Tab {
     Stuck,
     Bots,
     Damaged,
+    /// Any receipt, found by its text, number or time.
+    Receipts,
     Log,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Duplicates,
         Tab::Conflicts,
         Tab::Stuck,
         Tab::Bots,
         Tab::Damaged,
+        Tab::Receipts,
         Tab::Log,
     ];
 
@@ -33,7 +36,8 @@ impl Tab {
             Tab::Stuck => 2,
             Tab::Bots => 3,
             Tab::Damaged => 4,
-            Tab::Log => 5,
+            Tab::Receipts => 5,
+            Tab::Log => 6,
         }
     }
 
@@ -44,6 +48,7 @@ impl Tab {
             Tab::Stuck => "Stuck",
             Tab::Bots => "Bots",
             Tab::Damaged => "Damaged",
+            Tab::Receipts => "Receipts",
             Tab::Log => "Log",
         }
     }

@@ -4,11 +4,11 @@ use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::model::Millis;
-use crate::model::time::format_rfc3339;
 use crate::review::ExportFormat;
 use crate::sanitize::inline;
 
 use super::decision::{self, Decision};
+use super::find;
 use super::indexed::IndexedSnapshot;
 use super::keymap::{self, KeyCommand, Mode};
 use super::layout;
@@ -93,6 +93,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             effects.push(Effect::Reload);
         }
+        Msg::Found { query, result } => find::update::found(app, query, result),
         Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
         Msg::Clock(wall_ms) => on_clock(app, wall_ms, &mut effects),
     }
@@ -196,6 +197,8 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     {
         app.status = None;
     }
+    // The hits of the last search, with this reading's items.
+    find::update::join(app);
     for tab in Tab::ALL {
         let i = tab.index();
         let shown = (tab != Tab::Log)
@@ -243,6 +246,10 @@ fn recompute_rows(app: &mut App, tab: Tab, shown: Option<ShownBefore<'_>>) {
     let Some(snap) = app.snapshot.as_ref() else {
         return;
     };
+    // The Receipts tab lists its search's hits (see `find::update::join`).
+    if tab == Tab::Receipts {
+        return;
+    }
     let query = search::normalize_query(&app.filter);
     let class = app.class_filter;
     let i = tab.index();
@@ -374,6 +381,23 @@ fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
                     .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
             {
                 type_char(app, c);
+            } else if mode
+                == (Mode::Main {
+                    tab: Tab::Receipts,
+                    detail: false,
+                })
+                && let KeyCode::Char(c) = key.code
+                && !c.is_control()
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                && !keymap::KEYMAP
+                    .iter()
+                    .any(|b| b.keys.iter().any(|k| k.matches(&key)))
+            {
+                // On the Receipts tab a key that means nothing anywhere
+                // (`#`, `@`, most letters) starts a search.
+                find::update::start(app, Some(c));
             }
         }
     }
@@ -383,9 +407,7 @@ fn type_char(app: &mut App, c: char) {
     let Some(input) = app.input.as_mut() else {
         return;
     };
-    let text = match input {
-        Input::Filter { text } | Input::Note { text, .. } => text,
-    };
+    let text = input.text_mut();
     if text.chars().count() >= MAX_INPUT || c.is_control() {
         return;
     }
@@ -464,6 +486,13 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         }
         KeyCommand::Decide(decision) => decide(app, decision, effects),
         KeyCommand::BulkDuplicate => bulk(app),
+        KeyCommand::FindQuery => find::update::start(app, None),
+        KeyCommand::JumpToItem => jump(app),
+        KeyCommand::ToggleUtc => {
+            app.show_utc = !app.show_utc;
+            let zone = app.shown_zone();
+            info(app, format!("times shown in {} (z switches)", zone.name()));
+        }
         KeyCommand::Yes => answer(app, true, effects),
         KeyCommand::No => answer(app, false, effects),
         KeyCommand::Accept => match &app.overlay {
@@ -487,23 +516,17 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
             }
             _ => {}
         },
-        KeyCommand::InputSubmit => submit_input(app),
+        KeyCommand::InputSubmit => submit_input(app, effects),
         KeyCommand::InputCancel => cancel_input(app),
         KeyCommand::InputBackspace => {
             if let Some(input) = app.input.as_mut() {
-                match input {
-                    Input::Filter { text } | Input::Note { text, .. } => {
-                        text.pop();
-                    }
-                }
+                input.text_mut().pop();
                 sync_filter(app);
             }
         }
         KeyCommand::InputClear => {
             if let Some(input) = app.input.as_mut() {
-                match input {
-                    Input::Filter { text } | Input::Note { text, .. } => text.clear(),
-                }
+                input.text_mut().clear();
                 sync_filter(app);
             }
         }
@@ -601,8 +624,13 @@ fn back(app: &mut App) {
     }
 }
 
-fn submit_input(app: &mut App) {
+fn submit_input(app: &mut App, effects: &mut Vec<Effect>) {
     match app.input.take() {
+        Some(Input::Find { text }) => {
+            if let Some(effect) = find::update::submit(app, text) {
+                effects.push(effect);
+            }
+        }
         Some(Input::Filter { text }) => {
             app.filter = text;
             refilter_all(app);
@@ -643,7 +671,38 @@ fn cancel_input(app: &mut App) {
             app.filter.clear();
             refilter_all(app);
         }
-        Some(Input::Note { .. }) | None => {}
+        Some(Input::Note { .. }) | Some(Input::Find { .. }) | None => {}
+    }
+}
+
+/// `J` on the Receipts tab: to the selected receipt's item, on its tab,
+/// clearing the filters when they hide it.
+fn jump(app: &mut App) {
+    let Some((tab, item)) = find::update::jump_target(app) else {
+        return info(
+            app,
+            "this receipt is in no duplicate group, conflict or stuck entry".into(),
+        );
+    };
+    let at = |app: &App| {
+        app.rows(tab)
+            .iter()
+            .position(|&r| app.row_id(tab, r).as_deref() == Some(item.as_str()))
+    };
+    let mut row = at(app);
+    if row.is_none() && (!app.filter.is_empty() || app.class_filter != ClassFilter::All) {
+        app.filter.clear();
+        app.class_filter = ClassFilter::All;
+        refilter_all(app);
+        row = at(app);
+    }
+    match row {
+        Some(row) => {
+            go_tab(app, tab);
+            select(app, tab, row);
+            info(app, format!("{item} on the {} tab", tab.title()));
+        }
+        None => error(app, format!("{item} is no longer in this reading")),
     }
 }
 
@@ -694,7 +753,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
             text.push_str(&format!(" by {}", inline(op, 40)));
         }
         if let Some(at) = review.decided_at_ms {
-            text.push_str(&format!(" at {}", format_rfc3339(at)));
+            text.push_str(&format!(" at {}", app.shown_zone().format_rfc3339(at)));
         }
         text.push_str("; nothing changed (u undoes your own last decision)");
         return info(app, text);

@@ -27,6 +27,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let prompt = match input {
             Input::Filter { .. } => "/".to_string(),
             Input::Note { item, .. } => format!("note for {item}: "),
+            Input::Find { .. } => "find: ".to_string(),
         };
         // Show the end of what is typed; the cursor sits after it.
         let typed = clean(input.text()).into_owned();
@@ -85,10 +86,12 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let mut essential = Vec::new();
     let mut others = Vec::new();
-    for binding in KEYMAP
+    for (_, binding) in KEYMAP
         .iter()
-        .filter(|b| !b.hint.is_empty() && mode.allows(b.scope))
-        .filter(|b| b.scope != keymap::Scope::Always)
+        .enumerate()
+        .filter(|(_, b)| !b.hint.is_empty() && mode.allows(b.scope))
+        .filter(|(_, b)| b.scope != keymap::Scope::Always)
+        .filter(|(i, b)| !keymap::shadowed(mode, *i, b))
     {
         if read_only && is_decision(binding.command) {
             continue;

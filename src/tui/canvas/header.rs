@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, short_time, text, whole_segments};
+use super::{Theme, text, whole_segments};
 use crate::tui::app::App;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -40,10 +40,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(op) = &app.operator {
         first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));
     }
+    let zone = app.shown_zone();
+    let now = app.now_ms().unwrap_or(snap.settings.now_ms);
     first.push((
         format!(
-            "  as of {} UTC",
-            short_time(app.now_ms().unwrap_or(snap.settings.now_ms))
+            "  as of {} {}",
+            zone.format_minutes(now),
+            // The zone's full name where there is room, its abbreviation always.
+            if zone.is_utc() {
+                "UTC".to_string()
+            } else if w >= 120 {
+                format!("{} ({})", zone.abbreviation(now), zone.name())
+            } else {
+                zone.abbreviation(now)
+            }
         ),
         theme.dim(),
     ));

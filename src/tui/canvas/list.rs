@@ -58,6 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Stuck => "No receipts stuck in flight.",
                 Tab::Bots => "No suspected bots.",
                 Tab::Damaged => "No damaged rows.",
+                Tab::Receipts => "",
                 Tab::Log => "The review log is empty: no decisions yet.",
             }
         } else if partial {
@@ -122,6 +123,7 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
         Tab::Stuck => t.stuck.len(),
         Tab::Bots => t.bot_groups.len(),
         Tab::Damaged => t.damaged.len(),
+        Tab::Receipts => 0,
         Tab::Log => snap.log.len(),
     }
 }
@@ -260,10 +262,12 @@ fn row_cells(
                 n => format!("{n} senders"),
             };
             c.push(&senders, 11, plain);
-            c.push(&short_time(g.first_ms()), 17, theme.dim());
+            c.push(&short_time(app.shown_zone(), g.first_ms()), 17, theme.dim());
             let scopes = g.scopes_label();
             c.rest(&text::safe(&scopes, w), theme.dim());
         }
+        // Drawn by `canvas::receipts`.
+        Tab::Receipts => {}
         Tab::Damaged => {
             let d = &t.damaged[row];
             c.push(&format!("#{}", d.receipt_id), 10, plain);
@@ -274,7 +278,7 @@ fn row_cells(
             let l = &snap.log[row];
             let when = l
                 .decided_at_ms
-                .map(short_time)
+                .map(|t| short_time(app.shown_zone(), t))
                 .unwrap_or_else(|| "?".into());
             c.push(&when, 17, theme.dim());
             c.push(&text::safe(&l.operator, 12), 13, plain);

@@ -12,6 +12,7 @@ mod header;
 mod help;
 mod list;
 mod progress;
+mod receipts;
 mod tabs;
 pub mod text;
 mod theme;
@@ -43,8 +44,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
     header::draw(frame, areas.header, app, &theme);
     header::draw_banner(frame, areas.banner, app, &theme);
     tabs::draw(frame, areas.tabs, app, &theme);
-    list::draw(frame, areas.list, app, &theme);
-    detail::draw(frame, areas.detail, app, &theme);
+    if app.tab == crate::tui::app::Tab::Receipts {
+        receipts::draw_list(frame, areas.list, app, &theme);
+        receipts::draw_detail(frame, areas.detail, app, &theme);
+    } else {
+        list::draw(frame, areas.list, app, &theme);
+        detail::draw(frame, areas.detail, app, &theme);
+    }
     footer::draw(frame, areas.status, areas.hints, app, &theme);
     match &app.overlay {
         Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
@@ -103,11 +109,7 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// `2026-11-29 10:15` (UTC).
-fn short_time(ms: crate::model::Millis) -> String {
-    let full = crate::model::time::format_rfc3339(ms);
-    match full.get(..16) {
-        Some(head) if full.len() > 16 => head.replacen('T', " ", 1),
-        _ => full,
-    }
+/// `2026-11-29 10:15`, in the zone the screen shows.
+fn short_time(zone: crate::model::Zone, ms: crate::model::Millis) -> String {
+    zone.format_minutes(ms)
 }

@@ -14,6 +14,7 @@ fn short_title(tab: Tab) -> &'static str {
         Tab::Stuck => "Stuck",
         Tab::Bots => "Bots",
         Tab::Damaged => "Dmg",
+        Tab::Receipts => "Rcpt",
         Tab::Log => "Log",
     }
 }
@@ -30,6 +31,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Stuck => format!("{}/{}", c.stuck_pending, c.stuck),
                 Tab::Bots => format!("{}/{}", c.bot_groups_pending, c.bot_groups),
                 Tab::Damaged => c.damaged.to_string(),
+                Tab::Receipts => app
+                    .find
+                    .outcome
+                    .as_ref()
+                    .map_or("–".to_string(), |o| o.total.to_string()),
                 Tab::Log => c.log.to_string(),
             };
             let active = tab == app.tab;

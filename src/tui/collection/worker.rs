@@ -9,6 +9,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::throttle::Throttle;
+use crate::find::Query;
 use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
@@ -30,6 +31,8 @@ pub enum Request {
     Decide(Vec<ItemDecision>),
     Undo,
     Export(ExportFormat),
+    /// Search every receipt, as of this time.
+    Find(Query, Millis),
     Stop,
 }
 
@@ -156,6 +159,11 @@ impl State {
             Request::Export(format) => {
                 let outcome = self.export(format);
                 self.send(Msg::Exported(outcome));
+            }
+            Request::Find(query, now_ms) => {
+                let result = crate::find::search(&*self.database, &query, now_ms)
+                    .map_err(|e| crate::sanitize::error_line(&e));
+                self.send(Msg::Found { query, result });
             }
             Request::Stop => {}
         }

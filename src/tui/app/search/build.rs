@@ -156,6 +156,7 @@ impl SearchIndex {
                 stuck.named("stuck:"),
                 bots.named("bot:"),
                 damaged.named("damaged:"),
+                TabIndex::default(),
                 log,
             ],
         }
@@ -179,6 +180,7 @@ impl SearchIndex {
                 rows(t.stuck.len()).named("stuck:"),
                 rows(t.bot_groups.len()).named("bot:"),
                 rows(t.damaged.len()).named("damaged:"),
+                TabIndex::default(),
                 rows(snap.log.len()),
             ],
         }

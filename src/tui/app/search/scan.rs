@@ -18,6 +18,8 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
     let t = &snap.triage;
     let receipt = |id: ReceiptId| snap.receipt(id);
     match tab {
+        // Its own search, not the filter (see `tui::app::find`).
+        Tab::Receipts => Vec::new(),
         Tab::Duplicates => t
             .duplicates
             .iter()

@@ -4,7 +4,6 @@
 use ratatui::text::{Line, Span};
 
 use super::super::{Theme, short_time, text};
-use crate::model::time::format_rfc3339;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::triage::model::BotEvidence;
@@ -58,8 +57,8 @@ pub fn lines(
     }
     let span = format!(
         "From {} to {}.",
-        format_rfc3339(g.first_ms()),
-        format_rfc3339(g.last_ms())
+        app.shown_zone().format_rfc3339(g.first_ms()),
+        app.shown_zone().format_rfc3339(g.last_ms())
     );
     lines.push(Line::raw(text::fit(&span, w)));
     lines.extend(super::review_lines(app, &item, &review, w, theme));
@@ -75,7 +74,7 @@ pub fn lines(
         let row = format!(
             "#{:<9} {:<17} {} · {}",
             r.id,
-            short_time(r.created_ms),
+            short_time(app.shown_zone(), r.created_ms),
             sender,
             clean(g.scope_of(r))
         );

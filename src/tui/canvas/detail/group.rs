@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use super::super::{Theme, text};
 use super::compare::{self, Column};
 use crate::model::Millis;
-use crate::model::time::{format_rfc3339, human_duration};
+use crate::model::Zone;
+use crate::model::time::human_duration;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::triage::model::{GapClass, MatchKind};
@@ -16,10 +17,10 @@ use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 
 /// `10:15:30.123`, or `11-30 10:15:30` when the day differs from the first copy's.
-fn time_of_day(ms: Millis, first: Millis) -> String {
-    let full = format_rfc3339(ms);
+fn time_of_day(zone: Zone, ms: Millis, first: Millis) -> String {
+    let full = zone.format_rfc3339(ms);
     let day = |t: &str| t.get(..10).map(str::to_string);
-    if day(&full) == day(&format_rfc3339(first)) {
+    if day(&full) == day(&zone.format_rfc3339(first)) {
         full.get(11..23).unwrap_or(&full).to_string()
     } else {
         format!(
@@ -79,7 +80,10 @@ pub fn lines(
     let first_ms = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     let mut about = format!("scope {}", clean(&g.scope));
     if let Some(first) = first_ms {
-        about.push_str(&format!(" · first copy {}", format_rfc3339(first)));
+        about.push_str(&format!(
+            " · first copy {}",
+            app.shown_zone().format_rfc3339(first)
+        ));
     }
     for part in text::wrap_at_most(&about, w, 2) {
         lines.push(Line::styled(part, theme.dim()));
@@ -98,7 +102,7 @@ pub fn lines(
         ));
     }
     lines.push(Line::raw(""));
-    lines.extend(copies(snap, g, w, theme));
+    lines.extend(copies(app.shown_zone(), snap, g, w, theme));
     lines.push(Line::raw(""));
 
     // Made whole for this drawing only (the reading keeps them compact).
@@ -121,6 +125,7 @@ pub fn lines(
 
 /// The table of copies, one row each (plus a line saying why a near copy is here).
 fn copies(
+    zone: Zone,
     snap: &Snapshot,
     g: &crate::triage::model::DuplicateGroup,
     w: usize,
@@ -161,7 +166,7 @@ fn copies(
         let r = snap.receipt(m.id);
         let r = r.as_ref();
         let time = match (r, first) {
-            (Some(r), Some(first)) => time_of_day(r.created_ms, first),
+            (Some(r), Some(first)) => time_of_day(zone, r.created_ms, first),
             _ => "?".into(),
         };
         let (gap, class) = match i.checked_sub(1).and_then(|p| g.gaps_ms.get(p)) {

@@ -14,7 +14,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
-use crate::model::time::format_rfc3339;
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
 use crate::tui::app::{App, Focus, Selected};
@@ -37,7 +36,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
         Some(Selected::Bot(i)) => bots::lines(app, snap, i, body_w, theme),
         Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
-        Some(Selected::Log(i)) => other::log_entry(snap, i, body_w, theme),
+        Some(Selected::Log(i)) => other::log_entry(app.shown_zone(), snap, i, body_w, theme),
+        // Drawn by `canvas::receipts`.
+        Some(Selected::Receipt(_)) => Vec::new(),
     };
     let visible = usize::from(area.height - 1);
     let max_scroll = lines.len().saturating_sub(visible);
@@ -102,7 +103,7 @@ pub(crate) fn review_lines(
             s.push_str(&format!(" by {}", clean(op)));
         }
         if let Some(at) = r.decided_at_ms {
-            s.push_str(&format!(" at {}", format_rfc3339(at)));
+            s.push_str(&format!(" at {}", app.shown_zone().format_rfc3339(at)));
         }
         s
     };

@@ -4,7 +4,8 @@ use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::compare::{self, Column};
-use crate::model::time::{format_rfc3339, human_duration};
+use crate::model::Zone;
+use crate::model::time::human_duration;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::triage::model::AttemptSource;
@@ -64,7 +65,7 @@ pub fn conflict(
     if let Some(r) = original {
         head.push_str(&format!(
             "  {}  {} · replays {}",
-            format_rfc3339(r.created_ms),
+            app.shown_zone().format_rfc3339(r.created_ms),
             r.state.as_str(),
             snap.replays_of(r.id)
         ));
@@ -77,7 +78,7 @@ pub fn conflict(
         };
         let mut line = format!("attempt {} {source}", i + 1);
         if let Some(at) = a.at_ms {
-            line.push_str(&format!("  {}", format_rfc3339(at)));
+            line.push_str(&format!("  {}", app.shown_zone().format_rfc3339(at)));
             if let Some(first) = original_ms {
                 line.push_str(&format!(
                     "  +{} after the original",
@@ -126,10 +127,13 @@ pub fn stuck(
     )];
     let mut facts = vec![format!("receipt #{}", s.receipt_id)];
     if let Some(r) = r {
-        facts.push(format!("since {}", format_rfc3339(r.created_ms)));
+        facts.push(format!(
+            "since {}",
+            app.shown_zone().format_rfc3339(r.created_ms)
+        ));
         facts.push(format!("state {}", r.state.as_str()));
         if let Some(u) = r.updated_ms {
-            facts.push(format!("updated {}", format_rfc3339(u)));
+            facts.push(format!("updated {}", app.shown_zone().format_rfc3339(u)));
         }
     }
     facts.push(format!("replays {}", snap.replays_of(s.receipt_id)));
@@ -182,7 +186,13 @@ pub fn damaged(snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Li
     lines
 }
 
-pub fn log_entry(snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn log_entry(
+    zone: Zone,
+    snap: &Snapshot,
+    index: usize,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let l = &snap.log[index];
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("review_log #{}", l.id), theme.title()),
@@ -193,7 +203,7 @@ pub fn log_entry(snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<
     ])];
     let when = l
         .decided_at_ms
-        .map(format_rfc3339)
+        .map(|t| zone.format_rfc3339(t))
         .unwrap_or_else(|| "?".into());
     wrapped(
         &mut lines,

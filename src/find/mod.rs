@@ -1,0 +1,20 @@
+//! Finding any receipt, not only those in an item: by the text of its
+//! fields, its request key, scope or number, and by when it arrived, in the
+//! operator's time zone.
+//!
+//! - [`query`]: what was typed, read ([`Query`]);
+//! - [`scan`]: one pass over every receipt of the database, keeping the
+//!   newest matches and the counts a miss is explained with;
+//! - [`hits`]: each match with its state, replays, items and fields;
+//! - [`text`], [`json`]: the answer for people and for scripts.
+
+pub mod hits;
+pub mod json;
+pub mod prefilter;
+pub mod query;
+pub mod scan;
+pub mod text;
+
+pub use hits::{Hit, ItemRef, Outcome, assemble, miss};
+pub use query::{Query, QueryError, parse};
+pub use scan::{Found, Scan, Tally, search};

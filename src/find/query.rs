@@ -1,0 +1,234 @@
+//! What an operator types to find a receipt, read into what to look for.
+//!
+//! The words of a query are of three kinds:
+//!
+//! - a receipt number: `#1907` (only that receipt), or a bare number `1907`,
+//!   which finds receipt 1907 *and* any receipt whose text holds 1907 (a
+//!   phone number, an order number);
+//! - a time: the words that read as one (`10:00`, `yesterday 10:00`,
+//!   `11-29 10:00`, `10:00..11:00`, `2026-11-29 09:00 to 12:00`; see
+//!   [`crate::model::zone::typed`]), read in the operator's zone; `@` or
+//!   `at:` before the first of them says so outright (`@10:00`);
+//! - text: every other word, together one phrase, found in any field's
+//!   value, the request key or the scope, folded as the fingerprint folds
+//!   (NFKC, case, width, runs of white space).
+//!
+//! Everything given must hold: `john@example.com yesterday 10:00` finds the
+//! receipts holding that address that arrived within half an hour of 10:00
+//! yesterday.
+
+use crate::model::zone::typed::{self, Span};
+use crate::model::{Millis, ReceiptId, Zone};
+use crate::triage::text::normalize_text;
+
+/// A query, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// As typed.
+    pub raw: String,
+    /// The text to find, folded; `None` when the query has none.
+    pub needle: Option<String>,
+    /// A receipt number to find.
+    pub id: Option<ReceiptId>,
+    /// True when the number was typed bare (`1907`): it is text as well.
+    pub id_is_text: bool,
+    /// When the receipt arrived.
+    pub span: Option<Span>,
+}
+
+/// Why a query cannot be searched: one line to show.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct QueryError(pub String);
+
+fn bad(message: impl Into<String>) -> QueryError {
+    QueryError(message.into())
+}
+
+/// Reads `raw` in `zone` as of `now_ms`.
+pub fn parse(raw: &str, zone: Zone, now_ms: Millis) -> Result<Query, QueryError> {
+    let words: Vec<&str> = raw.split_whitespace().collect();
+    if words.is_empty() {
+        return Err(bad(
+            "nothing to search for: type an email, a name, a phone number, a key, #1907 or a time such as 10:00",
+        ));
+    }
+    // Which words belong to the time: `@`/`at:` marks one, others look like one.
+    let mut marked = vec![false; words.len()];
+    let mut bare: Vec<&str> = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let stripped = strip_marker(w);
+        marked[i] = stripped.is_some();
+        bare.push(stripped.unwrap_or(w));
+    }
+    let timeish: Vec<bool> = bare
+        .iter()
+        .zip(&marked)
+        .map(|(w, &m)| m || typed::is_time_word(w))
+        .collect();
+    let runs = runs(&bare, &timeish);
+    if runs.len() > 1 {
+        return Err(bad(
+            "one time or range per search (join two times with .. or ' to ')",
+        ));
+    }
+    let span = match runs.first() {
+        Some(&(from, to)) => {
+            let text = bare[from..to].join(" ");
+            Some(typed::parse_span(&text, zone, now_ms).map_err(bad)?)
+        }
+        None => None,
+    };
+    let in_run = |i: usize| runs.first().is_some_and(|&(a, b)| (a..b).contains(&i));
+    let mut id = None;
+    let mut id_is_text = false;
+    let mut text = Vec::new();
+    for (i, w) in bare.iter().enumerate() {
+        if in_run(i) {
+            continue;
+        }
+        if let Some(n) = w.strip_prefix('#').and_then(number) {
+            if id.is_some() {
+                return Err(bad("one receipt number per search"));
+            }
+            id = Some(n);
+        } else {
+            text.push(*w);
+        }
+    }
+    if id.is_none()
+        && let [only] = text.as_slice()
+        && let Some(n) = number(only)
+    {
+        id = Some(n);
+        id_is_text = true;
+    }
+    let needle = Some(normalize_text(&text.join(" "))).filter(|t| !t.is_empty());
+    if needle.is_none() && id.is_none() && span.is_none() {
+        return Err(bad("nothing to search for once folded"));
+    }
+    Ok(Query {
+        raw: raw.trim().to_string(),
+        needle,
+        id,
+        id_is_text,
+        span,
+    })
+}
+
+fn strip_marker(word: &str) -> Option<&str> {
+    if let Some(rest) = word.strip_prefix('@')
+        && !rest.is_empty()
+    {
+        return Some(rest);
+    }
+    let lower = word.get(..3)?;
+    lower
+        .eq_ignore_ascii_case("at:")
+        .then(|| &word[3..])
+        .filter(|r| !r.is_empty())
+}
+
+/// A receipt number: digits only, that fit.
+fn number(word: &str) -> Option<ReceiptId> {
+    (!word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| word.parse().ok())
+        .flatten()
+}
+
+/// The runs of time words, as `[from, to)`; a `to` at either end of a run
+/// is a word of the text (`send to`), and a run of nothing but `to` and `..`
+/// is none.
+fn runs(words: &[&str], timeish: &[bool]) -> Vec<(usize, usize)> {
+    let joiner = |w: &str| w.eq_ignore_ascii_case("to");
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if !timeish[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < words.len() && timeish[i] {
+            i += 1;
+        }
+        let (mut a, mut b) = (start, i);
+        while a < b && joiner(words[a]) {
+            a += 1;
+        }
+        while b > a && joiner(words[b - 1]) {
+            b -= 1;
+        }
+        if words[a..b].iter().any(|w| !joiner(w) && *w != "..") {
+            out.push((a, b));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-11-30T12:00:00Z.
+    const NOW: Millis = 1_796_040_000_000;
+
+    fn q(text: &str) -> Query {
+        parse(text, Zone::UTC, NOW).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn text_is_folded_as_the_fingerprint_folds() {
+        let query = q("  ＪＯＨＮ.Johnson33@Example.com ");
+        assert_eq!(query.needle.as_deref(), Some("john.johnson33@example.com"));
+        assert_eq!(query.id, None);
+        assert_eq!(query.span, None);
+        assert_eq!(q("John   Smith").needle.as_deref(), Some("john smith"));
+    }
+
+    #[test]
+    fn receipt_numbers() {
+        let hash = q("#1907");
+        assert_eq!(
+            (hash.id, hash.id_is_text, hash.needle),
+            (Some(1907), false, None)
+        );
+        let bare = q("1907");
+        assert_eq!(bare.id, Some(1907));
+        assert!(bare.id_is_text);
+        assert_eq!(bare.needle.as_deref(), Some("1907"));
+        // A number among other words is text.
+        assert_eq!(q("order 1907").id, None);
+        assert!(parse("#1 #2", Zone::UTC, NOW).is_err());
+    }
+
+    #[test]
+    fn times_with_text() {
+        let query = q("john@example.com yesterday 10:00");
+        assert_eq!(query.needle.as_deref(), Some("john@example.com"));
+        let span = query.span.unwrap();
+        assert_eq!(Zone::UTC.format_minutes(span.from_ms), "2026-11-29 09:30");
+        assert_eq!(q("@10:00").span, q("10:00").span);
+        assert_eq!(q("at:10:00 john").span, q("10:00").span);
+        assert_eq!(q("10:00 to 11:00").span, q("10:00..11:00").span);
+        assert_eq!(q("send to bob").needle.as_deref(), Some("send to bob"));
+        assert_eq!(q("send to 10:00").needle.as_deref(), Some("send to"));
+        let tokyo = Zone::parse("Asia/Tokyo").unwrap();
+        let local = parse("10:00", tokyo, NOW).unwrap().span.unwrap();
+        assert_eq!(Zone::UTC.format_minutes(local.from_ms), "2026-11-30 00:30");
+    }
+
+    #[test]
+    fn bad_queries_say_why() {
+        assert!(
+            parse("", Zone::UTC, NOW)
+                .unwrap_err()
+                .0
+                .starts_with("nothing to search for")
+        );
+        assert!(parse("   ", Zone::UTC, NOW).is_err());
+        let e = parse("john 25:61", Zone::UTC, NOW).unwrap_err().0;
+        assert!(e.starts_with("no such time of day: 25:61"), "{e}");
+        assert!(parse("10:00 john 11:00", Zone::UTC, NOW).is_err());
+    }
+}

@@ -1,0 +1,303 @@
+//! Looking through every receipt for a [`Query`]: one pass over the
+//! database, on every connection a reading splits into, keeping only the
+//! newest matches and a few counts (what a miss is explained with).
+//!
+//! Most receipts are turned down without parsing their payload: the payload's
+//! whole text, folded as a value is (see [`crate::triage::text`]), must hold
+//! the folded needle somewhere for any value to hold it. Folding a JSON text
+//! keeps its punctuation, and each value's folded text is found inside it, so
+//! the test can only let too many through, never too few; those it lets
+//! through are parsed and looked at value by value. A payload with escapes
+//! (`\u00e9`, `\n`) is always parsed.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use memchr::memmem::Finder;
+use serde_json::{Map, Value};
+
+use super::query::Query;
+use crate::model::time::parse_time_ref;
+use crate::model::{Millis, ReceiptId, Row, RowSink};
+use crate::storage::{Connections, Storage};
+use crate::triage::text::{normalize_into, normalize_text};
+use crate::triage::visitor::normalize_value;
+
+/// The most matches kept (the newest); the rest are only counted.
+pub const KEPT: usize = 200;
+
+/// What arrived lately counts for a miss from this far back.
+pub const RECENT_MS: Millis = 10 * 60 * 1000;
+
+/// Where the query was found in a receipt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Its number.
+    Number,
+    /// The value of this field.
+    Field(String),
+    RequestKey,
+    Scope,
+    /// Only the time was asked for.
+    Time,
+}
+
+/// One receipt that matched, as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Match {
+    pub id: ReceiptId,
+    pub scope: String,
+    pub request_key: Option<String>,
+    pub state: String,
+    /// `None` when the stored time cannot be read.
+    pub created_ms: Option<Millis>,
+    /// The stored payload, or why it is not text.
+    pub payload: Result<String, String>,
+    pub found: Found,
+}
+
+/// Counts for one scope (form), over every receipt read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub receipts: u64,
+    pub in_flight: u64,
+    /// Arrived within [`RECENT_MS`] before now.
+    pub recent: u64,
+    /// Arrived within the query's time, when it has one.
+    pub in_span: u64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// The newest matches, newest first (at most [`KEPT`]).
+    pub matches: Vec<Match>,
+    /// How many receipts matched in all.
+    pub total: u64,
+    /// Per scope, sorted by scope.
+    pub tallies: Vec<(String, Tally)>,
+    pub read: u64,
+}
+
+/// Searches every receipt of `db` for `query`, as of `now_ms`.
+pub fn search(db: &dyn Storage, query: &Query, now_ms: Millis) -> anyhow::Result<Scan> {
+    let mut session = db.begin_read(Connections::EveryCore)?;
+    let mut sinks: Vec<Matcher> = (0..session.connections())
+        .map(|_| Matcher::new(query, now_ms))
+        .collect();
+    let read = {
+        let mut refs: Vec<&mut dyn RowSink> =
+            sinks.iter_mut().map(|s| s as &mut dyn RowSink).collect();
+        session.receipts(None, &mut refs, &mut |_| {})?
+    };
+    session.end()?;
+    let mut scan = merge(sinks);
+    scan.read = read;
+    Ok(scan)
+}
+
+fn merge(sinks: Vec<Matcher<'_>>) -> Scan {
+    let mut total = 0;
+    let mut kept: Vec<Match> = Vec::new();
+    let mut tallies: HashMap<String, Tally> = HashMap::new();
+    for sink in sinks {
+        total += sink.total;
+        kept.extend(sink.kept.into_iter().map(|k| k.0.1));
+        for (scope, t) in sink.tallies {
+            let into = tallies.entry(scope).or_default();
+            into.receipts += t.receipts;
+            into.in_flight += t.in_flight;
+            into.recent += t.recent;
+            into.in_span += t.in_span;
+        }
+    }
+    kept.sort_by_key(|m| Reverse((m.created_ms, m.id)));
+    kept.truncate(KEPT);
+    let mut tallies: Vec<(String, Tally)> = tallies.into_iter().collect();
+    tallies.sort_by(|a, b| a.0.cmp(&b.0));
+    Scan {
+        matches: kept,
+        total,
+        tallies,
+        read: 0,
+    }
+}
+
+/// A match in the heap of the newest, ordered by time then number.
+struct Newest((Millis, ReceiptId), Match);
+
+impl PartialEq for Newest {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for Newest {}
+impl PartialOrd for Newest {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Newest {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+/// One connection's share of a search.
+struct Matcher<'q> {
+    query: &'q Query,
+    finder: Option<Finder<'q>>,
+    now_ms: Millis,
+    /// The oldest kept on top, to be dropped for a newer one.
+    kept: BinaryHeap<Reverse<Newest>>,
+    total: u64,
+    tallies: HashMap<String, Tally>,
+    folded: String,
+    projected: Vec<u8>,
+    /// Whether each scope seen holds the needle.
+    scopes: HashMap<String, bool>,
+}
+
+impl<'q> Matcher<'q> {
+    fn new(query: &'q Query, now_ms: Millis) -> Self {
+        Self {
+            query,
+            finder: query.needle.as_deref().map(|n| Finder::new(n.as_bytes())),
+            now_ms,
+            kept: BinaryHeap::new(),
+            total: 0,
+            tallies: HashMap::new(),
+            folded: String::new(),
+            projected: Vec::new(),
+            scopes: HashMap::new(),
+        }
+    }
+
+    fn tally(&mut self, row: &Row<'_>, created: Option<Millis>) -> &mut Tally {
+        if !self.tallies.contains_key(row.scope) {
+            self.tallies.insert(row.scope.to_string(), Tally::default());
+        }
+        let t = self.tallies.get_mut(row.scope).expect("just inserted");
+        t.receipts += 1;
+        if row.state == "in_flight" {
+            t.in_flight += 1;
+        }
+        if let Some(at) = created
+            && at <= self.now_ms
+            && self.now_ms - at <= RECENT_MS
+        {
+            t.recent += 1;
+        }
+        t
+    }
+
+    /// Where the text is found in the row, if anywhere.
+    fn text_in(&mut self, row: &Row<'_>, finder: &Finder<'_>, needle: &str) -> Option<Found> {
+        let holds = |text: &str| finder.find(text.as_bytes()).is_some();
+        // A scope is folded once (a database has few).
+        let scope_holds = match self.scopes.get(row.scope) {
+            Some(&h) => h,
+            None => {
+                let h = holds(&normalize_text(row.scope));
+                self.scopes.insert(row.scope.to_string(), h);
+                h
+            }
+        };
+        if scope_holds {
+            return Some(Found::Scope);
+        }
+        if let Some(k) = row.request_key {
+            let found = if k.is_ascii() && !k.bytes().any(|b| b.is_ascii_whitespace()) {
+                self.projected.clear();
+                self.projected
+                    .extend(k.bytes().map(|b| b.to_ascii_lowercase()));
+                finder.find(&self.projected).is_some()
+            } else {
+                holds(&normalize_text(k))
+            };
+            if found {
+                return Some(Found::RequestKey);
+            }
+        }
+        let payload = row.payload.ok()?;
+        // Kana and ideographs stand as one byte there: only an ASCII needle is looked for in it.
+        if needle.is_ascii() && super::prefilter::project(payload, &mut self.projected) {
+            // Not in the projection: in no value.
+            finder.find(&self.projected)?;
+        } else if !payload.contains('\\') {
+            self.folded.clear();
+            normalize_into(payload, &mut self.folded);
+            finder.find(self.folded.as_bytes())?;
+        }
+        match serde_json::from_str::<Map<String, Value>>(payload) {
+            Ok(map) => map.iter().find_map(|(k, v)| {
+                normalize_value(v)
+                    .filter(|t| t.contains(needle))
+                    .map(|_| Found::Field(k.clone()))
+            }),
+            // Not an object (a damaged row): its text as stored.
+            Err(_) => normalize_text(payload)
+                .contains(needle)
+                .then(|| Found::Field(String::new())),
+        }
+    }
+
+    fn keep(&mut self, row: &Row<'_>, created: Option<Millis>, found: Found) {
+        self.total += 1;
+        let order = (created.unwrap_or(Millis::MIN), row.id);
+        if self.kept.len() >= KEPT && self.kept.peek().is_some_and(|Reverse(o)| o.0 >= order) {
+            return;
+        }
+        let m = Match {
+            id: row.id,
+            scope: row.scope.to_string(),
+            request_key: row.request_key.map(str::to_string),
+            state: row.state.to_string(),
+            created_ms: created,
+            payload: row.payload.map(str::to_string).map_err(str::to_string),
+            found,
+        };
+        self.kept.push(Reverse(Newest(order, m)));
+        if self.kept.len() > KEPT {
+            self.kept.pop();
+        }
+    }
+}
+
+impl RowSink for Matcher<'_> {
+    fn row(&mut self, row: &Row<'_>) {
+        let created = parse_time_ref(row.created_at).ok();
+        let query = self.query;
+        let in_span = match (query.span, created) {
+            (Some(span), Some(at)) => span.contains(at),
+            (Some(_), None) => false,
+            (None, _) => true,
+        };
+        let tally = self.tally(row, created);
+        if query.span.is_some() && in_span {
+            tally.in_span += 1;
+        }
+        if !in_span {
+            return;
+        }
+        let by_number = query.id == Some(row.id);
+        if query.id.is_some() && !query.id_is_text && !by_number {
+            return;
+        }
+        let found = if by_number {
+            Some(Found::Number)
+        } else {
+            match (&query.needle, self.finder.take()) {
+                (Some(needle), Some(finder)) => {
+                    let found = self.text_in(row, &finder, needle);
+                    self.finder = Some(finder);
+                    found
+                }
+                _ => Some(Found::Time),
+            }
+        };
+        if let Some(found) = found {
+            self.keep(row, created, found);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The Receipts tab's part of `update`: pure, as the rest of it.
+
+use std::sync::Arc;
+
+use crate::find::{self, Hit, Query, Scan};
+use crate::sanitize::inline;
+use crate::tui::app::msg::Effect;
+use crate::tui::app::state::{App, Input};
+use crate::tui::app::tab::Tab;
+
+/// Opens the search line, with what was typed last, or with the first
+/// character typed on the tab.
+pub fn start(app: &mut App, first: Option<char>) {
+    let text = match first {
+        Some(c) => c.to_string(),
+        None => app.find.text.clone(),
+    };
+    app.input = Some(Input::Find { text });
+}
+
+/// Runs the search typed (Enter): a bad one is a message, never a search.
+pub fn submit(app: &mut App, text: String) -> Option<Effect> {
+    app.find.text = text.clone();
+    let Some(snap) = app.snapshot.as_ref() else {
+        app.find.error = Some("the database is still being read; search again in a moment".into());
+        return None;
+    };
+    let now_ms = snap.settings.now_ms;
+    match find::parse(&text, app.shown_zone(), now_ms) {
+        Ok(query) => {
+            app.find.error = None;
+            app.find.searching = Some(query.clone());
+            Some(Effect::Find { query, now_ms })
+        }
+        Err(e) => {
+            app.find.error = Some(inline(&e.0, 200));
+            None
+        }
+    }
+}
+
+/// Takes what the worker found (or why it could not look).
+pub fn found(app: &mut App, query: Query, result: Result<Scan, String>) {
+    if app.find.searching.as_ref() == Some(&query) {
+        app.find.searching = None;
+    }
+    match result {
+        Ok(scan) => {
+            app.find.error = None;
+            app.find.scanned = Some((query, Arc::new(scan)));
+            join(app);
+            app.pos[Tab::Receipts.index()] = Default::default();
+        }
+        Err(why) => app.find.error = Some(format!("the search failed: {}", inline(&why, 200))),
+    }
+}
+
+/// Joins the last scan with the current reading (after a search, and after
+/// each new reading), and lists its hits as the tab's rows.
+pub fn join(app: &mut App) {
+    let i = Tab::Receipts.index();
+    app.find.outcome = match (&app.find.scanned, &app.snapshot) {
+        (Some((query, scan)), Some(snap)) => Some(find::assemble(query, Scan::clone(scan), snap)),
+        _ => None,
+    };
+    let n = app.find.outcome.as_ref().map_or(0, |o| o.hits.len());
+    app.rows[i] = (0..n).collect();
+}
+
+/// The selected hit.
+pub fn selected_hit(app: &App) -> Option<&Hit> {
+    let outcome = app.find.outcome.as_ref()?;
+    let row = *app
+        .rows(Tab::Receipts)
+        .get(app.pos(Tab::Receipts).selected)?;
+    outcome.hits.get(row)
+}
+
+/// The tab an item is decided on, from its id.
+pub fn tab_of(item: &str) -> Option<Tab> {
+    let (kind, _) = item.split_once(':')?;
+    match kind {
+        "dup" => Some(Tab::Duplicates),
+        "conflict" => Some(Tab::Conflicts),
+        "stuck" => Some(Tab::Stuck),
+        _ => None,
+    }
+}
+
+/// The first item of the selected hit that a tab shows: where `J` goes.
+pub fn jump_target(app: &App) -> Option<(Tab, String)> {
+    selected_hit(app)?
+        .items
+        .iter()
+        .find_map(|i| tab_of(&i.item).map(|tab| (tab, i.item.clone())))
+}
