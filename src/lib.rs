@@ -12,6 +12,8 @@
 //! - [`review`]: decisions, their status and the export of the review log;
 //! - [`reading`]: the one pipeline that reads a database (first reading and
 //!   refreshes) into a snapshot;
+//! - [`forms`]: the per-form view of a reading (counts over a period, the
+//!   likely pathways that make duplicates, with their fix);
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!
@@ -21,6 +23,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod forms;
 pub mod intake;
 pub mod memory;
 pub mod model;

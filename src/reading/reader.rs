@@ -18,6 +18,7 @@ use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
 use crate::storage::{Connections, Replays, Session, Storage, StorageError};
+use crate::triage::activity::Activity;
 use crate::triage::engine::{
     DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
 };
@@ -282,6 +283,11 @@ impl Reader {
         };
         progress(Progress::new(Stage::ReviewLog, total, Some(total)));
         let mut snap = assemble(db, &mut *session, settings, receipt_count, triage)?;
+        snap.activity = Arc::new(Activity::collect(
+            engine.store(),
+            &snap.triage,
+            &self.replays.per_receipt,
+        ));
         snap.replays = self.replays.per_receipt.clone();
         snap.replay_total = self.replays.total;
         Ok(Some((snap, PendingReceipts { session })))
