@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::forms::Period;
 use crate::model::{Millis, Settings};
 use crate::review::ExportFormat;
 
@@ -80,6 +81,9 @@ pub enum Command {
         /// The documented JSON format instead of the summary.
         #[arg(long)]
         json: bool,
+        /// The period of the per-form table: 24h, 7d, 30d or all (every receipt).
+        #[arg(long, default_value = "all", value_parser = Period::parse)]
+        period: Period,
         #[command(flatten)]
         analysis: AnalysisArgs,
     },

@@ -19,7 +19,12 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         None => commands::screen(&cli.tui),
-        Some(Command::Report { db, json, analysis }) => commands::report(&db, json, &analysis),
+        Some(Command::Report {
+            db,
+            json,
+            period,
+            analysis,
+        }) => commands::report(&db, json, period, &analysis),
         Some(Command::Check { db, analysis }) => commands::check(&db, &analysis),
         Some(Command::Resolve {
             db,

@@ -250,7 +250,7 @@ fn finish(mut b: Building) -> FormRow {
         if !shown {
             continue;
         }
-        let mut evidence = format!("{} {}: {}", seen.count, p.unit(seen.count), p.evidence());
+        let mut evidence = p.evidence().to_string();
         if p == Pathway::NoKey && many_keyless {
             evidence.push_str(&format!(
                 "; {} of {} receipts ({:.0}%) came without a key",

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::forms::Period;
 use crate::model::time::{format_rfc3339, human_duration};
 use crate::reading::Snapshot;
 use crate::sanitize::inline;
@@ -10,7 +11,13 @@ use crate::triage::model::{GapClass, MatchKind};
 /// How many of the largest groups (and of each other list) are shown.
 const SHOWN: usize = 10;
 
+/// The summary, with the per-form table over every receipt.
 pub fn render(input: &Snapshot) -> String {
+    render_for(input, Period::All)
+}
+
+/// [`render`], with the per-form table over `period`.
+pub fn render_for(input: &Snapshot, period: Period) -> String {
     let t = &input.triage;
     let mut out = String::new();
     let _ = writeln!(
@@ -135,6 +142,9 @@ pub fn render(input: &Snapshot) -> String {
         }
         more(&mut out, t.damaged.len());
     }
+    out.push_str(&super::forms_text::render(&crate::forms::compute(
+        input, period,
+    )));
     out
 }
 

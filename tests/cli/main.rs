@@ -6,4 +6,5 @@ mod common;
 
 mod commands;
 mod demo;
+mod forms;
 mod report;

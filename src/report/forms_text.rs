@@ -1,0 +1,77 @@
+//! The per-form table of `report` (text): one row per scope, then each
+//! form's likely pathways with their count, an example item and the fix.
+
+use std::fmt::Write as _;
+
+use crate::forms::{Finding, Forms};
+use crate::sanitize::inline;
+
+/// The section, starting with a blank line.
+pub fn render(forms: &Forms) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nForms ({}; --period 24h|7d|30d|all)",
+        forms.period.label()
+    );
+    if forms.rows.is_empty() {
+        let _ = writeln!(out, "  no receipts in this period");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<28} {:>8} {:>6} {:>13} {:>10} {:>12} {:>7} {:>9} {:>5} {:>5}",
+        "form",
+        "receipts",
+        "groups",
+        "sim/sec/min",
+        "exact/near",
+        "no key",
+        "replays",
+        "conflicts",
+        "stuck",
+        "bots"
+    );
+    for r in &forms.rows {
+        let [sim, sec, min] = r.by_class;
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>8} {:>6} {:>13} {:>10} {:>12} {:>7} {:>9} {:>5} {:>5}",
+            inline(&r.scope, 28),
+            r.receipts,
+            r.duplicate_groups,
+            format!("{sim}/{sec}/{min}"),
+            format!("{}/{}", r.exact, r.near),
+            format!("{} ({:.0}%)", r.keyless, r.keyless_share() * 100.0),
+            r.replays,
+            r.conflicts,
+            r.stuck,
+            r.bots,
+        );
+    }
+    for r in forms.rows.iter().filter(|r| !r.pathways.is_empty()) {
+        let _ = writeln!(out, "\n  {}: likely pathways", inline(&r.scope, 60));
+        for f in &r.pathways {
+            let _ = writeln!(
+                out,
+                "    {:<18} {:>6} {:<8} {}",
+                f.pathway.title(),
+                f.count,
+                f.pathway.unit(f.count),
+                example(f)
+            );
+            let _ = writeln!(out, "      {}", f.evidence);
+            let _ = writeln!(out, "      → {}", f.pathway.advice());
+        }
+    }
+    out
+}
+
+/// `e.g. dup:12`, or `e.g. receipt #91` where no item shows it.
+pub fn example(f: &Finding) -> String {
+    match (&f.example, f.example_receipt) {
+        (Some(item), _) => format!("e.g. {item}"),
+        (None, Some(id)) => format!("e.g. receipt #{id}"),
+        (None, None) => String::new(),
+    }
+}
