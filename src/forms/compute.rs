@@ -205,7 +205,9 @@ fn pathways_of_group(b: &mut Building, g: &DuplicateGroup, copies: Option<&[Copy
     let mut hits = [0u64; Pathway::ALL.len()];
     let mut keyless = 0u64;
     for (i, m) in g.members.iter().enumerate().skip(1) {
-        let gap = g.gaps_ms[i - 1];
+        let Some(&gap) = g.gaps_ms.get(i - 1) else {
+            break;
+        };
         let pathway = if gap < SECOND_MS {
             Some(Pathway::TwoHandlers)
         } else if m.match_kind == MatchKind::Edited {

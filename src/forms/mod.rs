@@ -95,3 +95,14 @@ pub struct Finding {
     /// What was seen, in plain words.
     pub evidence: String,
 }
+
+impl Finding {
+    /// `e.g. dup:12`, or `e.g. receipt #91` where no item shows it.
+    pub fn example_label(&self) -> String {
+        match (&self.example, self.example_receipt) {
+            (Some(item), _) => format!("e.g. {item}"),
+            (None, Some(id)) => format!("e.g. receipt #{id}"),
+            (None, None) => String::new(),
+        }
+    }
+}

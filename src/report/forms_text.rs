@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::forms::{Finding, Forms};
+use crate::forms::Forms;
 use crate::sanitize::inline;
 
 /// The section, starting with a blank line.
@@ -58,20 +58,11 @@ pub fn render(forms: &Forms) -> String {
                 f.pathway.title(),
                 f.count,
                 f.pathway.unit(f.count),
-                example(f)
+                f.example_label()
             );
             let _ = writeln!(out, "      {}", f.evidence);
             let _ = writeln!(out, "      → {}", f.pathway.advice());
         }
     }
     out
-}
-
-/// `e.g. dup:12`, or `e.g. receipt #91` where no item shows it.
-pub fn example(f: &Finding) -> String {
-    match (&f.example, f.example_receipt) {
-        (Some(item), _) => format!("e.g. {item}"),
-        (None, Some(id)) => format!("e.g. receipt #{id}"),
-        (None, None) => String::new(),
-    }
 }

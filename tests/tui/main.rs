@@ -7,6 +7,7 @@ mod fixture;
 
 mod e2e;
 mod filter_index;
+mod forms;
 mod update;
 mod view;
 mod worker;

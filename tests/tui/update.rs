@@ -192,6 +192,7 @@ fn tabs_switch_forward_and_back_and_wrap() {
         Tab::Conflicts,
         Tab::Stuck,
         Tab::Damaged,
+        Tab::Forms,
         Tab::Log,
         Tab::Duplicates,
     ];
@@ -204,7 +205,7 @@ fn tabs_switch_forward_and_back_and_wrap() {
     send(&mut app, &fx, key('3'));
     assert_eq!(app.tab, Tab::Stuck);
     assert_eq!(selected_item(&app).as_deref(), Some("stuck:160"));
-    send(&mut app, &fx, key('5'));
+    send(&mut app, &fx, key('6'));
     // The log is newest first.
     assert_eq!(selected_item(&app).as_deref(), Some("log:4"));
     // Each tab keeps its own selection.

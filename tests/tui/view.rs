@@ -168,7 +168,7 @@ fn damaged_80x24() {
 fn log_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "5j");
+    keys(&mut app, &fx, "6j");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -623,7 +623,7 @@ fn hostile_text_shows_as_visible_escapes() {
     // The raw view is the JSON text: a control character shows as its JSON escape.
     assert!(raw.contains("\\u001b]52;c;"), "{raw}");
     assert!(raw.contains("\\x9b31m"), "{raw}");
-    keys(&mut app, &fx, "v5");
+    keys(&mut app, &fx, "v6");
     let log = screen(&app, 160, 48);
     assert!(log.contains("eve\\x1b]8;;https://evil.example/"), "{log}");
 }

@@ -85,6 +85,8 @@ pub enum Scope {
     Global,
     /// On these tabs, no overlay open (list or detail focus).
     Tabs(&'static [Tab]),
+    /// On these tabs with the detail pane focused.
+    TabsDetail(&'static [Tab]),
     /// The list has the focus.
     List,
     /// The detail pane has the focus.
@@ -107,6 +109,9 @@ impl Scope {
             Scope::Tabs([Tab::Duplicates]) => "Duplicates tab",
             Scope::Tabs([Tab::Conflicts]) => "Conflicts tab",
             Scope::Tabs([Tab::Stuck]) => "Stuck tab",
+            Scope::Tabs([Tab::Forms]) => "Forms tab",
+            Scope::TabsDetail([Tab::Forms]) => "Forms tab, in a form's pathways (after Enter)",
+            Scope::TabsDetail(_) => "Some tabs, in the detail pane",
             Scope::Tabs(_) => "Some tabs",
             Scope::List => "In the list",
             Scope::Detail => "In the detail pane (after Enter)",
@@ -141,6 +146,10 @@ pub enum KeyCommand {
     EnterDetail,
     Back,
     CycleClass,
+    /// The Forms tab's period: 24 h, 7 d, 30 d, all.
+    CyclePeriod,
+    /// Open the selected pathway's example item on its tab.
+    OpenExample,
     Decide(Decision),
     BulkDuplicate,
     // Overlays.
@@ -173,6 +182,7 @@ pub struct Binding {
 const DUP: &[Tab] = &[Tab::Duplicates];
 const CONFLICTS: &[Tab] = &[Tab::Conflicts];
 const STUCK: &[Tab] = &[Tab::Stuck];
+const FORMS: &[Tab] = &[Tab::Forms];
 
 const fn b(
     keys: &'static [Key],
@@ -230,6 +240,8 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
     b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "failed", "failed: you checked it was not done; frees the key for a retry (asks first)"),
     b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
+    b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "period", "show the last 24 hours / 7 days / 30 days / all receipts"),
+    b(&[code(KeyCode::Enter)], Scope::TabsDetail(FORMS), KeyCommand::OpenExample, "open example", "open the pathway's example item on its tab"),
     // Moving around.
     b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "next row"),
     b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "previous row"),
@@ -252,7 +264,8 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('2')], Scope::Global, KeyCommand::GoTab(Tab::Conflicts), "", "Conflicts tab"),
     b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "Stuck tab"),
     b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
-    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
+    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Forms), "", "Forms tab"),
+    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
     b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last decision (a reopening is appended)"),
@@ -283,6 +296,7 @@ impl Mode {
             (Mode::Export, s) => s == Scope::Export,
             (Mode::Main { .. }, Scope::Global) => true,
             (Mode::Main { tab, .. }, Scope::Tabs(tabs)) => tabs.contains(tab),
+            (Mode::Main { tab, detail }, Scope::TabsDetail(tabs)) => *detail && tabs.contains(tab),
             (Mode::Main { detail, .. }, Scope::List) => !detail,
             (Mode::Main { detail, .. }, Scope::Detail) => *detail,
             (Mode::Main { .. }, _) => false,
@@ -321,6 +335,8 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
         Scope::Tabs(DUP),
         Scope::Tabs(CONFLICTS),
         Scope::Tabs(STUCK),
+        Scope::Tabs(FORMS),
+        Scope::TabsDetail(FORMS),
         Scope::List,
         Scope::Detail,
         Scope::Global,
@@ -372,6 +388,14 @@ mod tests {
             },
             Mode::Main {
                 tab: Tab::Log,
+                detail: true,
+            },
+            Mode::Main {
+                tab: Tab::Forms,
+                detail: false,
+            },
+            Mode::Main {
+                tab: Tab::Forms,
                 detail: true,
             },
         ];

@@ -11,14 +11,17 @@
 //! - [`rows`]: what a row stands for (its id, the receipts it covers);
 //! - [`counts`]: the totals the header and the tab bar show;
 //! - [`decision`]: which tab takes which decision;
-//! - [`layout`]: where things go, shared with the canvas.
+//! - [`layout`]: where things go, shared with the canvas;
+//! - [`forms`]: the Forms tab's state and keys.
 //!
 //! Each file imports only those that come before it in the order
 //! tab, decision, keymap, counts, search, indexed, msg, rows, state, layout,
-//! update.
+//! update (`forms` holds the Forms tab's state, before `state`, and its
+//! keys, beside `update`).
 
 pub mod counts;
 pub mod decision;
+pub mod forms;
 pub mod indexed;
 pub mod keymap;
 pub mod layout;

@@ -36,6 +36,7 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
         Tab::Stuck => t.stuck.get(index)?.item(),
         Tab::Damaged => format!("damaged:{}", t.damaged.get(index)?.receipt_id),
         Tab::Log => format!("log:{}", snap.log.get(index)?.id),
+        Tab::Forms => return None,
     })
 }
 
@@ -49,5 +50,6 @@ pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
         Tab::Stuck => t.stuck.get(index)?.receipt_id,
         Tab::Damaged => t.damaged.get(index)?.receipt_id,
         Tab::Log => snap.log.get(index)?.id,
+        Tab::Forms => return None,
     })
 }

@@ -10,6 +10,7 @@ use crate::reading::{ItemReview, Snapshot};
 use crate::review::ExportFormat;
 
 use super::counts::Counts;
+use super::forms::FormsState;
 use super::keymap::Mode;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
@@ -137,12 +138,12 @@ pub struct App {
     pub filter: String,
     pub focus: Focus,
     /// Visible rows per tab: indices into the snapshot's lists (Log: newest first).
-    pub rows: [Vec<usize>; 5],
+    pub rows: [Vec<usize>; Tab::COUNT],
     /// Per tab: the folded query and class filter its `rows` answer, when
     /// they answer one for the current reading (a longer query then only
     /// looks at these rows).
-    pub rows_for: [Option<(String, ClassFilter)>; 5],
-    pub pos: [ListPos; 5],
+    pub rows_for: [Option<(String, ClassFilter)>; Tab::COUNT],
+    pub pos: [ListPos; Tab::COUNT],
     pub detail_scroll: usize,
     /// Set by the canvas: how far the detail pane can scroll at its last drawing.
     pub detail_max_scroll: Cell<usize>,
@@ -159,6 +160,8 @@ pub struct App {
     pub payloads: HashMap<PayloadRef, Result<String, String>>,
     /// Payloads asked for and not arrived yet.
     pub requested: HashSet<PayloadRef>,
+    /// The Forms tab: its period, selection and view.
+    pub forms: FormsState,
 }
 
 impl App {
@@ -193,6 +196,7 @@ impl App {
             awaiting: HashMap::new(),
             payloads: HashMap::new(),
             requested: HashSet::new(),
+            forms: FormsState::default(),
         }
     }
 
@@ -248,6 +252,8 @@ impl App {
             Tab::Stuck => Selected::Stuck(index),
             Tab::Damaged => Selected::Damaged(index),
             Tab::Log => Selected::Log(index),
+            // The Forms tab has no rows of items (see `forms`).
+            Tab::Forms => return None,
         })
     }
 

@@ -9,17 +9,23 @@ pub enum Tab {
     Conflicts,
     Stuck,
     Damaged,
+    /// One row per form (scope), with its likely pathways.
+    Forms,
     Log,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Duplicates,
         Tab::Conflicts,
         Tab::Stuck,
         Tab::Damaged,
+        Tab::Forms,
         Tab::Log,
     ];
+
+    /// How many tabs there are (the length of the per-tab arrays).
+    pub const COUNT: usize = Tab::ALL.len();
 
     pub fn index(self) -> usize {
         match self {
@@ -27,7 +33,8 @@ impl Tab {
             Tab::Conflicts => 1,
             Tab::Stuck => 2,
             Tab::Damaged => 3,
-            Tab::Log => 4,
+            Tab::Forms => 4,
+            Tab::Log => 5,
         }
     }
 
@@ -37,6 +44,7 @@ impl Tab {
             Tab::Conflicts => "Conflicts",
             Tab::Stuck => "Stuck",
             Tab::Damaged => "Damaged",
+            Tab::Forms => "Forms",
             Tab::Log => "Log",
         }
     }

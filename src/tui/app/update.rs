@@ -91,11 +91,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
     }
+    super::forms::update::refresh(app);
     request_payloads(app, &mut effects);
     effects
 }
 
-fn info(app: &mut App, text: String) {
+pub(super) fn info(app: &mut App, text: String) {
     app.status = Some(StatusLine {
         text,
         kind: StatusKind::Info,
@@ -240,7 +241,7 @@ fn refilter(app: &mut App, tab: Tab) {
     select(app, tab, found.unwrap_or(index));
 }
 
-fn refilter_all(app: &mut App) {
+pub(super) fn refilter_all(app: &mut App) {
     for tab in Tab::ALL {
         refilter(app, tab);
     }
@@ -292,7 +293,7 @@ fn first_pending(app: &App, tab: Tab) -> Option<usize> {
 }
 
 /// Selects a row (clamped) and scrolls it into view.
-fn select(app: &mut App, tab: Tab, index: usize) {
+pub(super) fn select(app: &mut App, tab: Tab, index: usize) {
     let len = app.rows(tab).len();
     let before = app.pos(tab).selected;
     app.pos[tab.index()].selected = index.min(len.saturating_sub(1));
@@ -365,6 +366,12 @@ fn sync_filter(app: &mut App) {
 }
 
 fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
+    if app.tab == Tab::Forms
+        && matches!(app.mode(), Mode::Main { .. })
+        && super::forms::update::run(app, command, effects)
+    {
+        return;
+    }
     match command {
         KeyCommand::ForceQuit => effects.push(Effect::Quit),
         KeyCommand::Quit => quit(app, effects),
@@ -423,6 +430,8 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
             );
         }
         KeyCommand::Decide(decision) => decide(app, decision, effects),
+        // The Forms tab's own (see `forms::update`).
+        KeyCommand::CyclePeriod | KeyCommand::OpenExample => {}
         KeyCommand::BulkDuplicate => bulk(app),
         KeyCommand::Yes => answer(app, true, effects),
         KeyCommand::No => answer(app, false, effects),
@@ -493,7 +502,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn go_tab(app: &mut App, tab: Tab) {
+pub(super) fn go_tab(app: &mut App, tab: Tab) {
     if tab != app.tab {
         app.tab = tab;
         app.focus = Focus::List;

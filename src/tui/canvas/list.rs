@@ -58,6 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Stuck => "No receipts stuck in flight.",
                 Tab::Damaged => "No damaged rows.",
                 Tab::Log => "The review log is empty: no decisions yet.",
+                Tab::Forms => "No forms in this period.",
             }
         } else if partial {
             "Nothing matches so far: the receipts are still being read."
@@ -121,6 +122,7 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
         Tab::Stuck => t.stuck.len(),
         Tab::Damaged => t.damaged.len(),
         Tab::Log => snap.log.len(),
+        Tab::Forms => 0,
     }
 }
 
@@ -265,6 +267,8 @@ fn row_cells(
                 .unwrap_or_default();
             c.rest(&note, theme.dim());
         }
+        // Drawn by its own canvas (see `forms`).
+        Tab::Forms => {}
     }
     (c.cells, row_style)
 }

@@ -8,6 +8,7 @@
 mod confirm;
 mod detail;
 mod footer;
+mod forms;
 mod header;
 mod help;
 mod list;
@@ -23,7 +24,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::layout;
-use crate::tui::app::{App, Overlay};
+use crate::tui::app::{App, Overlay, Tab};
 
 pub use theme::Theme;
 
@@ -43,8 +44,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
     header::draw(frame, areas.header, app, &theme);
     header::draw_banner(frame, areas.banner, app, &theme);
     tabs::draw(frame, areas.tabs, app, &theme);
-    list::draw(frame, areas.list, app, &theme);
-    detail::draw(frame, areas.detail, app, &theme);
+    if app.tab == Tab::Forms {
+        forms::draw(frame, areas.list.union(areas.detail), app, &theme);
+    } else {
+        list::draw(frame, areas.list, app, &theme);
+        detail::draw(frame, areas.detail, app, &theme);
+    }
     footer::draw(frame, areas.status, areas.hints, app, &theme);
     match &app.overlay {
         Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),

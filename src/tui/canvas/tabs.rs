@@ -13,6 +13,7 @@ fn short_title(tab: Tab) -> &'static str {
         Tab::Conflicts => "Confl",
         Tab::Stuck => "Stuck",
         Tab::Damaged => "Dmg",
+        Tab::Forms => "Forms",
         Tab::Log => "Log",
     }
 }
@@ -28,6 +29,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Conflicts => format!("{}/{}", c.conflicts_pending, c.conflicts),
                 Tab::Stuck => format!("{}/{}", c.stuck_pending, c.stuck),
                 Tab::Damaged => c.damaged.to_string(),
+                Tab::Forms => app.forms.rows().len().to_string(),
                 Tab::Log => c.log.to_string(),
             };
             let active = tab == app.tab;

@@ -135,6 +135,8 @@ impl SearchIndex {
                 conflicts.named("conflict:"),
                 stuck.named("stuck:"),
                 damaged.named("damaged:"),
+                // The Forms tab filters its forms itself.
+                TabIndex::default(),
                 log,
             ],
         }
@@ -157,6 +159,7 @@ impl SearchIndex {
                 rows(t.conflicts.len()).named("conflict:"),
                 rows(t.stuck.len()).named("stuck:"),
                 rows(t.damaged.len()).named("damaged:"),
+                TabIndex::default(),
                 rows(snap.log.len()),
             ],
         }

@@ -135,7 +135,7 @@ impl std::fmt::Debug for Owners {
 /// The filter index of every tab, for one reading.
 #[derive(Debug, Default)]
 pub struct SearchIndex {
-    tabs: [TabIndex; 5],
+    tabs: [TabIndex; Tab::COUNT],
 }
 
 impl SearchIndex {
