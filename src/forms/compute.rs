@@ -239,8 +239,11 @@ fn pathways_of_group(b: &mut Building, g: &DuplicateGroup, copies: Option<&[Copy
     b.keyless_copies += keyless;
 }
 
-/// The row with its pathways in order: most copies first, ties in the
-/// table's order; retries absorbed (good news) last.
+/// The row with its pathways in order: those that make copies, most copies
+/// first (ties in the table's order), except that a form where many
+/// receipts come without a key is told so first (a key is the fix for most
+/// of the rest); then bots (counted in receipts, not copies); retries
+/// absorbed (good news) last.
 fn finish(mut b: Building) -> FormRow {
     let row = &mut b.row;
     let share = row.keyless_share();
@@ -274,11 +277,13 @@ fn finish(mut b: Building) -> FormRow {
         });
     }
     found.sort_by_key(|f| {
-        (
-            f.pathway == Pathway::RetriesAbsorbed,
-            std::cmp::Reverse(f.count),
-            f.pathway,
-        )
+        let kind = match f.pathway {
+            Pathway::NoKey if many_keyless => 0,
+            Pathway::Bots => 2,
+            Pathway::RetriesAbsorbed => 3,
+            _ => 1,
+        };
+        (kind, std::cmp::Reverse(f.count), f.pathway)
     });
     row.pathways = found;
     b.row

@@ -65,8 +65,8 @@ pub struct FormRow {
     pub bots: usize,
     /// Receipts and duplicate copies per bucket (see [`Forms::bucket_ms`]).
     pub series: Vec<(u64, u64)>,
-    /// The likely pathways, most copies first (retries absorbed, which is
-    /// good news, last).
+    /// The likely pathways: those that make copies, most copies first; then
+    /// bots; retries absorbed (good news) last.
     pub pathways: Vec<Finding>,
 }
 

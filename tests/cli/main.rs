@@ -6,5 +6,6 @@ mod common;
 
 mod commands;
 mod demo;
+mod demo_forms;
 mod forms;
 mod report;
