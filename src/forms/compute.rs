@@ -322,7 +322,7 @@ mod tests {
     /// copies' times and keys.
     fn planted() -> Snapshot {
         let at = NOW - 2 * HOUR_MS;
-        let k = |n: u64| Some((n, n as u32));
+        let k = |n: u64| Some(n);
         let groups: Vec<(Arc<DuplicateGroup>, Vec<Copy>)> = vec![
             (
                 group(
@@ -412,12 +412,15 @@ mod tests {
         ];
         let mut activity = Activity::default();
         let mut triage = Triage::default();
+        let (mut flat, mut starts) = (Vec::new(), Vec::new());
         for (g, copies) in groups {
-            activity.starts.push(activity.copies.len() as u32);
-            activity.copies.extend(copies);
+            starts.push(flat.len() as u32);
+            flat.extend(copies);
             triage.duplicates.push(g);
         }
-        activity.starts.push(activity.copies.len() as u32);
+        starts.push(flat.len() as u32);
+        activity.copies = Arc::new(flat);
+        activity.starts = Arc::new(starts);
         activity.scopes = vec![ScopeHours {
             scope: "f/bots".into(),
             hours: vec![(
@@ -520,7 +523,6 @@ mod tests {
     #[test]
     fn many_keyless_receipts_name_no_key_without_copies() {
         let activity = Activity {
-            starts: vec![0],
             scopes: vec![ScopeHours {
                 scope: "lp/x".into(),
                 hours: vec![(

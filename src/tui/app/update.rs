@@ -91,7 +91,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
     }
-    super::forms::update::refresh(app);
+    // The Forms view is made when it is looked at (the tab bar's count
+    // of forms is that of its last making).
+    if app.tab == Tab::Forms {
+        super::forms::update::refresh(app);
+    }
     request_payloads(app, &mut effects);
     effects
 }

@@ -29,14 +29,22 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Conflicts => format!("{}/{}", c.conflicts_pending, c.conflicts),
                 Tab::Stuck => format!("{}/{}", c.stuck_pending, c.stuck),
                 Tab::Damaged => c.damaged.to_string(),
-                Tab::Forms => app.forms.rows().len().to_string(),
+                // Counted once the tab has been opened.
+                Tab::Forms => match app.forms.view() {
+                    Some(_) => app.forms.rows().len().to_string(),
+                    None => String::new(),
+                },
                 Tab::Log => c.log.to_string(),
             };
             let active = tab == app.tab;
             let marker = if active { ">" } else { " " };
             let title = if short { short_title(tab) } else { tab.title() };
             segments.push((
-                format!("{marker}{} {title} {count} ", tab.index() + 1),
+                if count.is_empty() {
+                    format!("{marker}{} {title} ", tab.index() + 1)
+                } else {
+                    format!("{marker}{} {title} {count} ", tab.index() + 1)
+                },
                 theme.tab(active),
             ));
             segments.push(("│".to_string(), theme.dim()));
