@@ -3,7 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::forms::Forms;
+use crate::forms::{FormRow, Forms};
+
+/// How many forms' pathways the text shows.
+const PATHWAYS_SHOWN: usize = 10;
 use crate::sanitize::inline;
 
 /// The section, starting with a blank line.
@@ -49,7 +52,18 @@ pub fn render(forms: &Forms) -> String {
             r.bots,
         );
     }
-    for r in forms.rows.iter().filter(|r| !r.pathways.is_empty()) {
+    // The pathways of the forms with the most copies (then the most
+    // receipts), in scope order; the rest are in --json.
+    let mut told: Vec<&FormRow> = forms
+        .rows
+        .iter()
+        .filter(|r| !r.pathways.is_empty())
+        .collect();
+    told.sort_by_key(|r| std::cmp::Reverse((r.copies, r.receipts)));
+    let more = told.len().saturating_sub(PATHWAYS_SHOWN);
+    told.truncate(PATHWAYS_SHOWN);
+    told.sort_by(|a, b| a.scope.cmp(&b.scope));
+    for r in told {
         let _ = writeln!(out, "\n  {}: likely pathways", inline(&r.scope, 60));
         for f in &r.pathways {
             let _ = writeln!(
@@ -63,6 +77,12 @@ pub fn render(forms: &Forms) -> String {
             let _ = writeln!(out, "      {}", f.evidence);
             let _ = writeln!(out, "      → {}", f.pathway.advice());
         }
+    }
+    if more > 0 {
+        let _ = writeln!(
+            out,
+            "\n  … and the pathways of {more} more forms (see --json)"
+        );
     }
     out
 }
