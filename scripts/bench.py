@@ -23,11 +23,14 @@ so it measures any version of it. For each size and each shape of database
    pending groups of a copy of the database while scripts/bench_writer.py
    inserts receipts, with the guarded write itself timed from SQLite's WAL
    write lock (strace) when strace is available;
-5. at the largest size, both shapes, a refresh after appends:
+5. the Forms view after the analysis ("Forms view at 1M"): forms::compute
+   for each period and the screen opening the Forms tab, in process
+   (examples/forms_timing.rs), with the activity summary's time and size;
+6. at the largest size, both shapes, a refresh after appends:
    examples/refresh_timing.rs on a copy of the database (a full reading, then
    --refresh-rounds rounds of --refresh-appends receipts appended and read in
    by the screen's worker);
-6. at the largest size (demo), a slice check: a tenth of the database is
+7. at the largest size (demo), a slice check: a tenth of the database is
    analysed on its own and every item whose receipts are all far (more than the
    window) from any receipt outside the slice must be identical in both reports,
    and a legacy table (no UNIQUE key) at 20k and 100k.
@@ -175,6 +178,10 @@ def build(args):
         r = subprocess.run(["cargo", "build", "--release", "--example", "refresh_timing"], cwd=REPO)
         if r.returncode != 0:
             log("warning: the refresh example did not build; refreshes are not measured")
+        log("building: cargo build --release --example forms_timing")
+        r = subprocess.run(["cargo", "build", "--release", "--example", "forms_timing"], cwd=REPO)
+        if r.returncode != 0:
+            log("warning: the forms example did not build; the Forms view is not measured")
     binary = Path(args.binary).resolve() if args.binary else REPO / "target/release/receipt-review"
     if not binary.exists():
         sys.exit(f"no binary at {binary}")
@@ -571,6 +578,36 @@ def bench_refresh(args, db, n, work, tag=None):
     return res
 
 
+# ---------------------------------------------------------------- the Forms view
+
+FORMS_TARGET_MS = 100
+
+
+def bench_forms(args, db, n, tag=None):
+    """The Forms view after the analysis (examples/forms_timing.rs, in process): forms::compute for
+    each period, and the screen's update that opens the Forms tab on a fresh reading (the view made
+    then), medians of --runs; with the size of the activity summary the reading keeps for it."""
+    tag = tag or label(n)
+    example = REPO / "target/release/examples/forms_timing"
+    if not example.exists():
+        return {"error": "examples/forms_timing did not build"}
+    log(f"[{tag}] Forms view: computing it for each period, opening the tab")
+    warm(db)
+    r = run([str(example), str(db), args.now, str(max(args.runs, 3))])
+    lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    if r.returncode != 0 or not lines:
+        return {"error": (r.stderr.strip().splitlines() or ["forms_timing failed"])[-1]}
+    res = json.loads(lines[-1])
+    res.pop("kind", None)
+    res["n"] = n
+    worst = max(res["compute_ms"].values())
+    log(f"[{tag}] Forms view: compute {worst:.1f} ms at most (" + ", ".join(
+        f"{k} {v:.1f}" for k, v in res["compute_ms"].items()) + f"), opening the tab {res['open_tab_ms']:.1f} ms, "
+        f"activity {res['activity_ms']:.1f} ms ({res['activity_refresh_ms']:.1f} ms on a refresh) and "
+        f"{res['activity_bytes'] / 1e6:.2f} MB")
+    return res
+
+
 # ---------------------------------------------------------------- decisions under a writer
 
 def strace_ok():
@@ -874,7 +911,7 @@ def main():
     ap.add_argument("--slice", default="auto",
                     help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
     ap.add_argument("--skip", default="",
-                    help="comma list of: tui, find, refresh, decisions, slice, legacy, mixed")
+                    help="comma list of: tui, find, refresh, decisions, slice, legacy, mixed, forms")
     ap.add_argument("--mixed-sizes", default="all",
                     help="sizes at which the mixed database is measured too: all (default), largest, "
                          "or a list such as 1M")
@@ -935,6 +972,8 @@ def main():
             entry["find"] = bench_find(args, binary, db, n)
         if "tui" not in skip:
             entry["tui"] = bench_screen(args, binary, db, n, rep, rep_res, work)
+        if "forms" not in skip:
+            entry["forms"] = bench_forms(args, db, n)
         results["by_size"][str(n)] = entry
         reports[n] = (db, rep)
         json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)

@@ -159,6 +159,7 @@ def render(results):
     render_reports(L, results, sizes)
     render_screens(L, results, sizes)
     render_refreshes(L, results)
+    render_forms(L, results, sizes)
     render_decisions(L, results)
     render_find(L, results, sizes)
     render_answers(L, results, sizes, big)
@@ -358,6 +359,28 @@ def render_refreshes(L, results):
                  + ", ".join(f"{x['ms']:.1f}" for x in rs) + " ms | "
                  f"{max(x['screen_ms'] for x in rs):.1f} ms | "
                  f"{sum(1 for x in rs if x['selection_kept'])}/{len(rs)} | {rs[-1]['rss_mb']} MB |")
+    L.append("")
+
+
+def render_forms(L, results, sizes):
+    rows = [(n, results["by_size"].get(str(n), {}).get("forms")) for n in sizes]
+    rows = [(n, f) for n, f in rows if f]
+    if not rows:
+        return
+    L.append("### The Forms view after the analysis (demo, in process)")
+    L.append("")
+    L.append("| receipts | compute 24h / 7d / 30d / all | opening the tab | activity summary (first reading; "
+             "a refresh) | forms, pathways |")
+    L.append("|---:|---|---:|---|---|")
+    for n, f in rows:
+        if "error" in f:
+            L.append(f"| {label(n)} | {f['error']} | | | |")
+            continue
+        c = f["compute_ms"]
+        L.append(f"| {label(n)} | " + " / ".join(f"{c[k]:.1f}" for k in ("24h", "7d", "30d", "all"))
+                 + f" ms | {f['open_tab_ms']:.1f} ms | {f['activity_ms']:.1f} ms; "
+                 f"{f['activity_refresh_ms']:.1f} ms; {f['activity_bytes'] / 1e6:.2f} MB | "
+                 f"{f['forms']}, {f['pathways']} |")
     L.append("")
 
 

@@ -14,6 +14,8 @@
 //!   refreshes) into a snapshot;
 //! - [`find`]: finding any receipt by its text, number or time (a scan of
 //!   every receipt, joined with a snapshot's items);
+//! - [`forms`]: the per-form view of a reading (counts over a period, the
+//!   likely pathways that make duplicates, with their fix);
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!
@@ -24,6 +26,7 @@
 pub mod cli;
 pub mod demo;
 pub mod find;
+pub mod forms;
 pub mod intake;
 pub mod memory;
 pub mod model;

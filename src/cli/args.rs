@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::forms::Period;
 use crate::model::{Millis, Settings};
 use crate::review::ExportFormat;
 
@@ -86,6 +87,9 @@ pub enum Command {
         /// Show times in this IANA zone (default: TZ, else the system's); JSON stays UTC.
         #[arg(long, value_name = "ZONE")]
         tz: Option<String>,
+        /// The period of the per-form table: 24h, 7d, 30d or all (every receipt).
+        #[arg(long, default_value = "all", value_parser = Period::parse)]
+        period: Period,
         #[command(flatten)]
         analysis: AnalysisArgs,
     },

@@ -8,6 +8,7 @@ use anyhow::Context;
 use super::args::{AnalysisArgs, TuiArgs};
 use super::error::{Finding, unusable};
 use super::{operator, output};
+use crate::forms::Period;
 use crate::intake::canonical;
 use crate::model::{Millis, Zone};
 use crate::reading;
@@ -51,15 +52,16 @@ pub fn report(
     db: &Path,
     json: bool,
     tz: Option<&str>,
+    period: Period,
     analysis: &AnalysisArgs,
 ) -> anyhow::Result<i32> {
     let zone = zone(tz)?;
     let database = storage::open_database(db, Access::ReadOnly)?;
     let snap = reading::read(&*database, analysis.settings(), &mut |_| {})?;
     if json {
-        output::print_with(|out| report::json::write(&snap, out))?;
+        output::print_with(|out| report::json::write_for(&snap, period, out))?;
     } else {
-        output::print(&report::text::render_in(&snap, zone))?;
+        output::print(&report::text::render_in(&snap, zone, period))?;
     }
     // The process ends now, and the system takes its memory back at once:
     // freeing a million receipts' analysis piece by piece took 20-30 ms.

@@ -23,8 +23,9 @@ pub fn main() -> i32 {
             db,
             json,
             tz,
+            period,
             analysis,
-        }) => commands::report(&db, json, tz.as_deref(), &analysis),
+        }) => commands::report(&db, json, tz.as_deref(), period, &analysis),
         Some(Command::Find {
             db,
             query,

@@ -411,6 +411,14 @@ impl Generator {
         SCOPES.choose_weighted(&mut self.rng, |s| s.weight).unwrap()
     }
 
+    /// Mostly the kind's home form (see [`scenario::home_of`]).
+    fn scope_for(&mut self, kind: ScenarioKind) -> &'static ScopeSpec {
+        let home = scenario::home_of(kind)
+            .filter(|_| self.rng.random_bool(scenario::HOME_SHARE))
+            .and_then(|name| SCOPES.iter().find(|s| s.name == name));
+        home.unwrap_or_else(|| self.scope())
+    }
+
     fn key_for(&mut self, scope: &ScopeSpec) -> Option<String> {
         self.rng
             .random_bool(scope.keyed)
@@ -467,7 +475,7 @@ impl Generator {
 
     /// Plants one scenario starting at `t`; returns the receipt rows it will write.
     fn plant(&mut self, kind: ScenarioKind, t: Millis) -> usize {
-        let scope = self.scope();
+        let scope = self.scope_for(kind);
         let inquiry = Inquiry::new(&mut self.rng, scope);
         let ja = inquiry.visitor.lang == texts::Lang::Ja;
         let page = PageView::new(&mut self.rng);

@@ -49,7 +49,8 @@ pub const SCOPES: &[ScopeSpec] = &[
         name: "lp/recovery",
         weight: 15,
         japanese: 0.95,
-        keyed: 0.6,
+        // A legacy page: most of its posts carry no key.
+        keyed: 0.4,
         topic: Topic::Recovery,
         honeypot: Some("hp"),
         session: false,
@@ -336,6 +337,25 @@ pub const KIND_WEIGHTS: &[(ScenarioKind, u32)] = &[
     (ScenarioKind::Bots, 100),
     (ScenarioKind::FailedThenRetried, 150),
 ];
+
+/// The share of a kind's scenarios planted in its home form (the rest go
+/// to any form by weight).
+pub const HOME_SHARE: f64 = 0.85;
+
+/// The form where most scenarios of a kind happen, so that the Forms view
+/// names one pathway per form: two handlers post the corporate contact form
+/// (and bots find it), the AI landing page mints a key per click, the
+/// recovery page sends no key and is reloaded, the shop's support form is
+/// corrected and resent, and its keys absorb the retries.
+pub fn home_of(kind: ScenarioKind) -> Option<&'static str> {
+    match kind {
+        ScenarioKind::TwoHandlers | ScenarioKind::Bots => Some("corp.example/contact"),
+        ScenarioKind::SecondClick | ScenarioKind::RetryNewKey => Some("lp/ai-web"),
+        ScenarioKind::Reload => Some("lp/recovery"),
+        ScenarioKind::EditedResend | ScenarioKind::RetrySameKey => Some("shop.example/support"),
+        _ => None,
+    }
+}
 
 /// Receipt rows a scenario of this kind writes at most (bots: up to 6 senders).
 pub fn max_rows(kind: ScenarioKind) -> usize {

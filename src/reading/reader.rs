@@ -18,6 +18,7 @@ use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
 use crate::storage::{Connections, Replays, Session, Storage, StorageError};
+use crate::triage::activity::Collector;
 use crate::triage::engine::{
     DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
 };
@@ -69,6 +70,11 @@ pub struct Reader {
     /// How many windows back the engine keeps the fields of receipts (see
     /// `Engine::keep_fields_for`).
     pub fields_horizon: Option<i64>,
+    /// How long the last reading took to collect its activity summary (for
+    /// measurements).
+    activity_took: Duration,
+    /// The per-form activity, kept up to date reading by reading.
+    activity: Collector,
 }
 
 /// The rest of a reading: the receipts its items show, to be read by
@@ -131,6 +137,8 @@ impl Reader {
             replays: Replays::default(),
             verify_every: Duration::from_secs(30),
             fields_horizon: Some(DEFAULT_WINDOWS),
+            activity_took: Duration::ZERO,
+            activity: Collector::default(),
         }
     }
 
@@ -138,6 +146,11 @@ impl Reader {
     /// fields (see `Engine::fields_held`).
     pub fn fields_held(&self) -> Option<(usize, usize)> {
         self.engine.as_ref().map(Engine::fields_held)
+    }
+
+    /// How long the last reading took to collect the per-form activity.
+    pub fn activity_took(&self) -> Duration {
+        self.activity_took
     }
 
     /// How much the last reading read.
@@ -158,6 +171,7 @@ impl Reader {
         self.stale.clear();
         self.texts_read.clear();
         self.replays = Replays::default();
+        self.activity.reset();
     }
 
     /// Reads and analyses the database as of `now_ms`. The snapshot's
@@ -282,6 +296,13 @@ impl Reader {
         };
         progress(Progress::new(Stage::ReviewLog, total, Some(total)));
         let mut snap = assemble(db, &mut *session, settings, receipt_count, triage)?;
+        let started = Instant::now();
+        snap.activity = Arc::new(self.activity.collect(
+            engine.store(),
+            &snap.triage,
+            &self.replays.per_receipt,
+        ));
+        self.activity_took = started.elapsed();
         snap.replays = self.replays.per_receipt.clone();
         snap.replay_total = self.replays.total;
         Ok(Some((snap, PendingReceipts { session })))

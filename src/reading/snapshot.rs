@@ -14,6 +14,7 @@ use super::receipts::{Receipts, View};
 use crate::model::{Millis, ReceiptId, Settings};
 use crate::review::{self, Kind, LogEntry, Status};
 use crate::storage::{Session, Storage};
+use crate::triage::activity::Activity;
 use crate::triage::model::{AttemptSource, Receipt, Triage};
 
 /// What the review log says about one item.
@@ -74,6 +75,9 @@ pub struct Snapshot {
     pub triage: Arc<Triage>,
     /// Keyed by item id (`dup:12`); an item absent here is pending.
     pub reviews: HashMap<String, ItemReview>,
+    /// When receipts arrived per scope, and the facts of the items' copies
+    /// the per-form view needs (see [`crate::triage::activity`]).
+    pub activity: Arc<Activity>,
     /// The review log in append order.
     pub log: Vec<LogLine>,
 }
@@ -167,6 +171,7 @@ pub(super) fn assemble(
         replay_total: 0,
         triage,
         reviews,
+        activity: Arc::default(),
         log: log.iter().map(log_line).collect(),
     })
 }

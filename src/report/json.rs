@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::safe_json;
+use crate::forms::Period;
 use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId};
 use crate::reading::{ItemReview, Snapshot};
@@ -21,6 +22,9 @@ struct Report<'a> {
     suspected_bots: &'a [ReceiptId],
     bot_groups: Vec<BotGroupOut<'a>>,
     damaged: Vec<DamagedOut<'a>>,
+    /// The period `forms` covers (`24h`, `7d`, `30d` or `all`).
+    forms_period: &'static str,
+    forms: Vec<super::forms_json::FormOut<'a>>,
 }
 
 #[derive(Serialize)]
@@ -145,8 +149,19 @@ pub fn render(input: &Snapshot) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// [`render`], written to `out` as it is made (no copy of the whole text).
+/// [`render`], written to `out` as it is made (no copy of the whole text);
+/// `forms` covers every receipt.
 pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    write_for(input, Period::All, out)
+}
+
+/// [`write`], with `forms` over `period`.
+pub fn write_for(
+    input: &Snapshot,
+    period: Period,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let forms = crate::forms::compute(input, period);
     let t = &input.triage;
     let report = Report {
         now: format_rfc3339(input.settings.now_ms),
@@ -216,6 +231,8 @@ pub fn write(input: &Snapshot, out: &mut dyn std::io::Write) -> std::io::Result<
                 detail: &d.detail,
             })
             .collect(),
+        forms_period: period.as_arg(),
+        forms: super::forms_json::forms_out(&forms),
     };
     let mut head = Vec::new();
     super::safe_json::to_writer_pretty(&mut head, &report)?;

@@ -1,5 +1,7 @@
 //! The triage summary: for people (`text`) and for scripts and CI (`json`).
 
+mod forms_json;
+pub mod forms_text;
 pub mod json;
 /// Terminal-safe JSON (it lives with [`crate::sanitize`], which the review
 /// log's JSONL export uses as well).

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::forms::Period;
 use crate::model::Zone;
 use crate::model::time::human_duration;
 use crate::reading::Snapshot;
@@ -11,12 +12,14 @@ use crate::triage::model::{GapClass, MatchKind};
 /// How many of the largest groups (and of each other list) are shown.
 const SHOWN: usize = 10;
 
+/// The summary, with the per-form table over every receipt.
 pub fn render(input: &Snapshot) -> String {
-    render_in(input, Zone::UTC)
+    render_in(input, Zone::UTC, Period::All)
 }
 
-/// [`render`] with times in `zone`, which it names.
-pub fn render_in(input: &Snapshot, zone: Zone) -> String {
+/// [`render`] with times in `zone`, which it names, and the per-form table
+/// over `period`.
+pub fn render_in(input: &Snapshot, zone: Zone, period: Period) -> String {
     let t = &input.triage;
     let mut out = String::new();
     let _ = writeln!(
@@ -163,6 +166,9 @@ pub fn render_in(input: &Snapshot, zone: Zone) -> String {
         }
         more(&mut out, t.damaged.len());
     }
+    out.push_str(&super::forms_text::render(&crate::forms::compute(
+        input, period,
+    )));
     out
 }
 

@@ -17,6 +17,7 @@
 
 pub mod model;
 
+pub mod activity;
 mod blocking;
 pub mod bots;
 mod conflicts;

@@ -6,6 +6,8 @@ mod common;
 
 mod commands;
 mod demo;
+mod demo_forms;
 mod find;
 mod foreign;
+mod forms;
 mod report;

@@ -70,25 +70,42 @@ pub fn stderr(o: &Output) -> String {
 }
 
 /// Waits for a child with a deadline; kills it (and fails) when it hangs.
+/// Its output is read meanwhile: a child that writes more than a pipe holds
+/// (64 KiB) waits for a reader, which is not hanging.
 pub fn wait_output(mut child: Child, limit: Duration, what: &str) -> (Output, Duration) {
     let start = Instant::now();
-    loop {
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = loop {
         match child.try_wait().unwrap() {
-            Some(_) => return (child.wait_with_output().unwrap(), start.elapsed()),
+            Some(status) => break status,
             None if start.elapsed() > limit => {
                 let _ = child.kill();
-                let out = child.wait_with_output().unwrap();
-                panic!(
-                    "{what}: hung, still running after {limit:?}; stderr: {}",
-                    stderr(&out)
-                );
+                let _ = child.wait();
+                let err = String::from_utf8_lossy(&err.join().unwrap()).into_owned();
+                panic!("{what}: hung, still running after {limit:?}; stderr: {err}");
             }
             None => std::thread::sleep(Duration::from_millis(5)),
         }
-    }
+    };
+    let elapsed = start.elapsed();
+    let output = Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, elapsed)
 }
 
-/// The real binary, output captured.
 pub fn spawn_bin(args: &[&str]) -> Child {
     Command::new(BIN)
         .args(args)

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::model::{Millis, ReceiptState, Settings};
 use receipt_review::reading::{ItemReview, LogLine, Snapshot};
+use receipt_review::triage::activity::Activity;
 use receipt_review::triage::model::{
     Attempt, AttemptSource, BotEvidence, BotGroup, BotReceipt, Conflict, DamageReason, Damaged,
     DuplicateGroup, GapClass, MatchKind, Member, Receipt, Stuck, Triage, VisitorFields,
@@ -584,6 +585,7 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
     replays.insert(102, 1);
     replays.insert(150, 2);
     replays.insert(160, 2);
+    let activity = Activity::of_receipts(&receipts, &triage, &replays).into();
     Fixture {
         snapshot: Snapshot {
             database: PathBuf::from("/srv/intake/receipts.db"),
@@ -597,6 +599,7 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
             replay_total: 5,
             triage: triage.into(),
             reviews,
+            activity,
             log,
         },
         payloads,

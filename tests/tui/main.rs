@@ -10,6 +10,7 @@ mod clock;
 mod e2e;
 mod filter_index;
 mod find;
+mod forms;
 mod update;
 mod view;
 mod worker;

@@ -194,6 +194,7 @@ fn tabs_switch_forward_and_back_and_wrap() {
         Tab::Bots,
         Tab::Damaged,
         Tab::Receipts,
+        Tab::Forms,
         Tab::Log,
         Tab::Duplicates,
     ];

@@ -85,6 +85,8 @@ pub enum Scope {
     Global,
     /// On these tabs, no overlay open (list or detail focus).
     Tabs(&'static [Tab]),
+    /// On these tabs with the detail pane focused.
+    TabsDetail(&'static [Tab]),
     /// The list has the focus.
     List,
     /// The detail pane has the focus.
@@ -111,6 +113,9 @@ impl Scope {
             Scope::Tabs([Tab::Stuck]) => "Stuck tab",
             Scope::Tabs([Tab::Bots]) => "Bots tab",
             Scope::Tabs([Tab::Receipts]) => "Receipts tab",
+            Scope::Tabs([Tab::Forms]) => "Forms tab",
+            Scope::TabsDetail([Tab::Forms]) => "Forms tab, in a form's pathways (after Enter)",
+            Scope::TabsDetail(_) => "Some tabs, in the detail pane",
             Scope::Tabs(_) => "Some tabs",
             Scope::List => "In the list",
             Scope::Detail => "In the detail pane (after Enter)",
@@ -146,6 +151,10 @@ pub enum KeyCommand {
     EnterDetail,
     Back,
     CycleClass,
+    /// The Forms tab's period: 24 h, 7 d, 30 d, all.
+    CyclePeriod,
+    /// Open the selected pathway's example item on its tab.
+    OpenExample,
     Decide(Decision),
     BulkDuplicate,
     /// Type a search of every receipt (the Receipts tab).
@@ -186,6 +195,7 @@ const CONFLICTS: &[Tab] = &[Tab::Conflicts];
 const STUCK: &[Tab] = &[Tab::Stuck];
 const BOTS: &[Tab] = &[Tab::Bots];
 const RECEIPTS: &[Tab] = &[Tab::Receipts];
+const FORMS: &[Tab] = &[Tab::Forms];
 
 const fn b(
     keys: &'static [Key],
@@ -249,6 +259,8 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "not spam", "not spam: people wrote these after all, answer them"),
     b(&[k('/')], Scope::Tabs(RECEIPTS), KeyCommand::FindQuery, "search", "search every receipt: email, name, phone, key, scope, #1907, 10:00, yesterday 10:00, 10:00..11:00 (or just start typing)"),
     b(&[k('J')], Scope::Tabs(RECEIPTS), KeyCommand::JumpToItem, "go to item", "go to the selected receipt's duplicate group, conflict or stuck entry"),
+    b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "period", "show the last 24 hours / 7 days / 30 days / all receipts"),
+    b(&[code(KeyCode::Enter)], Scope::TabsDetail(FORMS), KeyCommand::OpenExample, "open example", "open the pathway's example item on its tab"),
     // Moving around.
     b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "next row"),
     b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "previous row"),
@@ -273,6 +285,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Bots), "", "Bots tab"),
     b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
     b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Receipts), "", "Receipts tab: find any receipt"),
+    b(&[k('7')], Scope::Global, KeyCommand::GoTab(Tab::Forms), "", "Forms tab"),
     b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
@@ -311,6 +324,7 @@ impl Mode {
             (Mode::Export, s) => s == Scope::Export,
             (Mode::Main { .. }, Scope::Global) => true,
             (Mode::Main { tab, .. }, Scope::Tabs(tabs)) => tabs.contains(tab),
+            (Mode::Main { tab, detail }, Scope::TabsDetail(tabs)) => *detail && tabs.contains(tab),
             (Mode::Main { detail, .. }, Scope::List) => !detail,
             (Mode::Main { detail, .. }, Scope::Detail) => *detail,
             (Mode::Main { .. }, _) => false,
@@ -363,6 +377,8 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
         Scope::Tabs(STUCK),
         Scope::Tabs(BOTS),
         Scope::Tabs(RECEIPTS),
+        Scope::Tabs(FORMS),
+        Scope::TabsDetail(FORMS),
         Scope::List,
         Scope::Detail,
         Scope::Global,
@@ -429,6 +445,14 @@ mod tests {
             Mode::Main {
                 tab: Tab::Receipts,
                 detail: false,
+            },
+            Mode::Main {
+                tab: Tab::Forms,
+                detail: false,
+            },
+            Mode::Main {
+                tab: Tab::Forms,
+                detail: true,
             },
         ];
         for mode in modes {

@@ -14,17 +14,21 @@
 //! - [`counts`]: the totals the header and the tab bar show;
 //! - [`decision`]: which tab takes which decision;
 //! - [`layout`]: where things go, shared with the canvas;
-//! - [`bots`]: the Bots tab's own rules (a receipt's sender, the spam question).
+//! - [`bots`]: the Bots tab's own rules (a receipt's sender, the spam question);
+//! - [`find`]: the Receipts tab's search and what it found;
+//! - [`forms`]: the Forms tab's state and keys.
 //!
 //! Each file imports only those that come before it in the order
-//! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, state, bots,
-//! layout, update.
+//! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, forms, state,
+//! bots, layout, update (`forms` holds the Forms tab's state, before `state`, and its keys,
+//! beside `update`).
 
 pub mod bots;
 pub mod clock;
 pub mod counts;
 pub mod decision;
 pub mod find;
+pub mod forms;
 pub mod indexed;
 pub mod keymap;
 pub mod layout;

@@ -39,6 +39,7 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
         // A search's hits are not the reading's rows.
         Tab::Receipts => return None,
         Tab::Log => format!("log:{}", snap.log.get(index)?.id),
+        Tab::Forms => return None,
     })
 }
 
@@ -54,5 +55,6 @@ pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
         Tab::Damaged => t.damaged.get(index)?.receipt_id,
         Tab::Receipts => return None,
         Tab::Log => snap.log.get(index)?.id,
+        Tab::Forms => return None,
     })
 }

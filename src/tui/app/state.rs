@@ -12,6 +12,7 @@ use crate::review::ExportFormat;
 use super::clock::Clock;
 use super::counts::Counts;
 use super::find::FindState;
+use super::forms::FormsState;
 use super::keymap::Mode;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
@@ -205,6 +206,8 @@ pub struct App {
     pub zone: Zone,
     /// Times are shown in UTC instead (`z`).
     pub show_utc: bool,
+    /// The Forms tab: its period, selection and view.
+    pub forms: FormsState,
 }
 
 impl App {
@@ -243,6 +246,7 @@ impl App {
             find: FindState::default(),
             zone: Zone::UTC,
             show_utc: false,
+            forms: FormsState::default(),
         }
     }
 
@@ -336,6 +340,8 @@ impl App {
             Tab::Damaged => Selected::Damaged(index),
             Tab::Receipts => Selected::Receipt(index),
             Tab::Log => Selected::Log(index),
+            // The Forms tab has no rows of items (see `forms`).
+            Tab::Forms => return None,
         })
     }
 

@@ -12,17 +12,20 @@ pub enum Tab {
     Damaged,
     /// Any receipt, found by its text, number or time.
     Receipts,
+    /// One row per form (scope), with its likely pathways.
+    Forms,
     Log,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Duplicates,
         Tab::Conflicts,
         Tab::Stuck,
         Tab::Bots,
         Tab::Damaged,
         Tab::Receipts,
+        Tab::Forms,
         Tab::Log,
     ];
 
@@ -37,7 +40,8 @@ impl Tab {
             Tab::Bots => 3,
             Tab::Damaged => 4,
             Tab::Receipts => 5,
-            Tab::Log => 6,
+            Tab::Forms => 6,
+            Tab::Log => 7,
         }
     }
 
@@ -49,6 +53,7 @@ impl Tab {
             Tab::Bots => "Bots",
             Tab::Damaged => "Damaged",
             Tab::Receipts => "Receipts",
+            Tab::Forms => "Forms",
             Tab::Log => "Log",
         }
     }

@@ -97,6 +97,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
         Msg::Clock(wall_ms) => on_clock(app, wall_ms, &mut effects),
     }
+    // The Forms view is made when it is looked at (the tab bar's count
+    // of forms is that of its last making).
+    if app.tab == Tab::Forms {
+        super::forms::update::refresh(app);
+    }
     request_payloads(app, &mut effects);
     effects
 }
@@ -110,7 +115,7 @@ fn set_status(app: &mut App, text: String, kind: StatusKind, lasts: Lasts) {
     });
 }
 
-fn info(app: &mut App, text: String) {
+pub(super) fn info(app: &mut App, text: String) {
     set_status(app, text, StatusKind::Info, Lasts::For(OUTCOME_SHOWN_MS));
 }
 
@@ -287,7 +292,7 @@ fn refilter(app: &mut App, tab: Tab) {
     select(app, tab, found.unwrap_or(index));
 }
 
-fn refilter_all(app: &mut App) {
+pub(super) fn refilter_all(app: &mut App) {
     for tab in Tab::ALL {
         refilter(app, tab);
     }
@@ -339,7 +344,7 @@ fn first_pending(app: &App, tab: Tab) -> Option<usize> {
 }
 
 /// Selects a row (clamped) and scrolls it into view.
-fn select(app: &mut App, tab: Tab, index: usize) {
+pub(super) fn select(app: &mut App, tab: Tab, index: usize) {
     let len = app.rows(tab).len();
     let before = app.pos(tab).selected;
     app.pos[tab.index()].selected = index.min(len.saturating_sub(1));
@@ -427,6 +432,12 @@ fn sync_filter(app: &mut App) {
 }
 
 fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
+    if app.tab == Tab::Forms
+        && matches!(app.mode(), Mode::Main { .. })
+        && super::forms::update::run(app, command, effects)
+    {
+        return;
+    }
     match command {
         KeyCommand::ForceQuit => effects.push(Effect::Quit),
         KeyCommand::Quit => quit(app, effects),
@@ -485,6 +496,8 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
             );
         }
         KeyCommand::Decide(decision) => decide(app, decision, effects),
+        // The Forms tab's own (see `forms::update`).
+        KeyCommand::CyclePeriod | KeyCommand::OpenExample => {}
         KeyCommand::BulkDuplicate => bulk(app),
         KeyCommand::FindQuery => find::update::start(app, None),
         KeyCommand::JumpToItem => jump(app),
@@ -556,7 +569,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn go_tab(app: &mut App, tab: Tab) {
+pub(super) fn go_tab(app: &mut App, tab: Tab) {
     if tab != app.tab {
         app.tab = tab;
         app.focus = Focus::List;

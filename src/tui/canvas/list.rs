@@ -60,6 +60,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Tab::Damaged => "No damaged rows.",
                 Tab::Receipts => "",
                 Tab::Log => "The review log is empty: no decisions yet.",
+                Tab::Forms => "No forms in this period.",
             }
         } else if partial {
             "Nothing matches so far: the receipts are still being read."
@@ -125,6 +126,7 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
         Tab::Damaged => t.damaged.len(),
         Tab::Receipts => 0,
         Tab::Log => snap.log.len(),
+        Tab::Forms => 0,
     }
 }
 
@@ -291,6 +293,8 @@ fn row_cells(
                 .unwrap_or_default();
             c.rest(&note, theme.dim());
         }
+        // Drawn by its own canvas (see `forms`).
+        Tab::Forms => {}
     }
     (c.cells, row_style)
 }

@@ -8,6 +8,7 @@
 mod confirm;
 mod detail;
 mod footer;
+mod forms;
 mod header;
 mod help;
 mod list;
@@ -24,7 +25,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::layout;
-use crate::tui::app::{App, Overlay};
+use crate::tui::app::{App, Overlay, Tab};
 
 pub use theme::Theme;
 
@@ -44,9 +45,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
     header::draw(frame, areas.header, app, &theme);
     header::draw_banner(frame, areas.banner, app, &theme);
     tabs::draw(frame, areas.tabs, app, &theme);
-    if app.tab == crate::tui::app::Tab::Receipts {
+    if app.tab == Tab::Receipts {
         receipts::draw_list(frame, areas.list, app, &theme);
         receipts::draw_detail(frame, areas.detail, app, &theme);
+    } else if app.tab == Tab::Forms {
+        forms::draw(frame, areas.list.union(areas.detail), app, &theme);
     } else {
         list::draw(frame, areas.list, app, &theme);
         detail::draw(frame, areas.detail, app, &theme);

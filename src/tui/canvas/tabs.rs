@@ -7,6 +7,19 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, fit_segments, text, whole_segments};
 use crate::tui::app::{App, Tab};
 
+/// How much of each tab the bar shows: the first that fits the width.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    /// Titles, and pending/all.
+    Full,
+    /// Shorter titles, and pending/all.
+    Short,
+    /// The shortest titles and what is pending.
+    Tiny,
+    /// Numbers, and the shown tab's title and pending count.
+    Numbers,
+}
+
 fn short_title(tab: Tab) -> &'static str {
     match tab {
         Tab::Duplicates => "Dup",
@@ -15,6 +28,20 @@ fn short_title(tab: Tab) -> &'static str {
         Tab::Bots => "Bots",
         Tab::Damaged => "Dmg",
         Tab::Receipts => "Rcpt",
+        Tab::Forms => "Forms",
+        Tab::Log => "Log",
+    }
+}
+
+fn tiny_title(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Duplicates => "Dup",
+        Tab::Conflicts => "Conf",
+        Tab::Stuck => "Stk",
+        Tab::Bots => "Bot",
+        Tab::Damaged => "Dmg",
+        Tab::Receipts => "Rcp",
+        Tab::Forms => "Frm",
         Tab::Log => "Log",
     }
 }
@@ -22,42 +49,80 @@ fn short_title(tab: Tab) -> &'static str {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let c = &app.counts;
     let w = usize::from(area.width);
-    let segments = |short: bool| {
+    let segments = |fit: Fit| {
         let mut segments = Vec::new();
         for tab in Tab::ALL {
-            let count = match tab {
-                Tab::Duplicates => format!("{}/{}", c.groups_pending, c.groups),
-                Tab::Conflicts => format!("{}/{}", c.conflicts_pending, c.conflicts),
-                Tab::Stuck => format!("{}/{}", c.stuck_pending, c.stuck),
-                Tab::Bots => format!("{}/{}", c.bot_groups_pending, c.bot_groups),
-                Tab::Damaged => c.damaged.to_string(),
-                Tab::Receipts => app
-                    .find
-                    .outcome
-                    .as_ref()
-                    .map_or("–".to_string(), |o| o.total.to_string()),
-                Tab::Log => c.log.to_string(),
+            let (pending, all) = match tab {
+                Tab::Duplicates => (Some(c.groups_pending), Some(c.groups)),
+                Tab::Conflicts => (Some(c.conflicts_pending), Some(c.conflicts)),
+                Tab::Stuck => (Some(c.stuck_pending), Some(c.stuck)),
+                Tab::Bots => (Some(c.bot_groups_pending), Some(c.bot_groups)),
+                Tab::Damaged => (Some(c.damaged), None),
+                Tab::Log => (Some(c.log), None),
+                Tab::Receipts | Tab::Forms => (None, None),
+            };
+            let count = match (tab, fit) {
+                (_, Fit::Full | Fit::Short) => match (pending, all) {
+                    (Some(p), Some(a)) => format!("{p}/{a}"),
+                    (Some(n), None) => n.to_string(),
+                    _ => wide_count(app, tab),
+                },
+                _ => pending.map(|n| n.to_string()).unwrap_or_default(),
             };
             let active = tab == app.tab;
             let marker = if active { ">" } else { " " };
-            let title = if short { short_title(tab) } else { tab.title() };
-            segments.push((
-                format!("{marker}{} {title} {count} ", tab.index() + 1),
-                theme.tab(active),
-            ));
+            let title = match fit {
+                Fit::Full => tab.title(),
+                Fit::Short => short_title(tab),
+                Fit::Tiny => tiny_title(tab),
+                Fit::Numbers if active => tiny_title(tab),
+                Fit::Numbers => "",
+            };
+            let number = tab.index() + 1;
+            let text = match (title.is_empty(), count.is_empty() || title.is_empty()) {
+                (true, _) => format!("{marker}{number} "),
+                (false, true) => format!("{marker}{number} {title} "),
+                (false, false) => format!("{marker}{number} {title} {count} "),
+            };
+            segments.push((text, theme.tab(active)));
             segments.push(("│".to_string(), theme.dim()));
         }
         segments.pop();
         segments
     };
-    let mut full = segments(false);
-    let width: usize = full.iter().map(|(t, _)| text::width(t)).sum();
-    let line = if width <= w {
+    let width = |segments: &[(String, ratatui::style::Style)]| -> usize {
+        segments.iter().map(|(t, _)| text::width(t)).sum()
+    };
+    let mut full = segments(Fit::Full);
+    let line = if width(&full) <= w {
         full.push(("  (pending/all)".to_string(), theme.dim()));
         whole_segments(full, w)
     } else {
-        // Every tab stays in sight: shorter titles, and a cut only as a last resort.
-        fit_segments(segments(true), w)
+        // Every tab stays in sight: shorter titles, fewer counts, and a cut
+        // only as a last resort.
+        let fitting = [Fit::Short, Fit::Tiny, Fit::Numbers]
+            .into_iter()
+            .map(segments)
+            .find(|s| width(s) <= w)
+            .unwrap_or_else(|| segments(Fit::Numbers));
+        fit_segments(fitting, w)
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The Receipts tab's hits and the Forms tab's forms, where there is room.
+fn wide_count(app: &App, tab: Tab) -> String {
+    match tab {
+        Tab::Receipts => app
+            .find
+            .outcome
+            .as_ref()
+            .map_or("–".to_string(), |o| o.total.to_string()),
+        // Counted once the tab has been opened.
+        Tab::Forms => match app.forms.view() {
+            Some(_) => app.forms.rows().len().to_string(),
+            None => String::new(),
+        },
+        _ => String::new(),
+    }
 }

@@ -156,6 +156,8 @@ impl SearchIndex {
                 stuck.named("stuck:"),
                 bots.named("bot:"),
                 damaged.named("damaged:"),
+                // The Receipts and Forms tabs search and filter by themselves.
+                TabIndex::default(),
                 TabIndex::default(),
                 log,
             ],
@@ -180,6 +182,7 @@ impl SearchIndex {
                 rows(t.stuck.len()).named("stuck:"),
                 rows(t.bot_groups.len()).named("bot:"),
                 rows(t.damaged.len()).named("damaged:"),
+                TabIndex::default(),
                 TabIndex::default(),
                 rows(snap.log.len()),
             ],

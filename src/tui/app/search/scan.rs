@@ -85,6 +85,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
             })
             .map(|(i, _)| i)
             .collect(),
+        Tab::Forms => Vec::new(),
         Tab::Log => (0..snap.log.len())
             .rev()
             .filter(|&i| {

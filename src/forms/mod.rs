@@ -1,0 +1,108 @@
+//! The per-form view: one row per scope over a period (receipts, duplicate
+//! groups by class, copies without a key, replays, conflicts, stuck, bots),
+//! a series for a chart, and the likely pathways with their fix.
+//!
+//! Pure: computed from a [`Snapshot`] and its activity summary
+//! ([`crate::triage::activity`]), never from the receipts themselves, so a
+//! million receipts take milliseconds.
+//!
+//! What falls in a period: a receipt by its arrival; a duplicate group (and
+//! every copy's pathway evidence) by its earliest copy; a conflict by its
+//! latest attempt; a stuck receipt and a bot by their arrival. The chart's
+//! duplicate copies are placed by each copy's own arrival.
+
+mod compute;
+pub mod pathway;
+pub mod period;
+
+pub use compute::compute;
+pub use pathway::Pathway;
+pub use period::Period;
+
+use crate::model::{Millis, ReceiptId};
+
+/// A keyless share at or above this (of at least [`KEYLESS_MIN`] receipts)
+/// is evidence that the page sends no key, duplicates or not.
+pub const KEYLESS_SHARE: f64 = 0.3;
+pub const KEYLESS_MIN: u64 = 10;
+
+/// Copies are these many milliseconds apart or more to be "seconds apart".
+pub const SECOND_MS: Millis = 1_000;
+/// ...and fewer than these ("minutes apart" from here on).
+pub const MINUTE_MS: Millis = 60_000;
+
+/// The per-form view of one reading.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Forms {
+    pub period: Period,
+    /// The period's first instant (`None`: every receipt).
+    pub start_ms: Option<Millis>,
+    /// The chart's buckets: the first one's start and each one's length.
+    pub series_start_ms: Millis,
+    pub bucket_ms: Millis,
+    /// Ordered by scope.
+    pub rows: Vec<FormRow>,
+}
+
+/// One scope over the period.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FormRow {
+    pub scope: String,
+    pub receipts: u64,
+    pub duplicate_groups: usize,
+    /// Simultaneous, seconds, minutes.
+    pub by_class: [usize; 3],
+    pub exact: usize,
+    pub near: usize,
+    /// Copies beyond the first of each group.
+    pub copies: usize,
+    /// Receipts that came without a request key.
+    pub keyless: u64,
+    /// Retries absorbed by the keys of the period's receipts.
+    pub replays: u64,
+    pub conflicts: usize,
+    pub stuck: usize,
+    pub bots: usize,
+    /// Receipts and duplicate copies per bucket (see [`Forms::bucket_ms`]).
+    pub series: Vec<(u64, u64)>,
+    /// The likely pathways: those that make copies, most copies first; then
+    /// bots; retries absorbed (good news) last.
+    pub pathways: Vec<Finding>,
+}
+
+impl FormRow {
+    /// The share of receipts that came without a key (0 when none came).
+    pub fn keyless_share(&self) -> f64 {
+        if self.receipts == 0 {
+            0.0
+        } else {
+            self.keyless as f64 / self.receipts as f64
+        }
+    }
+}
+
+/// One pathway seen in a form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub pathway: Pathway,
+    /// Copies (replays for retries absorbed, receipts for bots) that show it.
+    pub count: u64,
+    /// The most recent item that shows it (`dup:12`), when one does.
+    pub example: Option<String>,
+    /// A receipt that shows it (the example item's first, or a bot's, or a
+    /// replayed one's).
+    pub example_receipt: Option<ReceiptId>,
+    /// What was seen, in plain words.
+    pub evidence: String,
+}
+
+impl Finding {
+    /// `e.g. dup:12`, or `e.g. receipt #91` where no item shows it.
+    pub fn example_label(&self) -> String {
+        match (&self.example, self.example_receipt) {
+            (Some(item), _) => format!("e.g. {item}"),
+            (None, Some(id)) => format!("e.g. receipt #{id}"),
+            (None, None) => String::new(),
+        }
+    }
+}

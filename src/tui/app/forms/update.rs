@@ -1,0 +1,165 @@
+//! The Forms tab's keys: moving through the forms (list focus) or the
+//! selected form's pathways (detail focus), cycling the period, and opening
+//! a pathway's example item on its own tab.
+
+use crate::forms::Pathway;
+use crate::review::Kind;
+
+use super::super::keymap::KeyCommand;
+use super::super::layout;
+use super::super::msg::Effect;
+use super::super::state::{App, Focus};
+use super::super::tab::{ClassFilter, Tab};
+use super::super::update::{go_tab, info, refilter_all, select};
+
+/// Handles a command on the Forms tab; `false` leaves it to the other tabs'
+/// handling (quitting, the filter, switching tabs...).
+pub fn run(app: &mut App, command: KeyCommand, _effects: &mut [Effect]) -> bool {
+    match command {
+        KeyCommand::CyclePeriod => {
+            app.forms.period = app.forms.period.next();
+            refresh(app);
+            let shown = app.forms.rows().len();
+            info(
+                app,
+                format!(
+                    "forms over the {}: {shown} form{}",
+                    app.forms.period.label(),
+                    if shown == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        KeyCommand::Up
+        | KeyCommand::Down
+        | KeyCommand::Top
+        | KeyCommand::Bottom
+        | KeyCommand::PageUp
+        | KeyCommand::PageDown => move_by(app, command),
+        KeyCommand::EnterDetail => {
+            if app.forms.selected_form().is_some() {
+                app.focus = Focus::Detail;
+            }
+        }
+        KeyCommand::Back if app.focus == Focus::Detail => app.focus = Focus::List,
+        KeyCommand::OpenExample => open_example(app),
+        _ => return false,
+    }
+    true
+}
+
+/// Makes the view again for the current reading, period and filter.
+pub fn refresh(app: &mut App) {
+    let snapshot = app.snapshot.clone();
+    app.forms.refresh(snapshot.as_ref(), &app.filter);
+}
+
+fn move_by(app: &mut App, command: KeyCommand) {
+    let (current, len) = match app.focus {
+        Focus::List => (app.forms.selected, app.forms.rows().len()),
+        Focus::Detail => (
+            app.forms.pathway,
+            app.forms.selected_form().map_or(0, |r| r.pathways.len()),
+        ),
+    };
+    if len == 0 {
+        return;
+    }
+    let page = layout::list_rows(app.size, app.read_only().is_some(), Focus::List);
+    let next = match command {
+        KeyCommand::Down => current.saturating_add(1),
+        KeyCommand::Up => current.saturating_sub(1),
+        KeyCommand::Top => 0,
+        KeyCommand::Bottom => len - 1,
+        KeyCommand::PageDown => current.saturating_add(page),
+        KeyCommand::PageUp => current.saturating_sub(page),
+        _ => current,
+    }
+    .min(len - 1);
+    match app.focus {
+        Focus::List => {
+            if next != app.forms.selected {
+                app.forms.selected = next;
+                app.forms.pathway = 0;
+            }
+        }
+        Focus::Detail => app.forms.pathway = next,
+    }
+}
+
+/// Opens the selected pathway's example item on its tab (the filters that
+/// hide it are cleared first), or says which receipt shows it when no item
+/// does.
+fn open_example(app: &mut App) {
+    let Some(finding) = app.forms.selected_finding().cloned() else {
+        return info(app, "no pathway selected".into());
+    };
+    let Some(item) = finding.example.clone() else {
+        let what = match (finding.pathway, finding.example_receipt) {
+            (Pathway::Bots, Some(id)) => {
+                format!("receipt #{id} is a suspected bot; it is no item to open here")
+            }
+            (Pathway::RetriesAbsorbed, Some(id)) => format!(
+                "receipt #{id}: retries its key answered with the stored response; nothing to decide"
+            ),
+            _ => format!("{}: no example item to open", finding.pathway.title()),
+        };
+        return info(app, what);
+    };
+    let Some((tab, index)) = item_place(app, &item) else {
+        return info(app, format!("{item} is not in this reading any more"));
+    };
+    let row = |app: &App| app.rows(tab).iter().position(|&r| r == index);
+    let at = match row(app) {
+        Some(at) => at,
+        None => {
+            // Hidden by a filter: the filters go, the item shows.
+            app.filter.clear();
+            app.class_filter = ClassFilter::All;
+            refilter_all(app);
+            refresh(app);
+            match row(app) {
+                Some(at) => at,
+                None => return info(app, format!("{item} is not shown on its tab")),
+            }
+        }
+    };
+    go_tab(app, tab);
+    select(app, tab, at);
+    info(
+        app,
+        format!(
+            "{item}: the example of {} ({} goes back to Forms)",
+            finding.pathway.title(),
+            Tab::Forms.index() + 1
+        ),
+    );
+}
+
+/// The tab an item is on, and its index in the reading's list there.
+fn item_place(app: &App, item: &str) -> Option<(Tab, usize)> {
+    let snap = app.snapshot.as_ref()?;
+    let t = &snap.triage;
+    let (kind, id) = crate::review::parse_item(item).ok()?;
+    match kind {
+        Kind::Duplicate => t
+            .duplicates
+            .iter()
+            .position(|g| g.members[0].id == id)
+            .map(|i| (Tab::Duplicates, i)),
+        Kind::Conflict => t
+            .conflicts
+            .iter()
+            .position(|c| c.receipt_id == id)
+            .map(|i| (Tab::Conflicts, i)),
+        Kind::Stuck => t
+            .stuck
+            .iter()
+            .position(|s| s.receipt_id == id)
+            .map(|i| (Tab::Stuck, i)),
+        Kind::Bot => t
+            .bot_groups
+            .iter()
+            .position(|g| g.receipts[0].id == id)
+            .map(|i| (Tab::Bots, i)),
+    }
+}

@@ -1,0 +1,304 @@
+//! The Forms tab: a table of the forms over the period on top; below, the
+//! selected form's daily chart (receipts against duplicate copies) and its
+//! likely pathways, the selected one with its evidence and advice.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Sparkline};
+
+use super::{Theme, fit_segments, short_time, text};
+use crate::forms::{FormRow, Forms};
+use crate::tui::app::{App, Focus, Tab};
+
+/// From this width on, the chart and the pathways stand side by side.
+const SIDE_BY_SIDE: u16 = 120;
+
+/// Draws the tab over the list and detail panes (`body`: both together).
+pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
+    if body.height == 0 {
+        return;
+    }
+    let Some(forms) = app.forms.view() else {
+        return;
+    };
+    let rows = app.forms.rows();
+    let table_h = (rows.len() as u16 + 2)
+        .max(3)
+        .min((body.height * 2 / 5).max(4))
+        .min(body.height);
+    let table = Rect::new(body.x, body.y, body.width, table_h);
+    draw_table(frame, table, app, forms, theme);
+    let rest = Rect::new(body.x, body.y + table_h, body.width, body.height - table_h);
+    if rest.height < 2 {
+        return;
+    }
+    let Some(form) = app.forms.selected_form() else {
+        frame.render_widget(
+            Paragraph::new(Line::styled("  No form selected.", theme.dim())),
+            rest,
+        );
+        return;
+    };
+    let focused = app.focus == Focus::Detail;
+    let title = vec![
+        (
+            format!(" {} ", text::safe(&form.scope, 40)),
+            theme.pane_title(focused),
+        ),
+        (
+            if focused {
+                "· j/k pathway, Enter opens its example, Esc back ".to_string()
+            } else {
+                "· Enter: its pathways ".to_string()
+            },
+            theme.dim(),
+        ),
+    ];
+    frame.render_widget(
+        Paragraph::new(fit_segments(title, usize::from(rest.width))),
+        Rect::new(rest.x, rest.y, rest.width, 1),
+    );
+    let inner = Rect::new(rest.x, rest.y + 1, rest.width, rest.height - 1);
+    let (chart, pathways) = if inner.width >= SIDE_BY_SIDE {
+        let w = inner.width * 2 / 5;
+        (
+            Rect::new(inner.x, inner.y, w, inner.height),
+            Rect::new(inner.x + w, inner.y, inner.width - w, inner.height),
+        )
+    } else {
+        let h = 5.min(inner.height);
+        (
+            Rect::new(inner.x, inner.y, inner.width, h),
+            Rect::new(inner.x, inner.y + h, inner.width, inner.height - h),
+        )
+    };
+    draw_chart(frame, chart, app.shown_zone(), forms, form, theme);
+    draw_pathways(frame, pathways, app, form, focused, theme);
+}
+
+/// The columns that fit, most useful first: (header, width, cell).
+type Column = (&'static str, usize, fn(&FormRow) -> String);
+
+const COLUMNS: &[Column] = &[
+    ("receipts", 9, |r| r.receipts.to_string()),
+    ("groups", 7, |r| r.duplicate_groups.to_string()),
+    ("no key", 11, |r| {
+        format!("{} {:.0}%", r.keyless, r.keyless_share() * 100.0)
+    }),
+    ("sim/sec/min", 12, |r| {
+        let [a, b, c] = r.by_class;
+        format!("{a}/{b}/{c}")
+    }),
+    ("bots", 5, |r| r.bots.to_string()),
+    ("stuck", 6, |r| r.stuck.to_string()),
+    ("confl", 6, |r| r.conflicts.to_string()),
+    ("replays", 8, |r| r.replays.to_string()),
+    ("exact/near", 11, |r| format!("{}/{}", r.exact, r.near)),
+];
+
+fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &Theme) {
+    let w = usize::from(area.width);
+    let rows = app.forms.rows();
+    let focused = app.focus == Focus::List;
+    let mut title = vec![
+        (
+            format!(" {} ", Tab::Forms.title()),
+            theme.pane_title(focused),
+        ),
+        (format!("· {} (p) ", forms.period.label()), theme.key()),
+        (
+            format!("· {} of {} forms ", rows.len(), forms.rows.len()),
+            theme.dim(),
+        ),
+    ];
+    if !app.filter.is_empty() {
+        title.push((
+            format!("· filter \"{}\" (Esc clears) ", text::safe(&app.filter, 30)),
+            theme.key(),
+        ));
+    }
+    let mut lines = vec![fit_segments(title, w)];
+    if rows.is_empty() {
+        let why = if app.filter.is_empty() {
+            "No receipts in this period (p shows another)."
+        } else {
+            "No form matches the filter (Esc clears it)."
+        };
+        lines.push(Line::styled(format!("  {why}"), theme.dim()));
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    // The scope column takes what the counts leave, within reason.
+    let inner = w.saturating_sub(2);
+    let scope_min = 14.min(inner);
+    let mut used = scope_min;
+    let columns: Vec<&Column> = COLUMNS
+        .iter()
+        .take_while(|c| {
+            used += c.1;
+            used <= inner
+        })
+        .collect();
+    let counts_w: usize = columns.iter().map(|c| c.1).sum();
+    let scope_w = inner.saturating_sub(counts_w).min(36).max(scope_min);
+    let mut header = vec![
+        Span::raw("  "),
+        Span::styled(text::pad("form", scope_w), theme.dim()),
+    ];
+    for c in &columns {
+        header.push(Span::styled(text::pad_left(c.0, c.1), theme.dim()));
+    }
+    lines.push(Line::from(header));
+    let height = usize::from(area.height.saturating_sub(2));
+    let selected = app.forms.selected.min(rows.len() - 1);
+    let offset = (selected + 1).saturating_sub(height.max(1));
+    for (i, &index) in rows.iter().enumerate().skip(offset).take(height) {
+        let r = &forms.rows[index];
+        let is_selected = i == selected;
+        let mut spans = vec![
+            Span::raw(if is_selected { "> " } else { "  " }),
+            Span::raw(text::safe_pad(&r.scope, scope_w)),
+        ];
+        for c in &columns {
+            spans.push(Span::raw(text::pad_left(&(c.2)(r), c.1)));
+        }
+        let used = scope_w + counts_w;
+        if used < inner {
+            spans.push(Span::raw(" ".repeat(inner - used)));
+        }
+        let mut line = Line::from(spans);
+        if is_selected {
+            line = line.patch_style(theme.selected(focused));
+        }
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Receipts and duplicate copies per bucket, as two sparklines on the same
+/// time axis (each scaled to its own largest bucket, written beside it).
+fn draw_chart(
+    frame: &mut Frame,
+    area: Rect,
+    zone: crate::model::Zone,
+    forms: &Forms,
+    form: &FormRow,
+    theme: &Theme,
+) {
+    if area.height == 0 || area.width < 20 {
+        return;
+    }
+    let label_w: u16 = 16;
+    let room = usize::from(area.width.saturating_sub(label_w + 1));
+    // The latest buckets that fit, each as wide as the room allows (up to 4).
+    let shown = form.series.len().min(room).max(1);
+    let series = &form.series[form.series.len() - shown.min(form.series.len())..];
+    let repeat = (room / series.len().max(1)).clamp(1, 4);
+    let receipts: Vec<u64> = series
+        .iter()
+        .flat_map(|&(r, _)| std::iter::repeat_n(r, repeat))
+        .collect();
+    let copies: Vec<u64> = series
+        .iter()
+        .flat_map(|&(_, c)| std::iter::repeat_n(c, repeat))
+        .collect();
+    let unit = if forms.bucket_ms < 24 * 3_600_000 {
+        "hour"
+    } else {
+        "day"
+    };
+    let max_r = series.iter().map(|s| s.0).max().unwrap_or(0);
+    let max_c = series.iter().map(|s| s.1).max().unwrap_or(0);
+    let rows = area.height.saturating_sub(1);
+    let (h_r, h_c) = match rows {
+        0 => (0, 0),
+        1 => (1, 0),
+        // Beyond four rows a bar says no more.
+        n => ((n - n / 2).min(4), (n / 2).min(4)),
+    };
+    let spark_w = (receipts.len() as u16).min(area.width - label_w);
+    let mut y = area.y;
+    for (label, data, max, h, style) in [
+        ("receipts", &receipts, max_r, h_r, theme.plain()),
+        ("dup. copies", &copies, max_c, h_c, theme.warn()),
+    ] {
+        if h == 0 {
+            continue;
+        }
+        let text_lines = vec![
+            Line::styled(format!(" {label}"), style),
+            Line::styled(format!(" max {max}/{unit}"), theme.dim()),
+        ];
+        frame.render_widget(Paragraph::new(text_lines), Rect::new(area.x, y, label_w, h));
+        frame.render_widget(
+            Sparkline::default().data(data).max(max.max(1)).style(style),
+            Rect::new(area.x + label_w, y, spark_w, h),
+        );
+        y += h;
+    }
+    let first = forms.series_start_ms + (form.series.len() - series.len()) as i64 * forms.bucket_ms;
+    let axis = format!(" per {unit}, {} to now", short_time(zone, first));
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            text::fit(&axis, usize::from(area.width)),
+            theme.dim(),
+        )),
+        Rect::new(area.x, y, area.width, 1.min(area.bottom() - y)),
+    );
+}
+
+fn draw_pathways(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    form: &FormRow,
+    focused: bool,
+    theme: &Theme,
+) {
+    if area.height == 0 {
+        return;
+    }
+    let w = usize::from(area.width);
+    let mut lines = vec![Line::styled(" Likely pathways", theme.title())];
+    if form.pathways.is_empty() {
+        lines.push(Line::styled(
+            "  None: no copies, bots or replays in this period.",
+            theme.dim(),
+        ));
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let selected = app.forms.pathway.min(form.pathways.len() - 1);
+    // What the selected one says takes the lines the list leaves, at least 2.
+    let height = usize::from(area.height) - 1;
+    let list_h = form.pathways.len().min(height.saturating_sub(2).max(1));
+    let offset = (selected + 1).saturating_sub(list_h);
+    for (i, f) in form.pathways.iter().enumerate().skip(offset).take(list_h) {
+        let is_selected = i == selected;
+        let line = format!(
+            "{}{:<18} {:>6} {:<8} {}",
+            if is_selected { "> " } else { "  " },
+            f.pathway.title(),
+            f.count,
+            f.pathway.unit(f.count),
+            f.example_label()
+        );
+        let mut line = Line::raw(text::pad(&text::fit(&line, w), w));
+        if is_selected {
+            line = line.patch_style(theme.selected(focused));
+        }
+        lines.push(line);
+    }
+    let f = &form.pathways[selected];
+    let room = height - list_h;
+    let mut said = Vec::new();
+    for l in text::wrap(&format!("→ {}", f.pathway.advice()), w.saturating_sub(2)) {
+        said.push(Line::styled(format!("  {l}"), theme.key()));
+    }
+    for l in text::wrap(&format!("seen: {}", f.evidence), w.saturating_sub(2)) {
+        said.push(Line::styled(format!("  {l}"), theme.dim()));
+    }
+    lines.extend(said.into_iter().take(room));
+    frame.render_widget(Paragraph::new(lines), area);
+}
