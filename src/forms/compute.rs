@@ -152,6 +152,13 @@ pub fn compute(snap: &Snapshot, period: Period) -> Forms {
             table.form(&s.scope).row.stuck += 1;
         }
     }
+    // A bot receipt's example is its bot group, to jump to.
+    let bot_group: HashMap<ReceiptId, usize> = t
+        .bot_groups
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| g.receipts.iter().map(move |r| (r.id, i)))
+        .collect();
     for p in &a.bots {
         let Some(scope) = a.scopes.get(p.scope as usize) else {
             continue;
@@ -159,7 +166,11 @@ pub fn compute(snap: &Snapshot, period: Period) -> Forms {
         if within(Some(p.created_ms)) {
             let b = table.form(&scope.scope);
             b.row.bots += 1;
-            b.seen[Pathway::Bots as usize].add(1, p.created_ms, None, p.id);
+            let item = bot_group
+                .get(&p.id)
+                .map(|&i| move || t.bot_groups[i].item());
+            let item = item.as_ref().map(|f| f as &dyn Fn() -> String);
+            b.seen[Pathway::Bots as usize].add(1, p.created_ms, item, p.id);
         }
     }
     for p in &a.replayed {
@@ -489,7 +500,27 @@ mod tests {
         let bots = forms.rows.iter().find(|r| r.scope == "f/bots").unwrap();
         assert_eq!((bots.receipts, bots.bots, bots.replays), (4, 1, 3));
         assert_eq!(bots.pathways[0].example_receipt, Some(20));
+        // No bot group holds receipt 20 in this triage: nothing to jump to.
         assert_eq!(bots.pathways[0].example, None);
+    }
+
+    #[test]
+    fn a_bot_receipts_example_is_its_bot_group() {
+        use crate::triage::model::{BotEvidence, BotGroup, BotReceipt};
+        let mut snap = planted();
+        Arc::make_mut(&mut snap.triage).bot_groups = vec![Arc::new(BotGroup {
+            evidence: BotEvidence::Honeypot,
+            receipts: vec![BotReceipt {
+                id: 20,
+                created_ms: NOW - HOUR_MS,
+                scope: 0,
+            }],
+            senders: 1,
+            scopes: vec!["f/bots".into()],
+        })];
+        let forms = compute(&snap, Period::Week);
+        let bots = forms.rows.iter().find(|r| r.scope == "f/bots").unwrap();
+        assert_eq!(bots.pathways[0].example.as_deref(), Some("bot:20"));
     }
 
     #[test]

@@ -301,9 +301,27 @@ fn each_form_is_told_its_planted_pathway_first() {
         );
         assert!(!p["advice"].as_str().unwrap().is_empty());
         let example = &p["example"];
-        if ["retries_absorbed", "bots"].contains(&pathway) {
+        if pathway == "retries_absorbed" {
             assert!(
                 example.is_null() && p["example_receipt"].is_i64(),
+                "{scope}: {p}"
+            );
+        } else if pathway == "bots" {
+            // The example is one of the report's bot groups, holding the receipt.
+            let item = example.as_str().unwrap();
+            let group = v["bot_groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|g| g["item"] == item)
+                .unwrap_or_else(|| panic!("{item} is no bot group"));
+            let receipt = p["example_receipt"].as_i64().unwrap();
+            assert!(
+                group["receipt_ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|id| id.as_i64() == Some(receipt)),
                 "{scope}: {p}"
             );
         } else {

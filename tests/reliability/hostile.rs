@@ -573,7 +573,7 @@ fn the_screen_writes_only_harmless_sequences_for_hostile_data() {
         seen.push_str(&screen.text());
     };
     // Every tab; the list, the detail and the raw payloads of many items.
-    for tab in ["1", "2", "3", "4", "5", "6"] {
+    for tab in ["1", "2", "3", "4", "5", "6", "7", "8"] {
         press(&mut screen, tab, 150);
         for _ in 0..2 {
             press(&mut screen, "\r", 40);
