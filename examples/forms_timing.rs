@@ -82,7 +82,7 @@ fn main() -> anyhow::Result<()> {
         }
         compute_ms.insert(period.as_arg().into(), median(times).into());
     }
-    // The screen: a reading arrives, then key 5 opens the Forms tab.
+    // The screen: a reading arrives, then key 7 opens the Forms tab.
     let indexed = IndexedSnapshot::new(snap);
     let mut open = Vec::new();
     for _ in 0..runs.max(1) {
@@ -103,7 +103,7 @@ fn main() -> anyhow::Result<()> {
         };
         update(&mut app, Msg::Loaded(fresh));
         let t = Instant::now();
-        update(&mut app, Msg::Key(key('5')));
+        update(&mut app, Msg::Key(key('7')));
         open.push(ms(t));
         assert!(app.forms.view().is_some(), "the view was made");
     }

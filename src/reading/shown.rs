@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::model::ReceiptId;
-use crate::triage::model::{AttemptSource, BotGroup, Conflict, DuplicateGroup, Triage};
+use crate::triage::model::{AttemptSource, Conflict, DuplicateGroup, Triage};
 
 /// The shown ids of the last reading, and the groups they came from.
 #[derive(Default)]
@@ -22,8 +22,6 @@ pub struct Shown {
     members: Vec<ReceiptId>,
     /// The receipts every conflict shows, ascending (with repeats).
     in_conflicts: Vec<ReceiptId>,
-    /// The receipts of every bot group, ascending.
-    in_bots: Vec<ReceiptId>,
 }
 
 impl Shown {
@@ -36,20 +34,16 @@ impl Shown {
                 self.members = replace_sorted(&self.members, &gone, &new);
                 let (gone, new) = changed(&before.conflicts, &t.conflicts);
                 self.in_conflicts = replace_sorted(&self.in_conflicts, &gone, &new);
-                let (gone, new) = changed(&before.bot_groups, &t.bot_groups);
-                self.in_bots = replace_sorted(&self.in_bots, &gone, &new);
             }
             None => {
                 self.members = receipts_of(t.duplicates.iter());
                 self.in_conflicts = receipts_of(t.conflicts.iter());
-                self.in_bots = receipts_of(t.bot_groups.iter());
             }
         }
         self.triage = Some(Arc::clone(t));
         let mut stuck: Vec<ReceiptId> = t.stuck.iter().map(|s| s.receipt_id).collect();
         stuck.sort_unstable();
-        let others = merge_unique(&self.in_bots, &stuck);
-        merge_unique(&self.members, &merge_unique(&self.in_conflicts, &others))
+        merge_unique(&self.members, &merge_unique(&self.in_conflicts, &stuck))
     }
 }
 
@@ -74,13 +68,6 @@ impl Shows for Conflict {
                 .filter(|a| a.source == AttemptSource::Receipts)
                 .map(|a| a.id),
         );
-    }
-}
-
-/// Every receipt of a bot group: the senders and texts its detail shows.
-impl Shows for BotGroup {
-    fn receipts(&self, out: &mut Vec<ReceiptId>) {
-        out.extend(self.receipts.iter().map(|r| r.id));
     }
 }
 
@@ -240,23 +227,6 @@ mod tests {
         }
     }
 
-    fn bots(ids: &[ReceiptId]) -> Arc<BotGroup> {
-        let receipts = ids
-            .iter()
-            .map(|&id| crate::triage::model::BotReceipt {
-                id,
-                created_ms: id,
-                scope: 0,
-            })
-            .collect();
-        Arc::new(BotGroup {
-            evidence: crate::triage::model::BotEvidence::Honeypot,
-            receipts,
-            senders: ids.len(),
-            scopes: vec!["s".into()],
-        })
-    }
-
     /// A conflict of receipts that share a key (and one attempt refused).
     fn conflict(original: ReceiptId, others: &[ReceiptId]) -> Arc<Conflict> {
         let attempt = |id, source| crate::triage::model::Attempt {
@@ -282,11 +252,9 @@ mod tests {
     fn kept_up_to_date_as_a_full_listing() {
         let (a, b, c) = (group(&[5, 9]), group(&[2, 7]), group(&[11, 12]));
         let (x, y) = (conflict(30, &[31]), conflict(40, &[41]));
-        let trap = bots(&[50, 52]);
         let mut first = Triage {
             duplicates: vec![a.clone(), b.clone(), c.clone()],
             conflicts: vec![x.clone(), y],
-            bot_groups: vec![trap.clone(), bots(&[60])],
             ..Triage::default()
         };
         first.stuck = vec![stuck(9), stuck(1)];
@@ -300,18 +268,11 @@ mod tests {
             duplicates: vec![a, group(&[2, 7, 13]), group(&[12, 14])],
             conflicts: vec![conflict(5, &[6]), x, conflict(40, &[42])],
             stuck: vec![stuck(1), stuck(20)],
-            // A bot group stays, one grows.
-            bot_groups: vec![trap, bots(&[60, 61])],
             ..Triage::default()
         });
         let ids = shown.update(&second);
         assert_eq!(ids, crate::reading::shown_ids(&second));
-        assert_eq!(
-            ids,
-            vec![
-                1, 2, 5, 6, 7, 9, 12, 13, 14, 20, 30, 31, 40, 42, 50, 52, 60, 61
-            ]
-        );
+        assert_eq!(ids, vec![1, 2, 5, 6, 7, 9, 12, 13, 14, 20, 30, 31, 40, 42]);
         // The same reading again changes nothing.
         assert_eq!(shown.update(&second), ids);
     }

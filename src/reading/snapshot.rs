@@ -192,12 +192,7 @@ pub fn shown_ids(t: &Triage) -> Vec<ReceiptId> {
                     .map(|a| a.id),
             )
         }))
-        .chain(t.stuck.iter().map(|s| s.receipt_id))
-        .chain(
-            t.bot_groups
-                .iter()
-                .flat_map(|g| g.receipts.iter().map(|r| r.id)),
-        );
+        .chain(t.stuck.iter().map(|s| s.receipt_id));
     let mut out: Vec<ReceiptId> = ids.collect();
     out.par_sort_unstable();
     out.dedup();

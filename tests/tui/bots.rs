@@ -136,3 +136,26 @@ fn the_filter_works_on_the_bots_tab() {
     }
     assert_eq!(app.rows(Tab::Bots), &[0]);
 }
+
+#[test]
+fn a_bot_groups_senders_come_from_its_payloads_when_not_held() {
+    use receipt_review::tui::app::msg::PayloadRef;
+    // The screen holds the receipts of the other items only; a bot
+    // receipt's sender is read from its payload when its group is shown.
+    let mut fx = bots_fixture();
+    fx.snapshot.receipts = fixture().snapshot.receipts;
+    for n in 1..=3 {
+        fx.payloads.insert(
+            PayloadRef::Receipt(200 + n),
+            format!(r#"{{"email":"Bot{n}@Spam.example","message":"buy now"}}"#),
+        );
+    }
+    let mut app = on_bots(&fx, 160, 48);
+    let wanted = app.wanted_payloads();
+    assert!(wanted.contains(&PayloadRef::Receipt(201)), "{wanted:?}");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let shown = screen(&app, 160, 48);
+    for n in 1..=3 {
+        assert!(shown.contains(&format!("Bot{n}@Spam.example")), "{shown}");
+    }
+}

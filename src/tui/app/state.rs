@@ -148,6 +148,10 @@ pub struct Busy {
     pub total: Option<u64>,
 }
 
+/// How many of a bot group's receipts the detail reads the payloads of, for
+/// their senders (a campaign may hold thousands).
+pub const BOT_SENDERS_READ: usize = 200;
+
 /// The whole state of the review screen.
 #[derive(Debug)]
 pub struct App {
@@ -403,6 +407,14 @@ impl App {
                     .collect()
             }
             Some(Selected::Stuck(i)) => vec![PayloadRef::Receipt(t.stuck[i].receipt_id)],
+            // The senders its detail lists, from the first receipts.
+            Some(Selected::Bot(i)) => t.bot_groups[i]
+                .receipts
+                .iter()
+                .take(BOT_SENDERS_READ)
+                .filter(|r| snap.receipt_view(r.id).is_none())
+                .map(|r| PayloadRef::Receipt(r.id))
+                .collect(),
             Some(Selected::Damaged(i)) if self.raw_view => {
                 vec![PayloadRef::Receipt(t.damaged[i].receipt_id)]
             }

@@ -10,17 +10,30 @@ use super::msg::ItemDecision;
 use super::state::{Confirm, ConfirmAction};
 
 /// The sender a receipt names (its email, else phone, else name), as the
-/// campaign rule counts senders; `None` when its fields are not read yet
-/// or name no one. Not yet safe to show: pass it through `sanitize`.
-pub fn sender_of(snap: &Snapshot, id: i64) -> Option<String> {
-    let r = snap.receipt_view(id)?;
-    r.fields()
-        .filter_map(|(k, v)| match identity_of(k) {
-            Some(Identity::Organisation) | None => None,
-            Some(identity) => Some((identity, v.to_string())),
-        })
-        .min()
-        .map(|(_, v)| v)
+/// campaign rule counts senders: from the receipts the items show, else
+/// from its payload (a bot receipt's is read when its group is shown, so
+/// the screen does not hold tens of thousands of them); `None` when neither
+/// is here yet or it names no one. Not yet safe to show: pass it through
+/// `sanitize`.
+pub fn sender_of(snap: &Snapshot, payload: Option<&str>, id: i64) -> Option<String> {
+    let named = |fields: &mut dyn Iterator<Item = (String, String)>| {
+        fields
+            .filter_map(|(k, v)| match identity_of(&k) {
+                Some(Identity::Organisation) | None => None,
+                Some(identity) if !v.trim().is_empty() => Some((identity, v)),
+                Some(_) => None,
+            })
+            .min()
+            .map(|(_, v)| v)
+    };
+    if let Some(r) = snap.receipt_view(id) {
+        return named(&mut r.fields().map(|(k, v)| (k.to_string(), v.to_string())));
+    }
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(payload?).ok()?;
+    named(&mut object.into_iter().filter_map(|(k, v)| match v {
+        serde_json::Value::String(s) => Some((k.to_lowercase(), s)),
+        _ => None,
+    }))
 }
 
 /// The question before `spam` on a whole group: it says how many receipts

@@ -9,6 +9,7 @@ use crate::sanitize::clean;
 use crate::triage::model::BotEvidence;
 use crate::tui::app::App;
 use crate::tui::app::bots::sender_of;
+use crate::tui::app::msg::PayloadRef;
 
 fn why(evidence: BotEvidence) -> &'static str {
     match evidence {
@@ -68,9 +69,15 @@ pub fn lines(
         theme.dim(),
     ));
     for r in &g.receipts {
-        let sender = sender_of(snap, r.id)
-            .map(|s| clean(&s).into_owned())
-            .unwrap_or_else(|| "(no sender)".into());
+        let asked = app.payload(PayloadRef::Receipt(r.id));
+        let payload = asked.and_then(|p| p.as_ref().ok()).map(String::as_str);
+        let read = asked.is_some() || snap.receipt_view(r.id).is_some();
+        let sender = match sender_of(snap, payload, r.id) {
+            Some(s) => clean(&s).into_owned(),
+            None if read => "(no sender)".into(),
+            // Not read yet (or past the first receipts, whose payloads are read).
+            None => "…".into(),
+        };
         let row = format!(
             "#{:<9} {:<17} {} · {}",
             r.id,
