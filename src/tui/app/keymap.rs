@@ -178,6 +178,23 @@ pub enum KeyCommand {
     InputClear,
 }
 
+impl KeyCommand {
+    /// The row a movement lands on in a list of `len` rows (`len > 0`) from
+    /// `current`, `page` rows a page; other commands stay.
+    pub fn moved(self, current: usize, len: usize, page: usize) -> usize {
+        let next = match self {
+            KeyCommand::Down => current.saturating_add(1),
+            KeyCommand::Up => current.saturating_sub(1),
+            KeyCommand::Top => 0,
+            KeyCommand::Bottom => len - 1,
+            KeyCommand::PageDown => current.saturating_add(page),
+            KeyCommand::PageUp => current.saturating_sub(page),
+            _ => current,
+        };
+        next.min(len - 1)
+    }
+}
+
 /// One row of the keymap.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding {
@@ -408,6 +425,18 @@ mod tests {
 
     fn press(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn a_movement_lands_inside_the_list() {
+        use KeyCommand::*;
+        assert_eq!(Down.moved(3, 5, 10), 4);
+        assert_eq!(Down.moved(4, 5, 10), 4);
+        assert_eq!(Up.moved(0, 5, 10), 0);
+        assert_eq!(PageDown.moved(1, 5, 10), 4);
+        assert_eq!(PageUp.moved(4, 50, 3), 1);
+        assert_eq!((Top.moved(4, 5, 3), Bottom.moved(0, 5, 3)), (0, 4));
+        assert_eq!(Help.moved(2, 5, 3), 2);
     }
 
     #[test]

@@ -614,16 +614,7 @@ fn move_by(app: &mut App, command: KeyCommand) {
     }
     let page = list_rows(app);
     let current = app.pos(tab).selected;
-    let next = match command {
-        KeyCommand::Down => current.saturating_add(1),
-        KeyCommand::Up => current.saturating_sub(1),
-        KeyCommand::Top => 0,
-        KeyCommand::Bottom => len - 1,
-        KeyCommand::PageDown => current.saturating_add(page),
-        KeyCommand::PageUp => current.saturating_sub(page),
-        _ => current,
-    };
-    select(app, tab, next);
+    select(app, tab, command.moved(current, len, page));
 }
 
 fn back(app: &mut App) {

@@ -65,16 +65,7 @@ fn move_by(app: &mut App, command: KeyCommand) {
         return;
     }
     let page = layout::list_rows(app.size, app.read_only().is_some(), Focus::List);
-    let next = match command {
-        KeyCommand::Down => current.saturating_add(1),
-        KeyCommand::Up => current.saturating_sub(1),
-        KeyCommand::Top => 0,
-        KeyCommand::Bottom => len - 1,
-        KeyCommand::PageDown => current.saturating_add(page),
-        KeyCommand::PageUp => current.saturating_sub(page),
-        _ => current,
-    }
-    .min(len - 1);
+    let next = command.moved(current, len, page);
     match app.focus {
         Focus::List => {
             if next != app.forms.selected {
