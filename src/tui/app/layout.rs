@@ -29,6 +29,18 @@ pub fn too_small(area: Rect) -> bool {
     super::screen_size::too_small(area.width, area.height)
 }
 
+/// The first row shown of a list `height` rows high, so that `selected` is
+/// in sight, moving the last `offset` as little as it can.
+pub fn offset_showing(selected: usize, offset: usize, height: usize) -> usize {
+    if selected < offset {
+        selected
+    } else if selected >= offset + height {
+        selected + 1 - height
+    } else {
+        offset
+    }
+}
+
 fn rows(area: Rect, y: u16, height: u16) -> Rect {
     Rect::new(area.x, y, area.width, height)
 }

@@ -362,11 +362,7 @@ fn scroll_into_view(app: &mut App, tab: Tab) {
     let height = list_rows(app);
     let len = app.rows(tab).len();
     let pos = &mut app.pos[tab.index()];
-    if pos.selected < pos.offset {
-        pos.offset = pos.selected;
-    } else if pos.selected >= pos.offset + height {
-        pos.offset = pos.selected + 1 - height;
-    }
+    pos.offset = layout::offset_showing(pos.selected, pos.offset, height);
     // No empty space below the last row when the list could fill the pane.
     pos.offset = pos.offset.min(len.saturating_sub(height));
 }

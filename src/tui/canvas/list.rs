@@ -77,12 +77,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let pos = app.pos(tab);
     let selected = pos.selected.min(rows.len() - 1);
     // The same rule as `update`, in case the screen size changed since.
-    let mut offset = pos.offset;
-    if selected < offset {
-        offset = selected;
-    } else if selected >= offset + height {
-        offset = selected + 1 - height;
-    }
+    let offset = crate::tui::app::layout::offset_showing(selected, pos.offset, height);
     let inner = w.saturating_sub(2);
     // The item column is as wide as the longest id in sight (ids grow with the database).
     let item_w = rows

@@ -76,12 +76,7 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let height = usize::from(area.height).saturating_sub(lines.len());
             let pos = app.pos(Tab::Receipts);
             let selected = pos.selected.min(rows.len().saturating_sub(1));
-            let mut offset = pos.offset;
-            if selected < offset {
-                offset = selected;
-            } else if selected >= offset + height {
-                offset = selected + 1 - height;
-            }
+            let offset = crate::tui::app::layout::offset_showing(selected, pos.offset, height);
             let inner = w.saturating_sub(2);
             for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
                 let Some(hit) = o.hits.get(row) else {
