@@ -11,6 +11,7 @@ HISTORY_END = "<!-- bench:history:end -->"
 HEADLINE_RE = re.compile(r"<!-- bench:headline (\{.*?\}) -->")
 
 REFRESH_TARGET_MS = 50
+HISTORY_ROWS = 10
 SHAPES = [("demo", "demo"), ("mixed", "mixed")]
 
 
@@ -136,6 +137,8 @@ def write_markdown(path, body):
         rows = [line for line in lines[len(header):] if line.startswith("|")]
         if row not in rows:
             rows.insert(0, row)
+        # A short table: the older runs stay in the file's history.
+        rows = rows[:HISTORY_ROWS]
         text = pre + HISTORY_BEGIN + "\n" + "\n".join(header + rows) + "\n" + HISTORY_END + post
     path.write_text(text)
 
