@@ -1,0 +1,708 @@
+//! The planner: draws inquiries and their pathways over the days before `now`, as timed
+//! steps for the writer, in time order.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+use std::rc::Rc;
+use std::sync::mpsc::SyncSender;
+
+use chrono::{Datelike, Timelike};
+use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Map, Value};
+
+use super::scenario::{
+    Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, PageView, Pathway, SCOPES, ScenarioKind,
+    ScopeSpec, Tag,
+};
+use crate::intake::canonical::{canonical, sha256_hex};
+use crate::intake::store::Submission;
+use crate::model::time::format_rfc3339;
+use crate::model::{Millis, ReceiptId};
+use crate::triage::model::DamageReason;
+
+use super::summary::*;
+use super::{DAY, END_MARGIN, HOUR, MAX_DAYS, MIN_DAYS, MINUTE, PER_DAY};
+use super::{scenario, texts};
+
+/// What the planner tells the writer, in order.
+pub(super) enum PlanStep {
+    /// A duplicate group is planted; its index is the count of earlier `NewGroup`s.
+    NewGroup {
+        scope: &'static str,
+        pathway: Pathway,
+    },
+    NewFollowUp,
+    NewConflict(PlantedConflict),
+    NewRetry,
+    NewBotCampaign,
+    /// An event, in time order.
+    Event(Ready),
+}
+
+/// An event ready for the intake: the payload already checked and canonicalised.
+pub(super) struct Ready {
+    pub(super) at: Millis,
+    pub(super) ja: bool,
+    pub(super) scope: &'static str,
+    pub(super) body: ReadyBody,
+    pub(super) action: Action,
+    pub(super) tag: Tag,
+}
+
+pub(super) enum ReadyBody {
+    Submission(Result<Submission, String>),
+    Raw {
+        payload: String,
+        digest: String,
+        created_at: String,
+    },
+}
+
+/// An event waiting for its time.
+pub(super) struct Pending {
+    pub(super) at: Millis,
+    pub(super) seq: u64,
+    pub(super) ja: bool,
+    pub(super) event: Event,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+pub(super) struct GroupBuild {
+    pub(super) scope: &'static str,
+    pub(super) pathway: Pathway,
+    pub(super) members: Vec<(ReceiptId, Millis, Content)>,
+}
+
+pub(super) struct Generator {
+    pub(super) rng: ChaCha8Rng,
+    pub(super) now: Millis,
+    pub(super) start: Millis,
+    pub(super) end: Millis,
+    pub(super) target: usize,
+    /// Cumulative activity weight at the end of each hour from `start`.
+    pub(super) cumulative: Vec<f64>,
+    pub(super) heap: BinaryHeap<Reverse<Pending>>,
+    pub(super) seq: u64,
+    pub(super) out: SyncSender<PlanStep>,
+    /// The writer stopped listening (it failed): stop planning.
+    pub(super) stopped: bool,
+    pub(super) groups: usize,
+    pub(super) follow_ups: usize,
+    pub(super) conflicts: usize,
+    pub(super) retries: usize,
+    pub(super) bot_campaigns: usize,
+}
+
+impl Generator {
+    pub(super) fn new(opts: &DemoOptions, out: SyncSender<PlanStep>) -> Self {
+        let mix = opts.seed ^ (opts.now_ms as u64).rotate_left(29) ^ 0x5eed_7ec3_1e7a_1c0d;
+        let end = opts.now_ms - END_MARGIN;
+        let days = (opts.receipts.div_ceil(PER_DAY) as i64).clamp(MIN_DAYS, MAX_DAYS);
+        let start = end - days * DAY;
+        let hours = (days * 24) as usize;
+        let mut cumulative = Vec::with_capacity(hours);
+        let mut total = 0.0;
+        for h in 0..hours {
+            total += activity(start + h as Millis * HOUR);
+            cumulative.push(total);
+        }
+        Self {
+            rng: ChaCha8Rng::seed_from_u64(mix),
+            now: opts.now_ms,
+            start,
+            end,
+            target: opts.receipts,
+            cumulative,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            out,
+            stopped: false,
+            groups: 0,
+            follow_ups: 0,
+            conflicts: 0,
+            retries: 0,
+            bot_campaigns: 0,
+        }
+    }
+
+    pub(super) fn send(&mut self, msg: PlanStep) {
+        if !self.stopped && self.out.send(msg).is_err() {
+            self.stopped = true;
+        }
+    }
+
+    /// The time at `progress` (0..1) of the main stream, following the daily rhythm.
+    pub(super) fn time_at(&self, progress: f64) -> Millis {
+        let total = *self.cumulative.last().unwrap_or(&1.0);
+        let goal = progress.clamp(0.0, 1.0) * total;
+        let i = self.cumulative.partition_point(|c| *c < goal);
+        let i = i.min(self.cumulative.len() - 1);
+        let before = if i == 0 { 0.0 } else { self.cumulative[i - 1] };
+        let width = self.cumulative[i] - before;
+        let frac = if width > 0.0 {
+            (goal - before) / width
+        } else {
+            0.0
+        };
+        self.start + i as Millis * HOUR + (frac * HOUR as f64) as Millis
+    }
+
+    pub(super) fn push(&mut self, ja: bool, event: Event) {
+        self.seq += 1;
+        self.heap.push(Reverse(Pending {
+            at: event.at,
+            seq: self.seq,
+            ja,
+            event,
+        }));
+    }
+
+    pub(super) fn run(mut self) {
+        let n = self.target;
+        let (damaged_each, stuck, fresh) = if n >= 40 {
+            (
+                (n / 250_000).max(1),
+                (n / 5_000).max(3),
+                (n / 50_000).max(2),
+            )
+        } else {
+            (0, 0, 0)
+        };
+        let main = n - 3 * damaged_each - stuck - fresh;
+        self.plant_specials(damaged_each, stuck, fresh);
+
+        let kinds: Vec<(ScenarioKind, u32)> = KIND_WEIGHTS.to_vec();
+        let mut planned = 0usize;
+        let mut last_t = self.start;
+        while planned < main && !self.stopped {
+            let mut kind = kinds.choose_weighted(&mut self.rng, |k| k.1).unwrap().0;
+            if scenario::max_rows(kind) > main - planned {
+                kind = ScenarioKind::Single;
+            }
+            let t = (self.time_at(planned as f64 / main as f64) + self.rng.random_range(0..20_000))
+                .max(last_t)
+                .min(self.end);
+            last_t = t;
+            self.flush_until(t);
+            planned += self.plant(kind, t);
+        }
+        self.flush_until(Millis::MAX);
+    }
+
+    pub(super) fn scope(&mut self) -> &'static ScopeSpec {
+        SCOPES.choose_weighted(&mut self.rng, |s| s.weight).unwrap()
+    }
+
+    /// Mostly the kind's home form (see [`scenario::home_of`]).
+    pub(super) fn scope_for(&mut self, kind: ScenarioKind) -> &'static ScopeSpec {
+        let home = scenario::home_of(kind)
+            .filter(|_| self.rng.random_bool(scenario::HOME_SHARE))
+            .and_then(|name| SCOPES.iter().find(|s| s.name == name));
+        home.unwrap_or_else(|| self.scope())
+    }
+
+    pub(super) fn key_for(&mut self, scope: &ScopeSpec) -> Option<String> {
+        self.rng
+            .random_bool(scope.keyed)
+            .then(|| scenario::new_key(&mut self.rng))
+    }
+
+    pub(super) fn json(
+        &mut self,
+        scope: &'static ScopeSpec,
+        inquiry: &Inquiry,
+        page: &PageView,
+        at: Millis,
+        content: Content,
+    ) -> Rc<Map<String, Value>> {
+        Rc::new(scenario::payload(
+            &mut self.rng,
+            scope,
+            inquiry,
+            page,
+            at,
+            content,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn submit(
+        &mut self,
+        ja: bool,
+        scope: &'static ScopeSpec,
+        key: Option<String>,
+        body: Rc<Map<String, Value>>,
+        at: Millis,
+        action: Action,
+        tag: Tag,
+    ) {
+        self.push(
+            ja,
+            Event {
+                at,
+                scope: scope.name,
+                key,
+                body: Body::Json(body),
+                action,
+                tag,
+            },
+        );
+    }
+
+    pub(super) fn complete(&mut self) -> Action {
+        Action::Complete {
+            latency: scenario::latency(&mut self.rng),
+        }
+    }
+
+    /// Plants one scenario starting at `t`; returns the receipt rows it will write.
+    pub(super) fn plant(&mut self, kind: ScenarioKind, t: Millis) -> usize {
+        let scope = self.scope_for(kind);
+        let inquiry = Inquiry::new(&mut self.rng, scope);
+        let ja = inquiry.visitor.lang == texts::Lang::Ja;
+        let page = PageView::new(&mut self.rng);
+        match kind {
+            ScenarioKind::Single => {
+                let body = self.json(scope, &inquiry, &page, t, Content::Original);
+                let key = self.key_for(scope);
+                let action = self.complete();
+                self.submit(ja, scope, key, body, t, action, Tag::Single);
+                1
+            }
+            ScenarioKind::SecondClick | ScenarioKind::RetryNewKey | ScenarioKind::Reload => {
+                let (pathway, copies) = match kind {
+                    ScenarioKind::SecondClick => {
+                        let copies = if self.rng.random_bool(0.2) { 3 } else { 2 };
+                        (Pathway::SecondClick, copies)
+                    }
+                    ScenarioKind::RetryNewKey => (Pathway::RetryNewKey, 2),
+                    _ => (Pathway::Reload, 2),
+                };
+                let group = self.new_group(scope, pathway);
+                let keyed = self.rng.random_bool(scope.keyed);
+                let mut at = t;
+                for i in 0..copies {
+                    if i > 0 {
+                        at += match pathway {
+                            Pathway::SecondClick => self.rng.random_range(1_200..5_000),
+                            Pathway::RetryNewKey => self.rng.random_range(2_000..40_000),
+                            _ => self.rng.random_range(75_000..9 * MINUTE),
+                        };
+                    }
+                    let body = self.json(scope, &inquiry, &page, at, Content::Original);
+                    let key = keyed.then(|| scenario::new_key(&mut self.rng));
+                    let action = self.complete();
+                    let tag = Tag::Group {
+                        group,
+                        content: Content::Original,
+                    };
+                    self.submit(ja, scope, key, body, at, action, tag);
+                }
+                copies
+            }
+            ScenarioKind::TwoHandlers => {
+                let group = self.new_group(scope, Pathway::TwoHandlers);
+                let gap = self.rng.random_range(0..900);
+                let half_first = self.rng.random_bool(0.4);
+                for (i, content) in [Content::Original, Content::Half].into_iter().enumerate() {
+                    let first = (i == 0) != half_first;
+                    let at = if first { t } else { t + gap };
+                    let body = self.json(scope, &inquiry, &page, at, content);
+                    let key = self.key_for(scope);
+                    let action = self.complete();
+                    self.submit(
+                        ja,
+                        scope,
+                        key,
+                        body,
+                        at,
+                        action,
+                        Tag::Group { group, content },
+                    );
+                }
+                2
+            }
+            ScenarioKind::EditedResend => {
+                let group = self.new_group(scope, Pathway::EditedResend);
+                let keyed = self.rng.random_bool(scope.keyed);
+                let body = self.json(scope, &inquiry, &page, t, Content::Original);
+                let key = keyed.then(|| scenario::new_key(&mut self.rng));
+                let action = self.complete();
+                let tag = Tag::Group {
+                    group,
+                    content: Content::Original,
+                };
+                self.submit(ja, scope, key, body, t, action, tag);
+                let mut edited = inquiry.clone();
+                let lang = inquiry.visitor.lang;
+                // The message is the free-text field; a subject line is too short for
+                // "a few words" to be a small change.
+                edited.message = texts::edit_text(&mut self.rng, lang, &inquiry.message);
+                let at = t + self.rng.random_range(20_000..8 * MINUTE);
+                let body = self.json(scope, &edited, &page, at, Content::Edited);
+                let key = keyed.then(|| scenario::new_key(&mut self.rng));
+                let action = self.complete();
+                let tag = Tag::Group {
+                    group,
+                    content: Content::Edited,
+                };
+                self.submit(ja, scope, key, body, at, action, tag);
+                2
+            }
+            ScenarioKind::RetrySameKey => {
+                let body = self.json(scope, &inquiry, &page, t, Content::Original);
+                let key = scenario::new_key(&mut self.rng);
+                let action = self.complete();
+                let scenario_id = self.seq as usize;
+                self.submit(
+                    ja,
+                    scope,
+                    Some(key.clone()),
+                    body.clone(),
+                    t,
+                    action,
+                    Tag::Single,
+                );
+                let mut at = t;
+                for _ in 0..self.rng.random_range(1..3) {
+                    // The response was lost: the page posts the very same request again.
+                    at += self.rng.random_range(2_000..30_000);
+                    self.submit(
+                        ja,
+                        scope,
+                        Some(key.clone()),
+                        body.clone(),
+                        at,
+                        Action::ExpectReplay,
+                        Tag::Replayed {
+                            scenario: scenario_id,
+                        },
+                    );
+                }
+                1
+            }
+            ScenarioKind::FollowUp => {
+                let delay = self.rng.random_range(2 * HOUR..30 * HOUR);
+                if t + delay > self.end {
+                    return self.plant(ScenarioKind::Single, t);
+                }
+                let pair = self.follow_ups;
+                self.follow_ups += 1;
+                self.send(PlanStep::NewFollowUp);
+                let body = self.json(scope, &inquiry, &page, t, Content::Original);
+                let key = self.key_for(scope);
+                let action = self.complete();
+                self.submit(ja, scope, key, body, t, action, Tag::FollowUp { pair });
+                let mut again = inquiry.clone();
+                if self.rng.random_bool(0.6) {
+                    // No answer yet: a new message; otherwise the very same text again.
+                    again.message = texts::message(&mut self.rng, &inquiry.visitor, scope.topic);
+                }
+                let page = PageView::new(&mut self.rng);
+                let at = t + delay;
+                let body = self.json(scope, &again, &page, at, Content::Original);
+                let key = self.key_for(scope);
+                let action = self.complete();
+                self.submit(ja, scope, key, body, at, action, Tag::FollowUp { pair });
+                2
+            }
+            ScenarioKind::Conflict => {
+                let conflict = self.conflicts;
+                self.conflicts += 1;
+                let key = scenario::new_key(&mut self.rng);
+                self.send(PlanStep::NewConflict(PlantedConflict {
+                    receipt_id: 0,
+                    scope: scope.name.to_string(),
+                    request_key: key.clone(),
+                    attempts: 0,
+                }));
+                let body = self.json(scope, &inquiry, &page, t, Content::Original);
+                let action = self.complete();
+                self.submit(
+                    ja,
+                    scope,
+                    Some(key.clone()),
+                    body,
+                    t,
+                    action,
+                    Tag::Conflict { conflict },
+                );
+                let mut at = t;
+                let attempts = if self.rng.random_bool(0.85) { 1 } else { 2 };
+                let mut changed = inquiry.clone();
+                for _ in 0..attempts {
+                    // The page kept its key while the visitor changed the message.
+                    at += self.rng.random_range(5_000..5 * MINUTE);
+                    changed.message =
+                        texts::edit_text(&mut self.rng, inquiry.visitor.lang, &changed.message);
+                    let body = self.json(scope, &changed, &page, at, Content::Edited);
+                    self.submit(
+                        ja,
+                        scope,
+                        Some(key.clone()),
+                        body,
+                        at,
+                        Action::ExpectConflict,
+                        Tag::ConflictAttempt { conflict },
+                    );
+                }
+                1
+            }
+            ScenarioKind::FailedThenRetried => {
+                let retry = self.retries;
+                self.retries += 1;
+                self.send(PlanStep::NewRetry);
+                let key = scenario::new_key(&mut self.rng);
+                let body = self.json(scope, &inquiry, &page, t, Content::Original);
+                let latency = scenario::latency(&mut self.rng);
+                self.submit(
+                    ja,
+                    scope,
+                    Some(key.clone()),
+                    body.clone(),
+                    t,
+                    Action::Fail { latency },
+                    Tag::FailedFirst { retry },
+                );
+                let at = t + latency + self.rng.random_range(30_000..20 * MINUTE);
+                let latency = scenario::latency(&mut self.rng);
+                self.submit(
+                    ja,
+                    scope,
+                    Some(key),
+                    body,
+                    at,
+                    Action::ExpectReclaim { latency },
+                    Tag::Reclaim { retry },
+                );
+                1
+            }
+            ScenarioKind::Bots => self.plant_bots(scope, t),
+        }
+    }
+
+    pub(super) fn plant_bots(&mut self, scope: &'static ScopeSpec, t: Millis) -> usize {
+        let campaign = self.bot_campaigns;
+        self.bot_campaigns += 1;
+        self.send(PlanStep::NewBotCampaign);
+        let (subject, message) = texts::spam(&mut self.rng);
+        let senders = self.rng.random_range(3..=6);
+        let mut seen = HashSet::new();
+        let mut at = t;
+        for i in 0..senders {
+            if i > 0 {
+                at += self.rng.random_range(2_000..60_000);
+            }
+            let (name, email) = loop {
+                let (name, email) = texts::spam_sender(&mut self.rng);
+                if seen.insert(email.clone()) {
+                    break (name, email);
+                }
+            };
+            let honeypot = self.rng.random_bool(0.8);
+            let mut map = Map::new();
+            map.insert("name".into(), Value::String(name));
+            map.insert("email".into(), Value::String(email));
+            map.insert("subject".into(), Value::String(subject.clone()));
+            map.insert("message".into(), Value::String(message.clone()));
+            if let Some(hp) = scope.honeypot {
+                let filled = if honeypot {
+                    ["1", "http://spam.example/", "on", "yes"]
+                        .choose(&mut self.rng)
+                        .unwrap()
+                        .to_string()
+                } else {
+                    String::new()
+                };
+                map.insert(hp.into(), Value::String(filled));
+            }
+            self.submit(
+                false,
+                scope,
+                None,
+                Rc::new(map),
+                at,
+                Action::Complete { latency: 40 },
+                Tag::Bot { campaign, honeypot },
+            );
+        }
+        senders
+    }
+
+    /// Stuck and fresh in-flight receipts and damaged rows, at their own times.
+    pub(super) fn plant_specials(&mut self, damaged_each: usize, stuck: usize, fresh: usize) {
+        for i in 0..stuck {
+            let age = if i % 3 == 0 {
+                self.rng.random_range(6 * MINUTE..2 * HOUR)
+            } else {
+                self.rng.random_range(2 * HOUR..3 * DAY)
+            };
+            self.in_flight(self.now - age, Tag::Stuck);
+        }
+        for _ in 0..fresh {
+            let age = self.rng.random_range(10_000..4 * MINUTE);
+            self.in_flight(self.now - age, Tag::Fresh);
+        }
+        for reason in [
+            DamageReason::Payload,
+            DamageReason::Time,
+            DamageReason::Digest,
+        ] {
+            for _ in 0..damaged_each {
+                let progress = self.rng.random_range(0.05..0.95);
+                let at = self.time_at(progress) + self.rng.random_range(0..MINUTE);
+                self.damaged(reason, at);
+            }
+        }
+    }
+
+    pub(super) fn in_flight(&mut self, at: Millis, tag: Tag) {
+        let scope = self.scope();
+        let inquiry = Inquiry::new(&mut self.rng, scope);
+        let ja = inquiry.visitor.lang == texts::Lang::Ja;
+        let page = PageView::new(&mut self.rng);
+        let body = self.json(scope, &inquiry, &page, at, Content::Original);
+        let key = if self.rng.random_bool(0.8) {
+            Some(scenario::new_key(&mut self.rng))
+        } else {
+            None
+        };
+        self.submit(ja, scope, key, body, at, Action::LeaveInFlight, tag);
+    }
+
+    pub(super) fn damaged(&mut self, reason: DamageReason, at: Millis) {
+        let scope = self.scope();
+        let inquiry = Inquiry::new(&mut self.rng, scope);
+        let ja = inquiry.visitor.lang == texts::Lang::Ja;
+        let page = PageView::new(&mut self.rng);
+        let map = scenario::payload(&mut self.rng, scope, &inquiry, &page, at, Content::Original);
+        let text = canonical(&map).expect("generated payloads are canonical");
+        let (payload, digest, created_at) = match reason {
+            DamageReason::Payload => {
+                // A legacy handler stored the form-encoded body instead of JSON.
+                let body = format!(
+                    "name={}&email={}&message={}",
+                    inquiry.visitor.name.replace(' ', "+"),
+                    inquiry.visitor.email.replace('@', "%40"),
+                    inquiry.message.chars().take(40).collect::<String>()
+                );
+                let digest = sha256_hex(&body);
+                (body, digest, format_rfc3339(at))
+            }
+            DamageReason::Time => {
+                let created = [
+                    "Sun, 29 Nov 2026 10:15:30 GMT".to_string(),
+                    "29/11/2026 10:15".to_string(),
+                    "yesterday".to_string(),
+                    String::new(),
+                ]
+                .choose(&mut self.rng)
+                .unwrap()
+                .clone();
+                let digest = sha256_hex(&text);
+                (text, digest, created)
+            }
+            _ => {
+                // Someone fixed a typo in the payload by hand and left the digest.
+                let digest = sha256_hex(&text);
+                let edited = text.replacen("\"name\":\"", "\"name\":\" ", 1);
+                (edited, digest, format_rfc3339(at))
+            }
+        };
+        self.push(
+            ja,
+            Event {
+                at,
+                scope: scope.name,
+                key: None,
+                body: Body::Raw {
+                    payload,
+                    digest,
+                    created_at,
+                },
+                action: Action::Complete { latency: 0 },
+                tag: Tag::Damaged(reason),
+            },
+        );
+    }
+
+    pub(super) fn new_group(&mut self, scope: &'static ScopeSpec, pathway: Pathway) -> usize {
+        self.send(PlanStep::NewGroup {
+            scope: scope.name,
+            pathway,
+        });
+        self.groups += 1;
+        self.groups - 1
+    }
+
+    /// Sends every event due by `t`, in time order, canonicalised.
+    pub(super) fn flush_until(&mut self, t: Millis) {
+        while let Some(Reverse(top)) = self.heap.peek() {
+            if top.at > t || self.stopped {
+                break;
+            }
+            let Reverse(p) = self.heap.pop().expect("peeked");
+            let ev = p.event;
+            let body = match ev.body {
+                Body::Json(map) => ReadyBody::Submission(
+                    Submission::new(ev.scope, ev.key.as_deref(), &map).map_err(|e| e.to_string()),
+                ),
+                Body::Raw {
+                    payload,
+                    digest,
+                    created_at,
+                } => ReadyBody::Raw {
+                    payload,
+                    digest,
+                    created_at,
+                },
+            };
+            self.send(PlanStep::Event(Ready {
+                at: ev.at,
+                ja: p.ja,
+                scope: ev.scope,
+                body,
+                action: ev.action,
+                tag: ev.tag,
+            }));
+        }
+    }
+}
+
+/// Relative submission activity in the hour starting at `at` (Japan time: quiet nights, busy
+/// office hours, quieter weekends).
+pub(super) fn activity(at: Millis) -> f64 {
+    let Some(utc) = chrono::DateTime::from_timestamp_millis(at) else {
+        return 1.0;
+    };
+    let jst = utc + chrono::Duration::hours(9);
+    let hour = match jst.hour() {
+        0..=6 => 0.15,
+        7..=8 => 0.6,
+        9..=11 => 1.5,
+        12 => 1.0,
+        13..=17 => 1.5,
+        18..=21 => 0.9,
+        _ => 0.4,
+    };
+    let weekend = matches!(jst.weekday(), chrono::Weekday::Sat | chrono::Weekday::Sun);
+    if weekend { hour * 0.6 } else { hour }
+}
