@@ -16,6 +16,8 @@
 //!   every receipt, joined with a snapshot's items);
 //! - [`forms`]: the per-form view of a reading (counts over a period, the
 //!   likely pathways that make duplicates, with their fix);
+//! - [`i18n`]: the English and Japanese catalogues every screen and
+//!   command-line string is read from;
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!
@@ -27,6 +29,7 @@ pub mod cli;
 pub mod demo;
 pub mod find;
 pub mod forms;
+pub mod i18n;
 pub mod intake;
 pub mod memory;
 pub mod model;
