@@ -65,7 +65,7 @@ impl ExportFilter {
                 return false;
             }
         }
-        (self.operators.is_empty() || self.operators.iter().any(|o| *o == entry.operator))
+        (self.operators.is_empty() || self.operators.contains(&entry.operator))
             && (self.items.is_empty() || self.items.iter().any(|m| m.holds(entry)))
     }
 }
