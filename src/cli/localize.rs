@@ -72,6 +72,11 @@ fn localize_arg(arg: Arg, lang: Lang, command: &str) -> Arg {
         t!(lang, "cli.heading.options")
     };
     let mut arg = arg.help_heading(heading);
+    if let Some(index) = arg.get_index() {
+        // Under a heading of their own, arguments are listed by display
+        // order, which clap gives options only: keep the typed order.
+        arg = arg.display_order(index);
+    }
     if lang != Lang::En {
         // clap writes `[default: …]` and `[possible values: …]` in English:
         // said here instead, in the user's language.

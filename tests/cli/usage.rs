@@ -198,6 +198,16 @@ fn check_help_lists_only_what_check_uses_and_every_argument_has_a_line() {
         }
     }
     let resolve = help_lines(&stdout(&run(&["resolve", "--help"])));
+    let positionals: Vec<&str> = resolve
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| n.starts_with('<'))
+        .collect();
+    assert_eq!(
+        positionals,
+        ["<DB>", "<ITEM>", "<DECISION>"],
+        "in the order typed"
+    );
     for name in ["<DB>", "--note <NOTE>", "--operator <NAME>"] {
         assert!(
             resolve.iter().any(|(n, t)| n == name && !t.is_empty()),
@@ -217,7 +227,7 @@ fn lang_ja_speaks_japanese_errors_and_help() {
     // After the command too.
     assert_eq!(refused(&run(&["report", "--lang=ja"])), line);
     let line = refused(&run(&["--lang", "ja", "report", "x.db", "--window", "-5m"]));
-    assert!(line.contains("--window: 0 より大きい時間"), "{line}");
+    assert!(line.contains("--window：0 より大きい時間"), "{line}");
     assert!(line.contains("「-5m」"), "{line}");
 
     let o = run(&["--lang", "ja", "report", "--help"]);
