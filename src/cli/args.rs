@@ -1,4 +1,9 @@
 //! The command line, as clap sees it.
+//!
+//! The texts `--help` shows (abouts, argument help) are the catalogue's
+//! (`[cli.about]`, `[cli.help]` in `assets/i18n/`), set at run time in the
+//! user's language by [`super::localize`]; the doc comments here document
+//! the fields. Values are checked by parsers that speak that language too.
 
 use std::path::PathBuf;
 
@@ -6,8 +11,10 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::forms::Period;
+use crate::i18n;
 use crate::model::{Millis, Settings};
 use crate::review::ExportFormat;
+use crate::t;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -23,6 +30,11 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub tui: TuiArgs,
+    /// The language of messages and help: en or ja (default: from LC_ALL,
+    /// LC_MESSAGES or LANG). Read before the rest of the command line (see
+    /// `super::lang`), so clap itself never sees it; declared here for `--help`.
+    #[arg(long, global = true, value_name = "LANG", value_parser = ["en", "ja"], hide_possible_values = true)]
+    pub lang: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -33,7 +45,7 @@ pub struct TuiArgs {
     #[arg(long, conflicts_with = "db")]
     pub demo: bool,
     /// Name recorded with each decision (default: the login name).
-    #[arg(long)]
+    #[arg(long, value_name = "NAME")]
     pub operator: Option<String>,
     /// Open without the right to write: decisions are off.
     #[arg(long)]
@@ -45,14 +57,16 @@ pub struct TuiArgs {
     pub analysis: AnalysisArgs,
 }
 
-/// The options every analysing command shares.
+/// The options of the commands that analyse the receipts (the screen,
+/// `report`, `find`, `resolve`); `check` and `export` analyse nothing.
 #[derive(Args, Debug, Clone, Default)]
 pub struct AnalysisArgs {
     /// Copies further apart than this are not duplicates (e.g. 600, 90s, 10m, 1h).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    /// Hyphen values reach the parser, which says why `-5m` cannot be one.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, allow_hyphen_values = true)]
     pub window: Option<Millis>,
     /// An in_flight receipt older than this is stuck (e.g. 300, 5m).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, allow_hyphen_values = true)]
     pub stuck_after: Option<Millis>,
     /// A payload field to leave out of the visitor fingerprint (repeatable).
     #[arg(long = "ignore-field", value_name = "FIELD")]
@@ -76,10 +90,35 @@ impl AnalysisArgs {
     }
 }
 
+/// What limits an export, as typed: times are read in the operator's zone
+/// once it is known (see `commands::export`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExportLimits {
+    /// Only rows decided at or after this time (a day such as 2026-11-29 is
+    /// its start in the operator's zone).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only rows decided before this time (a day such as 2026-11-29 is
+    /// included whole).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only rows recorded by this operator (repeatable).
+    #[arg(long = "operator", value_name = "NAME")]
+    pub operators: Vec<String>,
+    /// Only rows about this item (dup:12), or every item of a kind (dup:,
+    /// conflict:, stuck:, bot:); repeatable.
+    #[arg(long = "item", value_name = "ITEM")]
+    pub items: Vec<String>,
+    /// Read --since and --until days in this IANA zone (default: TZ, else the system's).
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print the triage summary (for people, or --json for scripts and CI).
     Report {
+        /// The receipts database.
         db: PathBuf,
         /// The documented JSON format instead of the summary.
         #[arg(long)]
@@ -88,13 +127,14 @@ pub enum Command {
         #[arg(long, value_name = "ZONE")]
         tz: Option<String>,
         /// The period of the per-form table: 24h, 7d, 30d or all (every receipt).
-        #[arg(long, default_value = "all", value_parser = Period::parse)]
+        #[arg(long, default_value = "all", value_parser = parse_period)]
         period: Period,
         #[command(flatten)]
         analysis: AnalysisArgs,
     },
     /// Find any receipt: by field text, email, name, phone, key, scope, #number or time.
     Find {
+        /// The receipts database.
         db: PathBuf,
         /// What to find: words, #1907 or 1907, a time (10:00, yesterday 10:00, 10:00..11:00).
         #[arg(num_args = 1..)]
@@ -110,31 +150,41 @@ pub enum Command {
     },
     /// Check schema and digest integrity; exit 1 when damaged rows are found.
     Check {
+        /// The receipts database.
         db: PathBuf,
-        #[command(flatten)]
-        analysis: AnalysisArgs,
     },
     /// Record a decision on an item (dup:ID, conflict:ID, stuck:ID).
     Resolve {
+        /// The receipts database.
         db: PathBuf,
+        /// The item to decide: dup:12, conflict:40, stuck:77 or bot:5 (see `report`).
         item: String,
         /// duplicate|correction|distinct|spam, original_stands|follow_up, completed|failed|still_pending
         decision: String,
+        /// A note recorded with the decision.
         #[arg(long)]
         note: Option<String>,
-        #[arg(long)]
+        /// Name recorded with the decision (default: the login name).
+        #[arg(long, value_name = "NAME")]
         operator: Option<String>,
         #[command(flatten)]
         analysis: AnalysisArgs,
     },
-    /// Export the review log.
+    /// Export the review log (CSV for spreadsheets, JSONL for scripts).
     Export {
+        /// The receipts database whose review log to export.
         db: PathBuf,
-        #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
+        /// csv (safe to open in a spreadsheet) or jsonl (one JSON object a line).
+        #[arg(long, value_enum, default_value_t = ExportFormat::Csv, hide_possible_values = true)]
         format: ExportFormat,
-        /// Write here (via a temporary file and a rename) instead of standard output.
+        /// Start the CSV with a UTF-8 BOM, so that Excel (on Japanese Windows too) reads it as UTF-8.
         #[arg(long)]
+        bom: bool,
+        /// Write here (via a temporary file and a rename) instead of standard output.
+        #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        limits: ExportLimits,
     },
     /// Read one JSON object on stdin and print its canonical text (or its digest).
     Canonical {
@@ -143,14 +193,20 @@ pub enum Command {
         digest: bool,
     },
     /// Create an empty receipts database (WAL mode).
-    Init { db: PathBuf },
+    Init {
+        /// The database file to create (its folder must exist).
+        db: PathBuf,
+    },
     /// Write a realistic demo database.
     Demo {
-        #[arg(long, default_value = "receipt-review-demo.db")]
+        /// The file to write (new or empty; its folder must exist).
+        #[arg(long, value_name = "FILE", default_value = "receipt-review-demo.db")]
         out: PathBuf,
-        #[arg(long, default_value_t = 2000)]
+        /// How many receipts to write.
+        #[arg(long, value_name = "N", default_value_t = 2000)]
         receipts: usize,
-        #[arg(long, default_value_t = 1)]
+        /// The seed of the random choices: the same seed writes the same database.
+        #[arg(long, value_name = "N", default_value_t = 1)]
         seed: u64,
         /// The demo's "now": receipts are placed in the days before it.
         #[arg(long, value_name = "TIME", value_parser = parse_time_arg)]
@@ -169,36 +225,58 @@ impl ValueEnum for ExportFormat {
     }
 }
 
-/// `600`, `600s`, `90s`, `10m`, `1h`, `1500ms` → milliseconds. A bare number is seconds.
+/// `600`, `600s`, `90s`, `10m`, `1h`, `1500ms` → milliseconds, more than
+/// zero. A bare number is seconds. The message is in the language of the
+/// command line.
 pub fn parse_duration_ms(text: &str) -> Result<Millis, String> {
+    let lang = i18n::current();
+    let shown = crate::sanitize::inline(text, 40);
     let t = text.trim();
+    if t.starts_with('-') {
+        return Err(t!(lang, "cli.value.duration_not_positive", text = shown));
+    }
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("not a duration: {text:?} (try 600, 90s, 10m or 1h)"))?;
+        .map_err(|_| t!(lang, "cli.value.not_a_duration", text = shown))?;
     let scale = match unit.trim() {
         "" | "s" => 1000.0,
         "ms" => 1.0,
         "m" | "min" => 60_000.0,
         "h" => 3_600_000.0,
-        _ => {
-            return Err(format!(
-                "unknown duration unit in {text:?} (use ms, s, m or h)"
-            ));
-        }
+        _ => return Err(t!(lang, "cli.value.duration_unit", text = shown)),
     };
     let ms = value * scale;
-    if !ms.is_finite() || !(0.0..=366.0 * 86_400_000.0).contains(&ms) {
-        return Err(format!("duration out of range: {text:?}"));
+    if !ms.is_finite() || ms > 366.0 * 86_400_000.0 {
+        return Err(t!(lang, "cli.value.duration_range", text = shown));
+    }
+    if ms.round() < 1.0 {
+        return Err(t!(lang, "cli.value.duration_not_positive", text = shown));
     }
     Ok(ms.round() as Millis)
 }
 
 fn parse_time_arg(text: &str) -> Result<Millis, String> {
-    crate::model::time::parse_text(text)
+    crate::model::time::parse_text(text).map_err(|_| {
+        t!(
+            i18n::current(),
+            "cli.value.time",
+            text = crate::sanitize::inline(text, 40)
+        )
+    })
+}
+
+fn parse_period(text: &str) -> Result<Period, String> {
+    Period::parse(text).map_err(|_| {
+        t!(
+            i18n::current(),
+            "cli.value.period",
+            text = crate::sanitize::inline(text, 40)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -221,6 +299,10 @@ mod tests {
         assert!(parse_duration_ms("ten").is_err());
         assert!(parse_duration_ms("5 weeks").is_err());
         assert!(parse_duration_ms("-5").is_err());
+        assert!(parse_duration_ms("-5m").is_err());
+        assert!(parse_duration_ms("0").is_err());
+        assert!(parse_duration_ms("0.0001s").is_err());
+        assert_eq!(parse_duration_ms("1ms"), Ok(1));
     }
 
     #[test]

@@ -5,18 +5,19 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::args::{AnalysisArgs, TuiArgs};
-use super::error::{Finding, unusable};
+use super::args::{AnalysisArgs, ExportLimits, TuiArgs};
+use super::error::{Finding, unusable, usage};
 use super::{operator, output};
 use crate::forms::Period;
 use crate::intake::canonical;
 use crate::model::{Millis, Zone};
 use crate::reading;
 use crate::report;
-use crate::review::{self, ExportFormat};
+use crate::review::{self, ExportFile, ExportFormat};
 use crate::sanitize::inline;
 use crate::storage::error::show_path;
 use crate::storage::{self, Access, Connections, Storage};
+use crate::t;
 use crate::tui::{self, Open, ScreenConfig};
 
 /// `receipt-review [DB]` and `receipt-review --demo`: the review screen.
@@ -101,10 +102,12 @@ pub fn find(
     Ok(0)
 }
 
-pub fn check(db: &Path, analysis: &AnalysisArgs) -> anyhow::Result<i32> {
+/// Damage is a property of each row alone: no analysis option changes it.
+pub fn check(db: &Path) -> anyhow::Result<i32> {
     let database = storage::open_database(db, Access::ReadOnly)?;
     let problems = database.schema_problems();
-    let snap = reading::read(&*database, analysis.settings(), &mut |_| {})?;
+    let settings = crate::model::Settings::new(crate::model::time::now_ms());
+    let snap = reading::read(&*database, settings, &mut |_| {})?;
     let mut text = String::new();
     for p in &problems {
         text.push_str(&format!("schema: {}\n", inline(p, 200)));
@@ -233,19 +236,39 @@ fn receipt_state(database: &dyn Storage, id: i64) -> Option<String> {
     found.ok().flatten().and_then(|stamp| stamp.state)
 }
 
-pub fn export(db: &Path, format: ExportFormat, out: Option<&Path>) -> anyhow::Result<i32> {
+pub fn export(
+    db: &Path,
+    format: ExportFormat,
+    bom: bool,
+    out: Option<&Path>,
+    limits: &ExportLimits,
+) -> anyhow::Result<i32> {
+    if bom && format != ExportFormat::Csv {
+        return Err(usage(
+            "export",
+            t!(crate::i18n::current(), "cli.export.bom_needs_csv"),
+        ));
+    }
+    let filter = super::export_limits::filter(limits, crate::model::time::now_ms())?;
+    let file = ExportFile { format, bom };
     let database = storage::open_database(db, Access::ReadOnly)?;
     match out {
         Some(path) => {
-            let rows = review::export_to_file(&*database, format, path)
+            let rows = review::export_to_file_with(&*database, file, &filter, path)
                 .with_context(|| format!("cannot export to {}", path.display()))?;
             eprintln!("wrote {rows} log entries to {}", show_path(path));
         }
         None => {
             let mut buffer = Vec::new();
-            review::export(&*database, format, &mut buffer)?;
+            let terminal = std::io::stdout().is_terminal();
+            // A BOM is for a file Excel opens, never for a person's screen.
+            let file = ExportFile {
+                bom: bom && !terminal,
+                ..file
+            };
+            review::export_with(&*database, file, &filter, &mut buffer)?;
             let text = String::from_utf8_lossy(&buffer);
-            if std::io::stdout().is_terminal() {
+            if terminal {
                 // A person reads it: a cell's control, escape or bidi
                 // characters are shown as visible escapes, never acted on.
                 // A pipe or a file gets the faithful bytes.
@@ -281,6 +304,23 @@ pub fn canonical(digest: bool) -> anyhow::Result<i32> {
 }
 
 pub fn init(db: &Path) -> anyhow::Result<i32> {
+    // A folder that is not there is the caller's mistake (exit 2), said
+    // before anything is tried.
+    let folder = match db.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(usage(
+            "init",
+            t!(
+                crate::i18n::current(),
+                "cli.init.no_folder",
+                path = show_path(db),
+                folder = show_path(folder)
+            ),
+        ));
+    }
     storage::init(db)?;
     eprintln!("created {} (WAL mode)", show_path(db));
     Ok(0)

@@ -22,6 +22,16 @@ pub fn unusable(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Unusable(message.into()))
 }
 
+/// Input `command` cannot use, said with where to read how to call it
+/// (`...; see receipt-review export --help`).
+pub fn usage(command: &str, problem: impl AsRef<str>) -> anyhow::Error {
+    unusable(super::usage::line(
+        crate::i18n::current(),
+        Some(command),
+        problem.as_ref(),
+    ))
+}
+
 /// A finding, not a malfunction: the command already said what it found (exit 1).
 #[derive(Debug)]
 pub struct Finding(pub String);

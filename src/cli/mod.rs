@@ -1,21 +1,43 @@
-//! The command line: parse, dispatch, and turn every error into one line and an exit code.
+//! The command line: parse, dispatch, and turn every error into one line and an exit code,
+//! in the user's language (`--lang`, else the locale).
 
 pub mod args;
 mod commands;
 pub mod error;
+mod export_limits;
+mod lang;
+pub mod localize;
 mod operator;
 mod output;
+mod usage;
 
-use clap::Parser;
+use std::ffi::OsString;
 
+use clap::FromArgMatches;
+
+use crate::i18n::{self, Lang};
 use args::{Cli, Command};
 
 /// Runs the program and returns its exit code.
 pub fn main() -> i32 {
     install_panic_hook();
-    let cli = match Cli::try_parse() {
+    let (lang, args) = match lang::take_lang(std::env::args_os().collect()) {
+        Ok((lang, args)) => (lang.unwrap_or_else(Lang::detect), args),
+        Err(lang::UnknownLang(value)) => {
+            let lang = Lang::detect();
+            let problem = crate::t!(
+                lang,
+                "cli.error.unknown_lang",
+                value = crate::sanitize::inline(&value, 20)
+            );
+            eprintln!("receipt-review: {}", usage::line(lang, None, &problem));
+            return 2;
+        }
+    };
+    i18n::set_current(lang);
+    let cli = match parse(lang, &args) {
         Ok(cli) => cli,
-        Err(e) => return clap_error(e),
+        Err(code) => return code,
     };
     let result = match cli.command {
         None => commands::screen(&cli.tui),
@@ -33,7 +55,7 @@ pub fn main() -> i32 {
             tz,
             analysis,
         }) => commands::find(&db, &query.join(" "), json, tz.as_deref(), &analysis),
-        Some(Command::Check { db, analysis }) => commands::check(&db, &analysis),
+        Some(Command::Check { db }) => commands::check(&db),
         Some(Command::Resolve {
             db,
             item,
@@ -42,7 +64,13 @@ pub fn main() -> i32 {
             operator,
             analysis,
         }) => commands::resolve(&db, &item, &decision, note, operator, &analysis),
-        Some(Command::Export { db, format, out }) => commands::export(&db, format, out.as_deref()),
+        Some(Command::Export {
+            db,
+            format,
+            bom,
+            out,
+            limits,
+        }) => commands::export(&db, format, bom, out.as_deref(), &limits),
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),
         Some(Command::Demo {
@@ -61,28 +89,35 @@ pub fn main() -> i32 {
     }
 }
 
-/// `--help` and `--version` print as usual; a usage error is one line and exit 2.
-fn clap_error(e: clap::Error) -> i32 {
+/// The command line, read by clap in `lang`'s words. `--help` and
+/// `--version` print as usual (exit 0); a usage error is one line naming
+/// the mistake and the command's own `--help` (exit 2).
+fn parse(lang: Lang, args: &[OsString]) -> Result<Cli, i32> {
+    let mut command = localize::command(lang);
+    let error = match command.try_get_matches_from_mut(args) {
+        Ok(matches) => match Cli::from_arg_matches(&matches) {
+            Ok(cli) => return Ok(cli),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    };
     use clap::error::ErrorKind;
-    match e.kind() {
+    match error.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            0
+            let _ = error.print();
+            Err(0)
         }
         _ => {
-            let rendered = e.render().to_string();
-            let first = rendered
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("bad usage")
-                .trim_start_matches("error: ");
+            // `help` has no `--help` of its own: the program's is meant.
+            let name = localize::subcommand_in(&command, args).filter(|n| n != "help");
+            let problem = usage::problem(lang, name.as_deref(), &error, args);
             eprintln!(
-                "receipt-review: {} (see receipt-review --help)",
-                crate::sanitize::clean(first)
+                "receipt-review: {}",
+                crate::sanitize::clean(&usage::line(lang, name.as_deref(), &problem))
             );
-            2
+            Err(2)
         }
     }
 }

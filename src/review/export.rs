@@ -1,33 +1,55 @@
 //! The review log as a file: CSV for spreadsheets, JSONL for programs.
 //!
-//! Both have one record per log row, in append order, with the columns
-//! `id, item, kind, decision, operator, decided_at, receipt_ids, note, reopens,
-//! state_before, state_after, updated_at_before, updated_at_after`; an undo is a
-//! row whose decision is `reopened`.
+//! Both have one record per log row, in append order, with the log's own
+//! columns ([`LOG_COLUMNS`]: `id, item, kind, decision, operator, decided_at,
+//! receipt_ids, note, reopens, state_before, state_after, updated_at_before,
+//! updated_at_after`) and then who the row is about ([`VISITOR_COLUMNS`]:
+//! `scope, visitor_name, visitor_email`, read from the copy the row covers,
+//! see [`visitor`]); an undo is a row whose decision is `reopened`. An
+//! [`ExportFilter`] limits the rows to a span of time, some operators, some
+//! items.
 //!
 //! - CSV (RFC 4180, CRLF, header row) is safe to open in a spreadsheet: a cell
 //!   that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
 //!   leading `'`, so it is never run as a formula; so does one that starts
 //!   with apostrophes and then one of those, so that every cell reads back
-//!   unambiguously ([`unquote_cell`] removes the one `'` added).
-//!   `receipt_ids` is written `12;13`.
+//!   unambiguously ([`unquote_cell`] removes the one `'` added). Every cell
+//!   goes through this, the visitor's own text above all.
+//!   `receipt_ids` is written `12;13`. With a BOM ([`ExportFile::EXCEL_CSV`])
+//!   the file starts with the bytes EF BB BF, without which Excel on a
+//!   Japanese Windows reads UTF-8 as Shift_JIS.
 //! - JSONL is faithful: the exact stored strings, `receipt_ids` as an array of
 //!   integers, `null` for absent values. Characters a terminal could act on
 //!   (C0, DEL, C1, bidi, zero-width) are written as `\uXXXX` escapes, which
 //!   every JSON reader decodes to the original, so the file is also safe to
 //!   look at.
+//!
+//! [`LOG_COLUMNS`]: crate::model::LOG_COLUMNS
+
+mod filter;
+pub mod visitor;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+use serde_json::Value;
 use tempfile::NamedTempFile;
 
-use super::log::for_each_entry;
-use crate::model::{LOG_COLUMNS as COLUMNS, LogEntry};
-use crate::storage::{LogError, Storage};
+use super::log::in_one_read;
+use crate::model::{LOG_COLUMNS, LogEntry, ReceiptId};
+use crate::storage::{LogError, Session, Storage};
+
+pub use filter::{ExportFilter, ItemMatch};
+pub use visitor::Visitor;
+
+/// The columns after the log's own: who the row is about.
+pub const VISITOR_COLUMNS: [&str; 3] = ["scope", "visitor_name", "visitor_email"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportFormat {
@@ -52,6 +74,40 @@ impl ExportFormat {
         }
     }
 }
+
+/// A file the log is exported as: its format and, for CSV, whether it starts
+/// with a UTF-8 byte order mark (for Excel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExportFile {
+    pub format: ExportFormat,
+    /// Only ever written in CSV: JSONL never starts with a BOM.
+    pub bom: bool,
+}
+
+impl ExportFile {
+    pub const CSV: ExportFile = ExportFile {
+        format: ExportFormat::Csv,
+        bom: false,
+    };
+    /// CSV that Excel opens as UTF-8, on a Japanese Windows too.
+    pub const EXCEL_CSV: ExportFile = ExportFile {
+        format: ExportFormat::Csv,
+        bom: true,
+    };
+    pub const JSONL: ExportFile = ExportFile {
+        format: ExportFormat::Jsonl,
+        bom: false,
+    };
+}
+
+impl From<ExportFormat> for ExportFile {
+    fn from(format: ExportFormat) -> Self {
+        ExportFile { format, bom: false }
+    }
+}
+
+/// The UTF-8 byte order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -101,28 +157,96 @@ pub fn unquote_cell(cell: &str) -> &str {
     }
 }
 
-fn csv_record(entry: &LogEntry) -> [String; COLUMNS.len()] {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-    [
-        entry.id.to_string(),
-        entry.item.clone(),
-        entry.kind.as_str().to_string(),
-        entry.decision.as_str().to_string(),
-        entry.operator.clone(),
-        entry.decided_at.clone(),
-        entry
-            .receipt_ids
-            .iter()
-            .map(|id| id.to_string())
-            .collect::<Vec<_>>()
-            .join(";"),
-        opt(&entry.note),
-        entry.reopens.map(|id| id.to_string()).unwrap_or_default(),
-        opt(&entry.state_before),
-        opt(&entry.state_after),
-        opt(&entry.updated_at_before),
-        opt(&entry.updated_at_after),
-    ]
+/// The header: the log's columns, then who each row is about.
+pub fn columns() -> impl Iterator<Item = &'static str> {
+    LOG_COLUMNS.into_iter().chain(VISITOR_COLUMNS)
+}
+
+/// A log row and who it is about: one record of either format. The
+/// JSONL line is this serialised; the CSV cells are its values, column by
+/// column, so a field added to [`LogEntry`] (and to `LOG_COLUMNS`) is in
+/// both files at once.
+#[derive(Serialize)]
+struct Record<'a> {
+    #[serde(flatten)]
+    entry: &'a LogEntry,
+    scope: Option<&'a str>,
+    visitor_name: Option<&'a str>,
+    visitor_email: Option<&'a str>,
+}
+
+impl<'a> Record<'a> {
+    fn new(entry: &'a LogEntry, visitor: Option<&'a Visitor>) -> Self {
+        Record {
+            entry,
+            scope: visitor.and_then(|v| v.scope.as_deref()),
+            visitor_name: visitor.and_then(|v| v.name.as_deref()),
+            visitor_email: visitor.and_then(|v| v.email.as_deref()),
+        }
+    }
+
+    /// The cells in [`columns`] order, as text: absent values empty, lists
+    /// joined with `;` (`12;13`). Not yet safe for a spreadsheet: see
+    /// [`safe_cell`].
+    fn cells(&self) -> Vec<String> {
+        let value = serde_json::to_value(self).expect("a log row serialises");
+        columns().map(|column| cell_text(&value[column])).collect()
+    }
+}
+
+fn cell_text(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items.iter().map(cell_text).collect::<Vec<_>>().join(";"),
+        other => other.to_string(),
+    }
+}
+
+/// The receipt a row is about, whose visitor the export names: the
+/// earliest of its receipts (the one its item is named after), or the
+/// item's own receipt when the row lists none.
+fn covered_receipt(entry: &LogEntry) -> Option<ReceiptId> {
+    entry
+        .receipt_ids
+        .first()
+        .copied()
+        .or_else(|| super::parse_item(&entry.item).ok().map(|(_, id)| id))
+}
+
+/// The rows `filter` keeps, in append order, and the visitor of each
+/// receipt they cover: all of one state of the database, read at once.
+fn rows_and_visitors(
+    storage: &dyn Storage,
+    filter: &ExportFilter,
+) -> Result<(Vec<LogEntry>, HashMap<ReceiptId, Visitor>), LogError> {
+    in_one_read(storage, |session| read_rows_and_visitors(session, filter))
+}
+
+fn read_rows_and_visitors(
+    session: &mut dyn Session,
+    filter: &ExportFilter,
+) -> Result<(Vec<LogEntry>, HashMap<ReceiptId, Visitor>), LogError> {
+    let mut rows = Vec::new();
+    session.each_entry(&mut |entry| {
+        if filter.keeps(&entry) {
+            rows.push(entry);
+        }
+        ControlFlow::Continue(())
+    })?;
+    let mut ids: Vec<ReceiptId> = rows.iter().filter_map(covered_receipt).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut visitors = HashMap::with_capacity(ids.len());
+    if !ids.is_empty() {
+        let held = session.receipts_held(&ids).map_err(LogError::from)?;
+        let mut buf = String::new();
+        for i in 0..held.len() {
+            let row = held.row(i, &mut buf);
+            visitors.insert(row.id, Visitor::of(row.scope, row.payload.ok()));
+        }
+    }
+    Ok((rows, visitors))
 }
 
 /// Writes the whole log to `out`; returns the number of log rows written.
@@ -132,29 +256,44 @@ pub fn export(
     format: ExportFormat,
     out: &mut dyn Write,
 ) -> Result<usize, ExportError> {
+    export_with(storage, format.into(), &ExportFilter::default(), out)
+}
+
+/// Writes the rows `filter` keeps to `out` as `file`; returns how many.
+pub fn export_with(
+    storage: &dyn Storage,
+    file: ExportFile,
+    filter: &ExportFilter,
+    out: &mut dyn Write,
+) -> Result<usize, ExportError> {
+    let (rows, visitors) = rows_and_visitors(storage, filter)?;
+    let visitor_of = |entry: &LogEntry| covered_receipt(entry).and_then(|id| visitors.get(&id));
     let mut out = BufWriter::new(out);
-    let n = match format {
+    match file.format {
         ExportFormat::Csv => {
+            if file.bom {
+                out.write_all(BOM)?;
+            }
             let mut csv = csv::WriterBuilder::new()
                 .terminator(csv::Terminator::CRLF)
                 .from_writer(&mut out);
-            csv.write_record(COLUMNS)?;
-            let n = for_each_entry(storage, |entry| {
-                let record = csv_record(&entry);
-                csv.write_record(record.iter().map(|cell| safe_cell(cell).into_owned()))
-                    .map_err(ExportError::from)
-            })?;
+            csv.write_record(columns())?;
+            for entry in &rows {
+                let cells = Record::new(entry, visitor_of(entry)).cells();
+                csv.write_record(cells.iter().map(|cell| safe_cell(cell).into_owned()))?;
+            }
             csv.flush()?;
-            n
         }
-        ExportFormat::Jsonl => for_each_entry(storage, |entry| {
-            out.write_all(crate::sanitize::json::to_string_compact(&entry).as_bytes())?;
-            out.write_all(b"\n")?;
-            Ok::<(), ExportError>(())
-        })?,
-    };
+        ExportFormat::Jsonl => {
+            for entry in &rows {
+                let record = Record::new(entry, visitor_of(entry));
+                out.write_all(crate::sanitize::json::to_string_compact(&record).as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+        }
+    }
     out.flush()?;
-    Ok(n)
+    Ok(rows.len())
 }
 
 /// An empty temporary file beside the export's final name (`.NAME.XXXXXX.tmp`), removed
@@ -194,6 +333,16 @@ pub fn export_to_file(
     format: ExportFormat,
     path: &Path,
 ) -> Result<usize, ExportError> {
+    export_to_file_with(storage, format.into(), &ExportFilter::default(), path)
+}
+
+/// [`export_to_file`] of the rows `filter` keeps, as `file`.
+pub fn export_to_file_with(
+    storage: &dyn Storage,
+    file: ExportFile,
+    filter: &ExportFilter,
+    path: &Path,
+) -> Result<usize, ExportError> {
     let name = path.file_name().ok_or_else(|| ExportError::NotAFile {
         path: path.to_path_buf(),
     })?;
@@ -202,7 +351,7 @@ pub fn export_to_file(
         _ => Path::new("."),
     };
     let mut temp = create_temp(dir, name)?;
-    let n = export(storage, format, temp.as_file_mut())?;
+    let n = export_with(storage, file, filter, temp.as_file_mut())?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| ExportError::Write {
         path: path.to_path_buf(),
@@ -263,6 +412,54 @@ mod tests {
             "{err}"
         );
         assert_eq!(left, 0);
+    }
+
+    #[test]
+    fn every_field_of_a_log_row_has_its_column_in_order() {
+        let entry = LogEntry {
+            id: 7,
+            item: "dup:12".into(),
+            kind: crate::model::Kind::Duplicate,
+            decision: crate::model::Decision::Duplicate,
+            operator: "aiko".into(),
+            decided_at: "2026-11-29T10:00:00.000Z".into(),
+            receipt_ids: vec![12, 13],
+            note: None,
+            reopens: None,
+            state_before: None,
+            state_after: None,
+            updated_at_before: None,
+            updated_at_after: None,
+        };
+        let visitor = Visitor {
+            scope: Some("corp/contact".into()),
+            name: Some("=HYPERLINK(1)".into()),
+            email: None,
+        };
+        let line = crate::sanitize::json::to_string_compact(&Record::new(&entry, Some(&visitor)));
+        let at: Vec<usize> = columns()
+            .map(|c| {
+                line.find(&format!("\"{c}\":"))
+                    .unwrap_or_else(|| panic!("{c} missing from {line}"))
+            })
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{line}");
+        let fields = serde_json::from_str::<serde_json::Map<String, Value>>(&line)
+            .unwrap()
+            .len();
+        assert_eq!(
+            fields,
+            columns().count(),
+            "a field without a column: {line}"
+        );
+        let cells = Record::new(&entry, Some(&visitor)).cells();
+        assert_eq!(cells[0], "7");
+        assert_eq!(cells[6], "12;13");
+        assert_eq!(cells[7], "");
+        assert_eq!(
+            cells[LOG_COLUMNS.len()..],
+            ["corp/contact", "=HYPERLINK(1)", ""]
+        );
     }
 
     #[test]

@@ -2,8 +2,6 @@
 //! function here only reads, and treats a database without a review log as
 //! one where nothing was decided yet.
 
-use std::ops::ControlFlow;
-
 use crate::model::time;
 use crate::model::{LogEntry, Millis};
 use crate::storage::{Connections, LogError, Session, Storage};
@@ -16,7 +14,7 @@ impl LogEntry {
 }
 
 /// Runs `ask` on a read of one state of `storage`, then ends the read.
-fn in_one_read<T, E: From<LogError>>(
+pub(crate) fn in_one_read<T, E: From<LogError>>(
     storage: &dyn Storage,
     ask: impl FnOnce(&mut dyn Session) -> Result<T, E>,
 ) -> Result<T, E> {
@@ -34,28 +32,6 @@ fn in_one_read<T, E: From<LogError>>(
 /// this tool did not make). Never creates anything.
 pub fn log_exists(storage: &dyn Storage) -> Result<bool, LogError> {
     in_one_read(storage, |s| s.log_exists())
-}
-
-/// Calls `each` with every entry in append order; returns how many there
-/// were. One read, so one consistent state even while others append.
-pub(crate) fn for_each_entry<E>(
-    storage: &dyn Storage,
-    mut each: impl FnMut(LogEntry) -> Result<(), E>,
-) -> Result<usize, E>
-where
-    E: From<LogError>,
-{
-    in_one_read(storage, |session| {
-        let mut failed = None;
-        let n = session.each_entry(&mut |entry| match each(entry) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => {
-                failed = Some(e);
-                ControlFlow::Break(())
-            }
-        })?;
-        failed.map_or(Ok(n), Err)
-    })
 }
 
 /// The whole log in append order (empty when there is none).

@@ -25,6 +25,9 @@ pub use decide::{
     decide, reopen, reopen_with, undo_last,
 };
 pub use decision::{DecisionError, item_id, parse_item};
-pub use export::{ExportError, ExportFormat, export, export_to_file, safe_cell, unquote_cell};
+pub use export::{
+    ExportError, ExportFile, ExportFilter, ExportFormat, ItemMatch, Visitor, export,
+    export_to_file, export_to_file_with, export_with, safe_cell, unquote_cell,
+};
 pub use log::{history, latest_entry, latest_log_id, log_exists, read_log};
 pub use status::{ItemStatus, Status, load_statuses, status_in, status_of, statuses};

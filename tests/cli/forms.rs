@@ -478,7 +478,7 @@ fn the_text_report_prints_the_table_and_the_advice() {
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8(bad.stderr).unwrap();
     assert!(
-        err.contains("use 24h, 7d, 30d or all") && err.lines().count() == 1,
+        err.contains("--period must be 24h, 7d, 30d or all") && err.lines().count() == 1,
         "{err}"
     );
 }

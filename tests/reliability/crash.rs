@@ -245,7 +245,7 @@ fn a_killed_writers_leftover_wal_and_shm_open_fine() {
         v["counts"]["receipts"], expected,
         "committed rows kept, the rest gone"
     );
-    let o = common::run(&["check", f.path(), "--now", common::NOW]);
+    let o = common::run(&["check", f.path()]);
     // The fixture has one damaged row on purpose.
     assert_eq!(assert_clean_exit(&o, "check"), 1);
     assert!(stdout(&o).contains(&format!("{expected} receipts checked: 1 damaged")));

@@ -148,7 +148,7 @@ fn commands_survive(path: &Path, what: &str) -> Vec<i32> {
     let runs = [
         vec!["report", p, "--now", NOW],
         vec!["report", p, "--json", "--now", NOW],
-        vec!["check", p, "--now", NOW],
+        vec!["check", p],
         vec!["export", p, "--format", "jsonl"],
         vec![
             "resolve",

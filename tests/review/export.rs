@@ -6,7 +6,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use receipt_review::review::{
-    self, Decision, DecisionRequest, ExportError, ExportFormat, LogEntry, safe_cell,
+    self, Decision, DecisionRequest, ExportError, ExportFile, ExportFilter, ExportFormat,
+    ItemMatch, LogEntry, safe_cell,
 };
 use receipt_review::storage::{Access, Database};
 use rusqlite::Connection;
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const T0: i64 = 1_795_947_330_123;
 
-const HEADER: [&str; 13] = [
+const HEADER: [&str; 16] = [
     "id",
     "item",
     "kind",
@@ -29,6 +30,9 @@ const HEADER: [&str; 13] = [
     "state_after",
     "updated_at_before",
     "updated_at_after",
+    "scope",
+    "visitor_name",
+    "visitor_email",
 ];
 
 const HOSTILE_NOTES: [&str; 12] = [
@@ -113,7 +117,10 @@ fn opt(v: &Option<String>) -> String {
     v.clone().unwrap_or_default()
 }
 
+/// The cells of a row of [`populated`]'s log: only `stuck:-5`'s receipt is
+/// in the database (scope `s`, a payload naming no one).
 fn expected_cells(e: &LogEntry) -> Vec<String> {
+    let scope = if e.item == "stuck:-5" { "s" } else { "" };
     let ids = e
         .receipt_ids
         .iter()
@@ -134,6 +141,9 @@ fn expected_cells(e: &LogEntry) -> Vec<String> {
         opt(&e.state_after),
         opt(&e.updated_at_before),
         opt(&e.updated_at_after),
+        scope.to_string(),
+        String::new(),
+        String::new(),
     ]
     .iter()
     .map(|c| safe_cell(c).into_owned())
@@ -299,6 +309,220 @@ fn a_database_without_a_log_exports_a_header_alone() {
         format!("{}\r\n", HEADER.join(","))
     );
     assert!(!review::log_exists(&conn).unwrap());
+}
+
+/// A log about receipts that name their visitors: in Japanese, with
+/// formulas, not at all, and one whose receipt is gone.
+fn with_visitors(path: &Path) -> Database {
+    let mut conn = create(path);
+    let receipts = [
+        (
+            1,
+            "corp/contact",
+            r#"{"お名前":"田中 愛子","メールアドレス":"Aiko.Tanaka@Example.jp","message":"見積もりをお願いします"}"#,
+            "completed",
+        ),
+        (
+            2,
+            "corp/contact",
+            r#"{"お名前":"田中 愛子","メールアドレス":"Aiko.Tanaka@Example.jp","message":"見積もりをお願いします"}"#,
+            "completed",
+        ),
+        (
+            3,
+            "=cmd|' /C calc'!A0",
+            r#"{"name":"=HYPERLINK(\"http://evil.example/\",\"click\")","email":"+evil@example.com"}"#,
+            "completed",
+        ),
+        (
+            4,
+            "shop/order",
+            r#"{"message":"no name here"}"#,
+            "in_flight",
+        ),
+    ];
+    for (id, scope, payload, state) in receipts {
+        conn.conn()
+            .execute(
+                "INSERT INTO receipts (id, scope, digest, payload, state, created_at) \
+                 VALUES (?1, ?2, 'd', ?3, ?4, '2026-11-29 09:00:00')",
+                rusqlite::params![id, scope, payload, state],
+            )
+            .unwrap();
+    }
+    const DAY: i64 = 86_400_000;
+    for (item, decision, operator, ids, at) in [
+        ("dup:1", Decision::Duplicate, "aiko", &[1, 2][..], T0),
+        ("conflict:3", Decision::FollowUp, "bob", &[3][..], T0 + DAY),
+        (
+            "stuck:4",
+            Decision::StillPending,
+            "aiko",
+            &[4][..],
+            T0 + 2 * DAY,
+        ),
+        ("dup:9", Decision::Spam, "carol", &[9, 10][..], T0 + 3 * DAY),
+    ] {
+        let mut req = request(item, decision, operator, ids);
+        req.now_ms = at;
+        review::decide(&mut conn, &req).unwrap();
+    }
+    conn
+}
+
+fn export_rows(conn: &Database, filter: &ExportFilter) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    review::export_with(conn, ExportFile::CSV, filter, &mut out).unwrap();
+    let (header, rows) = parse_csv(&out);
+    assert_eq!(header, HEADER);
+    rows
+}
+
+#[test]
+fn csv_names_the_scope_and_the_visitor_as_typed_and_guards_their_formulas() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = with_visitors(&dir.path().join("r.db"));
+    let rows = export_rows(&conn, &ExportFilter::default());
+    let who: Vec<[&str; 4]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r[1].as_str(),
+                r[13].as_str(),
+                r[14].as_str(),
+                r[15].as_str(),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        who,
+        [
+            [
+                "dup:1",
+                "corp/contact",
+                "田中 愛子",
+                "Aiko.Tanaka@Example.jp"
+            ],
+            [
+                "conflict:3",
+                "'=cmd|' /C calc'!A0",
+                "'=HYPERLINK(\"http://evil.example/\",\"click\")",
+                "'+evil@example.com"
+            ],
+            ["stuck:4", "shop/order", "", ""],
+            // Its receipts are gone: nothing to name.
+            ["dup:9", "", "", ""],
+        ]
+    );
+    for cell in rows.iter().flatten() {
+        assert!(!starts_like_a_formula(cell), "{cell:?}");
+    }
+    assert_eq!(
+        review::unquote_cell(&rows[1][14]),
+        "=HYPERLINK(\"http://evil.example/\",\"click\")"
+    );
+}
+
+#[test]
+fn jsonl_names_the_visitor_exactly_and_null_when_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = with_visitors(&dir.path().join("r.db"));
+    let mut out = Vec::new();
+    review::export_with(&conn, ExportFile::JSONL, &ExportFilter::default(), &mut out).unwrap();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["scope"], "corp/contact");
+    assert_eq!(lines[0]["visitor_name"], "田中 愛子");
+    assert_eq!(lines[0]["visitor_email"], "Aiko.Tanaka@Example.jp");
+    assert_eq!(
+        lines[1]["visitor_name"],
+        "=HYPERLINK(\"http://evil.example/\",\"click\")"
+    );
+    assert_eq!(lines[2]["visitor_name"], Value::Null);
+    assert_eq!(lines[3]["scope"], Value::Null);
+    assert_eq!(lines[3]["visitor_email"], Value::Null);
+}
+
+#[test]
+fn a_csv_for_excel_starts_with_a_bom_and_is_otherwise_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = with_visitors(&dir.path().join("r.db"));
+    let all = ExportFilter::default();
+    let mut plain = Vec::new();
+    review::export_with(&conn, ExportFile::CSV, &all, &mut plain).unwrap();
+    let mut excel = Vec::new();
+    review::export_with(&conn, ExportFile::EXCEL_CSV, &all, &mut excel).unwrap();
+    assert_eq!(excel[..3], [0xEF, 0xBB, 0xBF]);
+    assert_eq!(excel[3..], plain[..]);
+    assert!(plain.starts_with(b"id,"), "no BOM unless asked for");
+    let (header, rows) = parse_csv(&excel);
+    assert_eq!(header, HEADER, "a CSV reader skips the BOM");
+    assert_eq!(rows[0][14], "田中 愛子");
+
+    // Written to a file, whole.
+    let target = dir.path().join("log.csv");
+    review::export_to_file_with(&conn, ExportFile::EXCEL_CSV, &all, &target).unwrap();
+    assert_eq!(fs::read(&target).unwrap(), excel);
+}
+
+#[test]
+fn filters_keep_the_rows_of_a_span_an_operator_and_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = with_visitors(&dir.path().join("r.db"));
+    const DAY: i64 = 86_400_000;
+    let items = |f: ExportFilter| -> Vec<String> {
+        export_rows(&conn, &f)
+            .into_iter()
+            .map(|r| r[1].clone())
+            .collect()
+    };
+    let all = ExportFilter::default();
+    assert_eq!(
+        items(all.clone()),
+        ["dup:1", "conflict:3", "stuck:4", "dup:9"]
+    );
+    let span = ExportFilter {
+        since_ms: Some(T0 + DAY),
+        until_ms: Some(T0 + 3 * DAY),
+        ..all.clone()
+    };
+    assert_eq!(items(span), ["conflict:3", "stuck:4"]);
+    let aiko = ExportFilter {
+        operators: vec!["aiko".into()],
+        ..all.clone()
+    };
+    assert_eq!(items(aiko), ["dup:1", "stuck:4"]);
+    let dups = ExportFilter {
+        items: vec![ItemMatch::parse("dup:").unwrap()],
+        ..all.clone()
+    };
+    assert_eq!(items(dups), ["dup:1", "dup:9"]);
+    let two = ExportFilter {
+        items: vec![
+            ItemMatch::parse("stuck:4").unwrap(),
+            ItemMatch::parse("dup:9").unwrap(),
+        ],
+        operators: vec!["carol".into(), "aiko".into()],
+        ..all.clone()
+    };
+    assert_eq!(items(two), ["stuck:4", "dup:9"]);
+    let nobody = ExportFilter {
+        operators: vec!["nobody".into()],
+        ..all
+    };
+    let mut out = Vec::new();
+    assert_eq!(
+        review::export_with(&conn, ExportFile::CSV, &nobody, &mut out).unwrap(),
+        0
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        format!("{}\r\n", HEADER.join(","))
+    );
 }
 
 fn dir_entries(dir: &Path) -> Vec<String> {

@@ -2,7 +2,7 @@
 
 use crate::fixture::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use receipt_review::review::ExportFormat;
+use receipt_review::review::ExportFile;
 use receipt_review::triage::model::GapClass;
 use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg, PayloadRef};
@@ -555,7 +555,7 @@ fn read_only_blocks_decisions_and_says_why() {
     send(&mut app, &fx, key('e'));
     assert_eq!(
         send(&mut app, &fx, key('j')),
-        vec![Effect::Export(ExportFormat::Jsonl)]
+        vec![Effect::Export(ExportFile::JSONL)]
     );
 }
 
@@ -799,18 +799,45 @@ fn undo_export_reload_and_database_changes_are_effects() {
     assert!(matches!(app.overlay, Some(Overlay::Export { .. })));
     assert_eq!(
         send(&mut app, &fx, code(KeyCode::Enter)),
-        vec![Effect::Export(ExportFormat::Csv)]
+        vec![Effect::Export(ExportFile::CSV)]
     );
+    // The choices in order: CSV, CSV for Excel, JSONL, round the end.
     send(&mut app, &fx, key('e'));
     send(&mut app, &fx, code(KeyCode::Right));
     assert_eq!(
         send(&mut app, &fx, code(KeyCode::Enter)),
-        vec![Effect::Export(ExportFormat::Jsonl)]
+        vec![Effect::Export(ExportFile::EXCEL_CSV)]
+    );
+    send(&mut app, &fx, key('e'));
+    send(&mut app, &fx, code(KeyCode::Right));
+    send(&mut app, &fx, code(KeyCode::Right));
+    assert_eq!(
+        send(&mut app, &fx, code(KeyCode::Enter)),
+        vec![Effect::Export(ExportFile::JSONL)]
+    );
+    send(&mut app, &fx, key('e'));
+    send(&mut app, &fx, code(KeyCode::Left));
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Export {
+            choice: ExportFile::JSONL
+        })
+    );
+    send(&mut app, &fx, code(KeyCode::Left));
+    assert_eq!(
+        send(&mut app, &fx, code(KeyCode::Enter)),
+        vec![Effect::Export(ExportFile::EXCEL_CSV)]
     );
     send(&mut app, &fx, key('e'));
     assert_eq!(
+        send(&mut app, &fx, key('b')),
+        vec![Effect::Export(ExportFile::EXCEL_CSV)]
+    );
+    assert_eq!(status(&app), "exporting the review log as CSV for Excel…");
+    send(&mut app, &fx, key('e'));
+    assert_eq!(
         send(&mut app, &fx, key('c')),
-        vec![Effect::Export(ExportFormat::Csv)]
+        vec![Effect::Export(ExportFile::CSV)]
     );
     send(
         &mut app,

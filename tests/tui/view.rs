@@ -662,3 +662,17 @@ fn the_header_says_the_receipts_are_coming_from_the_first_frame_of_an_analysis()
     let top = complete.lines().next().unwrap();
     assert!(!top.contains('⟳'), "{top}");
 }
+
+#[test]
+fn export_dialog_80x24() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    keys(&mut app, &fx, "e");
+    send(&mut app, &fx, code(KeyCode::Right));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    // Every choice fits the smallest screen.
+    let small = screen(&app, 60, 16);
+    for choice in ["[ CSV ]", "> [ CSV for Excel ] <", "[ JSONL ]"] {
+        assert!(small.contains(choice), "{choice}:\n{small}");
+    }
+}

@@ -168,8 +168,12 @@ pub enum KeyCommand {
     Yes,
     No,
     ToggleChoice,
+    /// The choice before the focused one (the export dialog has three).
+    PreviousChoice,
     Accept,
     ChooseCsv,
+    /// CSV with a UTF-8 BOM, which Excel reads as UTF-8.
+    ChooseExcelCsv,
     ChooseJsonl,
     // Text input.
     InputSubmit,
@@ -250,8 +254,10 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, KeyCommand::Close, "cancel", "cancel"),
     // Export.
     b(&[k('c')], Scope::Export, KeyCommand::ChooseCsv, "CSV", "export as CSV (safe to open in a spreadsheet)"),
+    b(&[k('b')], Scope::Export, KeyCommand::ChooseExcelCsv, "CSV for Excel", "export as CSV for Excel (with a BOM, so Excel on Japanese Windows reads it as UTF-8)"),
     b(&[k('j')], Scope::Export, KeyCommand::ChooseJsonl, "JSONL", "export as JSON lines"),
-    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Export, KeyCommand::ToggleChoice, "switch", "move between the formats"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Right), k('l')], Scope::Export, KeyCommand::ToggleChoice, "switch", "move to the next format"),
+    b(&[code(KeyCode::BackTab), code(KeyCode::Left), k('h')], Scope::Export, KeyCommand::PreviousChoice, "", "move to the previous format"),
     b(&[code(KeyCode::Enter)], Scope::Export, KeyCommand::Accept, "export", "export in the focused format"),
     b(&[code(KeyCode::Esc), k('q')], Scope::Export, KeyCommand::Close, "cancel", "cancel"),
     // Help.

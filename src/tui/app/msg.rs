@@ -10,7 +10,7 @@ use crossterm::event::KeyEvent;
 
 use crate::find::{Query, Scan};
 use crate::model::{Millis, ReceiptId};
-use crate::review::ExportFormat;
+use crate::review::ExportFile;
 
 use super::indexed::IndexedSnapshot;
 
@@ -84,7 +84,7 @@ pub enum Effect {
     DecideMany(Vec<ItemDecision>),
     /// Undo this operator's last decision (a reopening is appended).
     Undo,
-    Export(ExportFormat),
+    Export(ExportFile),
     /// Search every receipt (the Receipts tab), counting what arrived lately as of `now_ms`.
     Find {
         query: Query,

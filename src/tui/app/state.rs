@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::model::{ReceiptId, Zone};
 use crate::reading::{ItemReview, Snapshot};
-use crate::review::ExportFormat;
+use crate::review::ExportFile;
 
 use super::clock::Clock;
 use super::counts::Counts;
@@ -84,7 +84,20 @@ pub struct Confirm {
 pub enum Overlay {
     Help { scroll: usize },
     Confirm(Box<Confirm>),
-    Export { choice: ExportFormat },
+    Export { choice: ExportFile },
+}
+
+/// What the export dialog offers, in the order it shows them.
+pub const EXPORT_CHOICES: [ExportFile; 3] =
+    [ExportFile::CSV, ExportFile::EXCEL_CSV, ExportFile::JSONL];
+
+/// A choice's name in the dialog and in the status line.
+pub fn export_label(file: ExportFile) -> &'static str {
+    match (file.format, file.bom) {
+        (crate::review::ExportFormat::Csv, false) => "CSV",
+        (crate::review::ExportFormat::Csv, true) => "CSV for Excel",
+        (crate::review::ExportFormat::Jsonl, _) => "JSONL",
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use crossterm::event::KeyCode;
 use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::model::Millis;
-use crate::review::ExportFormat;
+use crate::review::ExportFile;
 use crate::sanitize::inline;
 
 use super::decision::{self, Decision};
@@ -16,7 +16,8 @@ use super::msg::{Effect, ItemDecision, Msg};
 use super::rows;
 use super::search::{self, Known, TabIndex};
 use super::state::{
-    App, Busy, Confirm, ConfirmAction, Focus, Input, Lasts, Overlay, StatusKind, StatusLine,
+    App, Busy, Confirm, ConfirmAction, EXPORT_CHOICES, Focus, Input, Lasts, Overlay, StatusKind,
+    StatusLine, export_label,
 };
 use super::tab::{ClassFilter, Tab};
 
@@ -452,11 +453,12 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         }
         KeyCommand::Export => {
             app.overlay = Some(Overlay::Export {
-                choice: ExportFormat::Csv,
+                choice: ExportFile::CSV,
             })
         }
-        KeyCommand::ChooseCsv => export(app, ExportFormat::Csv, effects),
-        KeyCommand::ChooseJsonl => export(app, ExportFormat::Jsonl, effects),
+        KeyCommand::ChooseCsv => export(app, ExportFile::CSV, effects),
+        KeyCommand::ChooseExcelCsv => export(app, ExportFile::EXCEL_CSV, effects),
+        KeyCommand::ChooseJsonl => export(app, ExportFile::JSONL, effects),
         KeyCommand::Undo => undo(app, effects),
         KeyCommand::Note => note(app),
         KeyCommand::RawToggle => {
@@ -517,11 +519,13 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         },
         KeyCommand::ToggleChoice => match &mut app.overlay {
             Some(Overlay::Confirm(c)) => c.yes_focused = !c.yes_focused,
+            Some(Overlay::Export { choice }) => *choice = next_export_choice(*choice, 1),
+            _ => {}
+        },
+        KeyCommand::PreviousChoice => match &mut app.overlay {
+            Some(Overlay::Confirm(c)) => c.yes_focused = !c.yes_focused,
             Some(Overlay::Export { choice }) => {
-                *choice = match choice {
-                    ExportFormat::Csv => ExportFormat::Jsonl,
-                    ExportFormat::Jsonl => ExportFormat::Csv,
-                }
+                *choice = next_export_choice(*choice, EXPORT_CHOICES.len() - 1)
             }
             _ => {}
         },
@@ -918,12 +922,18 @@ fn undo(app: &mut App, effects: &mut Vec<Effect>) {
     effects.push(Effect::Undo);
 }
 
-fn export(app: &mut App, format: ExportFormat, effects: &mut Vec<Effect>) {
+/// The dialog's choice `steps` places on from `choice`, round the end.
+fn next_export_choice(choice: ExportFile, steps: usize) -> ExportFile {
+    let at = EXPORT_CHOICES
+        .iter()
+        .position(|c| *c == choice)
+        .unwrap_or(0);
+    EXPORT_CHOICES[(at + steps) % EXPORT_CHOICES.len()]
+}
+
+fn export(app: &mut App, file: ExportFile, effects: &mut Vec<Effect>) {
     app.overlay = None;
-    let name = match format {
-        ExportFormat::Csv => "CSV",
-        ExportFormat::Jsonl => "JSONL",
-    };
+    let name = export_label(file);
     working(app, format!("exporting the review log as {name}…"));
-    effects.push(Effect::Export(format));
+    effects.push(Effect::Export(file));
 }

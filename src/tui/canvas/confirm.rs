@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{Theme, centered, text};
-use crate::review::ExportFormat;
-use crate::tui::app::state::Confirm;
+use crate::review::ExportFile;
+use crate::tui::app::state::{Confirm, EXPORT_CHOICES, export_label};
 
 /// A button: `[ No ]`, or `> [ No ] <` in reverse video when it has the focus.
 fn button(label: &str, focused: bool, theme: &Theme) -> Vec<Span<'static>> {
@@ -53,16 +53,21 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Th
     popup(frame, area, &confirm.title, body, theme);
 }
 
-pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFormat, theme: &Theme) {
-    let csv = *choice == ExportFormat::Csv;
+pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFile, theme: &Theme) {
     let mut buttons = vec![Span::raw(" ")];
-    buttons.extend(button("CSV", csv, theme));
-    buttons.push(Span::raw("  "));
-    buttons.extend(button("JSONL", !csv, theme));
+    for (i, file) in EXPORT_CHOICES.into_iter().enumerate() {
+        if i > 0 {
+            buttons.push(Span::raw(" "));
+        }
+        buttons.extend(button(export_label(file), file == *choice, theme));
+    }
     let body = vec![
         Line::raw(" Export the whole review log (every decision and undo) as:"),
         Line::raw(""),
         Line::from(buttons),
+        Line::raw(""),
+        Line::raw(" CSV for Excel starts with a BOM: Excel on Japanese Windows"),
+        Line::raw(" then reads it as UTF-8."),
     ];
     popup(frame, area, "Export the review log", body, theme);
 }

@@ -13,7 +13,7 @@ use crate::find::Query;
 use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
-use crate::review::ExportFormat;
+use crate::review::{ExportFile, ExportFilter};
 use crate::storage::{self, Access, ChangeMark, Storage};
 use crate::tui::app::indexed::IndexedSnapshot;
 use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
@@ -30,7 +30,7 @@ pub enum Request {
     Payloads(Vec<PayloadRef>),
     Decide(Vec<ItemDecision>),
     Undo,
-    Export(ExportFormat),
+    Export(ExportFile),
     /// Search every receipt, as of this time.
     Find(Query, Millis),
     Stop,
@@ -341,13 +341,13 @@ impl State {
         }
     }
 
-    fn export(&self, format: ExportFormat) -> Result<PathBuf, String> {
+    fn export(&self, file: ExportFile) -> Result<PathBuf, String> {
         let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
         let path = self
             .config
             .export_dir
-            .join(format!("review-log-{stamp}.{}", format.as_str()));
-        review::export_to_file(&*self.database, format, &path)
+            .join(format!("review-log-{stamp}.{}", file.format.as_str()));
+        review::export_to_file_with(&*self.database, file, &ExportFilter::default(), &path)
             .map(|_| path)
             .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
     }
