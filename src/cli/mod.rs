@@ -2,6 +2,7 @@
 
 pub mod args;
 mod commands;
+mod decisions;
 pub mod error;
 mod operator;
 mod output;
@@ -40,8 +41,15 @@ pub fn main() -> i32 {
             decision,
             note,
             operator,
+            keep,
             analysis,
-        }) => commands::resolve(&db, &item, &decision, note, operator, &analysis),
+        }) => commands::resolve(&db, &item, &decision, note, operator, keep, &analysis),
+        Some(Command::Reopen {
+            db,
+            item,
+            note,
+            operator,
+        }) => decisions::reopen(&db, &item, note, operator),
         Some(Command::Export { db, format, out }) => commands::export(&db, format, out.as_deref()),
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),

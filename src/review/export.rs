@@ -2,8 +2,8 @@
 //!
 //! Both have one record per log row, in append order, with the columns
 //! `id, item, kind, decision, operator, decided_at, receipt_ids, note, reopens,
-//! state_before, state_after, updated_at_before, updated_at_after`; an undo is a
-//! row whose decision is `reopened`.
+//! state_before, state_after, updated_at_before, updated_at_after, kept, batch`;
+//! an undo is a row whose decision is `reopened`.
 //!
 //! - CSV (RFC 4180, CRLF, header row) is safe to open in a spreadsheet: a cell
 //!   that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
@@ -122,6 +122,8 @@ fn csv_record(entry: &LogEntry) -> [String; COLUMNS.len()] {
         opt(&entry.state_after),
         opt(&entry.updated_at_before),
         opt(&entry.updated_at_after),
+        entry.kept.map(|id| id.to_string()).unwrap_or_default(),
+        entry.batch.map(|id| id.to_string()).unwrap_or_default(),
     ]
 }
 

@@ -85,6 +85,7 @@ fn resolved_conflicts_and_stuck_receipts_are_not_pending() {
         note: None,
         new_copy_since_decision: false,
         last_log_id: Some(9),
+        kept: None,
     };
     snap.reviews.insert("conflict:150".into(), review(true));
     let counts = Counts::of(&snap);
@@ -410,11 +411,12 @@ fn the_class_filter_cycles() {
 #[test]
 fn each_duplicate_decision_key_records_its_decision() {
     let fx = fixture();
-    for (c, decision) in [
-        ('d', "duplicate"),
-        ('c', "correction"),
-        ('x', "distinct"),
-        ('s', "spam"),
+    // #110 is the most complete copy (#111 lacks the phone), #111 the latest.
+    for (c, decision, kept) in [
+        ('d', "duplicate", Some(110)),
+        ('c', "correction", Some(111)),
+        ('x', "distinct", None),
+        ('s', "spam", None),
     ] {
         let mut app = loaded(&fx, 80, 24, false);
         let effects = send(&mut app, &fx, key(c));
@@ -426,6 +428,7 @@ fn each_duplicate_decision_key_records_its_decision() {
                 receipt_ids: vec![110, 111],
                 note: None,
                 expected_last: None,
+                kept,
             }
         );
         assert!(

@@ -163,6 +163,9 @@ pub enum KeyCommand {
     JumpToItem,
     /// Times in UTC, or in the operator's zone again.
     ToggleUtc,
+    /// The copy before / after the one kept, as the one to keep.
+    PrevCopy,
+    NextCopy,
     // Overlays.
     Close,
     Yes,
@@ -261,12 +264,14 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::PageUp)], Scope::Help, KeyCommand::PageUp, "", "page up"),
     b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, KeyCommand::Close, "close", "close the help"),
     // Decisions on the selection.
-    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "duplicate", "duplicate: keep the earliest copy as the one to answer"),
-    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "correction", "correction: a later copy supersedes the earlier"),
+    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "duplicate", "duplicate: answer one copy, the one marked ✓ (the most complete unless you chose)"),
+    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "correction", "correction: a later copy supersedes the others (the latest unless you chose)"),
     b(&[k('x')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Distinct), "distinct", "distinct: genuinely separate messages, answer each"),
     b(&[k('s')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Spam), "spam", "spam"),
     b(&[k('D')], Scope::Tabs(DUP), KeyCommand::BulkDuplicate, "all exact", "resolve every pending exact group shown as duplicate (asks first)"),
     b(&[k('t')], Scope::Tabs(DUP), KeyCommand::CycleClass, "class", "show all / simultaneous / seconds / minutes groups"),
+    b(&[k('[')], Scope::Tabs(DUP), KeyCommand::PrevCopy, "", "keep the copy before the marked one (✓) as the one to answer"),
+    b(&[k(']')], Scope::Tabs(DUP), KeyCommand::NextCopy, "", "keep the copy after the marked one (✓) as the one to answer"),
     b(&[k('o')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
     b(&[k('f')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
     b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),

@@ -77,6 +77,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             error(app, inline(&message, 300));
         }
+        Msg::UndoAsks(wide) => {
+            app.status = None;
+            app.overlay = Some(Overlay::Confirm(Box::new(super::undo::confirm(wide))));
+        }
         Msg::Exported(Ok(path)) => {
             success(
                 app,
@@ -495,6 +499,8 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         // The Forms tab's own (see `forms::update`).
         KeyCommand::CyclePeriod | KeyCommand::OpenExample => {}
         KeyCommand::BulkDuplicate => bulk(app),
+        KeyCommand::PrevCopy => choose_copy(app, -1),
+        KeyCommand::NextCopy => choose_copy(app, 1),
         KeyCommand::FindQuery => find::update::start(app, None),
         KeyCommand::JumpToItem => jump(app),
         KeyCommand::ToggleUtc => {
@@ -758,12 +764,19 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         text.push_str("; nothing changed (u undoes your own last decision)");
         return info(app, text);
     }
+    let kept = match (app.selected(), app.snapshot.as_ref()) {
+        (Some(super::Selected::Group(i)), Some(snap)) => {
+            super::keep::kept_for(app, snap, &snap.triage.duplicates[i], decision)
+        }
+        _ => None,
+    };
     let request = ItemDecision {
         item: item.clone(),
         decision: decision.as_str().to_string(),
         receipt_ids,
         note: app.notes.get(&item).cloned(),
         expected_last: review.last_log_id,
+        kept,
     };
     if let (Decision::Spam, Some(super::Selected::Bot(i))) = (decision, app.selected()) {
         let g = app
@@ -812,6 +825,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
 fn send(app: &mut App, requests: Vec<ItemDecision>, bulk: bool, effects: &mut Vec<Effect>) {
     for r in &requests {
         app.notes.remove(&r.item);
+        app.keep.remove(&r.item);
         app.awaiting.insert(r.item.clone(), r.note.clone());
     }
     advance_to_pending(app);
@@ -867,6 +881,7 @@ fn bulk(app: &mut App) {
                 decision: Decision::Duplicate.as_str().to_string(),
                 receipt_ids: g.receipt_ids(),
                 expected_last: review.last_log_id,
+                kept: super::keep::kept_for(app, snap, g, Decision::Duplicate),
             })
         })
         .collect();
@@ -887,7 +902,8 @@ fn bulk(app: &mut App) {
                 plural(n)
             ),
             "Near groups (partial or edited copies) are left for you to read.".into(),
-            "Each is recorded on its own; u undoes your decisions one at a time.".into(),
+            "Each keeps its most complete copy (or the one you chose); u undoes them all as one step."
+                .into(),
         ],
         yes_label: format!("Yes, resolve {n}"),
         no_label: "No".into(),
@@ -906,6 +922,10 @@ fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
     match confirm.action {
         ConfirmAction::Decide(request) => send(app, vec![request], false, effects),
         ConfirmAction::DecideMany(requests) => send(app, requests, true, effects),
+        ConfirmAction::Undo(wide) => {
+            working(app, "undoing your last step…".into());
+            effects.push(Effect::UndoConfirmed(wide));
+        }
         ConfirmAction::Quit => effects.push(Effect::Quit),
     }
 }
@@ -916,6 +936,36 @@ fn undo(app: &mut App, effects: &mut Vec<Effect>) {
     }
     working(app, "undoing your last decision…".into());
     effects.push(Effect::Undo);
+}
+
+/// `[` / `]` on a duplicate group: the copy before / after the marked one
+/// becomes the one to keep.
+fn choose_copy(app: &mut App, by: isize) {
+    let Some(super::Selected::Group(i)) = app.selected() else {
+        return;
+    };
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let g = &snap.triage.duplicates[i];
+    let item = g.item();
+    if app.review(&item).resolved {
+        return info(
+            app,
+            format!("{item} is already resolved; its kept copy is recorded (u undoes your own)"),
+        );
+    }
+    let id = super::keep::step(app, &snap, g, by);
+    app.keep.insert(item, id);
+    let at = g.members.iter().position(|m| m.id == id).unwrap_or(0);
+    info(
+        app,
+        format!(
+            "keep #{id} (copy {} of {}): d and c keep it",
+            at + 1,
+            g.members.len()
+        ),
+    );
 }
 
 fn export(app: &mut App, format: ExportFormat, effects: &mut Vec<Effect>) {
