@@ -902,8 +902,7 @@ fn bulk(app: &mut App) {
                 plural(n)
             ),
             "Near groups (partial or edited copies) are left for you to read.".into(),
-            "Each keeps its most complete copy (or the one you chose); u undoes them all as one step."
-                .into(),
+            "Each keeps its most complete copy; u undoes them as one step.".into(),
         ],
         yes_label: format!("Yes, resolve {n}"),
         no_label: "No".into(),

@@ -144,23 +144,26 @@ fn keep_lines(
 ) -> Vec<Line<'static>> {
     let text = if review.resolved {
         match review.kept {
-            Some(id) => format!("{KEPT} kept #{id}: the copy to answer, as recorded"),
+            Some(id) => format!("{KEPT} kept #{id}, as recorded"),
             None => return Vec::new(),
         }
     } else {
         let k = keep::keeping(app, snap, g);
         let what = match (k.kept, k.chosen) {
-            (Some(id), true) => format!("{KEPT} keep #{id}: your choice, for d and c"),
-            (Some(id), false) if id == k.latest => {
-                format!("{KEPT} keep #{id}: the most complete copy")
-            }
+            (Some(id), true) => format!("{KEPT} keep #{id}: your choice (d and c)"),
+            (Some(id), false) if id == k.latest => format!("{KEPT} keep #{id}: most complete"),
             (Some(id), false) => format!(
-                "{KEPT} keep #{id}: the most complete copy (c keeps the latest, #{})",
+                "{KEPT} keep #{id}: most complete · c keeps #{}, the latest",
                 k.latest
             ),
             (None, _) => "keep: the most complete copy, once the copies are read".to_string(),
         };
-        format!("{what} · [ ] choose another")
+        // Decisions are off: nothing to choose for.
+        if app.read_only().is_some() {
+            what
+        } else {
+            format!("{what} · [/] choose")
+        }
     };
     text::wrap_at_most(&text, w, 2)
         .into_iter()
