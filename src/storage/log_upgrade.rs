@@ -145,4 +145,44 @@ mod tests {
             .unwrap();
         assert_eq!(tables, 1);
     }
+
+    #[test]
+    fn the_oldest_log_without_bots_or_the_added_columns_keeps_its_rows() {
+        let conn = Connection::open_in_memory().unwrap();
+        let oldest: String = older_schema()
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                !l.starts_with("kept ") && !l.starts_with("batch ") && !l.contains("_batch")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        conn.execute_batch(&oldest).unwrap();
+        conn.execute(INSERT, ["dup:1", "duplicate", "spam"])
+            .unwrap();
+        conn.execute(INSERT, ["stuck:2", "stuck", "completed"])
+            .unwrap();
+
+        ensure_review_log(&conn).unwrap();
+        let rows: Vec<(i64, String, Option<i64>, Option<i64>)> = conn
+            .prepare("SELECT id, item, kept, batch FROM review_log ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![(1, "dup:1".into(), None, None), (2, "stuck:2".into(), None, None)]
+        );
+        conn.execute(INSERT, ["bot:1", "bot", "spam"]).unwrap();
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'review_log_batch'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 1);
+    }
 }
