@@ -73,7 +73,7 @@ pub enum UndoOutcome {
     /// Nothing written: the operator is to be asked about this step first.
     Ask(Wide),
     /// One decision reopened.
-    One(Undone),
+    One(Box<Undone>),
     /// A step of several decisions reopened as one step.
     Batch(BatchUndone),
 }
@@ -153,7 +153,7 @@ pub fn undo(storage: &mut dyn Storage, req: &UndoRequest) -> Result<UndoOutcome,
         &mut *tx, &writable, target, operator, None, req.now_ms, None,
     )?;
     tx.commit()?;
-    Ok(UndoOutcome::One(undone))
+    Ok(UndoOutcome::One(Box::new(undone)))
 }
 
 /// A step's decisions: those still in force (the latest entry of their

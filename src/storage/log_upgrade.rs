@@ -173,7 +173,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             rows,
-            vec![(1, "dup:1".into(), None, None), (2, "stuck:2".into(), None, None)]
+            vec![
+                (1, "dup:1".into(), None, None),
+                (2, "stuck:2".into(), None, None)
+            ]
         );
         conn.execute(INSERT, ["bot:1", "bot", "spam"]).unwrap();
         let indexes: i64 = conn

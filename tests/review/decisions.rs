@@ -66,7 +66,14 @@ fn rows(db: &Database) -> Vec<Row> {
         .prepare("SELECT id, item, decision, kept, batch, reopens FROM review_log ORDER BY id")
         .unwrap()
         .query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
         })
         .unwrap()
         .collect::<Result<_, _>>()
@@ -133,8 +140,22 @@ fn half_empty_first(path: &Path) {
         "2026-11-29T10:00:00.000Z",
         "completed",
     );
-    insert(&conn, 81, "k81", full, "2026-11-29T10:00:00.400Z", "completed");
-    insert(&conn, 82, "k82", full, "2026-11-29T10:00:03.000Z", "completed");
+    insert(
+        &conn,
+        81,
+        "k81",
+        full,
+        "2026-11-29T10:00:00.400Z",
+        "completed",
+    );
+    insert(
+        &conn,
+        82,
+        "k82",
+        full,
+        "2026-11-29T10:00:03.000Z",
+        "completed",
+    );
 }
 
 #[test]
@@ -164,12 +185,21 @@ fn a_bulk_decision_is_one_batch_named_by_its_first_row() {
     let (_dir, path) = new_db();
     let mut db = open(&path);
     // A decision before, so that the batch's first id is not 1.
-    review::decide(&mut db, &request("conflict:5", Decision::FollowUp, "bob", &[])).unwrap();
+    review::decide(
+        &mut db,
+        &request("conflict:5", Decision::FollowUp, "bob", &[]),
+    )
+    .unwrap();
     let bulk: Vec<DecisionRequest> = [10, 20, 30]
         .iter()
         .map(|&id| DecisionRequest {
             kept: Some(id),
-            ..request(&format!("dup:{id}"), Decision::Duplicate, "aiko", &[id, id + 1])
+            ..request(
+                &format!("dup:{id}"),
+                Decision::Duplicate,
+                "aiko",
+                &[id, id + 1],
+            )
         })
         .collect();
     let written = review::decide_many(&mut db, &bulk).unwrap();
@@ -178,9 +208,30 @@ fn a_bulk_decision_is_one_batch_named_by_its_first_row() {
     assert_eq!(
         rows(&db)[1..],
         [
-            (2, "dup:10".into(), "duplicate".into(), Some(10), Some(2), None),
-            (3, "dup:20".into(), "duplicate".into(), Some(20), Some(2), None),
-            (4, "dup:30".into(), "duplicate".into(), Some(30), Some(2), None),
+            (
+                2,
+                "dup:10".into(),
+                "duplicate".into(),
+                Some(10),
+                Some(2),
+                None
+            ),
+            (
+                3,
+                "dup:20".into(),
+                "duplicate".into(),
+                Some(20),
+                Some(2),
+                None
+            ),
+            (
+                4,
+                "dup:30".into(),
+                "duplicate".into(),
+                Some(30),
+                Some(2),
+                None
+            ),
         ]
     );
     assert_eq!(rows(&db)[0].4, None, "a single decision is in no batch");
@@ -198,7 +249,11 @@ fn a_bulk_decision_is_one_batch_named_by_its_first_row() {
 fn a_bulk_decision_is_written_whole_or_not_at_all() {
     let (_dir, path) = new_db();
     let mut db = open(&path);
-    review::decide(&mut db, &request("conflict:5", Decision::FollowUp, "bob", &[])).unwrap();
+    review::decide(
+        &mut db,
+        &request("conflict:5", Decision::FollowUp, "bob", &[]),
+    )
+    .unwrap();
     // The database fails on the third row: the two before it go too.
     db.conn()
         .execute_batch(
@@ -275,7 +330,10 @@ fn undo_after_a_bulk_decision_asks_then_reopens_the_whole_batch() {
         decisions: 3,
         left: 0,
     };
-    assert_eq!(undo(&mut db, "aiko", Some(other)), UndoOutcome::Ask(wide.clone()));
+    assert_eq!(
+        undo(&mut db, "aiko", Some(other)),
+        UndoOutcome::Ask(wide.clone())
+    );
 
     let UndoOutcome::Batch(step) = undo(&mut db, "aiko", Some(wide)) else {
         panic!("not a batch undo");
@@ -287,9 +345,30 @@ fn undo_after_a_bulk_decision_asks_then_reopens_the_whole_batch() {
     assert_eq!(
         rows(&db)[3..],
         [
-            (4, "dup:10".into(), "reopened".into(), None, Some(4), Some(1)),
-            (5, "dup:20".into(), "reopened".into(), None, Some(4), Some(2)),
-            (6, "dup:30".into(), "reopened".into(), None, Some(4), Some(3)),
+            (
+                4,
+                "dup:10".into(),
+                "reopened".into(),
+                None,
+                Some(4),
+                Some(1)
+            ),
+            (
+                5,
+                "dup:20".into(),
+                "reopened".into(),
+                None,
+                Some(4),
+                Some(2)
+            ),
+            (
+                6,
+                "dup:30".into(),
+                "reopened".into(),
+                None,
+                Some(4),
+                Some(3)
+            ),
         ]
     );
     for item in ["dup:10", "dup:20", "dup:30"] {
@@ -339,7 +418,11 @@ fn a_batch_undo_leaves_each_item_decided_or_reopened_since() {
     let UndoOutcome::Batch(step) = undo(&mut db, "aiko", Some(wide)) else {
         panic!("not a batch undo");
     };
-    let reopened: Vec<&str> = step.undone.iter().map(|u| u.reopened.item.as_str()).collect();
+    let reopened: Vec<&str> = step
+        .undone
+        .iter()
+        .map(|u| u.reopened.item.as_str())
+        .collect();
     assert_eq!(reopened, ["dup:10", "dup:30"]);
     let left: Vec<(&str, &str)> = step
         .left
@@ -356,7 +439,11 @@ fn a_batch_undo_leaves_each_item_decided_or_reopened_since() {
 fn undo_of_a_bot_group_decision_asks_with_the_receipts_it_reopens() {
     let (_dir, path) = new_db();
     let mut db = open(&path);
-    review::decide(&mut db, &request("dup:1", Decision::Distinct, "aiko", &[1, 2])).unwrap();
+    review::decide(
+        &mut db,
+        &request("dup:1", Decision::Distinct, "aiko", &[1, 2]),
+    )
+    .unwrap();
     let spam = review::decide(
         &mut db,
         &request("bot:91", Decision::Spam, "aiko", &[91, 92, 95]),
@@ -440,22 +527,48 @@ fn an_older_log_is_read_as_it_is_and_given_the_columns_by_the_first_write() {
         .iter()
         .map(|&id| DecisionRequest {
             kept: Some(id + 1),
-            ..request(&format!("dup:{id}"), Decision::Duplicate, "aiko", &[id, id + 1])
+            ..request(
+                &format!("dup:{id}"),
+                Decision::Duplicate,
+                "aiko",
+                &[id, id + 1],
+            )
         })
         .collect();
     review::decide_many(&mut db, &bulk).unwrap();
     let cols = columns(&db);
-    assert!(cols.ends_with(&["kept".to_string(), "batch".to_string()]), "{cols:?}");
+    assert!(
+        cols.ends_with(&["kept".to_string(), "batch".to_string()]),
+        "{cols:?}"
+    );
     let now = review::read_log(&db).unwrap();
     assert_eq!(now[..2], old[..]);
     assert_eq!(
         rows(&db)[2..],
         [
-            (3, "dup:20".into(), "duplicate".into(), Some(21), Some(3), None),
-            (4, "dup:30".into(), "duplicate".into(), Some(31), Some(3), None),
+            (
+                3,
+                "dup:20".into(),
+                "duplicate".into(),
+                Some(21),
+                Some(3),
+                None
+            ),
+            (
+                4,
+                "dup:30".into(),
+                "duplicate".into(),
+                Some(31),
+                Some(3),
+                None
+            ),
         ]
     );
     // Still append-only.
     assert!(db.conn().execute("DELETE FROM review_log", []).is_err());
-    assert!(db.conn().execute("UPDATE review_log SET kept = 1", []).is_err());
+    assert!(
+        db.conn()
+            .execute("UPDATE review_log SET kept = 1", [])
+            .is_err()
+    );
 }

@@ -892,7 +892,11 @@ fn brackets_choose_the_copy_kept_and_the_decision_carries_it() {
     // `]` marks the next copy; past the last it stays there.
     assert!(send(&mut app, &fx, key(']')).is_empty());
     assert_eq!(app.keep.get("dup:110"), Some(&111));
-    assert!(status(&app).contains("keep #111 (copy 2 of 2)"), "{}", status(&app));
+    assert!(
+        status(&app).contains("keep #111 (copy 2 of 2)"),
+        "{}",
+        status(&app)
+    );
     send(&mut app, &fx, key(']'));
     assert_eq!(app.keep.get("dup:110"), Some(&111));
     // In the detail pane too.
@@ -928,7 +932,11 @@ fn a_resolved_group_keeps_what_was_recorded() {
     assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
     send(&mut app, &fx, key('['));
     assert!(app.keep.is_empty());
-    assert!(status(&app).contains("already resolved"), "{}", status(&app));
+    assert!(
+        status(&app).contains("already resolved"),
+        "{}",
+        status(&app)
+    );
     // `[` and `]` mean nothing on another tab.
     send(&mut app, &fx, key('2'));
     assert!(send(&mut app, &fx, key(']')).is_empty());
@@ -984,7 +992,9 @@ fn undo_of_a_batch_asks_with_the_count_and_no_focused() {
     let c = undo_confirm(&app);
     assert_eq!(c.title, "Reopen all 99 decisions of that batch?");
     assert!(
-        c.lines.iter().any(|l| l.contains("2 of them were decided or reopened by someone since")),
+        c.lines
+            .iter()
+            .any(|l| l.contains("2 of them were decided or reopened by someone since")),
         "{:?}",
         c.lines
     );
@@ -1004,7 +1014,11 @@ fn undo_of_a_bot_group_decision_asks_with_its_receipts() {
     send(&mut app, &fx, Msg::UndoAsks(wide.clone()));
     let c = undo_confirm(&app);
     assert_eq!(c.title, "Reopen bot:201: 3 receipts?");
-    assert!(c.lines[0].contains("all 3 receipts of bot:201"), "{:?}", c.lines);
+    assert!(
+        c.lines[0].contains("all 3 receipts of bot:201"),
+        "{:?}",
+        c.lines
+    );
     assert!(!c.yes_focused);
     // Esc cancels; y confirms.
     assert!(send(&mut app, &fx, code(KeyCode::Esc)).is_empty());

@@ -675,7 +675,10 @@ fn chosen_copy_marked_in_the_detail_80x24() {
     screen(&app, 80, 24);
     keys(&mut app, &fx, "jjj");
     let shown = screen(&app, 80, 24);
-    assert!(shown.contains("✓ keep #111: your choice (d and c)"), "{shown}");
+    assert!(
+        shown.contains("✓ keep #111: your choice (d and c)"),
+        "{shown}"
+    );
     assert!(shown.contains("✓2. #111"), "{shown}");
     assert!(!shown.contains("✓1. #110"), "{shown}");
     insta::assert_snapshot!(shown);
