@@ -33,7 +33,7 @@ fn refuses_one(e: &DecideError) -> bool {
 }
 
 /// Records `requests` as one step, in one write transaction: each guarded
-/// as [`super::decide`] guards one (a request refused is left out and said
+/// as [`super::decide()`] guards one (a request refused is left out and said
 /// so), the rows written marked as one batch. When the database fails
 /// (busy, full, read-only), nothing is written.
 pub fn decide_many(
@@ -69,7 +69,10 @@ pub fn decide_many(
             Err(e) => return Err(e),
         }
     }
-    tx.commit()?;
+    // Nothing written: not even the log is made (a rollback).
+    if !recorded.is_empty() {
+        tx.commit()?;
+    }
     Ok(BatchRecorded {
         batch: first,
         recorded,

@@ -304,10 +304,12 @@ pub(super) fn record_in(
 }
 
 /// Undoes `operator`'s latest decision still in force (the latest entry for
-/// its item): appends a `reopened` row for it and, if it changed a receipt's
-/// state, puts the receipt back `in_flight` unless someone changed the receipt
-/// since (then the state is kept and [`StateRevert::Kept`] says so).
-/// `Ok(None)` when there is nothing to undo.
+/// its item), that one alone: appends a `reopened` row for it and, if it
+/// changed a receipt's state, puts the receipt back `in_flight` unless
+/// someone changed the receipt since (then the state is kept and
+/// [`StateRevert::Kept`] says so). `Ok(None)` when there is nothing to undo.
+/// The screen's `u` is [`super::undo()`]: it reopens a step of several
+/// decisions as it was taken, and asks first when a step reaches far.
 ///
 /// When the operator's most recent decision has since been overtaken by
 /// another operator's entry for the same item, nothing is written

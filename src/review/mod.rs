@@ -6,7 +6,7 @@
 //!   write transaction that never overwrites another operator silently;
 //! - [`keep`]: which copy of a duplicate group a decision keeps;
 //! - [`batch`]: several decisions taken as one step, in one transaction;
-//! - [`undo`]: the operator's last step undone as one step, asking first
+//! - [`undo`](mod@undo): the operator's last step undone as one step, asking first
 //!   when it reaches far;
 //! - [`status`]: what the log says about an item now (pending, resolved, new copy since);
 //! - [`export`]: the log as CSV (spreadsheet-safe) or JSONL (faithful).

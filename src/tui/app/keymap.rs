@@ -311,7 +311,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
-    b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last decision (a reopening is appended)"),
+    b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last step (a bulk D or a bot group: asks first)"),
     b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "raw", "show or hide the raw payloads"),
     b(&[k('e')], Scope::Global, KeyCommand::Export, "export", "export the review log (CSV or JSONL)"),
     b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "read the database again"),

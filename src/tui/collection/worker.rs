@@ -356,6 +356,7 @@ impl State {
                 .map(|(item, e)| crate::sanitize::inline(&format!("{item}: {e}"), 200)),
         );
         let recorded = match written.recorded.len() {
+            0 => "nothing recorded".to_string(),
             1 => "1 decision recorded".to_string(),
             n => format!("{n} decisions recorded as one step (u reopens them together)"),
         };
