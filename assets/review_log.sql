@@ -34,12 +34,21 @@ CREATE TABLE IF NOT EXISTS review_log (
   state_after TEXT,
   updated_at_before TEXT,
   updated_at_after TEXT,
+  -- For a `duplicate` or `correction`: the receipt kept as the one to answer
+  -- (a member of receipt_ids). NULL for every other decision.
+  kept INTEGER,
+  -- For a row written with others as one step (a bulk decision, or the undo
+  -- of one, each in one transaction): the id of the step's first row, which
+  -- holds its own id. NULL for a row written on its own. A log made before
+  -- these two columns is given them by the first write (rows kept as they are).
+  batch INTEGER,
   CHECK ((decision = 'reopened') = (reopens IS NOT NULL))
 );
 
 CREATE INDEX IF NOT EXISTS review_log_item ON review_log(item, id);
 CREATE INDEX IF NOT EXISTS review_log_operator ON review_log(operator, id);
 CREATE INDEX IF NOT EXISTS review_log_reopens ON review_log(reopens) WHERE reopens IS NOT NULL;
+CREATE INDEX IF NOT EXISTS review_log_batch ON review_log(batch) WHERE batch IS NOT NULL;
 
 CREATE TRIGGER IF NOT EXISTS review_log_no_update
 BEFORE UPDATE ON review_log

@@ -167,8 +167,24 @@ pub enum Command {
         /// Name recorded with the decision (default: the login name).
         #[arg(long, value_name = "NAME")]
         operator: Option<String>,
+        /// duplicate|correction: the receipt kept as the one to answer, a copy
+        /// of the group (default: the most complete copy; for correction, the latest).
+        #[arg(long, value_name = "ID")]
+        keep: Option<i64>,
         #[command(flatten)]
         analysis: AnalysisArgs,
+    },
+    /// Reopen an item's decision: it is pending again (a reopening is appended to the log).
+    Reopen {
+        db: PathBuf,
+        /// The item whose decision to reopen (dup:ID, conflict:ID, stuck:ID, bot:ID).
+        item: String,
+        /// A note kept with the reopening.
+        #[arg(long)]
+        note: Option<String>,
+        /// Name recorded with the reopening (default: the login name).
+        #[arg(long)]
+        operator: Option<String>,
     },
     /// Export the review log (CSV for spreadsheets, JSONL for scripts).
     Export {

@@ -142,6 +142,7 @@ pub fn resolve(
     decision: &str,
     note: Option<String>,
     operator: Option<String>,
+    keep: Option<crate::model::ReceiptId>,
     analysis: &AnalysisArgs,
 ) -> anyhow::Result<i32> {
     let operator = operator::resolve(operator)?;
@@ -150,18 +151,26 @@ pub fn resolve(
         return Err(unusable(format!("cannot record a decision: {reason}")));
     }
     let settings = analysis.settings();
-    let snap = reading::read(&*database, settings.clone(), &mut |_| {})?;
+    // A group's copies are read too: the copy kept by default is the most complete.
+    let snap = if matches!(review::parse_item(item), Ok((review::Kind::Duplicate, _))) {
+        reading::read_with_receipts(&*database, settings.clone(), &mut |_| {})?
+    } else {
+        reading::read(&*database, settings.clone(), &mut |_| {})?
+    };
     let target = reading::find_item(&snap, item).ok_or_else(|| missing_item(&*database, item))?;
+    let decision =
+        review::Decision::parse_for(target.kind, decision).map_err(|e| unusable(e.to_string()))?;
+    let kept = super::decisions::kept_copy(&snap, item, &target, decision, keep)?;
     let request = review::DecisionRequest {
         item: item.to_string(),
         kind: target.kind,
-        decision: review::Decision::parse_for(target.kind, decision)
-            .map_err(|e| unusable(e.to_string()))?,
+        decision,
         operator,
         note,
         receipt_ids: target.receipt_ids,
         now_ms: crate::model::time::now_ms(),
         expected_last: snap.review(item).last_log_id,
+        kept,
     };
     let current = snap.review(item);
     if current.resolved {
@@ -176,13 +185,23 @@ pub fn resolve(
         ));
     }
     let recorded = review::decide(&mut *database, &request)?;
-    output::print(&format!(
-        "{}: {} recorded by {} (log entry {})\n",
-        inline(item, 40),
-        request.decision.as_str(),
-        inline(&request.operator, 40),
-        recorded.entry.id
-    ))?;
+    let line = match recorded.entry.kept {
+        Some(kept) => super::decisions::recorded_keeping(
+            item,
+            request.decision,
+            &request.operator,
+            kept,
+            recorded.entry.id,
+        ),
+        None => format!(
+            "{}: {} recorded by {} (log entry {})",
+            inline(item, 40),
+            request.decision.as_str(),
+            inline(&request.operator, 40),
+            recorded.entry.id
+        ),
+    };
+    output::print(&format!("{line}\n"))?;
     Ok(0)
 }
 

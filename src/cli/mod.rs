@@ -3,6 +3,7 @@
 
 pub mod args;
 mod commands;
+mod decisions;
 pub mod error;
 mod export_limits;
 mod lang;
@@ -62,8 +63,15 @@ pub fn main() -> i32 {
             decision,
             note,
             operator,
+            keep,
             analysis,
-        }) => commands::resolve(&db, &item, &decision, note, operator, &analysis),
+        }) => commands::resolve(&db, &item, &decision, note, operator, keep, &analysis),
+        Some(Command::Reopen {
+            db,
+            item,
+            note,
+            operator,
+        }) => decisions::reopen(&db, &item, note, operator),
         Some(Command::Export {
             db,
             format,

@@ -13,7 +13,9 @@ mod state;
 pub mod time;
 pub mod zone;
 
-pub use review_log::{Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptStamp, StateWritten};
+pub use review_log::{
+    BatchRow, Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptStamp, StateWritten,
+};
 pub use row::{RawConflict, RawReceipt, Row, RowSink, RowSource, TimeRef, TimeValue};
 pub use settings::Settings;
 pub use state::ReceiptState;

@@ -7,8 +7,9 @@ use serde::Serialize;
 use super::ReceiptId;
 
 /// The columns of a review log row, in export order (the field order of
-/// [`LogEntry`]).
-pub const LOG_COLUMNS: [&str; 13] = [
+/// [`LogEntry`]). `kept` and `batch` came later: a log made before them is
+/// given them by the first write (see `storage::log_upgrade`).
+pub const LOG_COLUMNS: [&str; 15] = [
     "id",
     "item",
     "kind",
@@ -22,6 +23,8 @@ pub const LOG_COLUMNS: [&str; 13] = [
     "state_after",
     "updated_at_before",
     "updated_at_after",
+    "kept",
+    "batch",
 ];
 
 /// What an item is. Stored in `review_log.kind`.
@@ -60,7 +63,7 @@ impl Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
-    /// Duplicate group: the copies are one submission; the earliest is the one to answer.
+    /// Duplicate group: the copies are one submission; one (`kept`) is the one to answer.
     Duplicate,
     /// Duplicate group: a later copy corrects the earlier one and supersedes it.
     Correction,
@@ -150,6 +153,14 @@ pub struct LogEntry {
     pub updated_at_before: Option<String>,
     /// ...and the `updated_at` it wrote.
     pub updated_at_after: Option<String>,
+    /// For a `duplicate` or `correction`: the receipt kept as the one to
+    /// answer (`None` for every other decision, and for rows written before
+    /// the log had the column).
+    pub kept: Option<ReceiptId>,
+    /// For a row written with others as one step (a bulk decision, or the
+    /// undo of one): the id of the step's first row. `None` for a row
+    /// written on its own.
+    pub batch: Option<i64>,
 }
 
 impl LogEntry {
@@ -178,6 +189,19 @@ pub struct NewEntry<'a> {
     pub reopens: Option<i64>,
     /// When the row changed a receipt's state: what it found and wrote.
     pub state: Option<&'a StateWritten>,
+    /// The receipt a `duplicate` or `correction` keeps.
+    pub kept: Option<ReceiptId>,
+    /// Its place in a step of several rows, if it is in one.
+    pub batch: Option<BatchRow>,
+}
+
+/// Where a row stands in a step written as several rows at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchRow {
+    /// The step's first row: its `batch` is its own id.
+    First,
+    /// A later row of the step whose first row has this id.
+    Of(i64),
 }
 
 /// A change of `receipts.state` (and `updated_at`) that a log row records.

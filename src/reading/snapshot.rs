@@ -15,7 +15,7 @@ use crate::model::{Millis, ReceiptId, Settings};
 use crate::review::{self, Kind, LogEntry, Status};
 use crate::storage::{Session, Storage};
 use crate::triage::activity::Activity;
-use crate::triage::model::{AttemptSource, Receipt, Triage};
+use crate::triage::model::{AttemptSource, DuplicateGroup, Receipt, Triage};
 
 /// What the review log says about one item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub struct ItemReview {
     /// recorded only if this is still the latest (two operators never overwrite
     /// each other silently).
     pub last_log_id: Option<i64>,
+    /// The copy the latest decision keeps (a `duplicate` or `correction`).
+    pub kept: Option<ReceiptId>,
 }
 
 /// One review_log entry, as the Log tab shows it.
@@ -47,6 +49,10 @@ pub struct LogLine {
     pub receipt_ids: Vec<ReceiptId>,
     pub note: Option<String>,
     pub reopens: Option<i64>,
+    /// The copy a `duplicate` or `correction` keeps.
+    pub kept: Option<ReceiptId>,
+    /// The step it was written in, with others (its first row's id).
+    pub batch: Option<i64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -101,6 +107,22 @@ impl Snapshot {
 
     pub fn replays_of(&self, id: ReceiptId) -> u32 {
         self.replays.get(&id).copied().unwrap_or(0)
+    }
+
+    /// A group's copies as the choice of the one to keep sees them (see
+    /// [`review::keep`]), earliest first; `None` while a copy's receipt is
+    /// not read yet (the items' receipts follow the analysis).
+    pub fn keep_candidates(&self, g: &DuplicateGroup) -> Option<Vec<review::keep::Candidate>> {
+        g.members
+            .iter()
+            .map(|m| {
+                let r = self.receipt_view(m.id)?;
+                Some(review::keep::Candidate {
+                    id: m.id,
+                    filled: r.fields().count(),
+                })
+            })
+            .collect()
     }
 }
 
@@ -201,6 +223,7 @@ pub fn shown_ids(t: &Triage) -> Vec<ReceiptId> {
 
 fn item_review(latest: &LogEntry, status: Status) -> ItemReview {
     let last_log_id = Some(latest.id);
+    let kept = latest.kept;
     match status {
         Status::Pending => ItemReview {
             last_log_id,
@@ -219,6 +242,7 @@ fn item_review(latest: &LogEntry, status: Status) -> ItemReview {
             note,
             new_copy_since_decision: false,
             last_log_id,
+            kept,
         },
         Status::PendingNewCopy {
             decision,
@@ -234,6 +258,7 @@ fn item_review(latest: &LogEntry, status: Status) -> ItemReview {
             note,
             new_copy_since_decision: true,
             last_log_id,
+            kept,
         },
     }
 }
@@ -249,6 +274,8 @@ fn log_line(e: &LogEntry) -> LogLine {
         receipt_ids: e.receipt_ids.clone(),
         note: e.note.clone(),
         reopens: e.reopens,
+        kept: e.kept,
+        batch: e.batch,
     }
 }
 

@@ -74,6 +74,8 @@ struct DuplicateOut<'a> {
     // The review's fields, in place (flattening would serialise a map).
     status: &'static str,
     decision: Option<String>,
+    /// The copy the decision keeps as the one to answer (`duplicate`, `correction`).
+    kept: Option<ReceiptId>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     new_copy_since_decision: bool,
 }
@@ -118,6 +120,7 @@ struct DamagedOut<'a> {
 struct ReviewOut {
     status: &'static str,
     decision: Option<String>,
+    kept: Option<ReceiptId>,
     new_copy_since_decision: bool,
 }
 
@@ -126,6 +129,7 @@ impl From<ItemReview> for ReviewOut {
         Self {
             status: if r.resolved { "resolved" } else { "pending" },
             decision: r.decision,
+            kept: r.kept,
             new_copy_since_decision: r.new_copy_since_decision,
         }
     }
@@ -275,6 +279,7 @@ fn duplicate_out<'a>(input: &Snapshot, g: &'a DuplicateGroup) -> DuplicateOut<'a
         gaps_ms: &g.gaps_ms,
         status: r.status,
         decision: r.decision,
+        kept: r.kept,
         new_copy_since_decision: r.new_copy_since_decision,
     }
 }
@@ -376,6 +381,7 @@ mod tests {
             ItemReview {
                 resolved: true,
                 decision: Some("duplicate".into()),
+                kept: Some(13),
                 ..ItemReview::default()
             },
         );
@@ -404,6 +410,8 @@ mod tests {
         assert_eq!(d["gaps_ms"], serde_json::json!([2300]));
         assert_eq!(d["status"], "resolved");
         assert_eq!(d["decision"], "duplicate");
+        // The copy kept as the one to answer, beside the decision.
+        assert_eq!(d["kept"].as_i64(), Some(13));
         let c = &v["conflicts"][0];
         assert_eq!(c["item"], "conflict:40");
         assert_eq!(c["request_key"], "k\u{202e}1");

@@ -9,7 +9,7 @@
 use super::decision::{DecisionError, parse_item};
 use crate::model::time;
 use crate::model::{
-    Decision, Kind, LogEntry, Millis, NewEntry, ReceiptId, ReceiptState, StateWritten,
+    BatchRow, Decision, Kind, LogEntry, Millis, NewEntry, ReceiptId, ReceiptState, StateWritten,
 };
 use crate::sanitize;
 use crate::storage::{Failure, LogError, ReceiptColumns, Source, Storage, WriteTx};
@@ -34,6 +34,11 @@ pub struct DecisionRequest {
     /// a live decision since, nothing is written and the answer is
     /// [`DecideError::AlreadyDecided`].
     pub expected_last: Option<i64>,
+    /// For a `duplicate` or `correction`: the receipt kept as the one to
+    /// answer, one of `receipt_ids` (see [`super::keep`] for the default the
+    /// screen and the command line give). `None` records none; any other
+    /// decision keeps none.
+    pub kept: Option<ReceiptId>,
 }
 
 /// A receipt state written by a decision.
@@ -166,13 +171,13 @@ impl From<LogError> for DecideError {
 }
 
 /// What a decision may write to `receipts`, as the storage found it.
-struct Writable {
+pub(super) struct Writable {
     view: bool,
     columns: ReceiptColumns,
 }
 
 impl Writable {
-    fn of(source: &Source) -> Self {
+    pub(super) fn of(source: &Source) -> Self {
         Self {
             view: source.is_view(),
             columns: source.columns.clone(),
@@ -185,7 +190,7 @@ impl Writable {
     }
 }
 
-fn check_operator(operator: &str) -> Result<&str, DecisionError> {
+pub(super) fn check_operator(operator: &str) -> Result<&str, DecisionError> {
     let operator = operator.trim();
     if operator.is_empty() {
         Err(DecisionError::NoOperator)
@@ -221,6 +226,20 @@ fn validate(req: &DecisionRequest) -> Result<(ReceiptId, Vec<ReceiptId>), Decisi
             receipt_id,
         });
     }
+    if let Some(kept) = req.kept {
+        if !super::keep::keeps(req.decision) {
+            return Err(DecisionError::KeepsNone {
+                decision: req.decision,
+            });
+        }
+        if !ids.contains(&kept) {
+            return Err(DecisionError::NotACopy {
+                item: req.item.clone(),
+                kept,
+                copies: ids,
+            });
+        }
+    }
     Ok((receipt_id, ids))
 }
 
@@ -229,22 +248,40 @@ fn validate(req: &DecisionRequest) -> Result<(ReceiptId, Vec<ReceiptId>), Decisi
 /// receipt's state (and `updated_at`) in the same transaction, only while it
 /// is `in_flight`; `still_pending` and every other decision change no receipt.
 pub fn decide(storage: &mut dyn Storage, req: &DecisionRequest) -> Result<Recorded, DecideError> {
-    let (receipt_id, receipt_ids) = validate(req)?;
-    let operator = req.operator.trim();
+    validate(req)?;
     let writable = Writable::of(storage.source());
     let mut tx = storage.begin_write()?;
     tx.ensure_log()?;
+    let recorded = record_in(&mut *tx, &writable, req, None)?;
+    tx.commit()?;
+    Ok(recorded)
+}
+
+/// The guard of [`DecisionRequest::expected_last`], in the caller's transaction.
+pub(super) fn check_guard(tx: &mut dyn WriteTx, req: &DecisionRequest) -> Result<(), DecideError> {
     if let Some(latest) = tx.latest_entry(&req.item)?
         && Some(latest.id) != req.expected_last
         && !latest.is_reopening()
     {
         return Err(already_decided(latest));
     }
+    Ok(())
+}
+
+/// One decision in the caller's write transaction (the log is there): the
+/// guard, the state change, the row (as a row of a step when `batch` says so).
+pub(super) fn record_in(
+    tx: &mut dyn WriteTx,
+    writable: &Writable,
+    req: &DecisionRequest,
+    batch: Option<BatchRow>,
+) -> Result<Recorded, DecideError> {
+    let (receipt_id, receipt_ids) = validate(req)?;
+    let operator = req.operator.trim();
+    check_guard(tx, req)?;
     let now_text = time::format_rfc3339(req.now_ms);
     let state_change = match req.decision.target_state() {
-        Some(target) => Some(set_state(
-            &mut *tx, &writable, receipt_id, target, &now_text,
-        )?),
+        Some(target) => Some(set_state(tx, writable, receipt_id, target, &now_text)?),
         None => None,
     };
     let entry = tx.append(&NewEntry {
@@ -257,8 +294,9 @@ pub fn decide(storage: &mut dyn Storage, req: &DecisionRequest) -> Result<Record
         note: clean_note(req.note.as_deref()),
         reopens: None,
         state: state_change.as_ref().map(|c| &c.written),
+        kept: req.kept,
+        batch,
     })?;
-    tx.commit()?;
     Ok(Recorded {
         entry,
         state_change: state_change.map(|c| c.change),
@@ -266,10 +304,12 @@ pub fn decide(storage: &mut dyn Storage, req: &DecisionRequest) -> Result<Record
 }
 
 /// Undoes `operator`'s latest decision still in force (the latest entry for
-/// its item): appends a `reopened` row for it and, if it changed a receipt's
-/// state, puts the receipt back `in_flight` unless someone changed the receipt
-/// since (then the state is kept and [`StateRevert::Kept`] says so).
-/// `Ok(None)` when there is nothing to undo.
+/// its item), that one alone: appends a `reopened` row for it and, if it
+/// changed a receipt's state, puts the receipt back `in_flight` unless
+/// someone changed the receipt since (then the state is kept and
+/// [`StateRevert::Kept`] says so). `Ok(None)` when there is nothing to undo.
+/// The screen's `u` is [`super::undo()`]: it reopens a step of several
+/// decisions as it was taken, and asks first when a step reaches far.
 ///
 /// When the operator's most recent decision has since been overtaken by
 /// another operator's entry for the same item, nothing is written
@@ -306,7 +346,7 @@ pub fn undo_last(
     let Some(target) = target else {
         return Ok(None);
     };
-    let undone = append_reopening(&mut *tx, &writable, target, operator, None, now_ms)?;
+    let undone = append_reopening(&mut *tx, &writable, target, operator, None, now_ms, None)?;
     tx.commit()?;
     Ok(Some(undone))
 }
@@ -364,6 +404,7 @@ pub fn reopen_with(
         operator,
         clean_note(req.note.as_deref()),
         req.now_ms,
+        None,
     )?;
     tx.commit()?;
     Ok(Some(undone))
@@ -434,15 +475,17 @@ fn set_state(
     })
 }
 
-/// Appends the `reopened` row for `target` (in the caller's transaction) and
-/// reverts the receipt state it wrote when nobody has changed it since.
-fn append_reopening(
+/// Appends the `reopened` row for `target` (in the caller's transaction, as
+/// a row of a step when `batch` says so) and reverts the receipt state it
+/// wrote when nobody has changed it since.
+pub(super) fn append_reopening(
     tx: &mut dyn WriteTx,
     writable: &Writable,
     target: LogEntry,
     operator: &str,
     note: Option<&str>,
     now_ms: Millis,
+    batch: Option<BatchRow>,
 ) -> Result<Undone, DecideError> {
     let now_text = time::format_rfc3339(now_ms);
     let (revert, row_state) = match &target.state_after {
@@ -486,6 +529,8 @@ fn append_reopening(
         note,
         reopens: Some(target.id),
         state: row_state.as_ref(),
+        kept: None,
+        batch,
     })?;
     Ok(Undone {
         entry,

@@ -109,7 +109,9 @@ impl Decision {
     /// One line for people choosing a decision.
     pub fn describe(self) -> &'static str {
         match self {
-            Self::Duplicate => "same submission: answer the earliest copy only",
+            Self::Duplicate => {
+                "same submission: answer one copy only (the most complete, or the one chosen)"
+            }
             Self::Correction => "a later copy corrects the earlier one and supersedes it",
             Self::Distinct => "different messages: answer each",
             Self::Spam => "junk: answer none",
@@ -180,6 +182,21 @@ pub enum DecisionError {
     ItemNotCovered { item: String, receipt_id: ReceiptId },
     #[error("an operator name is required")]
     NoOperator,
+    #[error("{decision} keeps no copy: only duplicate and correction do")]
+    KeepsNone { decision: Decision },
+    #[error("receipt {kept} is not a copy of {}; keep one of: {}", shown(.item), ids(.copies))]
+    NotACopy {
+        item: String,
+        kept: ReceiptId,
+        copies: Vec<ReceiptId>,
+    },
+}
+
+fn ids(ids: &[ReceiptId]) -> String {
+    ids.iter()
+        .map(|id| id.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl DecisionError {

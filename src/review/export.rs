@@ -3,11 +3,11 @@
 //! Both have one record per log row, in append order, with the log's own
 //! columns ([`LOG_COLUMNS`]: `id, item, kind, decision, operator, decided_at,
 //! receipt_ids, note, reopens, state_before, state_after, updated_at_before,
-//! updated_at_after`) and then who the row is about ([`VISITOR_COLUMNS`]:
-//! `scope, visitor_name, visitor_email`, read from the copy the row covers,
-//! see [`visitor`]); an undo is a row whose decision is `reopened`. An
-//! [`ExportFilter`] limits the rows to a span of time, some operators, some
-//! items.
+//! updated_at_after, kept, batch`) and then who the row is about
+//! ([`VISITOR_COLUMNS`]: `scope, visitor_name, visitor_email`, read from the
+//! copy the row covers, see [`visitor`]); an undo is a row whose decision is
+//! `reopened`. An [`ExportFilter`] limits the rows to a span of time, some
+//! operators, some items.
 //!
 //! - CSV (RFC 4180, CRLF, header row) is safe to open in a spreadsheet: a cell
 //!   that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
@@ -203,14 +203,13 @@ fn cell_text(value: &Value) -> String {
     }
 }
 
-/// The receipt a row is about, whose visitor the export names: the
-/// earliest of its receipts (the one its item is named after), or the
-/// item's own receipt when the row lists none.
+/// The receipt a row is about, whose visitor the export names: the copy
+/// the decision kept, else the earliest of its receipts (the one its item
+/// is named after), or the item's own receipt when the row lists none.
 fn covered_receipt(entry: &LogEntry) -> Option<ReceiptId> {
     entry
-        .receipt_ids
-        .first()
-        .copied()
+        .kept
+        .or_else(|| entry.receipt_ids.first().copied())
         .or_else(|| super::parse_item(&entry.item).ok().map(|(_, id)| id))
 }
 
@@ -430,6 +429,8 @@ mod tests {
             state_after: None,
             updated_at_before: None,
             updated_at_after: None,
+            kept: None,
+            batch: None,
         };
         let visitor = Visitor {
             scope: Some("corp/contact".into()),

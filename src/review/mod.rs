@@ -4,6 +4,10 @@
 //! - [`log`]: reading the log (every reader copes with there being none yet);
 //! - [`decide`]: guarded writes: decisions, undo and reopen, each one short
 //!   write transaction that never overwrites another operator silently;
+//! - [`keep`]: which copy of a duplicate group a decision keeps;
+//! - [`batch`]: several decisions taken as one step, in one transaction;
+//! - [`undo`](mod@undo): the operator's last step undone as one step, asking first
+//!   when it reaches far;
 //! - [`status`]: what the log says about an item now (pending, resolved, new copy since);
 //! - [`export`]: the log as CSV (spreadsheet-safe) or JSONL (faithful).
 //!
@@ -12,14 +16,18 @@
 //! timeout, read-only or not), and the rows are the model's
 //! ([`LogEntry`], [`Kind`], [`Decision`]).
 
+pub mod batch;
 pub mod decide;
 pub mod decision;
 pub mod export;
+pub mod keep;
 pub mod log;
 pub mod status;
+pub mod undo;
 
 pub use crate::model::{Decision, Kind, LogEntry};
 pub use crate::storage::LogError;
+pub use batch::{BatchRecorded, decide_many};
 pub use decide::{
     DecideError, DecisionRequest, Recorded, ReopenRequest, StateChange, StateRevert, Undone,
     decide, reopen, reopen_with, undo_last,
@@ -31,3 +39,4 @@ pub use export::{
 };
 pub use log::{history, latest_entry, latest_log_id, log_exists, read_log};
 pub use status::{ItemStatus, Status, load_statuses, status_in, status_of, statuses};
+pub use undo::{BatchUndone, UndoOutcome, UndoRequest, Wide, undo};

@@ -191,6 +191,8 @@ mod tests {
             state_after: None,
             updated_at_before: None,
             updated_at_after: None,
+            kept: None,
+            batch: None,
         }
     }
 

@@ -180,6 +180,19 @@ pub trait ReviewRead {
     /// One entry by id.
     fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError>;
 
+    /// The rows of one step written at once (a bulk decision, or its undo):
+    /// those whose `batch` is `batch`, in append order.
+    fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
+        let mut rows = Vec::new();
+        self.each_entry(&mut |entry| {
+            if entry.batch == Some(batch) {
+                rows.push(entry);
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(rows)
+    }
+
     /// The id of the newest entry: a cheap way to notice that someone else
     /// has appended since the last look.
     fn latest_log_id(&mut self) -> Result<Option<i64>, LogError>;

@@ -1,9 +1,13 @@
-//! Brings a `review_log` made by an older version up to the current schema.
-//! SQLite cannot change a CHECK constraint in place, and the older table
-//! refuses the kind `bot` (and its decision `not_spam`): the table is made
-//! anew with the current schema and every row copied over, ids and all, in
-//! the caller's write transaction. Nothing is deleted from the log: the
-//! rows are the same before and after, only the rules that guard them grew.
+//! Brings a `review_log` made by an older version up to the current schema,
+//! in the caller's write transaction. Nothing is deleted from the log: the
+//! rows are the same before and after, only the rules that guard them and
+//! the columns they may fill grew.
+//!
+//! - SQLite cannot change a CHECK constraint in place, and the oldest table
+//!   refuses the kind `bot` (and its decision `not_spam`): that table is made
+//!   anew with the current schema and every row copied over, ids and all;
+//! - a table without the columns added since (`kept`, `batch`) is given
+//!   them, NULL in every row already there.
 
 use rusqlite::Connection;
 
@@ -30,7 +34,14 @@ pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
     if !refuses_bots(conn)? {
         return Ok(());
     }
-    let columns = crate::model::LOG_COLUMNS.join(", ");
+    // The columns the old table has (an added one may be missing: NULL).
+    let stored = super::review_log::stored_columns(conn)?;
+    let columns = crate::model::LOG_COLUMNS
+        .iter()
+        .filter(|c| stored.iter().any(|s| s.eq_ignore_ascii_case(c)))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     conn.execute_batch(&format!(
         "DROP TRIGGER IF EXISTS review_log_no_update;
          DROP TRIGGER IF EXISTS review_log_no_replace;
@@ -38,6 +49,7 @@ pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
          DROP INDEX IF EXISTS review_log_item;
          DROP INDEX IF EXISTS review_log_operator;
          DROP INDEX IF EXISTS review_log_reopens;
+         DROP INDEX IF EXISTS review_log_batch;
          ALTER TABLE review_log RENAME TO {OLD};"
     ))?;
     conn.execute_batch(schema)?;
@@ -45,6 +57,21 @@ pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
         "INSERT INTO review_log ({columns}) SELECT {columns} FROM {OLD} ORDER BY id;
          DROP TABLE {OLD};"
     ))?;
+    Ok(())
+}
+
+/// Adds each of `added` (name, type) that the stored `review_log` lacks.
+/// Call it inside a write transaction.
+pub(super) fn add_columns(conn: &Connection, added: &[(&str, &str)]) -> Result<(), LogError> {
+    let stored = super::review_log::stored_columns(conn)?;
+    for (name, sql_type) in added {
+        if !stored.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+            // Fixed names and types of our own schema, never user text.
+            conn.execute_batch(&format!(
+                "ALTER TABLE review_log ADD COLUMN {name} {sql_type}"
+            ))?;
+        }
+    }
     Ok(())
 }
 
@@ -117,5 +144,48 @@ mod tests {
             )
             .unwrap();
         assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn the_oldest_log_without_bots_or_the_added_columns_keeps_its_rows() {
+        let conn = Connection::open_in_memory().unwrap();
+        let oldest: String = older_schema()
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                !l.starts_with("kept ") && !l.starts_with("batch ") && !l.contains("_batch")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        conn.execute_batch(&oldest).unwrap();
+        conn.execute(INSERT, ["dup:1", "duplicate", "spam"])
+            .unwrap();
+        conn.execute(INSERT, ["stuck:2", "stuck", "completed"])
+            .unwrap();
+
+        ensure_review_log(&conn).unwrap();
+        let rows: Vec<(i64, String, Option<i64>, Option<i64>)> = conn
+            .prepare("SELECT id, item, kept, batch FROM review_log ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                (1, "dup:1".into(), None, None),
+                (2, "stuck:2".into(), None, None)
+            ]
+        );
+        conn.execute(INSERT, ["bot:1", "bot", "spam"]).unwrap();
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'review_log_batch'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 1);
     }
 }

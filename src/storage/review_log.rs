@@ -13,20 +13,49 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use super::error::LogError;
 use super::source::Source;
 use crate::model::{
-    Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState,
+    BatchRow, Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp,
+    ReceiptState,
 };
 
 /// The table, its indexes and the triggers that keep it append-only.
 pub const REVIEW_LOG_SQL: &str = include_str!("../../assets/review_log.sql");
 
+/// The columns `review_log` gained after it was first made, with their
+/// types. A log without them reads as if they were NULL; the first write
+/// adds them ([`ensure_review_log`]).
+pub(super) const ADDED_COLUMNS: [(&str, &str); 2] = [("kept", "INTEGER"), ("batch", "INTEGER")];
+
+/// Which of the [`ADDED_COLUMNS`] a stored log has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shape {
+    has: [bool; ADDED_COLUMNS.len()],
+}
+
+impl Shape {
+    /// The current schema's: every column.
+    const FULL: Shape = Shape {
+        has: [true; ADDED_COLUMNS.len()],
+    };
+
+    /// True when the stored log has `column` (every column it was made with).
+    fn has(&self, column: &str) -> bool {
+        ADDED_COLUMNS
+            .iter()
+            .position(|(name, _)| *name == column)
+            .is_none_or(|i| self.has[i])
+    }
+}
+
 /// Creates `review_log` (and its indexes and triggers) when absent, and checks
-/// that an existing one has the expected columns. Call it only on a path that
+/// that an existing one has the expected columns; a log made by an older
+/// version is brought up to date, every row kept. Call it only on a path that
 /// writes: read-only commands must leave the database as they found it.
 /// Inside a transaction it is part of that transaction.
 pub fn ensure_review_log(conn: &Connection) -> Result<(), LogError> {
     if log_table_exists(conn)? {
         check_columns(conn)?;
         super::log_upgrade::upgrade(conn, REVIEW_LOG_SQL)?;
+        super::log_upgrade::add_columns(conn, &ADDED_COLUMNS)?;
     }
     // Also restores an index or trigger that someone dropped.
     conn.execute_batch(REVIEW_LOG_SQL)?;
@@ -43,19 +72,29 @@ fn log_table_exists(conn: &Connection) -> Result<bool, LogError> {
     Ok(n > 0)
 }
 
-/// Errors when `review_log` lacks a column this tool needs.
-fn check_columns(conn: &Connection) -> Result<(), LogError> {
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('review_log')")?;
+/// The column names of the stored `review_log`.
+pub(super) fn stored_columns(conn: &Connection) -> Result<Vec<String>, LogError> {
+    let mut stmt = conn.prepare_cached("SELECT name FROM pragma_table_info('review_log')")?;
     let names = stmt
         .query_map([], |row| row.get::<_, String>(0))?
         .collect::<Result<Vec<_>, _>>()?;
+    Ok(names)
+}
+
+/// Errors when `review_log` lacks a column this tool needs (one it was made
+/// with: the added ones may be missing); else which added ones it has.
+fn check_columns(conn: &Connection) -> Result<Shape, LogError> {
+    let names = stored_columns(conn)?;
+    let stored = |c: &str| names.iter().any(|n| n.eq_ignore_ascii_case(c));
     let missing: Vec<&str> = LOG_COLUMNS
         .iter()
         .copied()
-        .filter(|c| !names.iter().any(|n| n.eq_ignore_ascii_case(c)))
+        .filter(|c| !ADDED_COLUMNS.iter().any(|(a, _)| a == c) && !stored(c))
         .collect();
     if missing.is_empty() {
-        Ok(())
+        Ok(Shape {
+            has: ADDED_COLUMNS.map(|(name, _)| stored(name)),
+        })
     } else {
         Err(LogError::Schema(format!(
             "missing column{} {}",
@@ -65,19 +104,35 @@ fn check_columns(conn: &Connection) -> Result<(), LogError> {
     }
 }
 
-/// True when the database has a usable `review_log` (an error when it has one
-/// this tool did not make). Never creates anything.
-pub(super) fn log_exists(conn: &Connection) -> Result<bool, LogError> {
+/// The shape of a usable `review_log`; `None` when there is none (an error
+/// when there is one this tool did not make). Never creates anything.
+fn shape(conn: &Connection) -> Result<Option<Shape>, LogError> {
     if log_table_exists(conn)? {
-        check_columns(conn)?;
-        Ok(true)
+        check_columns(conn).map(Some)
     } else {
-        Ok(false)
+        Ok(None)
     }
 }
 
-fn select_columns() -> String {
-    LOG_COLUMNS.join(", ")
+/// True when the database has a usable `review_log` (an error when it has one
+/// this tool did not make). Never creates anything.
+pub(super) fn log_exists(conn: &Connection) -> Result<bool, LogError> {
+    Ok(shape(conn)?.is_some())
+}
+
+/// The select list of [`LOG_COLUMNS`]: a column the stored log lacks reads as NULL.
+fn select_columns(shape: Shape) -> String {
+    LOG_COLUMNS
+        .iter()
+        .map(|c| {
+            if shape.has(c) {
+                (*c).to_string()
+            } else {
+                format!("NULL AS {c}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Maps a row selected with [`select_columns`].
@@ -106,6 +161,8 @@ fn entry_from_row(row: &Row<'_>) -> Result<LogEntry, LogError> {
         state_after: row.get(10)?,
         updated_at_before: row.get(11)?,
         updated_at_after: row.get(12)?,
+        kept: row.get(13)?,
+        batch: row.get(14)?,
     })
 }
 
@@ -130,10 +187,13 @@ pub(super) fn each_entry(
     conn: &Connection,
     each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
 ) -> Result<usize, LogError> {
-    if !log_exists(conn)? {
+    let Some(shape) = shape(conn)? else {
         return Ok(0);
-    }
-    let sql = format!("SELECT {} FROM review_log ORDER BY id", select_columns());
+    };
+    let sql = format!(
+        "SELECT {} FROM review_log ORDER BY id",
+        select_columns(shape)
+    );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
     let mut n = 0;
@@ -148,12 +208,12 @@ pub(super) fn each_entry(
 
 /// Every entry for one item, in append order.
 pub(super) fn history(conn: &Connection, item: &str) -> Result<Vec<LogEntry>, LogError> {
-    if !log_exists(conn)? {
+    let Some(shape) = shape(conn)? else {
         return Ok(Vec::new());
-    }
+    };
     let sql = format!(
         "SELECT {} FROM review_log WHERE item = ?1 ORDER BY id",
-        select_columns()
+        select_columns(shape)
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_and_then([item], entry_from_row)?;
@@ -162,28 +222,49 @@ pub(super) fn history(conn: &Connection, item: &str) -> Result<Vec<LogEntry>, Lo
 
 /// The latest entry for one item, if any.
 pub(super) fn latest_entry(conn: &Connection, item: &str) -> Result<Option<LogEntry>, LogError> {
-    if !log_exists(conn)? {
+    let Some(shape) = shape(conn)? else {
         return Ok(None);
-    }
+    };
     let sql = format!(
         "SELECT {} FROM review_log WHERE item = ?1 ORDER BY id DESC LIMIT 1",
-        select_columns()
+        select_columns(shape)
     );
     one_entry(conn, &sql, [item])
 }
 
 /// One entry by id.
 pub(super) fn entry(conn: &Connection, id: i64) -> Result<Option<LogEntry>, LogError> {
-    if !log_exists(conn)? {
+    let Some(shape) = shape(conn)? else {
         return Ok(None);
-    }
-    entry_in(conn, id)
+    };
+    entry_in(conn, shape, id)
 }
 
-/// [`entry`] where the log is known to be there.
-fn entry_in(conn: &Connection, id: i64) -> Result<Option<LogEntry>, LogError> {
-    let sql = format!("SELECT {} FROM review_log WHERE id = ?1", select_columns());
+/// [`entry`] where the log is known to be there, with this shape.
+fn entry_in(conn: &Connection, shape: Shape, id: i64) -> Result<Option<LogEntry>, LogError> {
+    let sql = format!(
+        "SELECT {} FROM review_log WHERE id = ?1",
+        select_columns(shape)
+    );
     one_entry(conn, &sql, [id])
+}
+
+/// The rows of one step written at once (`batch` = its first row's id), in
+/// append order; empty when there is none (or the log has no such column).
+pub(super) fn batch_entries(conn: &Connection, batch: i64) -> Result<Vec<LogEntry>, LogError> {
+    let Some(shape) = shape(conn)? else {
+        return Ok(Vec::new());
+    };
+    if !shape.has("batch") {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {} FROM review_log WHERE batch = ?1 ORDER BY id",
+        select_columns(shape)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_and_then([batch], entry_from_row)?;
+    rows.collect()
 }
 
 /// The id of the newest entry (`None` when there is none or no table).
@@ -205,15 +286,15 @@ pub(super) fn latest_standing_decision_by(
     conn: &Connection,
     operator: &str,
 ) -> Result<Option<LogEntry>, LogError> {
-    if !log_exists(conn)? {
+    let Some(shape) = shape(conn)? else {
         return Ok(None);
-    }
+    };
     let sql = format!(
         "SELECT {} FROM review_log d \
          WHERE d.operator = ?1 AND d.decision <> 'reopened' \
            AND d.id = (SELECT max(x.id) FROM review_log x WHERE x.item = d.item) \
          ORDER BY d.id DESC LIMIT 1",
-        select_columns()
+        select_columns(shape)
     );
     one_entry(conn, &sql, [operator])
 }
@@ -225,27 +306,46 @@ pub(super) fn latest_unreopened_decision_by(
     operator: &str,
     after: Option<i64>,
 ) -> Result<Option<LogEntry>, LogError> {
-    if !log_exists(conn)? {
+    let Some(shape) = shape(conn)? else {
         return Ok(None);
-    }
+    };
     let sql = format!(
         "SELECT {} FROM review_log d \
          WHERE d.operator = ?1 AND d.decision <> 'reopened' AND d.id > ?2 \
            AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
          ORDER BY d.id DESC LIMIT 1",
-        select_columns()
+        select_columns(shape)
     );
     one_entry(conn, &sql, params![operator, after.unwrap_or(i64::MIN)])
 }
 
-/// Appends one row (the log is there) and reads it back as stored.
+/// The id the next row will be given: `AUTOINCREMENT` hands out one more
+/// than the largest ever handed out, or than the largest there.
+fn next_id(conn: &Connection) -> Result<i64, LogError> {
+    Ok(conn.query_row(
+        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'review_log'), 0), \
+                    coalesce((SELECT max(id) FROM review_log), 0)) + 1",
+        [],
+        |row| row.get(0),
+    )?)
+}
+
+/// Appends one row (the log is there, as [`ensure_review_log`] leaves it)
+/// and reads it back as stored.
 pub(super) fn append(conn: &Connection, row: &NewEntry<'_>) -> Result<LogEntry, LogError> {
     let ids = serde_json::to_string(row.receipt_ids).expect("a list of integers serialises");
     let state = row.state;
+    // A step's first row holds its own id, known before it is written: the
+    // write transaction lets no one else append in between.
+    let batch = match row.batch {
+        None => None,
+        Some(BatchRow::Of(first)) => Some(first),
+        Some(BatchRow::First) => Some(next_id(conn)?),
+    };
     conn.prepare_cached(
         "INSERT INTO review_log (item, kind, decision, operator, decided_at, receipt_ids, note, \
-         reopens, state_before, state_after, updated_at_before, updated_at_after) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+         reopens, state_before, state_after, updated_at_before, updated_at_after, kept, batch) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?
     .execute(params![
         row.item,
@@ -260,11 +360,20 @@ pub(super) fn append(conn: &Connection, row: &NewEntry<'_>) -> Result<LogEntry, 
         state.map(|s| &s.after),
         state.and_then(|s| s.updated_before.as_ref()),
         state.and_then(|s| s.updated_after.as_ref()),
+        row.kept,
+        batch,
     ])?;
     let id = conn.last_insert_rowid();
+    if row.batch == Some(BatchRow::First) && batch != Some(id) {
+        return Err(LogError::BadRow {
+            id,
+            detail: "the first row of a step was not given the id expected; nothing recorded"
+                .into(),
+        });
+    }
     // A damaged file can lose the row it was just given: the transaction is
     // then rolled back, not trusted.
-    entry_in(conn, id)?.ok_or_else(|| LogError::BadRow {
+    entry_in(conn, Shape::FULL, id)?.ok_or_else(|| LogError::BadRow {
         id,
         detail: "the row just written cannot be read back (the database file may be \
                  damaged); nothing recorded"

@@ -212,6 +212,10 @@ impl ReviewRead for ReadSession<'_> {
         review_log::latest_log_id(self.db.conn())
     }
 
+    fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
+        review_log::batch_entries(self.db.conn(), batch)
+    }
+
     fn latest_standing_decision_by(
         &mut self,
         operator: &str,

@@ -150,8 +150,9 @@ fn event_loop(
                     Effect::Reload => worker.send(Request::Load),
                     Effect::LoadPayloads(refs) => worker.send(Request::Payloads(refs)),
                     Effect::Decide(request) => worker.send(Request::Decide(vec![request])),
-                    Effect::DecideMany(requests) => worker.send(Request::Decide(requests)),
-                    Effect::Undo => worker.send(Request::Undo),
+                    Effect::DecideMany(requests) => worker.send(Request::DecideBatch(requests)),
+                    Effect::Undo => worker.send(Request::Undo(None)),
+                    Effect::UndoConfirmed(wide) => worker.send(Request::Undo(Some(wide))),
                     Effect::Export(format) => worker.send(Request::Export(format)),
                     Effect::Find { query, now_ms } => worker.send(Request::Find(query, now_ms)),
                 }

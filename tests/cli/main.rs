@@ -5,6 +5,7 @@
 mod common;
 
 mod commands;
+mod decisions;
 mod demo;
 mod demo_forms;
 mod export;

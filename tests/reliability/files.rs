@@ -113,6 +113,7 @@ fn library_pass(path: &Path) -> Vec<String> {
                     receipt_ids: target.receipt_ids,
                     now_ms: NOW_MS,
                     expected_last: snap.review(&item).last_log_id,
+                    kept: None,
                 };
                 if let Err(e) = review::decide(&mut db, &request) {
                     errors.push(e.to_string());
@@ -577,6 +578,7 @@ fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
             receipt_ids: vec![id],
             now_ms: NOW_MS,
             expected_last: None,
+            kept: None,
         };
         match review::decide(&mut db, &request) {
             Ok(_) => recorded += 1,

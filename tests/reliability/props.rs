@@ -368,6 +368,7 @@ proptest! {
             receipt_ids: vec![1, 2],
             now_ms: NOW_MS,
             expected_last: None,
+            kept: None,
         };
         review::decide(&mut conn, &request).unwrap();
         let stored = review::read_log(&conn).unwrap().remove(0);

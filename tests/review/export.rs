@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const T0: i64 = 1_795_947_330_123;
 
-const HEADER: [&str; 16] = [
+const HEADER: [&str; 18] = [
     "id",
     "item",
     "kind",
@@ -30,6 +30,8 @@ const HEADER: [&str; 16] = [
     "state_after",
     "updated_at_before",
     "updated_at_after",
+    "kept",
+    "batch",
     "scope",
     "visitor_name",
     "visitor_email",
@@ -61,6 +63,7 @@ fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> Decis
         receipt_ids: ids.to_vec(),
         now_ms: T0,
         expected_last: None,
+        kept: None,
     }
 }
 
@@ -96,6 +99,7 @@ fn populated(path: &Path) -> Database {
             &[id, id + 1000],
         );
         req.note = Some(note.to_string());
+        req.kept = Some(id + 1000);
         req.now_ms = T0 + i as i64;
         review::decide(&mut conn, &req).unwrap();
     }
@@ -141,6 +145,8 @@ fn expected_cells(e: &LogEntry) -> Vec<String> {
         opt(&e.state_after),
         opt(&e.updated_at_before),
         opt(&e.updated_at_after),
+        e.kept.map(|r| r.to_string()).unwrap_or_default(),
+        e.batch.map(|r| r.to_string()).unwrap_or_default(),
         scope.to_string(),
         String::new(),
         String::new(),
@@ -234,6 +240,69 @@ fn csv_parses_back_to_the_same_values_with_formulas_neutralised() {
     let conflict = &rows[HOSTILE_NOTES.len() + 2];
     assert_eq!(conflict[4], "'=carol");
     assert_eq!(rows[0][6], "100;1100");
+    // The copy each duplicate keeps; none for the others.
+    assert_eq!(rows[0][13], "1100");
+    assert_eq!((stuck[13].as_str(), conflict[13].as_str()), ("", ""));
+}
+
+/// Cells of a CSV export by column name, row by row.
+fn by_name(bytes: &[u8], column: &str) -> Vec<String> {
+    let mut reader = csv::Reader::from_reader(bytes);
+    let at = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("no column {column}"));
+    reader
+        .records()
+        .map(|r| r.unwrap()[at].to_string())
+        .collect()
+}
+
+#[test]
+fn kept_and_batch_read_back_from_both_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = create(&dir.path().join("r.db"));
+    // A bulk decision of three groups, each keeping a copy; then one on its own.
+    let bulk: Vec<DecisionRequest> = [10, 20, 30]
+        .iter()
+        .map(|&id| DecisionRequest {
+            kept: Some(id + 1),
+            ..request(
+                &format!("dup:{id}"),
+                Decision::Duplicate,
+                "aiko",
+                &[id, id + 1],
+            )
+        })
+        .collect();
+    let written = review::decide_many(&mut conn, &bulk).unwrap();
+    assert_eq!(written.batch, Some(1));
+    let mut alone = request("dup:40", Decision::Spam, "aiko", &[40, 41]);
+    alone.now_ms = T0 + 1;
+    review::decide(&mut conn, &alone).unwrap();
+
+    let mut out = Vec::new();
+    review::export(&conn, ExportFormat::Csv, &mut out).unwrap();
+    assert_eq!(
+        by_name(&out, "item"),
+        ["dup:10", "dup:20", "dup:30", "dup:40"]
+    );
+    assert_eq!(by_name(&out, "kept"), ["11", "21", "31", ""]);
+    assert_eq!(by_name(&out, "batch"), ["1", "1", "1", ""]);
+
+    let mut out = Vec::new();
+    review::export(&conn, ExportFormat::Jsonl, &mut out).unwrap();
+    let rows: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kept: Vec<&Value> = rows.iter().map(|r| &r["kept"]).collect();
+    assert_eq!(kept, [&json!(11), &json!(21), &json!(31), &Value::Null]);
+    let batch: Vec<&Value> = rows.iter().map(|r| &r["batch"]).collect();
+    assert_eq!(batch, [&json!(1), &json!(1), &json!(1), &Value::Null]);
 }
 
 #[test]
@@ -270,6 +339,8 @@ fn jsonl_round_trips_exactly() {
         assert_eq!(v["reopens"], json!(entry.reopens));
         assert_eq!(v["state_before"], json!(entry.state_before));
         assert_eq!(v["state_after"], json!(entry.state_after));
+        assert_eq!(v["kept"], json!(entry.kept));
+        assert_eq!(v["batch"], json!(entry.batch));
     }
 
     // Notes come back exactly (no spreadsheet quoting); an empty note is null.
@@ -388,9 +459,9 @@ fn csv_names_the_scope_and_the_visitor_as_typed_and_guards_their_formulas() {
         .map(|r| {
             [
                 r[1].as_str(),
-                r[13].as_str(),
-                r[14].as_str(),
                 r[15].as_str(),
+                r[16].as_str(),
+                r[17].as_str(),
             ]
         })
         .collect();
@@ -418,7 +489,7 @@ fn csv_names_the_scope_and_the_visitor_as_typed_and_guards_their_formulas() {
         assert!(!starts_like_a_formula(cell), "{cell:?}");
     }
     assert_eq!(
-        review::unquote_cell(&rows[1][14]),
+        review::unquote_cell(&rows[1][16]),
         "=HYPERLINK(\"http://evil.example/\",\"click\")"
     );
 }
@@ -461,7 +532,7 @@ fn a_csv_for_excel_starts_with_a_bom_and_is_otherwise_the_same() {
     assert!(plain.starts_with(b"id,"), "no BOM unless asked for");
     let (header, rows) = parse_csv(&excel);
     assert_eq!(header, HEADER, "a CSV reader skips the BOM");
-    assert_eq!(rows[0][14], "田中 愛子");
+    assert_eq!(rows[0][16], "田中 愛子");
 
     // Written to a file, whole.
     let target = dir.path().join("log.csv");

@@ -77,6 +77,7 @@ fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> Decis
         receipt_ids: ids.to_vec(),
         now_ms: T0,
         expected_last: None,
+        kept: None,
     }
 }
 

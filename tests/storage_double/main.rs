@@ -69,6 +69,7 @@ fn request(snap: &Snapshot, item: &str, decision: Decision, at: i64) -> Decision
         receipt_ids: target.receipt_ids,
         now_ms: at,
         expected_last: snap.review(item).last_log_id,
+        kept: None,
     }
 }
 

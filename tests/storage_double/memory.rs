@@ -7,8 +7,8 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use receipt_review::model::{
-    LogEntry, NewEntry, RawConflict, RawReceipt, ReceiptId, ReceiptStamp, ReceiptState, RowSink,
-    RowSource, TimeValue,
+    BatchRow, LogEntry, NewEntry, RawConflict, RawReceipt, ReceiptId, ReceiptStamp, ReceiptState,
+    RowSink, RowSource, TimeValue,
 };
 use receipt_review::storage::{
     ChangeMark, Connections, Failure, LogError, Replays, ReviewRead, Session, Source, Storage,
@@ -348,8 +348,9 @@ impl WriteTx for MemoryWrite<'_> {
     fn append(&mut self, entry: &NewEntry<'_>) -> Result<LogEntry, LogError> {
         let log = self.draft.log.as_mut().expect("ensure_log comes first");
         let state = entry.state;
+        let id = log.last().map_or(1, |e| e.id + 1);
         let stored = LogEntry {
-            id: log.last().map_or(1, |e| e.id + 1),
+            id,
             item: entry.item.to_string(),
             kind: entry.kind,
             decision: entry.decision,
@@ -362,6 +363,11 @@ impl WriteTx for MemoryWrite<'_> {
             state_after: state.map(|s| s.after.clone()),
             updated_at_before: state.and_then(|s| s.updated_before.clone()),
             updated_at_after: state.and_then(|s| s.updated_after.clone()),
+            kept: entry.kept,
+            batch: entry.batch.map(|b| match b {
+                BatchRow::First => id,
+                BatchRow::Of(first) => first,
+            }),
         };
         log.push(stored.clone());
         Ok(stored)

@@ -68,6 +68,7 @@ fn spam_request() -> ItemDecision {
         receipt_ids: vec![201, 202, 203],
         note: None,
         expected_last: None,
+        kept: None,
     }
 }
 
@@ -113,6 +114,7 @@ fn not_spam_is_recorded_at_once_and_undo_is_one_step() {
             receipt_ids: vec![210, 211],
             note: None,
             expected_last: None,
+            kept: None,
         })]
     );
     assert_eq!(send(&mut app, &fx, key('u')), vec![Effect::Undo]);

@@ -94,6 +94,8 @@ fn log(
         receipt_ids: receipt_ids.to_vec(),
         note: None,
         reopens: None,
+        kept: None,
+        batch: None,
     }
 }
 
@@ -512,6 +514,7 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
             note: Some("2通目が正しい内容です".into()),
             new_copy_since_decision: false,
             last_log_id: Some(2),
+            kept: Some(121),
         },
     );
     reviews.insert(
@@ -524,6 +527,7 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
             note: None,
             new_copy_since_decision: true,
             last_log_id: Some(1),
+            kept: Some(130),
         },
     );
     reviews.insert(
@@ -536,19 +540,24 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
             note: None,
             new_copy_since_decision: false,
             last_log_id: Some(4),
+            kept: None,
         },
     );
     let log = vec![
-        log(
-            1,
-            "dup:130",
-            "duplicate",
-            "alice",
-            T0 + 45 * MIN,
-            &[130, 131],
-        ),
+        LogLine {
+            kept: Some(130),
+            ..log(
+                1,
+                "dup:130",
+                "duplicate",
+                "alice",
+                T0 + 45 * MIN,
+                &[130, 131],
+            )
+        },
         LogLine {
             note: Some("2通目が正しい内容です".into()),
+            kept: Some(121),
             ..log(
                 2,
                 "dup:120",

@@ -85,6 +85,7 @@ fn resolved_conflicts_and_stuck_receipts_are_not_pending() {
         note: None,
         new_copy_since_decision: false,
         last_log_id: Some(9),
+        kept: None,
     };
     snap.reviews.insert("conflict:150".into(), review(true));
     let counts = Counts::of(&snap);
@@ -410,11 +411,12 @@ fn the_class_filter_cycles() {
 #[test]
 fn each_duplicate_decision_key_records_its_decision() {
     let fx = fixture();
-    for (c, decision) in [
-        ('d', "duplicate"),
-        ('c', "correction"),
-        ('x', "distinct"),
-        ('s', "spam"),
+    // #110 is the most complete copy (#111 lacks the phone), #111 the latest.
+    for (c, decision, kept) in [
+        ('d', "duplicate", Some(110)),
+        ('c', "correction", Some(111)),
+        ('x', "distinct", None),
+        ('s', "spam", None),
     ] {
         let mut app = loaded(&fx, 80, 24, false);
         let effects = send(&mut app, &fx, key(c));
@@ -426,6 +428,7 @@ fn each_duplicate_decision_key_records_its_decision() {
                 receipt_ids: vec![110, 111],
                 note: None,
                 expected_last: None,
+                kept,
             }
         );
         assert!(
@@ -617,6 +620,9 @@ fn the_bulk_action_counts_only_pending_exact_groups_in_the_view() {
     let items: Vec<&str> = requests.iter().map(|r| r.item.as_str()).collect();
     assert_eq!(items, ["dup:101", "dup:130", "dup:140"]);
     assert!(requests.iter().all(|r| r.decision == "duplicate"));
+    // Each keeps its most complete copy: of exact copies, the earliest.
+    let kept: Vec<Option<i64>> = requests.iter().map(|r| r.kept).collect();
+    assert_eq!(kept, [Some(101), Some(130), Some(140)]);
     // No is the default.
     assert!(send(&mut app, &fx, code(KeyCode::Enter)).is_empty());
 
@@ -901,4 +907,151 @@ fn a_failed_first_load_and_a_failed_reload() {
         "the previous reading stays on screen"
     );
     assert!(status(&app).contains("database is locked"));
+}
+
+#[test]
+fn brackets_choose_the_copy_kept_and_the_decision_carries_it() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    // Nothing chosen: d keeps the most complete copy, #110.
+    assert!(app.keep.is_empty());
+    // `]` marks the next copy; past the last it stays there.
+    assert!(send(&mut app, &fx, key(']')).is_empty());
+    assert_eq!(app.keep.get("dup:110"), Some(&111));
+    assert!(
+        status(&app).contains("keep #111 (copy 2 of 2)"),
+        "{}",
+        status(&app)
+    );
+    send(&mut app, &fx, key(']'));
+    assert_eq!(app.keep.get("dup:110"), Some(&111));
+    // In the detail pane too.
+    send(&mut app, &fx, code(KeyCode::Enter));
+    send(&mut app, &fx, key('['));
+    assert_eq!(app.keep.get("dup:110"), Some(&110));
+    send(&mut app, &fx, key('['));
+    assert_eq!(app.keep.get("dup:110"), Some(&110));
+    send(&mut app, &fx, key(']'));
+    // The decision keeps the copy chosen, and the choice goes with it.
+    let effects = send(&mut app, &fx, key('d'));
+    assert_eq!(decide_effect(&effects).kept, Some(111));
+    assert!(!app.keep.contains_key("dup:110"));
+
+    // A choice is for c too (else c keeps the latest).
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('['));
+    let effects = send(&mut app, &fx, key('c'));
+    assert_eq!(decide_effect(&effects).kept, Some(110));
+    // And for no other decision.
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key(']'));
+    let effects = send(&mut app, &fx, key('x'));
+    assert_eq!(decide_effect(&effects).kept, None);
+}
+
+#[test]
+fn a_resolved_group_keeps_what_was_recorded() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    // dup:120, resolved as a correction keeping #121.
+    send(&mut app, &fx, key('g'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    send(&mut app, &fx, key('['));
+    assert!(app.keep.is_empty());
+    assert!(
+        status(&app).contains("already resolved"),
+        "{}",
+        status(&app)
+    );
+    // `[` and `]` mean nothing on another tab.
+    send(&mut app, &fx, key('2'));
+    assert!(send(&mut app, &fx, key(']')).is_empty());
+    assert!(app.keep.is_empty());
+}
+
+fn undo_confirm(app: &App) -> receipt_review::tui::app::state::Confirm {
+    match &app.overlay {
+        Some(Overlay::Confirm(c)) => (**c).clone(),
+        other => panic!("no confirmation: {other:?}"),
+    }
+}
+
+#[test]
+fn undo_of_a_batch_asks_with_the_count_and_no_focused() {
+    use receipt_review::review::Wide;
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    // `u` asks the runtime; the runtime answers that it reaches far.
+    assert_eq!(send(&mut app, &fx, key('u')), vec![Effect::Undo]);
+    let wide = Wide::Batch {
+        batch: 40,
+        decisions: 101,
+        left: 0,
+    };
+    assert!(send(&mut app, &fx, Msg::UndoAsks(wide.clone())).is_empty());
+    let c = undo_confirm(&app);
+    assert_eq!(c.title, "Reopen all 101 decisions of that batch?");
+    assert!(!c.yes_focused);
+    assert_eq!(c.no_label, "No");
+    // Enter gives the focused answer, No: nothing is undone.
+    assert!(send(&mut app, &fx, code(KeyCode::Enter)).is_empty());
+    assert!(app.overlay.is_none());
+    assert!(status(&app).contains("nothing changed"), "{}", status(&app));
+    // Asked again and answered yes: the step confirmed goes to the runtime.
+    send(&mut app, &fx, Msg::UndoAsks(wide.clone()));
+    assert_eq!(
+        send(&mut app, &fx, key('y')),
+        vec![Effect::UndoConfirmed(wide)]
+    );
+    assert!(status(&app).contains("undoing"), "{}", status(&app));
+
+    // Items decided since are named as left.
+    send(
+        &mut app,
+        &fx,
+        Msg::UndoAsks(Wide::Batch {
+            batch: 40,
+            decisions: 99,
+            left: 2,
+        }),
+    );
+    let c = undo_confirm(&app);
+    assert_eq!(c.title, "Reopen all 99 decisions of that batch?");
+    assert!(
+        c.lines
+            .iter()
+            .any(|l| l.contains("2 of them were decided or reopened by someone since")),
+        "{:?}",
+        c.lines
+    );
+    assert_eq!(c.yes_label, "Yes, reopen 99");
+}
+
+#[test]
+fn undo_of_a_bot_group_decision_asks_with_its_receipts() {
+    use receipt_review::review::Wide;
+    let fx = bots_fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    let wide = Wide::Group {
+        entry: 7,
+        item: "bot:201".into(),
+        receipts: 3,
+    };
+    send(&mut app, &fx, Msg::UndoAsks(wide.clone()));
+    let c = undo_confirm(&app);
+    assert_eq!(c.title, "Reopen bot:201: 3 receipts?");
+    assert!(
+        c.lines[0].contains("all 3 receipts of bot:201"),
+        "{:?}",
+        c.lines
+    );
+    assert!(!c.yes_focused);
+    // Esc cancels; y confirms.
+    assert!(send(&mut app, &fx, code(KeyCode::Esc)).is_empty());
+    send(&mut app, &fx, Msg::UndoAsks(wide.clone()));
+    assert_eq!(
+        send(&mut app, &fx, key('y')),
+        vec![Effect::UndoConfirmed(wide)]
+    );
 }

@@ -676,3 +676,41 @@ fn export_dialog_80x24() {
         assert!(small.contains(choice), "{choice}:\n{small}");
     }
 }
+
+#[test]
+fn chosen_copy_marked_in_the_detail_80x24() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    // Before any choice the most complete copy, #110, is marked.
+    let before = screen(&app, 80, 24);
+    assert!(before.contains("✓1. #110"), "{before}");
+    keys(&mut app, &fx, "]");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    screen(&app, 80, 24);
+    keys(&mut app, &fx, "jjj");
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("✓ keep #111: your choice (d and c)"),
+        "{shown}"
+    );
+    assert!(shown.contains("✓2. #111"), "{shown}");
+    assert!(!shown.contains("✓1. #110"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn undo_batch_confirm_80x24() {
+    use receipt_review::review::Wide;
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(
+        &mut app,
+        &fx,
+        Msg::UndoAsks(Wide::Batch {
+            batch: 12,
+            decisions: 101,
+            left: 2,
+        }),
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}

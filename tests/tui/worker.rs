@@ -64,3 +64,107 @@ fn a_first_reading_hands_over_the_analysis_then_its_receipts() {
     assert!(second.snapshot.receipts.len() > 100);
     assert_eq!(first.snapshot.triage, second.snapshot.triage);
 }
+
+/// The next message that is not a reading or its progress.
+fn next_answer(rx: &mpsc::Receiver<Msg>) -> Msg {
+    loop {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(Msg::Loaded(_) | Msg::Progress { .. }) => {}
+            Ok(msg) => return msg,
+            Err(e) => panic!("hung: no answer ({e})"),
+        }
+    }
+}
+
+#[test]
+fn a_bulk_decision_is_one_batch_and_undo_asks_then_reopens_it_whole() {
+    use receipt_review::review::Wide;
+    use receipt_review::tui::app::msg::ItemDecision;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("worker.db");
+    let options = DemoOptions {
+        receipts: 1_500,
+        seed: 3,
+        now_ms: NOW_MS,
+    };
+    generate(&path, &options).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let config = WorkerConfig {
+        path: path.clone(),
+        read_only: false,
+        settings: Settings::new(NOW_MS),
+        fixed_now: Some(NOW_MS),
+        operator: "aiko".into(),
+        export_dir: dir.path().to_path_buf(),
+    };
+    let worker = Worker::start(config, tx).unwrap();
+    worker.send(Request::Load);
+    let reading = readings_until_complete(&rx).pop().unwrap();
+    // What `D` sends: every exact group, the copy kept left to the worker.
+    let requests: Vec<ItemDecision> = reading
+        .snapshot
+        .triage
+        .duplicates
+        .iter()
+        .filter(|g| g.is_exact())
+        .map(|g| ItemDecision {
+            item: g.item(),
+            decision: "duplicate".into(),
+            receipt_ids: g.receipt_ids(),
+            note: None,
+            expected_last: None,
+            kept: None,
+        })
+        .collect();
+    let n = requests.len();
+    assert!(n >= 2, "{n} exact groups");
+    worker.send(Request::DecideBatch(requests));
+    match next_answer(&rx) {
+        Msg::Recorded(Ok(text)) => {
+            assert!(
+                text.contains(&format!("{n} decisions recorded as one step")),
+                "{text}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (rows, batches, kept): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(DISTINCT batch), count(kept) FROM review_log",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((rows, batches, kept), (n as i64, 1, n as i64));
+
+    // `u`: asked first, with the count; nothing reopened until yes.
+    worker.send(Request::Undo(None));
+    let wide = match next_answer(&rx) {
+        Msg::UndoAsks(wide) => wide,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        wide,
+        Wide::Batch {
+            batch: 1,
+            decisions: n,
+            left: 0
+        }
+    );
+    worker.send(Request::Undo(Some(wide)));
+    match next_answer(&rx) {
+        Msg::Recorded(Ok(text)) => {
+            assert!(text.contains(&format!("{n} decisions reopened")), "{text}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let reopened: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM review_log WHERE decision = 'reopened' AND batch = ?1",
+            [n as i64 + 1],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(reopened, n as i64);
+}

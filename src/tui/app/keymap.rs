@@ -163,6 +163,9 @@ pub enum KeyCommand {
     JumpToItem,
     /// Times in UTC, or in the operator's zone again.
     ToggleUtc,
+    /// The copy before / after the one kept, as the one to keep.
+    PrevCopy,
+    NextCopy,
     // Overlays.
     Close,
     Yes,
@@ -267,12 +270,14 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::PageUp)], Scope::Help, KeyCommand::PageUp, "", "page up"),
     b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, KeyCommand::Close, "close", "close the help"),
     // Decisions on the selection.
-    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "duplicate", "duplicate: keep the earliest copy as the one to answer"),
-    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "correction", "correction: a later copy supersedes the earlier"),
+    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "duplicate", "duplicate: answer only the copy marked ✓"),
+    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "correction", "correction: keep the latest copy (or the one chosen)"),
     b(&[k('x')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Distinct), "distinct", "distinct: genuinely separate messages, answer each"),
     b(&[k('s')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Spam), "spam", "spam"),
     b(&[k('D')], Scope::Tabs(DUP), KeyCommand::BulkDuplicate, "all exact", "resolve every pending exact group shown as duplicate (asks first)"),
     b(&[k('t')], Scope::Tabs(DUP), KeyCommand::CycleClass, "class", "show all / simultaneous / seconds / minutes groups"),
+    b(&[k('[')], Scope::Tabs(DUP), KeyCommand::PrevCopy, "", "mark the copy before as the one to keep (✓)"),
+    b(&[k(']')], Scope::Tabs(DUP), KeyCommand::NextCopy, "", "mark the copy after as the one to keep (✓)"),
     b(&[k('o')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
     b(&[k('f')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
     b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
@@ -312,7 +317,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
-    b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last decision (a reopening is appended)"),
+    b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last step (a bulk D or a bot group: asks first)"),
     b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "raw", "show or hide the raw payloads"),
     b(&[k('e')], Scope::Global, KeyCommand::Export, "export", "export the review log (CSV or JSONL)"),
     b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "read the database again"),

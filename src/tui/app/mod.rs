@@ -15,12 +15,14 @@
 //! - [`decision`]: which tab takes which decision;
 //! - [`layout`]: where things go, shared with the canvas;
 //! - [`bots`]: the Bots tab's own rules (a receipt's sender, the spam question);
+//! - [`keep`]: the copy of a duplicate group kept as the one to answer;
+//! - [`undo`]: the question before an undo that reaches far;
 //! - [`find`]: the Receipts tab's search and what it found;
 //! - [`forms`]: the Forms tab's state and keys.
 //!
 //! Each file imports only those that come before it in the order
 //! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, forms, state,
-//! bots, layout, update (`forms` holds the Forms tab's state, before `state`, and its keys,
+//! bots, keep, undo, layout, update (`forms` holds the Forms tab's state, before `state`, and its keys,
 //! beside `update`).
 
 pub mod bots;
@@ -30,6 +32,7 @@ pub mod decision;
 pub mod find;
 pub mod forms;
 pub mod indexed;
+pub mod keep;
 pub mod keymap;
 pub mod layout;
 pub mod msg;
@@ -38,6 +41,7 @@ pub mod screen_size;
 pub mod search;
 pub mod state;
 pub mod tab;
+pub mod undo;
 mod update;
 
 pub use decision::Decision;

@@ -37,6 +37,9 @@ pub enum Msg {
     /// for the status bar; `Err` when nothing was recorded (e.g. someone else
     /// decided first — the runtime reloads after either).
     Recorded(Result<String, String>),
+    /// [`Effect::Undo`] reaches far (a bulk decision, a bot group): nothing
+    /// was undone; the operator is to be asked first.
+    UndoAsks(crate::review::Wide),
     /// The outcome of [`Effect::Export`]: the file written, or why not.
     Exported(Result<PathBuf, String>),
     /// The database changed (its change mark moved).
@@ -71,6 +74,9 @@ pub struct ItemDecision {
     pub note: Option<String>,
     /// The latest review_log id for the item that the screen showed.
     pub expected_last: Option<i64>,
+    /// The copy a `duplicate` or `correction` keeps, as the detail showed it
+    /// (`None`: the decision keeps none, or the runtime gives the default).
+    pub kept: Option<ReceiptId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,10 +86,14 @@ pub enum Effect {
     Reload,
     LoadPayloads(Vec<PayloadRef>),
     Decide(ItemDecision),
-    /// Several decisions confirmed at once (the bulk action), each guarded on its own.
+    /// Several decisions confirmed at once (the bulk action), each guarded on
+    /// its own, written as one step.
     DecideMany(Vec<ItemDecision>),
-    /// Undo this operator's last decision (a reopening is appended).
+    /// Undo this operator's last step (a reopening is appended per decision);
+    /// one that reaches far is asked about first ([`Msg::UndoAsks`]).
     Undo,
+    /// Undo the operator's last step, which they agreed to when asked.
+    UndoConfirmed(crate::review::Wide),
     Export(ExportFile),
     /// Search every receipt (the Receipts tab), counting what arrived lately as of `now_ms`.
     Find {

@@ -64,6 +64,8 @@ impl Input {
 pub enum ConfirmAction {
     Decide(ItemDecision),
     DecideMany(Vec<ItemDecision>),
+    /// Undo the operator's last step, which reaches this far.
+    Undo(crate::review::Wide),
     /// Quit although notes typed for decisions were never sent.
     Quit,
 }
@@ -212,6 +214,8 @@ pub struct App {
     pub status: Option<StatusLine>,
     /// Notes typed for the next decision on an item.
     pub notes: HashMap<String, String>,
+    /// The copy chosen (`[` `]`) as the one to keep, per duplicate group.
+    pub keep: HashMap<String, ReceiptId>,
     /// Decisions sent and not yet answered by `Recorded`, with the note each took.
     pub awaiting: HashMap<String, Option<String>>,
     pub payloads: HashMap<PayloadRef, Result<String, String>>,
@@ -257,6 +261,7 @@ impl App {
             input: None,
             status: None,
             notes: HashMap::new(),
+            keep: HashMap::new(),
             awaiting: HashMap::new(),
             payloads: HashMap::new(),
             requested: HashSet::new(),

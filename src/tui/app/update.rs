@@ -78,6 +78,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             error(app, inline(&message, 300));
         }
+        Msg::UndoAsks(wide) => {
+            app.status = None;
+            app.overlay = Some(Overlay::Confirm(Box::new(super::undo::confirm(wide))));
+        }
         Msg::Exported(Ok(path)) => {
             success(
                 app,
@@ -497,6 +501,8 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         // The Forms tab's own (see `forms::update`).
         KeyCommand::CyclePeriod | KeyCommand::OpenExample => {}
         KeyCommand::BulkDuplicate => bulk(app),
+        KeyCommand::PrevCopy => choose_copy(app, -1),
+        KeyCommand::NextCopy => choose_copy(app, 1),
         KeyCommand::FindQuery => find::update::start(app, None),
         KeyCommand::JumpToItem => jump(app),
         KeyCommand::ToggleUtc => {
@@ -762,12 +768,19 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         text.push_str("; nothing changed (u undoes your own last decision)");
         return info(app, text);
     }
+    let kept = match (app.selected(), app.snapshot.as_ref()) {
+        (Some(super::Selected::Group(i)), Some(snap)) => {
+            super::keep::kept_for(app, snap, &snap.triage.duplicates[i], decision)
+        }
+        _ => None,
+    };
     let request = ItemDecision {
         item: item.clone(),
         decision: decision.as_str().to_string(),
         receipt_ids,
         note: app.notes.get(&item).cloned(),
         expected_last: review.last_log_id,
+        kept,
     };
     if let (Decision::Spam, Some(super::Selected::Bot(i))) = (decision, app.selected()) {
         let g = app
@@ -816,6 +829,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
 fn send(app: &mut App, requests: Vec<ItemDecision>, bulk: bool, effects: &mut Vec<Effect>) {
     for r in &requests {
         app.notes.remove(&r.item);
+        app.keep.remove(&r.item);
         app.awaiting.insert(r.item.clone(), r.note.clone());
     }
     advance_to_pending(app);
@@ -871,6 +885,7 @@ fn bulk(app: &mut App) {
                 decision: Decision::Duplicate.as_str().to_string(),
                 receipt_ids: g.receipt_ids(),
                 expected_last: review.last_log_id,
+                kept: super::keep::kept_for(app, snap, g, Decision::Duplicate),
             })
         })
         .collect();
@@ -891,7 +906,7 @@ fn bulk(app: &mut App) {
                 plural(n)
             ),
             "Near groups (partial or edited copies) are left for you to read.".into(),
-            "Each is recorded on its own; u undoes your decisions one at a time.".into(),
+            "Each keeps its most complete copy; u undoes them as one step.".into(),
         ],
         yes_label: format!("Yes, resolve {n}"),
         no_label: "No".into(),
@@ -910,6 +925,10 @@ fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
     match confirm.action {
         ConfirmAction::Decide(request) => send(app, vec![request], false, effects),
         ConfirmAction::DecideMany(requests) => send(app, requests, true, effects),
+        ConfirmAction::Undo(wide) => {
+            working(app, "undoing your last step…".into());
+            effects.push(Effect::UndoConfirmed(wide));
+        }
         ConfirmAction::Quit => effects.push(Effect::Quit),
     }
 }
@@ -936,4 +955,34 @@ fn export(app: &mut App, file: ExportFile, effects: &mut Vec<Effect>) {
     let name = export_label(file);
     working(app, format!("exporting the review log as {name}…"));
     effects.push(Effect::Export(file));
+}
+
+/// `[` / `]` on a duplicate group: the copy before / after the marked one
+/// becomes the one to keep.
+fn choose_copy(app: &mut App, by: isize) {
+    let Some(super::Selected::Group(i)) = app.selected() else {
+        return;
+    };
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let g = &snap.triage.duplicates[i];
+    let item = g.item();
+    if app.review(&item).resolved {
+        return info(
+            app,
+            format!("{item} is already resolved; its kept copy is recorded (u undoes your own)"),
+        );
+    }
+    let id = super::keep::step(app, &snap, g, by);
+    app.keep.insert(item, id);
+    let at = g.members.iter().position(|m| m.id == id).unwrap_or(0);
+    info(
+        app,
+        format!(
+            "keep #{id} (copy {} of {}): d and c keep it",
+            at + 1,
+            g.members.len()
+        ),
+    );
 }

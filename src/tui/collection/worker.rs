@@ -29,7 +29,10 @@ pub enum Request {
     Load,
     Payloads(Vec<PayloadRef>),
     Decide(Vec<ItemDecision>),
-    Undo,
+    /// Decisions taken as one step (the bulk `D`), written as one batch.
+    DecideBatch(Vec<ItemDecision>),
+    /// Undo the operator's last step; with the step they agreed to when asked.
+    Undo(Option<review::Wide>),
     Export(ExportFile),
     /// Search every receipt, as of this time.
     Find(Query, Millis),
@@ -151,10 +154,17 @@ impl State {
                 self.send(Msg::Recorded(outcome));
                 self.load();
             }
-            Request::Undo => {
-                let outcome = self.undo();
+            Request::DecideBatch(requests) => {
+                let outcome = self.decide_batch(requests);
                 self.send(Msg::Recorded(outcome));
                 self.load();
+            }
+            Request::Undo(confirmed) => {
+                // A step that reaches far is asked about first: nothing changed.
+                if let Some(outcome) = self.undo(confirmed) {
+                    self.send(Msg::Recorded(outcome));
+                    self.load();
+                }
             }
             Request::Export(format) => {
                 let outcome = self.export(format);
@@ -320,24 +330,83 @@ impl State {
         }
     }
 
-    fn undo(&mut self) -> Result<String, String> {
+    /// Records a bulk decision as one step; its rows form one batch.
+    fn decide_batch(&mut self, requests: Vec<ItemDecision>) -> Result<String, String> {
         if let Some(reason) = self.read_only_reason() {
             return Err(format!("read-only: {reason}"));
         }
-        match review::undo_last(
-            Rc::get_mut(&mut self.database).expect(HELD),
-            &self.config.operator,
-            crate::model::time::now_ms(),
-        ) {
-            Ok(Some(undone)) => {
+        let Some(IndexedSnapshot { snapshot: snap, .. }) = &self.last else {
+            return Err("still loading".into());
+        };
+        let mut refused = Vec::new();
+        let mut full = Vec::new();
+        for request in &requests {
+            match full_request(snap, &self.config.operator, request) {
+                Ok(r) => full.push(r),
+                Err(why) => refused.push(why),
+            }
+        }
+        let database = Rc::get_mut(&mut self.database).expect(HELD);
+        let written = review::decide_many(database, &full)
+            .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))?;
+        refused.extend(
+            written
+                .refused
+                .iter()
+                .map(|(item, e)| crate::sanitize::inline(&format!("{item}: {e}"), 200)),
+        );
+        let recorded = match written.recorded.len() {
+            0 => "nothing recorded".to_string(),
+            1 => "1 decision recorded".to_string(),
+            n => format!("{n} decisions recorded as one step (u reopens them together)"),
+        };
+        match refused.first() {
+            None => Ok(recorded),
+            Some(first) => Err(format!("{recorded}; {} refused: {first}", refused.len())),
+        }
+    }
+
+    /// `Some` with what the undo did; `None` when the operator is being asked first.
+    fn undo(&mut self, confirmed: Option<review::Wide>) -> Option<Result<String, String>> {
+        if let Some(reason) = self.read_only_reason() {
+            return Some(Err(format!("read-only: {reason}")));
+        }
+        let request = review::UndoRequest {
+            operator: self.config.operator.clone(),
+            now_ms: crate::model::time::now_ms(),
+            confirmed,
+        };
+        let outcome = review::undo(Rc::get_mut(&mut self.database).expect(HELD), &request);
+        Some(match outcome {
+            Ok(review::UndoOutcome::Ask(wide)) => {
+                self.send(Msg::UndoAsks(wide));
+                return None;
+            }
+            Ok(review::UndoOutcome::One(undone)) => {
                 // A receipt put back in flight changed in place: read it again.
-                if let review::StateRevert::Reverted { receipt_id, .. } = &undone.state {
-                    self.reader.recheck(&[*receipt_id]);
-                }
+                self.recheck(std::slice::from_ref(&undone));
                 Ok(describe_undo(&undone))
             }
-            Ok(None) => Err("nothing of yours to undo".into()),
+            Ok(review::UndoOutcome::Batch(step)) => {
+                self.recheck(&step.undone);
+                Ok(describe_batch_undo(&step, &self.config.operator))
+            }
+            Ok(review::UndoOutcome::Nothing) => Err("nothing of yours to undo".into()),
             Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
+        })
+    }
+
+    /// Receipts an undo put back in flight changed in place: read them again.
+    fn recheck(&mut self, undone: &[review::Undone]) {
+        let ids: Vec<_> = undone
+            .iter()
+            .filter_map(|u| match &u.state {
+                review::StateRevert::Reverted { receipt_id, .. } => Some(*receipt_id),
+                _ => None,
+            })
+            .collect();
+        if !ids.is_empty() {
+            self.reader.recheck(&ids);
         }
     }
 
@@ -353,18 +422,27 @@ impl State {
     }
 }
 
-/// Records one decision through the same path as `receipt-review resolve`.
-fn record(
-    database: &mut dyn Storage,
+/// The decision the operator made on the screen, as review records it: the
+/// item found in the last reading, who, when, and the copy it keeps (the
+/// default, when the screen could not tell yet).
+fn full_request(
     snap: &Snapshot,
     operator: &str,
     request: &ItemDecision,
-) -> Result<String, String> {
+) -> Result<review::DecisionRequest, String> {
     let target = reading::find_item(snap, &request.item)
         .ok_or_else(|| format!("{} is no longer in the database", request.item))?;
     let decision =
         review::Decision::parse_for(target.kind, &request.decision).map_err(|e| e.to_string())?;
-    let full = review::DecisionRequest {
+    let kept = request.kept.or_else(|| {
+        let g = snap
+            .triage
+            .duplicates
+            .iter()
+            .find(|g| g.item() == request.item)?;
+        review::keep::default_kept(decision, &snap.keep_candidates(g)?)
+    });
+    Ok(review::DecisionRequest {
         item: request.item.clone(),
         kind: target.kind,
         decision,
@@ -373,10 +451,80 @@ fn record(
         receipt_ids: request.receipt_ids.clone(),
         now_ms: crate::model::time::now_ms(),
         expected_last: request.expected_last,
-    };
+        kept,
+    })
+}
+
+/// Records one decision through the same path as `receipt-review resolve`.
+fn record(
+    database: &mut dyn Storage,
+    snap: &Snapshot,
+    operator: &str,
+    request: &ItemDecision,
+) -> Result<String, String> {
+    let full = full_request(snap, operator, request)?;
     review::decide(database, &full)
-        .map(|_| format!("{}: {} recorded", request.item, request.decision))
+        .map(|recorded| match recorded.entry.kept {
+            Some(kept) => format!(
+                "{}: {} recorded, keeping #{kept}",
+                request.item, request.decision
+            ),
+            None => format!("{}: {} recorded", request.item, request.decision),
+        })
         .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
+}
+
+/// What a step's undo did, in one line: how many reopened, how many left and why.
+fn describe_batch_undo(step: &review::BatchUndone, operator: &str) -> String {
+    let n = step.undone.len();
+    let mut text = format!(
+        "{n} decision{} reopened, pending again",
+        if n == 1 { "" } else { "s" }
+    );
+    if step.left.is_empty() {
+        return text;
+    }
+    let reopened = step.left.iter().filter(|e| e.is_reopening()).count();
+    let mut others: Vec<&str> = step
+        .left
+        .iter()
+        .filter(|e| !e.is_reopening())
+        .map(|e| e.operator.as_str())
+        .collect();
+    let decided = others.len();
+    others.sort_unstable();
+    others.dedup();
+    let mut why = Vec::new();
+    if decided > 0 {
+        let who: Vec<String> = others
+            .iter()
+            .map(|o| {
+                if *o == operator {
+                    "you".to_string()
+                } else {
+                    crate::sanitize::inline(o, 30)
+                }
+            })
+            .collect();
+        why.push(format!(
+            "{decided} decided again since by {}",
+            who.join(", ")
+        ));
+    }
+    if reopened > 0 {
+        why.push(format!("{reopened} already reopened"));
+    }
+    text.push_str(&format!(
+        "; {} left as {}: {}",
+        step.left.len(),
+        if step.left.len() == 1 {
+            "it was"
+        } else {
+            "they were"
+        },
+        why.join(", ")
+    ));
+    text
 }
 
 /// What an undo did, in one line for the status bar.

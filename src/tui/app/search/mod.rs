@@ -477,6 +477,8 @@ mod tests {
             receipt_ids: ids,
             note,
             reopens: None,
+            kept: None,
+            batch: None,
         }
     }
 

@@ -1,20 +1,21 @@
-//! A duplicate group: its copies with time, gap and class, key, state,
-//! replays and match kind (and why a near copy was grouped), then the
-//! field-by-field comparison.
+//! A duplicate group: the copy kept as the one to answer (marked ✓, chosen
+//! with `[` `]`), its copies with time, gap and class, key, state, replays
+//! and match kind (and why a near copy was grouped), then the field-by-field
+//! comparison.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::compare::{self, Column};
-use crate::model::Millis;
 use crate::model::Zone;
 use crate::model::time::human_duration;
-use crate::reading::Snapshot;
+use crate::model::{Millis, ReceiptId};
+use crate::reading::{ItemReview, Snapshot};
 use crate::sanitize::clean;
-use crate::triage::model::{GapClass, MatchKind};
-use crate::tui::app::App;
+use crate::triage::model::{DuplicateGroup, GapClass, MatchKind};
 use crate::tui::app::msg::PayloadRef;
+use crate::tui::app::{App, keep};
 
 /// `10:15:30.123`, or `11-30 10:15:30` when the day differs from the first copy's.
 fn time_of_day(zone: Zone, ms: Millis, first: Millis) -> String {
@@ -102,7 +103,13 @@ pub fn lines(
         ));
     }
     lines.push(Line::raw(""));
-    lines.extend(copies(app.shown_zone(), snap, g, w, theme));
+    let kept = if review.resolved {
+        review.kept
+    } else {
+        keep::keeping(app, snap, g).kept
+    };
+    lines.extend(keep_lines(app, snap, g, &review, w, theme));
+    lines.extend(copies(app.shown_zone(), snap, g, kept, w, theme));
     lines.push(Line::raw(""));
 
     // Made whole for this drawing only (the reading keeps them compact).
@@ -123,16 +130,59 @@ pub fn lines(
     lines
 }
 
-/// The table of copies, one row each (plus a line saying why a near copy is here).
+/// The marker of the copy kept as the one to answer.
+const KEPT: &str = "✓";
+
+/// What the group keeps: the copy marked, why, and how to choose another.
+fn keep_lines(
+    app: &App,
+    snap: &Snapshot,
+    g: &DuplicateGroup,
+    review: &ItemReview,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let text = if review.resolved {
+        match review.kept {
+            Some(id) => format!("{KEPT} kept #{id}, as recorded"),
+            None => return Vec::new(),
+        }
+    } else {
+        let k = keep::keeping(app, snap, g);
+        let what = match (k.kept, k.chosen) {
+            (Some(id), true) => format!("{KEPT} keep #{id}: your choice (d and c)"),
+            (Some(id), false) if id == k.latest => format!("{KEPT} keep #{id}: most complete"),
+            (Some(id), false) => format!(
+                "{KEPT} keep #{id}: most complete · c keeps #{}, the latest",
+                k.latest
+            ),
+            (None, _) => "keep: the most complete copy, once the copies are read".to_string(),
+        };
+        // Decisions are off: nothing to choose for.
+        if app.read_only().is_some() {
+            what
+        } else {
+            format!("{what} · [/] choose")
+        }
+    };
+    text::wrap_at_most(&text, w, 2)
+        .into_iter()
+        .map(|part| Line::styled(part, theme.key()))
+        .collect()
+}
+
+/// The table of copies, one row each (plus a line saying why a near copy is
+/// here); the copy `kept` is marked.
 fn copies(
     zone: Zone,
     snap: &Snapshot,
-    g: &crate::triage::model::DuplicateGroup,
+    g: &DuplicateGroup,
+    kept: Option<ReceiptId>,
     w: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     // Fixed columns; the key takes what is left.
-    const NUM: usize = 2;
+    const NUM: usize = 3;
     const ID: usize = 8;
     const TIME: usize = 12;
     const GAP: usize = 11;
@@ -192,8 +242,9 @@ fn copies(
         } else {
             theme.differs()
         };
+        let mark = if kept == Some(m.id) { KEPT } else { " " };
         let mut cells = vec![
-            text::pad(&format!("{}.", i + 1), NUM),
+            text::pad(&format!("{mark}{}.", i + 1), NUM),
             text::pad(&format!("#{}", m.id), ID),
             text::pad(&time, TIME),
             text::pad(&gap, GAP),

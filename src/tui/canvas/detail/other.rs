@@ -221,6 +221,23 @@ pub fn log_entry(
     if let Some(r) = l.reopens {
         wrapped(&mut lines, &format!("reopens entry #{r}"), w, theme.plain());
     }
+    if let Some(kept) = l.kept {
+        wrapped(
+            &mut lines,
+            &format!("keeps #{kept} as the copy to answer"),
+            w,
+            theme.plain(),
+        );
+    }
+    if let Some(batch) = l.batch {
+        let n = snap.log.iter().filter(|e| e.batch == Some(batch)).count();
+        wrapped(
+            &mut lines,
+            &format!("one of {n} entries written together (from entry #{batch})"),
+            w,
+            theme.plain(),
+        );
+    }
     if let Some(note) = &l.note {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Note", theme.title()));
