@@ -7,7 +7,11 @@
 use serde::Serialize;
 use std::sync::Arc;
 
+use crate::i18n::Lang;
+use crate::intake::canonical::{CanonicalError, json_kind_in};
+use crate::model::time::TimeError;
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::{sanitize, t};
 
 /// The visitor-typed fields of a payload after normalisation: sorted by key,
 /// noise fields removed, values NFKC + trimmed + white space folded + case
@@ -56,7 +60,138 @@ impl DamageReason {
 pub struct Damaged {
     pub receipt_id: ReceiptId,
     pub reason: DamageReason,
-    pub detail: String,
+    pub detail: DamageDetail,
+}
+
+/// The longest detail sentence, in characters.
+pub const DETAIL_MAX: usize = 160;
+
+/// What exactly is wrong with a damaged row, kept typed so that each language
+/// can say it. It reads (derefs, serialises) as its English sentence, one
+/// terminal-safe line: `report --json`'s `detail` does not depend on the
+/// language; [`DamageDetail::message`] says it in any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DamageDetail {
+    english: String,
+    cause: DamageCause,
+}
+
+/// The causes a detail tells apart.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DamageCause {
+    /// The payload holds no text; what it holds, in the storage's words.
+    PayloadNotText(String),
+    /// The payload is JSON but not an object.
+    NotAnObject(CanonicalError),
+    /// The payload is not JSON.
+    NotJson(CanonicalError),
+    NoCanonicalForm(CanonicalError),
+    /// `created_at` cannot be read.
+    CreatedAt(TimeError),
+    /// The stored digest (its first characters, or empty) is not the payload's.
+    DigestMismatch {
+        stored: String,
+        computed: String,
+    },
+    UnknownState(String),
+    /// Any other text, said as it is in every language.
+    Text(String),
+}
+
+impl DamageCause {
+    fn say(&self, lang: Lang) -> String {
+        let digest = |d: &str| {
+            if d.is_empty() {
+                t!(lang, "report.damaged.empty_digest").to_string()
+            } else {
+                d.to_string()
+            }
+        };
+        match self {
+            Self::PayloadNotText(what) => t!(lang, "report.damaged.payload_not_text", what = what),
+            Self::NotAnObject(CanonicalError::NotAnObject { found }) => t!(
+                lang,
+                "report.damaged.not_an_object",
+                found = json_kind_in(lang, found)
+            ),
+            Self::NotAnObject(e) | Self::NotJson(e) => {
+                t!(lang, "report.damaged.not_json", error = e.message(lang))
+            }
+            Self::NoCanonicalForm(e) => {
+                t!(
+                    lang,
+                    "report.damaged.no_canonical_form",
+                    error = e.message(lang)
+                )
+            }
+            Self::CreatedAt(e) => t!(lang, "report.damaged.created_at", error = e.message(lang)),
+            Self::DigestMismatch { stored, computed } => t!(
+                lang,
+                "report.damaged.digest_mismatch",
+                stored = digest(stored),
+                computed = digest(computed)
+            ),
+            Self::UnknownState(state) => t!(
+                lang,
+                "report.damaged.unknown_state",
+                state = format!("{:?}", sanitize::inline(state, 40))
+            ),
+            Self::Text(text) => text.clone(),
+        }
+    }
+}
+
+impl DamageDetail {
+    pub fn new(cause: DamageCause) -> Self {
+        Self {
+            english: sanitize::inline(&cause.say(Lang::En), DETAIL_MAX),
+            cause,
+        }
+    }
+
+    pub fn cause(&self) -> &DamageCause {
+        &self.cause
+    }
+
+    /// The detail in `lang`: one terminal-safe line.
+    pub fn message(&self, lang: Lang) -> String {
+        match lang {
+            Lang::En => self.english.clone(),
+            _ => sanitize::inline(&self.cause.say(lang), DETAIL_MAX),
+        }
+    }
+}
+
+impl std::ops::Deref for DamageDetail {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.english
+    }
+}
+
+impl std::fmt::Display for DamageDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.english)
+    }
+}
+
+impl From<String> for DamageDetail {
+    fn from(text: String) -> Self {
+        Self::new(DamageCause::Text(text))
+    }
+}
+
+impl From<&str> for DamageDetail {
+    fn from(text: &str) -> Self {
+        Self::from(text.to_string())
+    }
+}
+
+impl Serialize for DamageDetail {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.english)
+    }
 }
 
 /// The time gap class of a duplicate group (the class of its largest gap).
