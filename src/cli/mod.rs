@@ -13,6 +13,7 @@ use args::{Cli, Command};
 /// Runs the program and returns its exit code.
 pub fn main() -> i32 {
     install_panic_hook();
+    crate::i18n::set_current(crate::i18n::Lang::detect());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),

@@ -198,7 +198,7 @@ impl DecideError {
                 lang,
                 "error.decide.not_in_flight",
                 receipt_id = receipt_id,
-                state = state_in(lang, &shown(now_state))
+                state = ReceiptState::say_in(&shown(now_state), lang)
             ),
             Self::ReceiptNotFound { receipt_id } => t!(
                 lang,
@@ -235,17 +235,6 @@ impl std::error::Error for DecideError {
 impl From<DecisionError> for DecideError {
     fn from(e: DecisionError) -> Self {
         Self::Invalid(e)
-    }
-}
-
-/// A receipt state (`in_flight`, `completed`, `failed`) in `lang`; any other
-/// stored text as it is.
-pub fn state_in(lang: Lang, state: &str) -> String {
-    match state {
-        "in_flight" => t!(lang, "terms.state.in_flight").to_string(),
-        "completed" => t!(lang, "terms.state.completed").to_string(),
-        "failed" => t!(lang, "terms.state.failed").to_string(),
-        other => other.to_string(),
     }
 }
 

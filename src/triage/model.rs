@@ -45,6 +45,16 @@ pub enum DamageReason {
 }
 
 impl DamageReason {
+    /// What people call it, in `lang` (`payload`, `本文`).
+    pub fn label_in(self, lang: Lang) -> &'static str {
+        match self {
+            Self::Payload => t!(lang, "terms.damage.payload"),
+            Self::Time => t!(lang, "terms.damage.time"),
+            Self::Digest => t!(lang, "terms.damage.digest"),
+            Self::State => t!(lang, "terms.damage.state"),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Payload => "payload",
@@ -207,6 +217,15 @@ pub enum GapClass {
 }
 
 impl GapClass {
+    /// What people call it, in `lang` (`simultaneous`, `同時`).
+    pub fn label_in(self, lang: Lang) -> &'static str {
+        match self {
+            Self::Simultaneous => t!(lang, "terms.class.simultaneous"),
+            Self::Seconds => t!(lang, "terms.class.seconds"),
+            Self::Minutes => t!(lang, "terms.class.minutes"),
+        }
+    }
+
     pub fn of_gap(gap_ms: Millis) -> Self {
         if gap_ms < 1_000 {
             Self::Simultaneous
@@ -366,10 +385,15 @@ impl BotEvidence {
 
     /// What support staff read on the screen and in the text report.
     pub fn describe(self) -> &'static str {
+        self.describe_in(Lang::En)
+    }
+
+    /// [`BotEvidence::describe`] in `lang`.
+    pub fn describe_in(self, lang: Lang) -> &'static str {
         match self {
-            Self::Campaign => "same message from many senders",
-            Self::Honeypot => "hidden bot-trap field filled in",
-            Self::Empty => "empty submission",
+            Self::Campaign => t!(lang, "terms.bot.campaign"),
+            Self::Honeypot => t!(lang, "terms.bot.honeypot"),
+            Self::Empty => t!(lang, "terms.bot.empty"),
         }
     }
 }
@@ -425,10 +449,20 @@ impl BotGroup {
     /// Its scopes in a few words: the one scope, or the first and how many
     /// more. Untrusted text: sanitise before showing.
     pub fn scopes_label(&self) -> String {
+        self.scopes_label_in(Lang::En)
+    }
+
+    /// [`BotGroup::scopes_label`] in `lang`.
+    pub fn scopes_label_in(&self, lang: Lang) -> String {
         match self.scopes.len() {
             0 => String::new(),
             1 => self.scopes[0].clone(),
-            n => format!("{} +{} more", self.scopes[0], n - 1),
+            n => t!(
+                lang,
+                "terms.scopes_and_more",
+                first = self.scopes[0],
+                more = n - 1
+            ),
         }
     }
 
