@@ -113,3 +113,81 @@ pub fn render(forms: &Forms, lang: Lang) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::forms::{Finding, Period};
+
+    fn forms() -> Forms {
+        let finding = |pathway, count, keyless| Finding {
+            pathway,
+            count,
+            example: Some("dup:7".into()),
+            example_receipt: Some(7),
+            evidence: String::new(),
+            keyless,
+        };
+        Forms {
+            period: Period::Week,
+            rows: vec![FormRow {
+                scope: "corp/contact".into(),
+                receipts: 20,
+                duplicate_groups: 3,
+                by_class: [1, 1, 1],
+                exact: 2,
+                near: 1,
+                copies: 3,
+                keyless: 8,
+                pathways: vec![
+                    finding(Pathway::NoKey, 1, Some((8, 20))),
+                    finding(Pathway::NewKeyPerClick, 2, None),
+                ],
+                ..FormRow::default()
+            }],
+            ..Forms::default()
+        }
+    }
+
+    #[test]
+    fn the_table_and_pathways_in_both_languages() {
+        let en = render(&forms(), Lang::En);
+        assert!(en.contains("Forms (last 7 days; --period"), "{en}");
+        assert!(
+            en.contains("    new key per click       2 copies   e.g. dup:7"),
+            "{en}"
+        );
+        assert!(en.contains("came without a key"), "{en}");
+
+        let ja = render(&forms(), Lang::Ja);
+        assert!(ja.contains("フォーム別（直近7日間。"), "{ja}");
+        assert!(ja.contains("corp/contact: 考えられる原因"), "{ja}");
+        assert!(
+            ja.contains("20 件中 8 件（40%）がキーなしで届きました"),
+            "{ja}"
+        );
+        assert!(ja.contains("→ ページがクリックのたびに"), "{ja}");
+        // Headings and cells end in the same columns.
+        let lines: Vec<&str> = ja
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+            .collect();
+        let (heading, row) = (lines[0], lines[1]);
+        assert_eq!(width(heading), width(row), "\n{heading}\n{row}");
+        // Every pathway's count in one column.
+        let counts: Vec<usize> = ja
+            .lines()
+            .filter(|l| l.ends_with("例: dup:7"))
+            .map(|l| width(&l[..l.find(" 件").unwrap()]))
+            .collect();
+        assert_eq!(counts.len(), 2);
+        assert_eq!(counts[0], counts[1], "{ja}");
+    }
+
+    #[test]
+    fn an_empty_period_says_so() {
+        let empty = Forms::default();
+        assert!(render(&empty, Lang::Ja).contains("この期間の受付はありません"));
+        assert!(render(&empty, Lang::En).contains("no receipts in this period"));
+    }
+}

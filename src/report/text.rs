@@ -270,12 +270,13 @@ mod tests {
             }],
             ..Triage::default()
         };
-        let text = render(&Snapshot {
+        let snap = Snapshot {
             database: "db\u{1b}[2J".into(),
             triage: triage.into(),
             reviews: HashMap::new(),
             ..Snapshot::default()
-        });
+        };
+        let text = render(&snap);
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{202e}'),
             "{text}"
@@ -285,5 +286,15 @@ mod tests {
         assert!(text.contains("minutes 1"));
         assert!(text.contains("2 min"));
         assert!(text.contains("receipt 9"));
+
+        let ja = render_in(&snap, Zone::UTC, Period::All, Lang::Ja);
+        assert!(!ja.contains('\u{1b}') && !ja.contains('\u{202e}'), "{ja}");
+        assert!(ja.contains("evil\\x1b]0;owned\\x07"), "{ja}");
+        assert!(ja.contains("重複          "), "{ja}");
+        assert!(ja.contains("     1 グループ、未対応 1"), "{ja}");
+        assert!(ja.contains("数分差 1"), "{ja}");
+        assert!(ja.contains("間隔 2分"), "{ja}");
+        assert!(ja.contains("受付 9        時刻     bad"), "{ja}");
+        assert!(ja.contains("フォーム別（すべての受付。"), "{ja}");
     }
 }

@@ -10,4 +10,5 @@ mod demo_forms;
 mod find;
 mod foreign;
 mod forms;
+mod japanese;
 mod report;
