@@ -9,6 +9,7 @@ use super::args::{AnalysisArgs, ExportLimits, TuiArgs};
 use super::error::{Finding, unusable, usage};
 use super::{operator, output};
 use crate::forms::Period;
+use crate::i18n;
 use crate::intake::canonical;
 use crate::model::{Millis, Zone};
 use crate::reading;
@@ -27,9 +28,7 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
         (Some(db), _) => Open::File(db.clone()),
         (None, true) => Open::Demo,
         (None, false) => {
-            return Err(unusable(
-                "no database given: receipt-review DB, or receipt-review --demo to try it",
-            ));
+            return Err(unusable(t!(i18n::current(), "commands.no_database")));
         }
     };
     let zone = zone(args.tz.as_deref())?;
@@ -62,7 +61,12 @@ pub fn report(
     if json {
         output::print_with(|out| report::json::write_for(&snap, period, out))?;
     } else {
-        output::print(&report::text::render_in(&snap, zone, period))?;
+        output::print(&report::text::render_in(
+            &snap,
+            zone,
+            period,
+            i18n::current(),
+        ))?;
     }
     // The process ends now, and the system takes its memory back at once:
     // freeing a million receipts' analysis piece by piece took 20-30 ms.
@@ -97,37 +101,43 @@ pub fn find(
     if json {
         output::print(&crate::find::json::render(&outcome))?;
     } else {
-        output::print(&crate::find::text::render(&outcome, zone))?;
+        output::print(&crate::find::text::render(&outcome, zone, i18n::current()))?;
     }
     Ok(0)
 }
 
 /// Damage is a property of each row alone: no analysis option changes it.
 pub fn check(db: &Path) -> anyhow::Result<i32> {
+    let lang = i18n::current();
     let database = storage::open_database(db, Access::ReadOnly)?;
     let problems = database.schema_problems();
     let settings = crate::model::Settings::new(crate::model::time::now_ms());
     let snap = reading::read(&*database, settings, &mut |_| {})?;
     let mut text = String::new();
     for p in &problems {
-        text.push_str(&format!("schema: {}\n", inline(p, 200)));
+        text.push_str(&t!(lang, "check.schema", problem = inline(p, 200)));
+        text.push('\n');
     }
     for d in &snap.triage.damaged {
-        text.push_str(&format!(
-            "damaged receipt {}: {}: {}\n",
-            d.receipt_id,
-            d.reason.as_str(),
-            inline(&d.detail, 200)
+        text.push_str(&t!(
+            lang,
+            "check.damaged",
+            id = d.receipt_id,
+            reason = d.reason.label_in(lang),
+            detail = inline(&d.detail.message(lang), 200)
         ));
+        text.push('\n');
     }
     let total = report::receipt_count(&snap);
     let damaged = snap.triage.damaged.len();
-    text.push_str(&format!(
-        "{} receipts checked: {} damaged, {} schema problem(s)\n",
-        total,
-        damaged,
-        problems.len()
+    text.push_str(&t!(
+        lang,
+        "check.summary",
+        total = total,
+        damaged = damaged,
+        problems = problems.len()
     ));
+    text.push('\n');
     output::print(&text)?;
     Ok(if damaged > 0 || !problems.is_empty() {
         1
@@ -148,7 +158,11 @@ pub fn resolve(
     let operator = operator::resolve(operator)?;
     let mut database = storage::open_database(db, Access::PreferWrite)?;
     if let Some(reason) = database.read_only_reason() {
-        return Err(unusable(format!("cannot record a decision: {reason}")));
+        return Err(unusable(t!(
+            i18n::current(),
+            "commands.cannot_record",
+            reason = reason
+        )));
     }
     let settings = analysis.settings();
     // A group's copies are read too: the copy kept by default is the most complete.
@@ -185,6 +199,7 @@ pub fn resolve(
         ));
     }
     let recorded = review::decide(&mut *database, &request)?;
+    let lang = i18n::current();
     let line = match recorded.entry.kept {
         Some(kept) => super::decisions::recorded_keeping(
             item,
@@ -193,12 +208,13 @@ pub fn resolve(
             kept,
             recorded.entry.id,
         ),
-        None => format!(
-            "{}: {} recorded by {} (log entry {})",
-            inline(item, 40),
-            request.decision.as_str(),
-            inline(&request.operator, 40),
-            recorded.entry.id
+        None => t!(
+            lang,
+            "commands.recorded",
+            item = inline(item, 40),
+            decision = request.decision.label_in(lang),
+            operator = inline(&request.operator, 40),
+            entry = recorded.entry.id
         ),
     };
     output::print(&format!("{line}\n"))?;
@@ -207,12 +223,19 @@ pub fn resolve(
 
 /// Somebody decided first: nothing was recorded (exit 1).
 fn already_decided(item: &str, operator: &str, at: &str, decision: &str) -> anyhow::Error {
-    anyhow::Error::new(Finding(format!(
-        "{} already decided by {} at {} ({}); nothing recorded",
-        inline(item, 40),
-        inline(operator, 40),
-        inline(at, 40),
-        inline(decision, 40),
+    let lang = i18n::current();
+    // The stored name, in plain words where it is one of ours.
+    let decision = match review::Decision::parse(decision) {
+        Some(d) => d.label_in(lang).to_string(),
+        None => inline(decision, 40),
+    };
+    anyhow::Error::new(Finding(t!(
+        lang,
+        "commands.already_decided",
+        item = inline(item, 40),
+        operator = inline(operator, 40),
+        at = inline(at, 40),
+        decision = decision,
     )))
 }
 
@@ -235,14 +258,18 @@ fn missing_item(database: &dyn Storage, item: &str) -> anyhow::Error {
         && let Some(state) = receipt_state(database, id)
         && state != "in_flight"
     {
-        return anyhow::Error::new(Finding(format!(
-            "receipt {id} is no longer in flight (it is {} now); nothing recorded",
-            inline(&state, 40)
+        let lang = i18n::current();
+        return anyhow::Error::new(Finding(t!(
+            lang,
+            "error.decide.not_in_flight",
+            receipt_id = id,
+            state = crate::model::ReceiptState::say_in(&inline(&state, 40), lang)
         )));
     }
-    unusable(format!(
-        "no item {} in this database (items look like dup:12, conflict:40, stuck:77; see `report`)",
-        inline(item, 40)
+    unusable(t!(
+        i18n::current(),
+        "commands.no_item",
+        item = inline(item, 40)
     ))
 }
 
@@ -273,9 +300,24 @@ pub fn export(
     let database = storage::open_database(db, Access::ReadOnly)?;
     match out {
         Some(path) => {
-            let rows = review::export_to_file_with(&*database, file, &filter, path)
-                .with_context(|| format!("cannot export to {}", path.display()))?;
-            eprintln!("wrote {rows} log entries to {}", show_path(path));
+            let rows = review::export_to_file_with(&*database, file, &filter, path).with_context(
+                || {
+                    t!(
+                        i18n::current(),
+                        "commands.cannot_export",
+                        path = path.display()
+                    )
+                },
+            )?;
+            eprintln!(
+                "{}",
+                t!(
+                    i18n::current(),
+                    "commands.exported",
+                    rows = rows,
+                    path = show_path(path)
+                )
+            );
         }
         None => {
             let mut buffer = Vec::new();
@@ -308,11 +350,12 @@ pub fn canonical(digest: bool) -> anyhow::Result<i32> {
     std::io::stdin()
         .take(CANONICAL_INPUT_LIMIT + 1)
         .read_to_end(&mut bytes)
-        .context("cannot read standard input")?;
+        .with_context(|| t!(i18n::current(), "commands.stdin_unreadable"))?;
     if bytes.len() as u64 > CANONICAL_INPUT_LIMIT {
-        return Err(unusable("input is larger than 64 MiB"));
+        return Err(unusable(t!(i18n::current(), "commands.input_too_large")));
     }
-    let text = String::from_utf8(bytes).map_err(|_| unusable("input is not UTF-8"))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| unusable(t!(i18n::current(), "commands.input_not_utf8")))?;
     let canon = canonical::canonical_text(&text)?;
     if digest {
         output::print(&format!("{}\n", canonical::sha256_hex(&canon)))?;
@@ -341,7 +384,10 @@ pub fn init(db: &Path) -> anyhow::Result<i32> {
         ));
     }
     storage::init(db)?;
-    eprintln!("created {} (WAL mode)", show_path(db));
+    eprintln!(
+        "{}",
+        t!(i18n::current(), "commands.created", path = show_path(db))
+    );
     Ok(0)
 }
 
@@ -351,9 +397,10 @@ fn refuse_unusable_demo_path(out: &Path) -> anyhow::Result<()> {
     if let Ok(meta) = std::fs::metadata(out)
         && (meta.is_dir() || meta.len() > 0)
     {
-        return Err(unusable(format!(
-            "{} already exists and is not empty; the demo writes only to a new file",
-            show_path(out)
+        return Err(unusable(t!(
+            i18n::current(),
+            "commands.demo_exists",
+            path = show_path(out)
         )));
     }
     let parent = match out.parent() {
@@ -361,10 +408,11 @@ fn refuse_unusable_demo_path(out: &Path) -> anyhow::Result<()> {
         _ => Path::new("."),
     };
     if !parent.is_dir() {
-        return Err(unusable(format!(
-            "cannot create {}: the folder {} does not exist",
-            show_path(out),
-            show_path(parent)
+        return Err(unusable(t!(
+            i18n::current(),
+            "commands.demo_no_folder",
+            path = show_path(out),
+            folder = show_path(parent)
         )));
     }
     Ok(())
@@ -378,20 +426,21 @@ pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyh
     };
     refuse_unusable_demo_path(out)?;
     let summary = crate::demo::generate(out, &options)?;
+    let lang = i18n::current();
     eprintln!(
-        "planted {} duplicate groups, {} follow-ups hours later, {} conflicts, {} stuck, {} bot receipts, {} damaged rows among {} receipts",
-        summary.groups.len(),
-        summary.follow_ups.len(),
-        summary.conflicts.len(),
-        summary.stuck.len(),
-        summary.bots.len(),
-        summary.damaged.len(),
-        summary.receipts
+        "{}",
+        t!(
+            lang,
+            "commands.demo_planted",
+            groups = summary.groups.len(),
+            follow_ups = summary.follow_ups.len(),
+            conflicts = summary.conflicts.len(),
+            stuck = summary.stuck.len(),
+            bots = summary.bots.len(),
+            damaged = summary.damaged.len(),
+            receipts = summary.receipts
+        )
     );
-    eprintln!(
-        "wrote {}; try: receipt-review report {}",
-        show_path(out),
-        show_path(out)
-    );
+    eprintln!("{}", t!(lang, "commands.demo_wrote", path = show_path(out)));
     Ok(0)
 }

@@ -29,7 +29,7 @@ pub fn kept_copy(
             return Err(unusable(t!(
                 i18n::current(),
                 "decisions.keep.keeps_none",
-                decision = decision
+                decision = decision.label_in(i18n::current())
             )));
         }
         if !target.receipt_ids.contains(&id) {
@@ -78,7 +78,7 @@ pub fn recorded_keeping(
         i18n::current(),
         "decisions.keep.recorded",
         item = inline(item, 40),
-        decision = decision,
+        decision = decision.label_in(i18n::current()),
         operator = inline(operator, 40),
         kept = kept,
         id = entry
@@ -126,7 +126,7 @@ pub fn reopen(
         lang,
         "decisions.reopen.done",
         item = inline(item, 40),
-        decision = reopened.decision,
+        decision = reopened.decision.label_in(i18n::current()),
         operator = inline(&reopened.operator, 40),
         id = undone.entry.id
     );

@@ -12,9 +12,10 @@ pub fn resolve(given: Option<String>) -> anyhow::Result<String> {
     let name = name.trim().to_string();
     if name.is_empty() || name.chars().count() > 64 || name.chars().any(crate::sanitize::is_unsafe)
     {
-        return Err(unusable(format!(
-            "operator name must be 1-64 printable characters, got {:?}",
-            crate::sanitize::inline(&name, 40)
+        return Err(unusable(crate::t!(
+            crate::i18n::current(),
+            "commands.bad_operator",
+            name = format!("{:?}", crate::sanitize::inline(&name, 40))
         )));
     }
     Ok(name)

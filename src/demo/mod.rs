@@ -46,8 +46,12 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
         && meta.len() > 0
     {
         bail!(
-            "{} already exists and is not empty; the demo writes only to a new file",
-            path.display()
+            "{}",
+            crate::t!(
+                crate::i18n::current(),
+                "commands.demo_exists",
+                path = path.display()
+            )
         );
     }
     let result = write(path, opts);
@@ -61,8 +65,13 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
 }
 
 fn write(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
-    let conn =
-        Connection::open(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let conn = Connection::open(path).with_context(|| {
+        crate::t!(
+            crate::i18n::current(),
+            "commands.cannot_create",
+            path = path.display()
+        )
+    })?;
     // Loading: a memory journal and no syncs; the file switches to WAL when done.
     conn.execute_batch(
         "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; \
@@ -74,7 +83,15 @@ fn write(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
     let conn = store.into_connection();
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
-        bail!("could not switch {} to WAL mode ({mode})", path.display());
+        bail!(
+            "{}",
+            crate::t!(
+                crate::i18n::current(),
+                "commands.demo_no_wal",
+                path = path.display(),
+                mode = mode
+            )
+        );
     }
     conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA optimize;")?;
     conn.close().map_err(|(_, e)| e)?;

@@ -16,5 +16,5 @@ pub mod scan;
 pub mod text;
 
 pub use hits::{Hit, ItemRef, Outcome, assemble, miss};
-pub use query::{Query, QueryError, parse};
+pub use query::{Query, QueryError, parse, parse_in};
 pub use scan::{Found, Scan, Tally, search};

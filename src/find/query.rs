@@ -17,8 +17,10 @@
 //! receipts holding that address that arrived within half an hour of 10:00
 //! yesterday.
 
+use crate::i18n::Lang;
 use crate::model::zone::typed::{self, Span};
 use crate::model::{Millis, ReceiptId, Zone};
+use crate::t;
 use crate::triage::text::normalize_text;
 
 /// A query, read.
@@ -45,13 +47,17 @@ fn bad(message: impl Into<String>) -> QueryError {
     QueryError(message.into())
 }
 
-/// Reads `raw` in `zone` as of `now_ms`.
+/// Reads `raw` in `zone` as of `now_ms`; a refusal is said in the language
+/// of the messages ([`crate::i18n::current`]).
 pub fn parse(raw: &str, zone: Zone, now_ms: Millis) -> Result<Query, QueryError> {
+    parse_in(raw, zone, now_ms, crate::i18n::current())
+}
+
+/// [`parse`], a refusal said in `lang`.
+pub fn parse_in(raw: &str, zone: Zone, now_ms: Millis, lang: Lang) -> Result<Query, QueryError> {
     let words: Vec<&str> = raw.split_whitespace().collect();
     if words.is_empty() {
-        return Err(bad(
-            "nothing to search for: type an email, a name, a phone number, a key, #1907 or a time such as 10:00",
-        ));
+        return Err(bad(t!(lang, "error.find.empty")));
     }
     // Which words belong to the time: `@`/`at:` marks one, others look like one.
     let mut marked = vec![false; words.len()];
@@ -68,14 +74,12 @@ pub fn parse(raw: &str, zone: Zone, now_ms: Millis) -> Result<Query, QueryError>
         .collect();
     let runs = runs(&bare, &timeish);
     if runs.len() > 1 {
-        return Err(bad(
-            "one time or range per search (join two times with .. or ' to ')",
-        ));
+        return Err(bad(t!(lang, "error.find.two_times")));
     }
     let span = match runs.first() {
         Some(&(from, to)) => {
             let text = bare[from..to].join(" ");
-            Some(typed::parse_span(&text, zone, now_ms).map_err(bad)?)
+            Some(typed::parse_span(&text, zone, now_ms).map_err(|e| bad(e.message(lang)))?)
         }
         None => None,
     };
@@ -89,7 +93,7 @@ pub fn parse(raw: &str, zone: Zone, now_ms: Millis) -> Result<Query, QueryError>
         }
         if let Some(n) = w.strip_prefix('#').and_then(number) {
             if id.is_some() {
-                return Err(bad("one receipt number per search"));
+                return Err(bad(t!(lang, "error.find.two_numbers")));
             }
             id = Some(n);
         } else {
@@ -105,7 +109,7 @@ pub fn parse(raw: &str, zone: Zone, now_ms: Millis) -> Result<Query, QueryError>
     }
     let needle = Some(normalize_text(&text.join(" "))).filter(|t| !t.is_empty());
     if needle.is_none() && id.is_none() && span.is_none() {
-        return Err(bad("nothing to search for once folded"));
+        return Err(bad(t!(lang, "error.find.empty_folded")));
     }
     Ok(Query {
         raw: raw.trim().to_string(),
@@ -230,5 +234,21 @@ mod tests {
         let e = parse("john 25:61", Zone::UTC, NOW).unwrap_err().0;
         assert!(e.starts_with("no such time of day: 25:61"), "{e}");
         assert!(parse("10:00 john 11:00", Zone::UTC, NOW).is_err());
+    }
+
+    #[test]
+    fn refusals_in_japanese() {
+        let ja = |raw| parse_in(raw, Zone::UTC, NOW, Lang::Ja).unwrap_err().0;
+        assert!(ja("").starts_with("検索する内容がありません"), "{}", ja(""));
+        assert_eq!(
+            ja("john 25:61"),
+            "25:61 という時刻はありません（時は 0〜23、分と秒は 0〜59）"
+        );
+        assert_eq!(ja("#1 #2"), "受付番号は1回の検索に1つまでです");
+        assert!(
+            ja("10:00 john 11:00").contains(".."),
+            "{}",
+            ja("10:00 john 11:00")
+        );
     }
 }

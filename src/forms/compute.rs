@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::{
     Finding, FormRow, Forms, KEYLESS_MIN, KEYLESS_SHARE, MINUTE_MS, Pathway, Period, SECOND_MS,
 };
+use crate::i18n::Lang;
 use crate::model::{Millis, ReceiptId};
 use crate::reading::Snapshot;
 use crate::triage::activity::{Activity, Copy, HOUR_MS};
@@ -266,15 +267,7 @@ fn finish(mut b: Building) -> FormRow {
         if !shown {
             continue;
         }
-        let mut evidence = p.evidence().to_string();
-        if p == Pathway::NoKey && many_keyless {
-            evidence.push_str(&format!(
-                "; {} of {} receipts ({:.0}%) came without a key",
-                row.keyless,
-                row.receipts,
-                share * 100.0
-            ));
-        }
+        let keyless = (p == Pathway::NoKey && many_keyless).then_some((row.keyless, row.receipts));
         let (example, example_receipt) = match &seen.example {
             Some((_, item, receipt)) => (item.clone(), Some(*receipt)),
             None => (None, None),
@@ -284,7 +277,8 @@ fn finish(mut b: Building) -> FormRow {
             count: seen.count,
             example,
             example_receipt,
-            evidence,
+            evidence: super::evidence_of(p, keyless, Lang::En),
+            keyless,
         });
     }
     found.sort_by_key(|f| {
@@ -578,6 +572,12 @@ mod tests {
             f.evidence.contains("8 of 20 receipts (40%)"),
             "{}",
             f.evidence
+        );
+        assert_eq!(f.evidence_in(Lang::En), f.evidence);
+        assert!(
+            f.evidence_in(Lang::Ja).contains("20 件中 8 件（40%）"),
+            "{}",
+            f.evidence_in(Lang::Ja)
         );
     }
 }

@@ -19,7 +19,9 @@ pub use compute::compute;
 pub use pathway::Pathway;
 pub use period::Period;
 
+use crate::i18n::Lang;
 use crate::model::{Millis, ReceiptId};
+use crate::t;
 
 /// A keyless share at or above this (of at least [`KEYLESS_MIN`] receipts)
 /// is evidence that the page sends no key, duplicates or not.
@@ -92,17 +94,48 @@ pub struct Finding {
     /// A receipt that shows it (the example item's first, or a bot's, or a
     /// replayed one's).
     pub example_receipt: Option<ReceiptId>,
-    /// What was seen, in plain words.
+    /// What was seen, in plain English words (`report --json`'s `evidence`;
+    /// [`Finding::evidence_in`] says it in any language).
     pub evidence: String,
+    /// For a form where many receipts came without a key: how many did, of
+    /// how many.
+    pub keyless: Option<(u64, u64)>,
 }
 
 impl Finding {
     /// `e.g. dup:12`, or `e.g. receipt #91` where no item shows it.
     pub fn example_label(&self) -> String {
+        self.example_label_in(Lang::En)
+    }
+
+    /// [`Finding::example_label`] in `lang`.
+    pub fn example_label_in(&self, lang: Lang) -> String {
         match (&self.example, self.example_receipt) {
-            (Some(item), _) => format!("e.g. {item}"),
-            (None, Some(id)) => format!("e.g. receipt #{id}"),
+            (Some(item), _) => t!(lang, "forms.example_item", item = item),
+            (None, Some(id)) => t!(lang, "forms.example_receipt", id = id),
             (None, None) => String::new(),
         }
+    }
+
+    /// What was seen, in plain words in `lang`.
+    pub fn evidence_in(&self, lang: Lang) -> String {
+        evidence_of(self.pathway, self.keyless, lang)
+    }
+}
+
+/// A pathway's evidence, with the share of keyless receipts where that
+/// share is itself evidence.
+pub(crate) fn evidence_of(pathway: Pathway, keyless: Option<(u64, u64)>, lang: Lang) -> String {
+    let seen = pathway.evidence_in(lang);
+    match keyless {
+        Some((keyless, receipts)) => t!(
+            lang,
+            "forms.keyless_evidence",
+            seen = seen,
+            keyless = keyless,
+            receipts = receipts,
+            share = format!("{:.0}", keyless as f64 / receipts as f64 * 100.0)
+        ),
+        None => seen.to_string(),
     }
 }

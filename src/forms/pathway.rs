@@ -3,6 +3,9 @@
 
 use serde::Serialize;
 
+use crate::i18n::Lang;
+use crate::t;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pathway {
@@ -46,68 +49,93 @@ impl Pathway {
         }
     }
 
-    /// A short name for the screen.
+    /// A short name for the screen and the report.
     pub fn title(self) -> &'static str {
+        self.title_in(Lang::En)
+    }
+
+    /// [`Pathway::title`] in `lang`.
+    pub fn title_in(self, lang: Lang) -> &'static str {
         match self {
-            Pathway::TwoHandlers => "two handlers",
-            Pathway::NewKeyPerClick => "new key per click",
-            Pathway::NoKey => "no key",
-            Pathway::Reload => "reload",
-            Pathway::EditedResend => "edited and resent",
-            Pathway::RetriesAbsorbed => "retries absorbed",
-            Pathway::Bots => "bots",
+            Pathway::TwoHandlers => t!(lang, "forms.title.two_handlers"),
+            Pathway::NewKeyPerClick => t!(lang, "forms.title.new_key_per_click"),
+            Pathway::NoKey => t!(lang, "forms.title.no_key"),
+            Pathway::Reload => t!(lang, "forms.title.reload"),
+            Pathway::EditedResend => t!(lang, "forms.title.edited_resend"),
+            Pathway::RetriesAbsorbed => t!(lang, "forms.title.retries_absorbed"),
+            Pathway::Bots => t!(lang, "forms.title.bots"),
         }
     }
 
     /// What the count counts.
     pub fn unit(self, n: u64) -> &'static str {
+        self.unit_in(n, Lang::En)
+    }
+
+    /// [`Pathway::unit`] in `lang`.
+    pub fn unit_in(self, n: u64, lang: Lang) -> &'static str {
         match (self, n == 1) {
-            (Pathway::RetriesAbsorbed, true) => "replay",
-            (Pathway::RetriesAbsorbed, false) => "replays",
-            (Pathway::Bots, true) => "receipt",
-            (Pathway::Bots, false) => "receipts",
-            (_, true) => "copy",
-            (_, false) => "copies",
+            (Pathway::RetriesAbsorbed, true) => t!(lang, "forms.unit.replay"),
+            (Pathway::RetriesAbsorbed, false) => t!(lang, "forms.unit.replays"),
+            (Pathway::Bots, true) => t!(lang, "forms.unit.receipt"),
+            (Pathway::Bots, false) => t!(lang, "forms.unit.receipts"),
+            (_, true) => t!(lang, "forms.unit.copy"),
+            (_, false) => t!(lang, "forms.unit.copies"),
         }
     }
 
     /// What the evidence is, in a few words.
     pub fn evidence(self) -> &'static str {
+        self.evidence_in(Lang::En)
+    }
+
+    /// [`Pathway::evidence`] in `lang`.
+    pub fn evidence_in(self, lang: Lang) -> &'static str {
         match self {
-            Pathway::TwoHandlers => "copies under 1 s apart, often one half empty",
-            Pathway::NewKeyPerClick => "copies 1–60 s apart under different request keys",
-            Pathway::NoKey => "copies 1–60 s apart without a request key",
-            Pathway::Reload => "exact copies a minute or more apart",
-            Pathway::EditedResend => "a copy with a few words changed, sent again",
-            Pathway::RetriesAbsorbed => "retries the key answered with the stored response",
-            Pathway::Bots => "a hidden honeypot field filled in, or one text from many senders",
+            Pathway::TwoHandlers => t!(lang, "forms.evidence.two_handlers"),
+            Pathway::NewKeyPerClick => t!(lang, "forms.evidence.new_key_per_click"),
+            Pathway::NoKey => t!(lang, "forms.evidence.no_key"),
+            Pathway::Reload => t!(lang, "forms.evidence.reload"),
+            Pathway::EditedResend => t!(lang, "forms.evidence.edited_resend"),
+            Pathway::RetriesAbsorbed => t!(lang, "forms.evidence.retries_absorbed"),
+            Pathway::Bots => t!(lang, "forms.evidence.bots"),
         }
     }
 
-    /// The fix, in plain words.
+    /// The fix, in plain words (English: `report --json`'s `advice`).
     pub fn advice(self) -> &'static str {
+        self.advice_in(Lang::En)
+    }
+
+    /// [`Pathway::advice`] in `lang`.
+    pub fn advice_in(self, lang: Lang) -> &'static str {
         match self {
-            Pathway::TwoHandlers => {
-                "Two things post this form (the host's handler and an added script): keep one handler."
-            }
-            Pathway::NewKeyPerClick => {
-                "The page mints a new key on every click: mint it once per input and keep it until a confirmed success."
-            }
-            Pathway::NoKey => {
-                "The page sends no idempotency key: add one, minted once per input and kept until a confirmed success."
-            }
-            Pathway::Reload => {
-                "Reloads or the back button post the form again: answer with a redirect to a thank-you page."
-            }
-            Pathway::EditedResend => {
-                "The visitor corrected the message and sent it again: decide correction (the later copy supersedes)."
-            }
-            Pathway::RetriesAbsorbed => {
-                "The keys work: these retries were answered with the stored response and never became duplicates."
-            }
-            Pathway::Bots => {
-                "Bots fill in this form: keep a hidden honeypot field and a rate limit; decide spam."
-            }
+            Pathway::TwoHandlers => t!(lang, "forms.advice.two_handlers"),
+            Pathway::NewKeyPerClick => t!(lang, "forms.advice.new_key_per_click"),
+            Pathway::NoKey => t!(lang, "forms.advice.no_key"),
+            Pathway::Reload => t!(lang, "forms.advice.reload"),
+            Pathway::EditedResend => t!(lang, "forms.advice.edited_resend"),
+            Pathway::RetriesAbsorbed => t!(lang, "forms.advice.retries_absorbed"),
+            Pathway::Bots => t!(lang, "forms.advice.bots"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pathway_is_said_in_every_language() {
+        for p in Pathway::ALL {
+            for lang in Lang::ALL {
+                for text in [p.title_in(lang), p.evidence_in(lang), p.advice_in(lang)] {
+                    assert!(!text.is_empty() && !text.contains("forms."), "{p:?} {text}");
+                }
+            }
+            assert_ne!(p.advice_in(Lang::Ja), p.advice());
+        }
+        assert_eq!(Pathway::Reload.title_in(Lang::Ja), "再読み込み");
+        assert_eq!(Pathway::RetriesAbsorbed.unit_in(2, Lang::En), "replays");
     }
 }

@@ -1,6 +1,8 @@
 //! The periods the per-form view counts over, relative to the reading's `now`.
 
+use crate::i18n::Lang;
 use crate::model::Millis;
+use crate::t;
 use crate::triage::activity::HOUR_MS;
 
 const DAY_MS: Millis = 24 * HOUR_MS;
@@ -32,11 +34,16 @@ impl Period {
 
     /// How the screen and the report name it.
     pub fn label(self) -> &'static str {
+        self.label_in(Lang::En)
+    }
+
+    /// [`Period::label`] in `lang`.
+    pub fn label_in(self, lang: Lang) -> &'static str {
         match self {
-            Period::Day => "last 24 hours",
-            Period::Week => "last 7 days",
-            Period::Month => "last 30 days",
-            Period::All => "all receipts",
+            Period::Day => t!(lang, "forms.period.day"),
+            Period::Week => t!(lang, "forms.period.week"),
+            Period::Month => t!(lang, "forms.period.month"),
+            Period::All => t!(lang, "forms.period.all"),
         }
     }
 
@@ -56,9 +63,10 @@ impl Period {
             "7d" | "week" => Ok(Period::Week),
             "30d" | "month" => Ok(Period::Month),
             "all" => Ok(Period::All),
-            _ => Err(format!(
-                "unknown period {:?}: use 24h, 7d, 30d or all",
-                crate::sanitize::inline(text, 20)
+            _ => Err(t!(
+                crate::i18n::current(),
+                "error.forms.unknown_period",
+                period = format!("{:?}", crate::sanitize::inline(text, 20))
             )),
         }
     }

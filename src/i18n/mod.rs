@@ -12,9 +12,11 @@
 
 mod catalogue;
 mod lang;
+pub mod width;
 
 pub use catalogue::{keys, placeholders, text};
 pub use lang::{Lang, current, set_current};
+pub use width::{pad_left, pad_right};
 
 /// The text of `key` with each `{name}` replaced by its value.
 pub fn fill(lang: Lang, key: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {

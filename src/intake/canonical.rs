@@ -26,31 +26,85 @@
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
 
-/// Why a value has no canonical text.
+use crate::i18n::Lang;
+use crate::t;
+
+/// Why a value has no canonical text. `Display` is in the language of the
+/// messages ([`crate::i18n::current`]); [`CanonicalError::message`] in any.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CanonicalError {
-    /// The text is not JSON.
-    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    /// The text is not JSON (`message` is the parser's own, in English).
     Syntax {
         line: usize,
         column: usize,
         message: String,
     },
     /// The text is JSON, but its top-level value is not an object.
-    #[error("not a JSON object: the top-level value is {found}")]
     NotAnObject { found: &'static str },
     /// `NaN`, `Infinity`, or a number that overflows a 64-bit float (`1e400`).
-    #[error("number {text} is not finite; JSON allows finite numbers only")]
     NonFinite { text: String },
     /// A `\uD800`-`\uDFFF` escape without its pair: not a Unicode scalar value.
-    #[error("lone UTF-16 surrogate escape in a string at line {line}, column {column}")]
     LoneSurrogate { line: usize, column: usize },
     /// Deeper nesting than the parser accepts.
-    #[error("JSON nested too deeply (more than 128 levels)")]
     TooDeep,
     /// A number whose text is not a JSON number (only possible for a hand-built value).
-    #[error("invalid number {text:?}")]
     BadNumber { text: String },
+}
+
+impl CanonicalError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Syntax {
+                line,
+                column,
+                message,
+            } => t!(
+                lang,
+                "error.canonical.syntax",
+                line = line,
+                column = column,
+                message = message
+            ),
+            Self::NotAnObject { found } => t!(
+                lang,
+                "error.canonical.not_an_object",
+                found = json_kind_in(lang, found)
+            ),
+            Self::NonFinite { text } => t!(lang, "error.canonical.non_finite", text = text),
+            Self::LoneSurrogate { line, column } => t!(
+                lang,
+                "error.canonical.lone_surrogate",
+                line = line,
+                column = column
+            ),
+            Self::TooDeep => t!(lang, "error.canonical.too_deep").to_string(),
+            Self::BadNumber { text } => {
+                t!(
+                    lang,
+                    "error.canonical.bad_number",
+                    text = format!("{text:?}")
+                )
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for CanonicalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(crate::i18n::current()))
+    }
+}
+
+/// What a JSON value is (as [`kind_of`] names it), said in `lang`.
+pub fn json_kind_in(lang: Lang, kind: &str) -> &'static str {
+    match kind {
+        "null" => t!(lang, "terms.json.null"),
+        "a boolean" => t!(lang, "terms.json.boolean"),
+        "a number" => t!(lang, "terms.json.number"),
+        "a string" => t!(lang, "terms.json.string"),
+        "an array" => t!(lang, "terms.json.array"),
+        _ => t!(lang, "terms.json.object"),
+    }
 }
 
 /// The deepest nesting that has a canonical text: the top-level object is

@@ -1,21 +1,53 @@
 //! Idempotency keys and their scope (seed 002, steps 1 and 4).
 
+use crate::i18n::Lang;
+use crate::t;
+
 /// The longest key accepted.
 pub const MAX_KEY_LEN: usize = 64;
 
-/// Why a key, or the scope built around it, is refused.
+/// Why a key, or the scope built around it, is refused. `Display` is in the
+/// language of the messages ([`crate::i18n::current`]); [`KeyError::message`]
+/// in any.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
-    #[error("idempotency key is empty")]
     Empty,
-    #[error("idempotency key is {len} characters long; at most {MAX_KEY_LEN} are allowed")]
     TooLong { len: usize },
-    #[error(
-        "idempotency key has {found:?} at position {position}; only A-Z, a-z, 0-9, '_' and '-' are allowed"
-    )]
     BadCharacter { position: usize, found: char },
-    #[error("request path {path:?} does not start with '/'")]
     PathNotAbsolute { path: String },
+}
+
+impl KeyError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Empty => t!(lang, "error.intake.key_empty").to_string(),
+            Self::TooLong { len } => {
+                t!(
+                    lang,
+                    "error.intake.key_too_long",
+                    len = len,
+                    max = MAX_KEY_LEN
+                )
+            }
+            Self::BadCharacter { position, found } => t!(
+                lang,
+                "error.intake.key_bad_character",
+                found = format!("{found:?}"),
+                position = position
+            ),
+            Self::PathNotAbsolute { path } => t!(
+                lang,
+                "error.intake.path_not_absolute",
+                path = format!("{path:?}")
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(crate::i18n::current()))
+    }
 }
 
 /// Returns `value` unchanged when it is 1 to 64 characters of `[A-Za-z0-9_-]`.

@@ -62,7 +62,7 @@ pub fn replay(record: &Record) -> Value {
 /// Errors of the in-memory protocol.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProtocolError {
-    #[error("key {scoped_key} is already recorded; the existing record is kept")]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.intake.already_recorded", scoped_key = .scoped_key))]
     AlreadyRecorded { scoped_key: String },
 }
 
@@ -123,13 +123,13 @@ impl MemoryStore {
 pub enum ExecuteError<E> {
     #[error(transparent)]
     Key(#[from] KeyError),
-    #[error("request body has no canonical form: {0}")]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.intake.body_not_canonical", error = .0))]
     Body(#[from] CanonicalError),
     /// The key was used before with another body; nothing was run.
-    #[error("key {scoped_key} was already used with a different request body")]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.intake.body_conflict", scoped_key = .scoped_key))]
     Conflict { scoped_key: String },
     /// The action failed; nothing was recorded, so the key may be retried.
-    #[error("the action failed: {0}")]
+    #[error("{prefix}{0}", prefix = crate::t!(crate::i18n::current(), "error.intake.action_failed"))]
     Action(E),
 }
 

@@ -25,8 +25,10 @@ use serde_json::{Map, Value};
 
 use super::canonical::{CanonicalError, canonical, sha256_hex};
 use super::key::{KeyError, valid_key};
+use crate::i18n::Lang;
 use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::t;
 
 /// The database contract, `assets/schema.sql`.
 pub use crate::storage::SCHEMA_SQL;
@@ -34,31 +36,66 @@ pub use crate::storage::SCHEMA_SQL;
 /// How long a connection waits for another one's write lock.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Why the store refused or could not do something.
+/// Why the store refused or could not do something. `Display` is in the
+/// language of the messages ([`crate::i18n::current`]); [`StoreError::message`]
+/// in any.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("invalid idempotency key: {0}")]
     Key(#[from] KeyError),
-    #[error("scope is empty; the server must name the tenant, site or form")]
     EmptyScope,
-    #[error("payload has no canonical form: {0}")]
     Payload(#[from] CanonicalError),
     /// The key was used before with another body. The original receipt is kept and this
     /// attempt is recorded in `key_conflicts`.
-    #[error(
-        "key {key:?} in scope {scope:?} was already used for receipt {receipt_id} with a different body"
-    )]
     Conflict {
         receipt_id: ReceiptId,
         scope: String,
         key: String,
     },
-    #[error("receipt {0} does not exist")]
     NoSuchReceipt(ReceiptId),
-    #[error("receipt {id} has an unknown state {state:?}")]
-    BadState { id: ReceiptId, state: String },
-    #[error("database error: {0}")]
+    BadState {
+        id: ReceiptId,
+        state: String,
+    },
     Sql(#[from] rusqlite::Error),
+}
+
+impl StoreError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Key(e) => t!(lang, "error.intake.invalid_key", error = e.message(lang)),
+            Self::EmptyScope => t!(lang, "error.intake.empty_scope").to_string(),
+            Self::Payload(e) => t!(
+                lang,
+                "error.intake.payload_not_canonical",
+                error = e.message(lang)
+            ),
+            Self::Conflict {
+                receipt_id,
+                scope,
+                key,
+            } => t!(
+                lang,
+                "error.intake.key_conflict",
+                key = format!("{key:?}"),
+                scope = format!("{scope:?}"),
+                receipt_id = receipt_id
+            ),
+            Self::NoSuchReceipt(id) => t!(lang, "error.intake.no_such_receipt", id = id),
+            Self::BadState { id, state } => t!(
+                lang,
+                "error.intake.bad_state",
+                id = id,
+                state = format!("{state:?}")
+            ),
+            Self::Sql(e) => t!(lang, "error.intake.database", error = e),
+        }
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(crate::i18n::current()))
+    }
 }
 
 /// What a claim found or did.
@@ -127,7 +164,7 @@ pub enum SubmitError<E> {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The action failed: the receipt is marked `failed`, which releases its key for a retry.
-    #[error("the action for receipt {id} failed: {error}")]
+    #[error("{}{error}", crate::t!(crate::i18n::current(), "error.intake.receipt_action_failed", id = .id))]
     Action { id: ReceiptId, error: E },
 }
 

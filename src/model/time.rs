@@ -6,25 +6,61 @@
 
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 
+use crate::i18n::{self, Lang};
 use crate::model::{Millis, TimeRef, TimeValue};
 
 /// Integers at or above this are milliseconds: as seconds they would be past the
 /// year 5000, as milliseconds they are after March 1973.
 const MILLIS_THRESHOLD: i64 = 100_000_000_000;
 
+/// Why a time cannot be read. Its text follows the language of the
+/// messages ([`i18n::current`]); [`TimeError::message`] says it in any.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimeError {
+    Null,
+    NotFinite(f64),
+    /// What the value is instead, in the storage's words.
+    NotTextOrNumber(String),
+    /// The text, terminal-safe and short.
+    Unrecognised(String),
+}
+
+impl TimeError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Null => crate::t!(lang, "error.time.null").to_string(),
+            Self::NotFinite(x) => crate::t!(lang, "error.time.not_finite", value = x),
+            Self::NotTextOrNumber(what) => {
+                crate::t!(lang, "error.time.not_text_or_number", what = what)
+            }
+            Self::Unrecognised(text) => {
+                crate::t!(lang, "error.time.unrecognised", text = format!("{text:?}"))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for TimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(i18n::current()))
+    }
+}
+
+impl std::error::Error for TimeError {}
+
 /// Parses a stored time into unix milliseconds, or says why it cannot.
-pub fn parse_time(value: &TimeValue) -> Result<Millis, String> {
+pub fn parse_time(value: &TimeValue) -> Result<Millis, TimeError> {
     parse_time_ref(value.as_ref())
 }
 
 /// [`parse_time`] of a borrowed value.
-pub fn parse_time_ref(value: TimeRef<'_>) -> Result<Millis, String> {
+pub fn parse_time_ref(value: TimeRef<'_>) -> Result<Millis, TimeError> {
     match value {
-        TimeRef::Null => Err("time is NULL".to_string()),
+        TimeRef::Null => Err(TimeError::Null),
         TimeRef::Integer(n) => Ok(from_unix_number(n)),
         TimeRef::Real(x) => {
             if !x.is_finite() {
-                return Err(format!("time is not a finite number: {x}"));
+                return Err(TimeError::NotFinite(x));
             }
             // A REAL is read as seconds with a fraction unless it is clearly milliseconds.
             if x.abs() >= MILLIS_THRESHOLD as f64 {
@@ -33,8 +69,8 @@ pub fn parse_time_ref(value: TimeRef<'_>) -> Result<Millis, String> {
                 Ok((x * 1000.0).round() as i64)
             }
         }
-        TimeRef::Text(text) => parse_text(text),
-        TimeRef::Other(what) => Err(format!("time is not text or a number: {what}")),
+        TimeRef::Text(text) => read_text(text),
+        TimeRef::Other(what) => Err(TimeError::NotTextOrNumber(what.to_string())),
     }
 }
 
@@ -46,8 +82,14 @@ fn from_unix_number(n: i64) -> Millis {
     }
 }
 
-/// Parses a time given as text (any of the accepted forms).
+/// Parses a time given as text (any of the accepted forms); the error is
+/// one line in the language of the messages.
 pub fn parse_text(text: &str) -> Result<Millis, String> {
+    read_text(text).map_err(|e| e.to_string())
+}
+
+/// [`parse_text`], with the reason typed.
+pub fn read_text(text: &str) -> Result<Millis, TimeError> {
     let t = text.trim();
     if let Some(ms) = parse_fixed_layout(t.as_bytes()) {
         return Ok(ms);
@@ -70,10 +112,7 @@ pub fn parse_text(text: &str) -> Result<Millis, String> {
             return Ok(naive.and_utc().timestamp_millis());
         }
     }
-    Err(format!(
-        "unrecognised time {:?}",
-        crate::sanitize::inline(t, 40)
-    ))
+    Err(TimeError::Unrecognised(crate::sanitize::inline(t, 40)))
 }
 
 /// The layouts an intake writes, parsed without chrono: RFC 3339 in UTC
@@ -166,12 +205,32 @@ pub fn format_rfc3339(ms: Millis) -> String {
     }
 }
 
+/// The units of a duration, largest first.
+#[derive(Clone, Copy)]
+enum Unit {
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+fn unit(lang: Lang, unit: Unit, n: &dyn std::fmt::Display) -> String {
+    match unit {
+        Unit::Day => crate::t!(lang, "terms.duration.d", n = n),
+        Unit::Hour => crate::t!(lang, "terms.duration.h", n = n),
+        Unit::Minute => crate::t!(lang, "terms.duration.min", n = n),
+        Unit::Second => crate::t!(lang, "terms.duration.s", n = n),
+    }
+}
+
 /// `4 min 10 s`, or `10 min` when the smaller unit is zero.
-fn pair(big: u64, big_unit: &str, small: u64, small_unit: &str) -> String {
+fn pair(lang: Lang, big: u64, big_unit: Unit, small: u64, small_unit: Unit) -> String {
+    let a = unit(lang, big_unit, &big);
     if small == 0 {
-        format!("{big} {big_unit}")
+        a
     } else {
-        format!("{big} {big_unit} {small} {small_unit}")
+        let b = unit(lang, small_unit, &small);
+        crate::t!(lang, "terms.duration.pair", a = a, b = b)
     }
 }
 
@@ -182,18 +241,41 @@ pub fn now_ms() -> Millis {
 
 /// A duration as people read it: `850 ms`, `2.3 s`, `4 min 10 s`, `3 h 5 min`, `2 d 4 h`.
 pub fn human_duration(ms: Millis) -> String {
+    human_duration_in(ms, Lang::En)
+}
+
+/// [`human_duration`] in `lang` (`4分10秒`).
+pub fn human_duration_in(ms: Millis, lang: Lang) -> String {
     let sign = if ms < 0 { "-" } else { "" };
     let ms = ms.unsigned_abs();
     let text = if ms < 1_000 {
-        format!("{ms} ms")
+        crate::t!(lang, "terms.duration.ms", n = ms)
     } else if ms < 60_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
+        unit(lang, Unit::Second, &format!("{:.1}", ms as f64 / 1000.0))
     } else if ms < 3_600_000 {
-        pair(ms / 60_000, "min", (ms % 60_000) / 1000, "s")
+        pair(
+            lang,
+            ms / 60_000,
+            Unit::Minute,
+            (ms % 60_000) / 1000,
+            Unit::Second,
+        )
     } else if ms < 86_400_000 {
-        pair(ms / 3_600_000, "h", (ms % 3_600_000) / 60_000, "min")
+        pair(
+            lang,
+            ms / 3_600_000,
+            Unit::Hour,
+            (ms % 3_600_000) / 60_000,
+            Unit::Minute,
+        )
     } else {
-        pair(ms / 86_400_000, "d", (ms % 86_400_000) / 3_600_000, "h")
+        pair(
+            lang,
+            ms / 86_400_000,
+            Unit::Day,
+            (ms % 86_400_000) / 3_600_000,
+            Unit::Hour,
+        )
     };
     format!("{sign}{text}")
 }
@@ -323,5 +405,24 @@ mod tests {
         assert_eq!(human_duration(250_000), "4 min 10 s");
         assert_eq!(human_duration(11_100_000), "3 h 5 min");
         assert_eq!(human_duration(600_000), "10 min");
+        assert_eq!(human_duration_in(850, Lang::Ja), "850ミリ秒");
+        assert_eq!(human_duration_in(2_300, Lang::Ja), "2.3秒");
+        assert_eq!(human_duration_in(250_000, Lang::Ja), "4分10秒");
+        assert_eq!(human_duration_in(11_100_000, Lang::Ja), "3時間5分");
+        assert_eq!(human_duration_in(190_800_000, Lang::Ja), "2日5時間");
+        assert_eq!(human_duration_in(-600_000, Lang::Ja), "-10分");
+    }
+
+    #[test]
+    fn time_errors_in_both_languages() {
+        let e = parse_text("Sun, 29 Nov").unwrap_err();
+        assert_eq!(e, "unrecognised time \"Sun, 29 Nov\"");
+        let e = read_text("Sun, 29 Nov").unwrap_err();
+        assert_eq!(e.message(Lang::Ja), "時刻として読めません: \"Sun, 29 Nov\"");
+        assert_eq!(TimeError::Null.message(Lang::En), "time is NULL");
+        assert_eq!(
+            TimeError::NotFinite(f64::INFINITY).message(Lang::Ja),
+            "時刻が有限の数値ではありません: inf"
+        );
     }
 }

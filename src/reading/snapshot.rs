@@ -135,7 +135,9 @@ pub(super) fn assemble(
     receipt_count: usize,
     triage: Arc<Triage>,
 ) -> anyhow::Result<Snapshot> {
-    let log = session.read_log().context("reading review_log")?;
+    let log = session
+        .read_log()
+        .context(crate::t!(crate::i18n::current(), "error.log.reading"))?;
     let statuses = review::statuses(&log);
     let mut reviews = HashMap::new();
     let t = &triage;
@@ -180,10 +182,15 @@ pub(super) fn assemble(
     }
     Ok(Snapshot {
         database: db.location().to_path_buf(),
-        read_only: db
-            .read_only_reason()
-            .map(str::to_string)
-            .or_else(|| db.is_read_only().then(|| "opened read-only".to_string())),
+        read_only: db.read_only_reason().map(str::to_string).or_else(|| {
+            db.is_read_only().then(|| {
+                crate::t!(
+                    crate::i18n::current(),
+                    "error.storage.reason.opened_read_only"
+                )
+                .to_string()
+            })
+        }),
         state_changes_off: db.state_changes_off(),
         settings,
         receipt_count,

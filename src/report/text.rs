@@ -3,85 +3,119 @@
 use std::fmt::Write as _;
 
 use crate::forms::Period;
+use crate::i18n::width::width;
+use crate::i18n::{Lang, pad_left, pad_right};
 use crate::model::Zone;
-use crate::model::time::human_duration;
+use crate::model::time::human_duration_in;
 use crate::reading::Snapshot;
 use crate::sanitize::inline;
+use crate::t;
 use crate::triage::model::{GapClass, MatchKind};
 
 /// How many of the largest groups (and of each other list) are shown.
 const SHOWN: usize = 10;
 
-/// The summary, with the per-form table over every receipt.
+/// The summary in English, with the per-form table over every receipt.
 pub fn render(input: &Snapshot) -> String {
-    render_in(input, Zone::UTC, Period::All)
+    render_in(input, Zone::UTC, Period::All, Lang::En)
 }
 
-/// [`render`] with times in `zone`, which it names, and the per-form table
-/// over `period`.
-pub fn render_in(input: &Snapshot, zone: Zone, period: Period) -> String {
+/// [`render`] with times in `zone`, which it names, the per-form table over
+/// `period`, and our words in `lang` (visitor data is shown as it is).
+pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> String {
     let t = &input.triage;
+    let duration = |ms| human_duration_in(ms, lang);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} — {} receipts, as of {} (times in {}; window {}, stuck after {})",
-        inline(&input.database.display().to_string(), 80),
-        super::receipt_count(input),
-        zone.format_named(input.settings.now_ms),
-        zone.name(),
-        human_duration(input.settings.window_ms),
-        human_duration(input.settings.stuck_after_ms),
+        "{}",
+        t!(
+            lang,
+            "report.heading",
+            database = inline(&input.database.display().to_string(), 80),
+            receipts = super::receipt_count(input),
+            now = zone.format_named(input.settings.now_ms),
+            zone = zone.name(),
+            window = duration(input.settings.window_ms),
+            stuck_after = duration(input.settings.stuck_after_ms),
+        )
     );
     out.push('\n');
 
     let pending = |items: &mut dyn Iterator<Item = String>| {
         items.filter(|item| !input.review(item).resolved).count()
     };
+    // A row of the summary: its label in a column of 16, its count in 6.
+    let mut row = |label: &str, text: String| {
+        let _ = writeln!(out, "{}{}", pad_right(label, 16), text);
+    };
+    fn count(n: impl ToString) -> String {
+        pad_left(&n.to_string(), 6)
+    }
     let dup_pending = pending(&mut t.duplicates.iter().map(|g| g.item()));
     let by_class = |class: GapClass| t.duplicates.iter().filter(|g| g.class == class).count();
     let exact = t.duplicates.iter().filter(|g| g.is_exact()).count();
-    let _ = writeln!(
-        out,
-        "Duplicates      {:>6} groups, {} pending   simultaneous {} · seconds {} · minutes {}   exact {} · near {}",
-        t.duplicates.len(),
-        dup_pending,
-        by_class(GapClass::Simultaneous),
-        by_class(GapClass::Seconds),
-        by_class(GapClass::Minutes),
-        exact,
-        t.duplicates.len() - exact,
+    row(
+        t!(lang, "report.label.duplicates"),
+        t!(
+            lang,
+            "report.summary.duplicates",
+            count = count(t.duplicates.len()),
+            pending = dup_pending,
+            simultaneous = by_class(GapClass::Simultaneous),
+            seconds = by_class(GapClass::Seconds),
+            minutes = by_class(GapClass::Minutes),
+            exact = exact,
+            near = t.duplicates.len() - exact,
+        ),
     );
-    let conflicts_pending = pending(&mut t.conflicts.iter().map(|c| c.item()));
-    let _ = writeln!(
-        out,
-        "Conflicts       {:>6}, {} pending",
-        t.conflicts.len(),
-        conflicts_pending
+    row(
+        t!(lang, "report.label.conflicts"),
+        t!(
+            lang,
+            "report.summary.items",
+            count = count(t.conflicts.len()),
+            pending = pending(&mut t.conflicts.iter().map(|c| c.item())),
+        ),
     );
-    let stuck_pending = pending(&mut t.stuck.iter().map(|s| s.item()));
-    let _ = writeln!(
-        out,
-        "Stuck           {:>6}, {} pending",
-        t.stuck.len(),
-        stuck_pending
+    row(
+        t!(lang, "report.label.stuck"),
+        t!(
+            lang,
+            "report.summary.items",
+            count = count(t.stuck.len()),
+            pending = pending(&mut t.stuck.iter().map(|s| s.item())),
+        ),
     );
-    let bots_pending = pending(&mut t.bot_groups.iter().map(|g| g.item()));
-    let _ = writeln!(
-        out,
-        "Suspected bots  {:>6} receipts in {} groups, {} pending",
-        t.suspected_bots.len(),
-        t.bot_groups.len(),
-        bots_pending
+    row(
+        t!(lang, "report.label.bots"),
+        t!(
+            lang,
+            "report.summary.bots",
+            count = count(t.suspected_bots.len()),
+            groups = t.bot_groups.len(),
+            pending = pending(&mut t.bot_groups.iter().map(|g| g.item())),
+        ),
     );
-    let _ = writeln!(out, "Damaged         {:>6} rows", t.damaged.len());
-    let _ = writeln!(
-        out,
-        "Replays         {:>6} retries absorbed by their key",
-        input.replay_total
+    row(
+        t!(lang, "report.label.damaged"),
+        t!(
+            lang,
+            "report.summary.damaged",
+            count = count(t.damaged.len())
+        ),
+    );
+    row(
+        t!(lang, "report.label.replays"),
+        t!(
+            lang,
+            "report.summary.replays",
+            count = count(input.replay_total)
+        ),
     );
 
     if !t.duplicates.is_empty() {
-        let _ = writeln!(out, "\nLargest duplicate groups");
+        let _ = writeln!(out, "\n{}", t!(lang, "report.section.duplicates"));
         let mut largest: Vec<_> = t.duplicates.iter().collect();
         // Stable: most copies first, then the documented order.
         largest.sort_by_key(|g| std::cmp::Reverse(g.members.len()));
@@ -91,90 +125,111 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period) -> String {
                 .iter()
                 .filter(|m| m.match_kind != MatchKind::Exact)
                 .count();
-            let gaps: Vec<String> = g.gaps_ms.iter().map(|&ms| human_duration(ms)).collect();
+            let gaps: Vec<String> = g.gaps_ms.iter().map(|&ms| duration(ms)).collect();
             let _ = writeln!(
                 out,
-                "  {:<14} {:<28} {:>3} copies  {:<12} {}gaps {}",
-                g.item(),
-                inline(&g.scope, 28),
-                g.members.len(),
-                g.class.as_str(),
-                if near > 0 {
-                    format!("{near} near  ")
-                } else {
-                    String::new()
-                },
-                inline(&gaps.join(", "), 60),
+                "  {} {} {}",
+                pad_right(&g.item(), 14),
+                pad_right(&inline(&g.scope, 28), 28),
+                t!(
+                    lang,
+                    "report.duplicate_row",
+                    copies = pad_left(&g.members.len().to_string(), 3),
+                    class = pad_right(g.class.label_in(lang), 12),
+                    near = if near > 0 {
+                        t!(lang, "report.duplicate_near", near = near)
+                    } else {
+                        String::new()
+                    },
+                    gaps = inline(&gaps.join(", "), 60),
+                ),
             );
         }
     }
     if !t.conflicts.is_empty() {
-        let _ = writeln!(out, "\nConflicts (same key, different body)");
+        let _ = writeln!(out, "\n{}", t!(lang, "report.section.conflicts"));
         for c in t.conflicts.iter().take(SHOWN) {
             let _ = writeln!(
                 out,
-                "  {:<18} {:<28} key {}  {} attempt(s)",
-                c.item(),
-                inline(&c.scope, 28),
-                inline(&c.request_key, 40),
-                c.attempts.len()
+                "  {} {} {}",
+                pad_right(&c.item(), 18),
+                pad_right(&inline(&c.scope, 28), 28),
+                t!(
+                    lang,
+                    "report.conflict_row",
+                    key = inline(&c.request_key, 40),
+                    attempts = c.attempts.len()
+                ),
             );
         }
-        more(&mut out, t.conflicts.len());
+        more(&mut out, t.conflicts.len(), lang);
     }
     if !t.stuck.is_empty() {
-        let _ = writeln!(out, "\nStuck in flight");
+        let _ = writeln!(out, "\n{}", t!(lang, "report.section.stuck"));
         for s in t.stuck.iter().take(SHOWN) {
             let _ = writeln!(
                 out,
-                "  {:<14} {:<28} age {}",
-                s.item(),
-                inline(&s.scope, 28),
-                human_duration(s.age_ms)
+                "  {} {} {}",
+                pad_right(&s.item(), 14),
+                pad_right(&inline(&s.scope, 28), 28),
+                t!(lang, "report.stuck_row", age = duration(s.age_ms)),
             );
         }
-        more(&mut out, t.stuck.len());
+        more(&mut out, t.stuck.len(), lang);
     }
     if !t.bot_groups.is_empty() {
-        let _ = writeln!(out, "\nSuspected bots");
+        let _ = writeln!(out, "\n{}", t!(lang, "report.section.bots"));
         let mut largest: Vec<_> = t.bot_groups.iter().collect();
         largest.sort_by_key(|g| std::cmp::Reverse(g.receipts.len()));
         for g in largest.into_iter().take(SHOWN) {
-            let scopes = g.scopes_label();
             let _ = writeln!(
                 out,
-                "  {:<14} {:<31} {:>4} receipts  {:>3} senders  {}",
-                g.item(),
-                g.evidence.describe(),
-                g.receipts.len(),
-                g.senders,
-                inline(&scopes, 40),
+                "  {} {} {}",
+                pad_right(&g.item(), 14),
+                pad_right(g.evidence.describe_in(lang), 31),
+                t!(
+                    lang,
+                    "report.bot_row",
+                    receipts = pad_left(&g.receipts.len().to_string(), 4),
+                    senders = pad_left(&g.senders.to_string(), 3),
+                    scopes = inline(&g.scopes_label_in(lang), 40),
+                ),
             );
         }
-        more(&mut out, t.bot_groups.len());
+        more(&mut out, t.bot_groups.len(), lang);
     }
     if !t.damaged.is_empty() {
-        let _ = writeln!(out, "\nDamaged rows (not analysed)");
-        for d in t.damaged.iter().take(SHOWN) {
+        let _ = writeln!(out, "\n{}", t!(lang, "report.section.damaged"));
+        let shown = &t.damaged[..t.damaged.len().min(SHOWN)];
+        let reason_width = shown
+            .iter()
+            .map(|d| width(d.reason.label_in(lang)))
+            .fold(8, usize::max);
+        for d in shown {
             let _ = writeln!(
                 out,
-                "  receipt {:<8} {:<8} {}",
-                d.receipt_id,
-                d.reason.as_str(),
-                inline(&d.detail, 80)
+                "  {}",
+                t!(
+                    lang,
+                    "report.damaged_row",
+                    id = pad_right(&d.receipt_id.to_string(), 8),
+                    reason = pad_right(d.reason.label_in(lang), reason_width),
+                    detail = inline(&d.detail.message(lang), 80),
+                ),
             );
         }
-        more(&mut out, t.damaged.len());
+        more(&mut out, t.damaged.len(), lang);
     }
-    out.push_str(&super::forms_text::render(&crate::forms::compute(
-        input, period,
-    )));
+    out.push_str(&super::forms_text::render(
+        &crate::forms::compute(input, period),
+        lang,
+    ));
     out
 }
 
-fn more(out: &mut String, total: usize) {
+fn more(out: &mut String, total: usize, lang: Lang) {
     if total > SHOWN {
-        let _ = writeln!(out, "  … and {} more (see --json)", total - SHOWN);
+        let _ = writeln!(out, "  {}", t!(lang, "report.more", n = total - SHOWN));
     }
 }
 
@@ -215,12 +270,13 @@ mod tests {
             }],
             ..Triage::default()
         };
-        let text = render(&Snapshot {
+        let snap = Snapshot {
             database: "db\u{1b}[2J".into(),
             triage: triage.into(),
             reviews: HashMap::new(),
             ..Snapshot::default()
-        });
+        };
+        let text = render(&snap);
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{202e}'),
             "{text}"
@@ -230,5 +286,15 @@ mod tests {
         assert!(text.contains("minutes 1"));
         assert!(text.contains("2 min"));
         assert!(text.contains("receipt 9"));
+
+        let ja = render_in(&snap, Zone::UTC, Period::All, Lang::Ja);
+        assert!(!ja.contains('\u{1b}') && !ja.contains('\u{202e}'), "{ja}");
+        assert!(ja.contains("evil\\x1b]0;owned\\x07"), "{ja}");
+        assert!(ja.contains("重複          "), "{ja}");
+        assert!(ja.contains("     1 グループ、未対応 1"), "{ja}");
+        assert!(ja.contains("数分差 1"), "{ja}");
+        assert!(ja.contains("間隔 2分"), "{ja}");
+        assert!(ja.contains("受付 9        時刻     bad"), "{ja}");
+        assert!(ja.contains("フォーム別（すべての受付。"), "{ja}");
     }
 }

@@ -6,13 +6,16 @@
 //! the SPEC allows it and only if the receipt is still `in_flight`, appends
 //! one log row, and commits. Either all of it happens or none of it.
 
+use std::fmt;
+
 use super::decision::{DecisionError, parse_item};
+use crate::i18n::{self, Lang};
 use crate::model::time;
 use crate::model::{
     BatchRow, Decision, Kind, LogEntry, Millis, NewEntry, ReceiptId, ReceiptState, StateWritten,
 };
-use crate::sanitize;
 use crate::storage::{Failure, LogError, ReceiptColumns, Source, Storage, WriteTx};
+use crate::{sanitize, t};
 
 /// One operator's decision on one item.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,22 +102,41 @@ fn shown(text: &str) -> String {
     sanitize::inline(text, 60)
 }
 
-fn overtaken(item: &str, operator: &str, decided_at: &str, decision: Decision) -> String {
+fn overtaken(
+    lang: Lang,
+    item: &str,
+    operator: &str,
+    decided_at: &str,
+    decision: Decision,
+) -> String {
     let (item, operator, at) = (shown(item), shown(operator), shown(decided_at));
     if decision.is_reopening() {
-        format!("{item} was reopened by {operator} at {at}")
+        t!(
+            lang,
+            "error.decide.reopened_since",
+            item = item,
+            operator = operator,
+            at = at
+        )
     } else {
-        format!("{item} was decided again by {operator} at {at} ({decision})")
+        t!(
+            lang,
+            "error.decide.decided_since",
+            item = item,
+            operator = operator,
+            at = at,
+            decision = decision.label_in(lang)
+        )
     }
 }
 
-/// Why a decision, undo or reopen wrote nothing.
-#[derive(Debug, thiserror::Error)]
+/// Why a decision, undo or reopen wrote nothing. `Display` is in the
+/// language of the messages ([`i18n::current`]); [`DecideError::message`]
+/// in any.
+#[derive(Debug)]
 pub enum DecideError {
-    #[error(transparent)]
-    Invalid(#[from] DecisionError),
+    Invalid(DecisionError),
     /// Another decision stands that the operator had not seen.
-    #[error("already decided by {} at {} ({decision})", shown(.operator), shown(.decided_at))]
     AlreadyDecided {
         /// The log entry that stands.
         id: i64,
@@ -124,7 +146,6 @@ pub enum DecideError {
         decision: Decision,
     },
     /// Undo: the operator's last decision has been overtaken by a later entry.
-    #[error("cannot undo: {}", overtaken(.item, .operator, .decided_at, *.decision))]
     Superseded {
         id: i64,
         item: String,
@@ -132,28 +153,94 @@ pub enum DecideError {
         decided_at: String,
         decision: Decision,
     },
-    #[error("receipt {receipt_id} is no longer in flight (it is {} now); nothing recorded", shown(.now_state))]
     NotInFlight {
         receipt_id: ReceiptId,
         now_state: String,
     },
-    #[error("receipt {receipt_id} does not exist; nothing recorded")]
-    ReceiptNotFound { receipt_id: ReceiptId },
-    #[error(
-        "receipts is a view in this database, so receipt states cannot be changed; nothing recorded"
-    )]
+    ReceiptNotFound {
+        receipt_id: ReceiptId,
+    },
     ReceiptsIsView,
-    #[error("the database is busy (another program is writing); nothing recorded, try again")]
     Busy,
-    #[error("the database is read-only; nothing recorded")]
     ReadOnly,
-    #[error("the disk is full (or the database is at its size limit); nothing recorded")]
     Full,
-    #[error(transparent)]
     Log(LogError),
     /// Any other failure of the database; its message, on one line.
-    #[error("database error: {0}; nothing recorded")]
     Database(String),
+}
+
+impl DecideError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Invalid(e) => e.message(lang),
+            Self::AlreadyDecided {
+                operator,
+                decided_at,
+                decision,
+                ..
+            } => t!(
+                lang,
+                "error.decide.already_decided",
+                operator = shown(operator),
+                at = shown(decided_at),
+                decision = decision.label_in(lang)
+            ),
+            Self::Superseded {
+                item,
+                operator,
+                decided_at,
+                decision,
+                ..
+            } => t!(
+                lang,
+                "error.decide.cannot_undo",
+                reason = overtaken(lang, item, operator, decided_at, *decision)
+            ),
+            Self::NotInFlight {
+                receipt_id,
+                now_state,
+            } => t!(
+                lang,
+                "error.decide.not_in_flight",
+                receipt_id = receipt_id,
+                state = ReceiptState::say_in(&shown(now_state), lang)
+            ),
+            Self::ReceiptNotFound { receipt_id } => t!(
+                lang,
+                "error.decide.receipt_not_found",
+                receipt_id = receipt_id
+            ),
+            Self::ReceiptsIsView => t!(lang, "error.decide.receipts_is_view").to_string(),
+            Self::Busy => t!(lang, "error.decide.busy").to_string(),
+            Self::ReadOnly => t!(lang, "error.decide.read_only").to_string(),
+            Self::Full => t!(lang, "error.decide.full").to_string(),
+            Self::Log(e) => e.message(lang),
+            Self::Database(detail) => t!(lang, "error.decide.database", detail = detail),
+        }
+    }
+}
+
+impl fmt::Display for DecideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(i18n::current()))
+    }
+}
+
+/// As `#[error(transparent)]` did: a wrapped error is this error, not its cause.
+impl std::error::Error for DecideError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Invalid(e) => std::error::Error::source(e),
+            Self::Log(e) => std::error::Error::source(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DecisionError> for DecideError {
+    fn from(e: DecisionError) -> Self {
+        Self::Invalid(e)
+    }
 }
 
 impl From<LogError> for DecideError {

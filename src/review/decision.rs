@@ -5,8 +5,9 @@
 
 use std::fmt;
 
+use crate::i18n::{self, Lang};
 use crate::model::{Decision, Kind, ReceiptId, ReceiptState};
-use crate::sanitize;
+use crate::{sanitize, t};
 
 impl Kind {
     /// The prefix of its item ids: `dup`, `conflict`, `stuck`.
@@ -21,11 +22,16 @@ impl Kind {
 
     /// What people call it: `duplicate group`, `conflict`, `stuck receipt`.
     pub fn describe(self) -> &'static str {
+        self.describe_in(Lang::En)
+    }
+
+    /// [`Kind::describe`] in `lang`.
+    pub fn describe_in(self, lang: Lang) -> &'static str {
         match self {
-            Self::Duplicate => "duplicate group",
-            Self::Conflict => "conflict",
-            Self::Stuck => "stuck receipt",
-            Self::Bot => "bot group",
+            Self::Duplicate => t!(lang, "terms.kind.duplicate"),
+            Self::Conflict => t!(lang, "terms.kind.conflict"),
+            Self::Stuck => t!(lang, "terms.kind.stuck"),
+            Self::Bot => t!(lang, "terms.kind.bot"),
         }
     }
 
@@ -106,6 +112,24 @@ impl Decision {
         }
     }
 
+    /// The decision in plain words (`follow-up`, `要フォローアップ`), where
+    /// [`Decision::as_str`] is the name stored and typed (`follow_up`).
+    pub fn label_in(self, lang: Lang) -> &'static str {
+        match self {
+            Self::Duplicate => t!(lang, "terms.decision.duplicate"),
+            Self::Correction => t!(lang, "terms.decision.correction"),
+            Self::Distinct => t!(lang, "terms.decision.distinct"),
+            Self::Spam => t!(lang, "terms.decision.spam"),
+            Self::NotSpam => t!(lang, "terms.decision.not_spam"),
+            Self::OriginalStands => t!(lang, "terms.decision.original_stands"),
+            Self::FollowUp => t!(lang, "terms.decision.follow_up"),
+            Self::Completed => t!(lang, "terms.decision.completed"),
+            Self::Failed => t!(lang, "terms.decision.failed"),
+            Self::StillPending => t!(lang, "terms.decision.still_pending"),
+            Self::Reopened => t!(lang, "terms.decision.reopened"),
+        }
+    }
+
     /// One line for people choosing a decision.
     pub fn describe(self) -> &'static str {
         match self {
@@ -168,23 +192,34 @@ fn shown(text: &str) -> String {
 }
 
 /// A request that does not make sense, whatever the database holds.
+/// `Display` is in the language of the messages ([`i18n::current`]);
+/// [`DecisionError::message`] in any. The decisions it names are the ones
+/// to type, as stored (`still_pending`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecisionError {
-    #[error("unknown decision \"{}\" for a {kind}; choose one of: {}", shown(.text), allowed(.kind))]
-    Unknown { text: String, kind: Kind },
-    #[error("\"{decision}\" is not a decision for a {kind}; choose one of: {}", allowed(.kind))]
-    NotAllowed { kind: Kind, decision: Decision },
-    #[error("\"{}\" is not an item id: expected dup:<id>, conflict:<id>, stuck:<id> or bot:<id>", shown(.item))]
-    BadItem { item: String },
-    #[error("item {} is not a {kind}", shown(.item))]
-    KindMismatch { item: String, kind: Kind },
-    #[error("the receipt ids of {} must include receipt {receipt_id}", shown(.item))]
-    ItemNotCovered { item: String, receipt_id: ReceiptId },
-    #[error("an operator name is required")]
+    Unknown {
+        text: String,
+        kind: Kind,
+    },
+    NotAllowed {
+        kind: Kind,
+        decision: Decision,
+    },
+    BadItem {
+        item: String,
+    },
+    KindMismatch {
+        item: String,
+        kind: Kind,
+    },
+    ItemNotCovered {
+        item: String,
+        receipt_id: ReceiptId,
+    },
     NoOperator,
-    #[error("{decision} keeps no copy: only duplicate and correction do")]
-    KeepsNone { decision: Decision },
-    #[error("receipt {kept} is not a copy of {}; keep one of: {}", shown(.item), ids(.copies))]
+    KeepsNone {
+        decision: Decision,
+    },
     NotACopy {
         item: String,
         kept: ReceiptId,
@@ -197,6 +232,59 @@ fn ids(ids: &[ReceiptId]) -> String {
         .map(|id| id.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+impl DecisionError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Unknown { text, kind } => t!(
+                lang,
+                "error.review.unknown_decision",
+                text = shown(text),
+                kind = kind.describe_in(lang),
+                allowed = allowed(kind)
+            ),
+            Self::NotAllowed { kind, decision } => t!(
+                lang,
+                "error.review.not_allowed",
+                decision = decision,
+                kind = kind.describe_in(lang),
+                allowed = allowed(kind)
+            ),
+            Self::BadItem { item } => t!(lang, "error.review.bad_item", item = shown(item)),
+            Self::KindMismatch { item, kind } => t!(
+                lang,
+                "error.review.kind_mismatch",
+                item = shown(item),
+                kind = kind.describe_in(lang)
+            ),
+            Self::ItemNotCovered { item, receipt_id } => t!(
+                lang,
+                "error.review.item_not_covered",
+                item = shown(item),
+                receipt_id = receipt_id
+            ),
+            Self::NoOperator => t!(lang, "error.review.no_operator").to_string(),
+            Self::KeepsNone { decision } => t!(
+                lang,
+                "error.review.keeps_none",
+                decision = decision.label_in(lang)
+            ),
+            Self::NotACopy { item, kept, copies } => t!(
+                lang,
+                "error.review.not_a_copy",
+                kept = kept,
+                item = shown(item),
+                copies = ids(copies)
+            ),
+        }
+    }
+}
+
+impl fmt::Display for DecisionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(i18n::current()))
+    }
 }
 
 impl DecisionError {
@@ -265,6 +353,23 @@ mod tests {
         assert!(err.to_string().contains("completed, failed, still_pending"));
         assert!(!err.to_string().contains('\x1b'));
         assert!(Decision::parse_for(Kind::Stuck, "reopened").is_err());
+    }
+
+    #[test]
+    fn errors_in_japanese_name_the_kind_and_the_decisions_to_type() {
+        let err = Decision::parse_for(Kind::Conflict, "later").unwrap_err();
+        assert_eq!(
+            err.message(Lang::Ja),
+            "競合の判断に \"later\" はありません。次のいずれかを指定してください: original_stands, follow_up"
+        );
+        assert_eq!(
+            parse_item("dupe:1").unwrap_err().message(Lang::Ja),
+            "\"dupe:1\" は項目 ID ではありません。dup:<id>、conflict:<id>、stuck:<id>、bot:<id> の形で指定してください"
+        );
+        assert_eq!(Decision::FollowUp.label_in(Lang::En), "follow-up");
+        assert_eq!(Decision::StillPending.label_in(Lang::Ja), "未確定のまま");
+        assert_eq!(Kind::Stuck.describe(), "stuck receipt");
+        assert_eq!(Kind::Stuck.describe_in(Lang::Ja), "処理中のままの受付");
     }
 
     #[test]

@@ -114,17 +114,17 @@ pub enum ExportError {
     #[error(transparent)]
     Log(#[from] LogError),
     /// The folder of the output file cannot be written (or does not exist).
-    #[error("cannot write into folder {}: {source}", .dir.display())]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.export.folder", dir = .dir.display(), error = .source))]
     Folder { dir: PathBuf, source: io::Error },
-    #[error("{} is not a file name", .path.display())]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.export.not_a_file", path = .path.display()))]
     NotAFile { path: PathBuf },
-    #[error("cannot write {}: {source}", .path.display())]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.export.write", path = .path.display(), error = .source))]
     Write { path: PathBuf, source: io::Error },
-    #[error("write failed: {0}")]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.export.io", error = .0))]
     Io(#[from] io::Error),
-    #[error("CSV write failed: {0}")]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.export.csv", error = .0))]
     Csv(#[from] csv::Error),
-    #[error("JSON write failed: {0}")]
+    #[error("{}", crate::t!(crate::i18n::current(), "error.export.json", error = .0))]
     Json(#[from] serde_json::Error),
 }
 

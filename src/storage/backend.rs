@@ -66,12 +66,13 @@ pub trait Storage {
         if let Some(reason) = self.read_only_reason() {
             return Some(reason.to_string());
         }
+        let lang = crate::i18n::current();
         if self.is_read_only() {
-            return Some("opened read-only".into());
+            return Some(crate::t!(lang, "error.storage.reason.opened_read_only").into());
         }
         self.source()
             .is_view()
-            .then(|| "receipts is a view: state changes are disabled".to_string())
+            .then(|| crate::t!(lang, "check.note.view").to_string())
     }
 }
 

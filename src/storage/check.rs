@@ -6,22 +6,21 @@ use rusqlite::Connection;
 
 use super::open::Database;
 use super::source::{Related, RelationKind};
+use crate::t;
 
 /// Ways the schema falls short of the contract. Empty when all is well.
 pub fn schema_problems(db: &Database) -> Vec<String> {
+    let lang = crate::i18n::current();
     let source = db.source();
     let mut problems = Vec::new();
     if source.receipts == RelationKind::Table && source.columns.request_key {
         match has_key_uniqueness(db.conn(), source.columns.scope) {
             Ok(true) => {}
-            Ok(false) => problems.push(
-                "receipts has no UNIQUE(scope, request_key): one key can be stored twice, \
-                 so replays and conflicts are not guaranteed"
-                    .to_string(),
-            ),
-            Err(e) => problems.push(format!(
-                "could not read the indexes of receipts: {}",
-                crate::sanitize::inline(&e.to_string(), 120)
+            Ok(false) => problems.push(t!(lang, "check.problem.no_unique_key").to_string()),
+            Err(e) => problems.push(t!(
+                lang,
+                "check.problem.indexes_unreadable",
+                detail = crate::sanitize::inline(&e.to_string(), 120)
             )),
         }
     }
@@ -30,12 +29,28 @@ pub fn schema_problems(db: &Database) -> Vec<String> {
         ("replays", &source.replays),
     ] {
         if let Related::Unusable { kind, missing } = related {
-            problems.push(format!(
-                "{name} is a {} without the column{} {}: it is not read",
-                kind.as_str(),
-                if missing.len() == 1 { "" } else { "s" },
-                missing.join(", ")
-            ));
+            let kind = match kind {
+                RelationKind::Table => t!(lang, "terms.relation.table"),
+                RelationKind::View => t!(lang, "terms.relation.view"),
+            };
+            let columns = missing.join(", ");
+            problems.push(if missing.len() == 1 {
+                t!(
+                    lang,
+                    "check.problem.related_without_column",
+                    name = name,
+                    kind = kind,
+                    columns = columns
+                )
+            } else {
+                t!(
+                    lang,
+                    "check.problem.related_without_columns",
+                    name = name,
+                    kind = kind,
+                    columns = columns
+                )
+            });
         }
     }
     problems
@@ -43,46 +58,32 @@ pub fn schema_problems(db: &Database) -> Vec<String> {
 
 /// Informational notes: optional parts that are absent and what follows.
 pub fn schema_notes(db: &Database) -> Vec<String> {
+    let lang = crate::i18n::current();
     let source = db.source();
     let mut notes = Vec::new();
     if source.is_view() {
-        notes.push("receipts is a view: state changes are disabled".to_string());
+        notes.push(t!(lang, "check.note.view").to_string());
     }
     let c = &source.columns;
     for (present, note) in [
-        (
-            c.scope,
-            "receipts has no scope column: every receipt is in scope ''",
-        ),
-        (
-            c.request_key,
-            "receipts has no request_key column: every receipt counts as keyless",
-        ),
-        (
-            c.digest,
-            "receipts has no digest column: digests are computed, not verified",
-        ),
-        (
-            c.state,
-            "receipts has no state column: every receipt counts as completed",
-        ),
-        (c.updated_at, "receipts has no updated_at column"),
+        (c.scope, t!(lang, "check.note.no_scope")),
+        (c.request_key, t!(lang, "check.note.no_request_key")),
+        (c.digest, t!(lang, "check.note.no_digest")),
+        (c.state, t!(lang, "check.note.no_state")),
+        (c.updated_at, t!(lang, "check.note.no_updated_at")),
     ] {
         if !present {
             notes.push(note.to_string());
         }
     }
     if source.key_conflicts == Related::Absent {
-        notes.push("no key_conflicts table: conflicts are found only among receipts".to_string());
+        notes.push(t!(lang, "check.note.no_key_conflicts").to_string());
     }
     if source.replays == Related::Absent {
-        notes.push("no replays table: replays are not counted".to_string());
+        notes.push(t!(lang, "check.note.no_replays").to_string());
     }
     if !db.is_wal() {
-        notes.push(
-            "the database is not in WAL mode: readers and the intake wait for each other"
-                .to_string(),
-        );
+        notes.push(t!(lang, "check.note.not_wal").to_string());
     }
     notes
 }

@@ -1,56 +1,67 @@
 //! What can go wrong with a database file, each as one clear line that names the file.
 
+use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::ErrorCode;
+
+use crate::i18n::{self, Lang};
+use crate::t;
 
 /// Exit code for bad usage or unusable input (SPEC "Interfaces").
 pub const EXIT_UNUSABLE: i32 = 2;
 /// Exit code for a failure at run time.
 pub const EXIT_FAILURE: i32 = 1;
 
-/// A storage failure. `Display` is one line: the file, then the problem.
-/// File names are shown terminal-safe (see [`crate::sanitize`]).
+/// A storage failure. `Display` is one line: the file, then the problem, in
+/// the language of the messages ([`crate::i18n::current`]);
+/// [`StorageError::message`] says it in any. File names are shown
+/// terminal-safe (see [`crate::sanitize`]).
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
-    #[error("{path}: the file does not exist")]
-    NotFound { path: String },
-
-    #[error("{path}: is a directory, not a database file")]
-    IsDirectory { path: String },
-
-    #[error("{path}: not a SQLite database ({detail})")]
-    NotSqlite { path: String, detail: String },
-
-    #[error("{path} is empty: not a receipts database")]
-    Empty { path: String },
-
-    #[error("{path}: the database is damaged ({detail})")]
-    Corrupt { path: String, detail: String },
-
-    #[error("{path}: no `receipts` table or view: not a receipts database")]
-    NoReceipts { path: String },
-
-    #[error("{path}: receipts has no `{column}` column (required: id, payload, created_at)")]
-    MissingColumn { path: String, column: &'static str },
-
-    #[error("{path}: `receipts` cannot be read ({detail})")]
-    BadReceipts { path: String, detail: String },
-
-    #[error(
-        "{path}: the database is locked by another process (still busy after {}); try again later",
-        human_timeout(*.waited)
-    )]
-    Busy { path: String, waited: Duration },
-
-    #[error("{path}: permission denied ({detail})")]
-    PermissionDenied { path: String, detail: String },
-
-    #[error("{path}: init refused: {reason}; nothing was changed")]
-    InitRefused { path: String, reason: String },
-
-    #[error("{path}: {context}: {detail}")]
+    NotFound {
+        path: String,
+    },
+    IsDirectory {
+        path: String,
+    },
+    NotSqlite {
+        path: String,
+        detail: String,
+    },
+    Empty {
+        path: String,
+    },
+    Corrupt {
+        path: String,
+        detail: String,
+    },
+    NoReceipts {
+        path: String,
+    },
+    MissingColumn {
+        path: String,
+        column: &'static str,
+    },
+    BadReceipts {
+        path: String,
+        detail: String,
+    },
+    Busy {
+        path: String,
+        waited: Duration,
+    },
+    PermissionDenied {
+        path: String,
+        detail: String,
+    },
+    InitRefused {
+        path: String,
+        reason: String,
+    },
+    /// `context` says what was being done, in English ("reading receipts");
+    /// [`doing_in`] says it in another language.
     Other {
         path: String,
         context: String,
@@ -58,7 +69,76 @@ pub enum StorageError {
     },
 }
 
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(i18n::current()))
+    }
+}
+
 impl StorageError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::NotFound { path } => t!(lang, "error.storage.not_found", path = path),
+            Self::IsDirectory { path } => t!(lang, "error.storage.is_directory", path = path),
+            Self::NotSqlite { path, detail } => {
+                t!(
+                    lang,
+                    "error.storage.not_sqlite",
+                    path = path,
+                    detail = detail
+                )
+            }
+            Self::Empty { path } => t!(lang, "error.storage.empty", path = path),
+            Self::Corrupt { path, detail } => {
+                t!(lang, "error.storage.corrupt", path = path, detail = detail)
+            }
+            Self::NoReceipts { path } => t!(lang, "error.storage.no_receipts", path = path),
+            Self::MissingColumn { path, column } => t!(
+                lang,
+                "error.storage.missing_column",
+                path = path,
+                column = column
+            ),
+            Self::BadReceipts { path, detail } => {
+                t!(
+                    lang,
+                    "error.storage.bad_receipts",
+                    path = path,
+                    detail = detail
+                )
+            }
+            Self::Busy { path, waited } => t!(
+                lang,
+                "error.storage.busy",
+                path = path,
+                waited = human_timeout(*waited, lang)
+            ),
+            Self::PermissionDenied { path, detail } => t!(
+                lang,
+                "error.storage.permission_denied",
+                path = path,
+                detail = detail
+            ),
+            Self::InitRefused { path, reason } => t!(
+                lang,
+                "error.storage.init_refused",
+                path = path,
+                reason = reason
+            ),
+            Self::Other {
+                path,
+                context,
+                detail,
+            } => t!(
+                lang,
+                "error.storage.other",
+                path = path,
+                context = doing_in(lang, context),
+                detail = detail
+            ),
+        }
+    }
+
     /// The process exit code for this error: 2 for unusable input (a database
     /// locked by another process counts: the command cannot use it now), 1 for
     /// a failure at run time (an I/O error).
@@ -134,21 +214,51 @@ impl StorageError {
 }
 
 /// Why the review log could not be read or written (or a guarded decision
-/// made). Its messages are those of the decision path: short, no file name.
-#[derive(Debug, thiserror::Error)]
+/// made). Its messages are those of the decision path: short, no file name;
+/// in the language of the messages, as [`LogError::message`] says them.
+#[derive(Debug)]
 pub enum LogError {
     /// The engine failed; `failure` says how, `detail` is its message.
-    #[error("database error: {detail}")]
     Engine { failure: Failure, detail: String },
     /// A review log exists but was not made by this tool.
-    #[error("review_log is not the table receipt-review expects: {0}")]
     Schema(String),
     /// A row that the table's checks should have made impossible.
-    #[error("review_log row {id} cannot be read: {detail}")]
     BadRow { id: i64, detail: String },
-    /// Beginning a read failed.
-    #[error(transparent)]
-    Storage(#[from] StorageError),
+    /// Beginning a read failed (said as the storage says it).
+    Storage(StorageError),
+}
+
+impl LogError {
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Self::Engine { detail, .. } => t!(lang, "error.log.engine", detail = detail),
+            Self::Schema(detail) => t!(lang, "error.log.schema", detail = detail),
+            Self::BadRow { id, detail } => t!(lang, "error.log.bad_row", id = id, detail = detail),
+            Self::Storage(e) => e.message(lang),
+        }
+    }
+}
+
+impl fmt::Display for LogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(i18n::current()))
+    }
+}
+
+/// Like `#[error(transparent)]`: a storage error is this error, not its cause.
+impl std::error::Error for LogError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Storage(e) => std::error::Error::source(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<StorageError> for LogError {
+    fn from(e: StorageError) -> Self {
+        Self::Storage(e)
+    }
 }
 
 /// How an engine failed, as far as someone deciding needs to know.
@@ -188,13 +298,38 @@ fn one_line(text: &str) -> String {
     crate::sanitize::inline(text.trim(), 200)
 }
 
-fn human_timeout(d: Duration) -> String {
+fn human_timeout(d: Duration, lang: Lang) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
+        t!(lang, "terms.duration.s", n = ms / 1000)
     } else {
-        format!("{ms} ms")
+        t!(lang, "terms.duration.ms", n = ms)
     }
+}
+
+/// What was being done when an error came (`StorageError::Other`'s
+/// context), said in `lang`; a context not listed here is said as given.
+pub fn doing_in(lang: Lang, context: &str) -> String {
+    let key = match context {
+        "opening" => "error.storage.doing.opening",
+        "inspecting" => "error.storage.doing.inspecting",
+        "reading" => "error.storage.doing.reading",
+        "reading the schema" => "error.storage.doing.reading_schema",
+        "starting a read" => "error.storage.doing.starting_read",
+        "ending a read" => "error.storage.doing.ending_read",
+        "init" => "error.storage.doing.init",
+        "reading receipts" => "error.storage.doing.reading_receipts",
+        "reading a payload" => "error.storage.doing.reading_payload",
+        "reading a conflicting attempt" => "error.storage.doing.reading_attempt",
+        "reading key_conflicts" => "error.storage.doing.reading_key_conflicts",
+        "counting key_conflicts" => "error.storage.doing.counting_key_conflicts",
+        "counting receipts" => "error.storage.doing.counting_receipts",
+        "reading replays" => "error.storage.doing.reading_replays",
+        "counting replays" => "error.storage.doing.counting_replays",
+        "watching for changes" => "error.storage.doing.watching",
+        _ => return context.to_string(),
+    };
+    i18n::text(lang, key).to_string()
 }
 
 #[cfg(test)]
@@ -232,5 +367,65 @@ mod tests {
         );
         assert_eq!(e.exit_code(), 2);
         assert_eq!(StorageError::Empty { path: "a".into() }.exit_code(), 2);
+        assert_eq!(
+            e.message(Lang::Ja),
+            "a.db: データベースは別のプロセスが使用中です（250ミリ秒待ちましたが空きません）。しばらくしてからやり直してください"
+        );
+    }
+
+    #[test]
+    fn every_message_names_the_file_in_both_languages() {
+        let p = "a.db".to_string();
+        let errors = [
+            StorageError::NotFound { path: p.clone() },
+            StorageError::IsDirectory { path: p.clone() },
+            StorageError::NotSqlite {
+                path: p.clone(),
+                detail: "file is not a database".into(),
+            },
+            StorageError::Empty { path: p.clone() },
+            StorageError::Corrupt {
+                path: p.clone(),
+                detail: "x".into(),
+            },
+            StorageError::NoReceipts { path: p.clone() },
+            StorageError::MissingColumn {
+                path: p.clone(),
+                column: "payload",
+            },
+            StorageError::BadReceipts {
+                path: p.clone(),
+                detail: "x".into(),
+            },
+            StorageError::PermissionDenied {
+                path: p.clone(),
+                detail: "x".into(),
+            },
+            StorageError::InitRefused {
+                path: p.clone(),
+                reason: "x".into(),
+            },
+            StorageError::other(Path::new("a.db"), "reading receipts", "disk I/O error"),
+        ];
+        for e in &errors {
+            for lang in Lang::ALL {
+                let text = e.message(lang);
+                assert!(text.starts_with("a.db"), "{text}");
+                assert!(!text.contains('{'), "{text}");
+            }
+            assert_eq!(e.to_string(), e.message(Lang::En));
+        }
+        assert_eq!(
+            errors[6].message(Lang::Ja),
+            "a.db: receipts に `payload` 列がありません（必要な列: id, payload, created_at）"
+        );
+        assert_eq!(
+            errors[10].message(Lang::Ja),
+            "a.db: 受付の読み込み中にエラーが起きました: disk I/O error"
+        );
+        assert_eq!(
+            errors[10].message(Lang::En),
+            "a.db: reading receipts: disk I/O error"
+        );
     }
 }

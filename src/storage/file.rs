@@ -38,7 +38,7 @@ pub fn inspect(path: &Path) -> Result<FileKind, StorageError> {
     if !meta.is_file() {
         return Err(StorageError::NotSqlite {
             path: show_path(path),
-            detail: "not a regular file".into(),
+            detail: crate::t!(crate::i18n::current(), "error.storage.reason.not_a_file").into(),
         });
     }
     let mut file = fs::File::open(path).map_err(|e| StorageError::from_io(path, "reading", &e))?;
@@ -56,7 +56,7 @@ pub fn inspect(path: &Path) -> Result<FileKind, StorageError> {
     if header.len() < HEADER_LEN || &header[..16] != MAGIC {
         return Err(StorageError::NotSqlite {
             path: show_path(path),
-            detail: "no SQLite header".into(),
+            detail: crate::t!(crate::i18n::current(), "error.storage.reason.no_header").into(),
         });
     }
     Ok(FileKind::Sqlite {
@@ -68,11 +68,23 @@ pub fn inspect(path: &Path) -> Result<FileKind, StorageError> {
 /// (a file marked read-only is respected even by a user who could override it).
 pub fn read_only_reason(path: &Path) -> Option<String> {
     if fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
-        return Some("the file is read-only".into());
+        return Some(
+            crate::t!(
+                crate::i18n::current(),
+                "error.storage.reason.file_read_only"
+            )
+            .into(),
+        );
     }
     let folder = folder_of(path);
     if fs::metadata(&folder).is_ok_and(|m| m.permissions().readonly()) {
-        return Some("the folder is read-only".into());
+        return Some(
+            crate::t!(
+                crate::i18n::current(),
+                "error.storage.reason.folder_read_only"
+            )
+            .into(),
+        );
     }
     None
 }

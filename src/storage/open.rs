@@ -307,9 +307,12 @@ fn open_prefer_write(
         // Typically a WAL database whose -shm/-wal cannot be created here.
         Err(e) => {
             let conn = connect_checked(path, true, timeout)?;
+            let lang = crate::i18n::current();
             let reason = match e {
-                StorageError::PermissionDenied { .. } => "the folder is read-only",
-                _ => "the database cannot be opened for writing here",
+                StorageError::PermissionDenied { .. } => {
+                    crate::t!(lang, "error.storage.reason.folder_read_only")
+                }
+                _ => crate::t!(lang, "error.storage.reason.no_writing_here"),
             };
             return Ok((conn, Some(reason.to_string())));
         }
@@ -319,7 +322,13 @@ fn open_prefer_write(
         // SQLite fell back to read-only: the OS refused write access.
         return Ok((
             conn,
-            Some("the file is read-only (no write permission)".into()),
+            Some(
+                crate::t!(
+                    crate::i18n::current(),
+                    "error.storage.reason.no_write_permission"
+                )
+                .into(),
+            ),
         ));
     }
     let wal = journal_mode(&conn)
@@ -330,7 +339,13 @@ fn open_prefer_write(
         drop(conn);
         return Ok((
             connect_checked(path, true, timeout)?,
-            Some("the folder is read-only".into()),
+            Some(
+                crate::t!(
+                    crate::i18n::current(),
+                    "error.storage.reason.folder_read_only"
+                )
+                .into(),
+            ),
         ));
     }
     Ok((conn, None))

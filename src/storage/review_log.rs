@@ -96,11 +96,12 @@ fn check_columns(conn: &Connection) -> Result<Shape, LogError> {
             has: ADDED_COLUMNS.map(|(name, _)| stored(name)),
         })
     } else {
-        Err(LogError::Schema(format!(
-            "missing column{} {}",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
-        )))
+        let (lang, columns) = (crate::i18n::current(), missing.join(", "));
+        Err(LogError::Schema(if missing.len() == 1 {
+            crate::t!(lang, "error.log.missing_column", columns = columns)
+        } else {
+            crate::t!(lang, "error.log.missing_columns", columns = columns)
+        }))
     }
 }
 
@@ -140,13 +141,25 @@ fn entry_from_row(row: &Row<'_>) -> Result<LogEntry, LogError> {
     let id: i64 = row.get(0)?;
     let bad = |detail: String| LogError::BadRow { id, detail };
     let kind_text: String = row.get(2)?;
-    let kind = Kind::parse(&kind_text).ok_or_else(|| bad(format!("unknown kind {kind_text:?}")))?;
+    let lang = crate::i18n::current();
+    let kind = Kind::parse(&kind_text).ok_or_else(|| {
+        bad(crate::t!(
+            lang,
+            "error.log.unknown_kind",
+            kind = format!("{kind_text:?}")
+        ))
+    })?;
     let decision_text: String = row.get(3)?;
-    let decision = Decision::parse(&decision_text)
-        .ok_or_else(|| bad(format!("unknown decision {decision_text:?}")))?;
+    let decision = Decision::parse(&decision_text).ok_or_else(|| {
+        bad(crate::t!(
+            lang,
+            "error.log.unknown_decision",
+            decision = format!("{decision_text:?}")
+        ))
+    })?;
     let ids_text: String = row.get(6)?;
     let receipt_ids: Vec<ReceiptId> = serde_json::from_str(&ids_text)
-        .map_err(|e| bad(format!("receipt_ids is not a JSON array of integers: {e}")))?;
+        .map_err(|e| bad(crate::t!(lang, "error.log.bad_receipt_ids", error = e)))?;
     Ok(LogEntry {
         id,
         item: row.get(1)?,
@@ -375,9 +388,7 @@ pub(super) fn append(conn: &Connection, row: &NewEntry<'_>) -> Result<LogEntry, 
     // then rolled back, not trusted.
     entry_in(conn, Shape::FULL, id)?.ok_or_else(|| LogError::BadRow {
         id,
-        detail: "the row just written cannot be read back (the database file may be \
-                 damaged); nothing recorded"
-            .into(),
+        detail: crate::t!(crate::i18n::current(), "error.log.lost_row").into(),
     })
 }
 

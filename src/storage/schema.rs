@@ -8,6 +8,8 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use super::error::{StorageError, show_path};
 use super::file::{self, FileKind};
 use super::open::{DEFAULT_BUSY_TIMEOUT, look_only_connection};
+use crate::i18n::current;
+use crate::t;
 
 /// `assets/schema.sql`: the single source of truth of the schema.
 pub const SCHEMA_SQL: &str = include_str!("../../assets/schema.sql");
@@ -31,10 +33,12 @@ pub fn init(path: &Path) -> Result<(), StorageError> {
                 schema_entries(&conn).map_err(|e| sqlite(path, e))?
             };
             if n > 0 {
-                return Err(refuse(format!(
-                    "it is a database that already holds {n} schema object{}",
-                    if n == 1 { "" } else { "s" }
-                )));
+                let lang = crate::i18n::current();
+                return Err(refuse(if n == 1 {
+                    t!(lang, "error.storage.init.holds_one", n = n)
+                } else {
+                    t!(lang, "error.storage.init.holds", n = n)
+                }));
             }
             false
         }
@@ -55,14 +59,14 @@ pub fn init(path: &Path) -> Result<(), StorageError> {
             {
                 Ok(_) => true,
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    return Err(refuse("the file appeared while init was running".into()));
+                    return Err(refuse(t!(current(), "error.storage.init.appeared").into()));
                 }
                 Err(e) => return Err(StorageError::from_io(path, "init", &e)),
             }
         }
         Err(StorageError::NotSqlite { .. }) => {
             return Err(refuse(
-                "the file exists and is not a SQLite database".into(),
+                t!(current(), "error.storage.init.not_sqlite").into(),
             ));
         }
         Err(e) => return Err(e),
@@ -93,7 +97,7 @@ fn create_schema(path: &Path) -> Result<(), StorageError> {
         return Err(StorageError::other(
             path,
             "init",
-            format!("could not switch to WAL mode (journal mode is {mode})"),
+            t!(current(), "error.storage.init.no_wal", mode = mode),
         ));
     }
     let tx = conn
@@ -104,7 +108,7 @@ fn create_schema(path: &Path) -> Result<(), StorageError> {
     if n > 0 {
         return Err(StorageError::InitRefused {
             path: show_path(path),
-            reason: "another process created a schema meanwhile".into(),
+            reason: t!(current(), "error.storage.init.raced").into(),
         });
     }
     tx.execute_batch(SCHEMA_SQL).map_err(|e| sqlite(path, e))?;

@@ -136,7 +136,7 @@ impl Source {
         if all_columns.is_empty() {
             return Err(StorageError::BadReceipts {
                 path: show_path(path),
-                detail: "it has no columns".into(),
+                detail: crate::t!(crate::i18n::current(), "error.storage.reason.no_columns").into(),
             });
         }
         let has = |name: &str| all_columns.iter().any(|c| c.eq_ignore_ascii_case(name));

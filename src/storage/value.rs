@@ -36,7 +36,12 @@ pub(super) fn bad_id_in(
     };
     StorageError::BadReceipts {
         path: super::error::show_path(path),
-        detail: format!("a row of {what} has id {shown}, not an integer"),
+        detail: crate::t!(
+            crate::i18n::current(),
+            "error.storage.reason.bad_id",
+            table = what,
+            id = shown
+        ),
     }
 }
 

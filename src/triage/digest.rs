@@ -5,6 +5,6 @@ use serde_json::{Map, Value};
 use crate::intake::canonical;
 
 /// SHA-256 hex of the canonical text of a payload object, or why it has none.
-pub fn payload_digest(payload: &Map<String, Value>) -> Result<String, String> {
-    canonical::fingerprint(payload).map_err(|e| e.to_string())
+pub fn payload_digest(payload: &Map<String, Value>) -> Result<String, canonical::CanonicalError> {
+    canonical::fingerprint(payload)
 }

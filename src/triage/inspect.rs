@@ -16,17 +16,13 @@ use sha2::{Digest, Sha256};
 
 use super::facts::{DamagedRow, FLAG_HONEYPOT, FLAG_KEY, FieldFact, NONE16, ReceiptFact, Table};
 use super::hash;
-use super::model::{DamageReason, Damaged, Receipt, VisitorFields};
+use super::model::{DamageCause, DamageDetail, DamageReason, Damaged, Receipt, VisitorFields};
 use super::scan;
 use super::text;
 use super::visitor::{self, IgnoreList};
 use crate::intake::canonical::{self, CanonicalError};
 use crate::model::time::parse_time_ref;
 use crate::model::{Millis, RawReceipt, ReceiptId, ReceiptState, Row, Settings};
-use crate::sanitize;
-
-/// The longest detail sentence, in characters.
-const DETAIL_MAX: usize = 160;
 
 /// Seed of the fixed hash of request keys.
 pub(crate) const SEED_REQUEST_KEY: u64 = 0x4B45;
@@ -354,16 +350,16 @@ impl Inspector {
         s: &mut Scratch,
         keys: Option<&RwLock<Table>>,
     ) -> Result<Checked, Damaged> {
-        let damaged = |reason, detail: String| Damaged {
+        let damaged = |reason, cause| Damaged {
             receipt_id: row.id,
             reason,
-            detail: sanitize::inline(&detail, DETAIL_MAX),
+            detail: DamageDetail::new(cause),
         };
 
         let text = row.payload.map_err(|what| {
             damaged(
                 DamageReason::Payload,
-                format!("payload is not text: {what}"),
+                DamageCause::PayloadNotText(what.to_string()),
             )
         })?;
         s.text.clear();
@@ -401,12 +397,8 @@ impl Inspector {
             s.scanned = scanned;
             let payload = canonical::parse_object(text)
                 .map_err(|e| damaged(DamageReason::Payload, unparsed(e)))?;
-            let canonical_text = canonical::canonical(&payload).map_err(|e| {
-                damaged(
-                    DamageReason::Payload,
-                    format!("payload has no canonical form: {e}"),
-                )
-            })?;
+            let canonical_text = canonical::canonical(&payload)
+                .map_err(|e| damaged(DamageReason::Payload, DamageCause::NoCanonicalForm(e)))?;
             digest = Sha256::digest(canonical_text.as_bytes()).into();
             for (key, value) in &payload {
                 self.take(key, Val::Json(value), s, keys, &mut honeypot);
@@ -414,7 +406,7 @@ impl Inspector {
         }
 
         let created_ms = parse_time_ref(row.created_at)
-            .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
+            .map_err(|e| damaged(DamageReason::Time, DamageCause::CreatedAt(e)))?;
 
         if let Some(stored) = row.digest
             && !digest_matches(stored, &digest)
@@ -559,23 +551,22 @@ impl Inspector {
 }
 
 /// Why a payload is not a JSON object, as a damaged row says it.
-fn unparsed(e: CanonicalError) -> String {
+fn unparsed(e: CanonicalError) -> DamageCause {
     match e {
-        CanonicalError::NotAnObject { found } => format!("payload is {found}, not a JSON object"),
-        other => format!("payload is not valid JSON: {other}"),
+        e @ CanonicalError::NotAnObject { .. } => DamageCause::NotAnObject(e),
+        other => DamageCause::NotJson(other),
     }
 }
 
-fn digest_mismatch(stored: &str, computed: &str) -> String {
-    format!(
-        "stored digest {} does not match the payload (sha256 {})",
-        short(stored),
-        short(computed)
-    )
+fn digest_mismatch(stored: &str, computed: &str) -> DamageCause {
+    DamageCause::DigestMismatch {
+        stored: short(stored),
+        computed: short(computed),
+    }
 }
 
-fn unknown_state(state: &str) -> String {
-    format!("unknown state {:?}", sanitize::inline(state, 40))
+fn unknown_state(state: &str) -> DamageCause {
+    DamageCause::UnknownState(state.to_string())
 }
 
 /// `stored.trim().eq_ignore_ascii_case(hex(computed))`, without allocating.
@@ -598,8 +589,6 @@ fn short(digest: &str) -> String {
     let d = digest.trim();
     if d.chars().count() > 16 {
         format!("{}…", d.chars().take(12).collect::<String>())
-    } else if d.is_empty() {
-        "(empty)".to_string()
     } else {
         d.to_string()
     }

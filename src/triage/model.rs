@@ -7,7 +7,11 @@
 use serde::Serialize;
 use std::sync::Arc;
 
+use crate::i18n::Lang;
+use crate::intake::canonical::{CanonicalError, json_kind_in};
+use crate::model::time::TimeError;
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::{sanitize, t};
 
 /// The visitor-typed fields of a payload after normalisation: sorted by key,
 /// noise fields removed, values NFKC + trimmed + white space folded + case
@@ -41,6 +45,16 @@ pub enum DamageReason {
 }
 
 impl DamageReason {
+    /// What people call it, in `lang` (`payload`, `本文`).
+    pub fn label_in(self, lang: Lang) -> &'static str {
+        match self {
+            Self::Payload => t!(lang, "terms.damage.payload"),
+            Self::Time => t!(lang, "terms.damage.time"),
+            Self::Digest => t!(lang, "terms.damage.digest"),
+            Self::State => t!(lang, "terms.damage.state"),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Payload => "payload",
@@ -56,7 +70,138 @@ impl DamageReason {
 pub struct Damaged {
     pub receipt_id: ReceiptId,
     pub reason: DamageReason,
-    pub detail: String,
+    pub detail: DamageDetail,
+}
+
+/// The longest detail sentence, in characters.
+pub const DETAIL_MAX: usize = 160;
+
+/// What exactly is wrong with a damaged row, kept typed so that each language
+/// can say it. It reads (derefs, serialises) as its English sentence, one
+/// terminal-safe line: `report --json`'s `detail` does not depend on the
+/// language; [`DamageDetail::message`] says it in any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DamageDetail {
+    english: String,
+    cause: DamageCause,
+}
+
+/// The causes a detail tells apart.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DamageCause {
+    /// The payload holds no text; what it holds, in the storage's words.
+    PayloadNotText(String),
+    /// The payload is JSON but not an object.
+    NotAnObject(CanonicalError),
+    /// The payload is not JSON.
+    NotJson(CanonicalError),
+    NoCanonicalForm(CanonicalError),
+    /// `created_at` cannot be read.
+    CreatedAt(TimeError),
+    /// The stored digest (its first characters, or empty) is not the payload's.
+    DigestMismatch {
+        stored: String,
+        computed: String,
+    },
+    UnknownState(String),
+    /// Any other text, said as it is in every language.
+    Text(String),
+}
+
+impl DamageCause {
+    fn say(&self, lang: Lang) -> String {
+        let digest = |d: &str| {
+            if d.is_empty() {
+                t!(lang, "report.damaged.empty_digest").to_string()
+            } else {
+                d.to_string()
+            }
+        };
+        match self {
+            Self::PayloadNotText(what) => t!(lang, "report.damaged.payload_not_text", what = what),
+            Self::NotAnObject(CanonicalError::NotAnObject { found }) => t!(
+                lang,
+                "report.damaged.not_an_object",
+                found = json_kind_in(lang, found)
+            ),
+            Self::NotAnObject(e) | Self::NotJson(e) => {
+                t!(lang, "report.damaged.not_json", error = e.message(lang))
+            }
+            Self::NoCanonicalForm(e) => {
+                t!(
+                    lang,
+                    "report.damaged.no_canonical_form",
+                    error = e.message(lang)
+                )
+            }
+            Self::CreatedAt(e) => t!(lang, "report.damaged.created_at", error = e.message(lang)),
+            Self::DigestMismatch { stored, computed } => t!(
+                lang,
+                "report.damaged.digest_mismatch",
+                stored = digest(stored),
+                computed = digest(computed)
+            ),
+            Self::UnknownState(state) => t!(
+                lang,
+                "report.damaged.unknown_state",
+                state = format!("{:?}", sanitize::inline(state, 40))
+            ),
+            Self::Text(text) => text.clone(),
+        }
+    }
+}
+
+impl DamageDetail {
+    pub fn new(cause: DamageCause) -> Self {
+        Self {
+            english: sanitize::inline(&cause.say(Lang::En), DETAIL_MAX),
+            cause,
+        }
+    }
+
+    pub fn cause(&self) -> &DamageCause {
+        &self.cause
+    }
+
+    /// The detail in `lang`: one terminal-safe line.
+    pub fn message(&self, lang: Lang) -> String {
+        match lang {
+            Lang::En => self.english.clone(),
+            _ => sanitize::inline(&self.cause.say(lang), DETAIL_MAX),
+        }
+    }
+}
+
+impl std::ops::Deref for DamageDetail {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.english
+    }
+}
+
+impl std::fmt::Display for DamageDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.english)
+    }
+}
+
+impl From<String> for DamageDetail {
+    fn from(text: String) -> Self {
+        Self::new(DamageCause::Text(text))
+    }
+}
+
+impl From<&str> for DamageDetail {
+    fn from(text: &str) -> Self {
+        Self::from(text.to_string())
+    }
+}
+
+impl Serialize for DamageDetail {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.english)
+    }
 }
 
 /// The time gap class of a duplicate group (the class of its largest gap).
@@ -72,6 +217,15 @@ pub enum GapClass {
 }
 
 impl GapClass {
+    /// What people call it, in `lang` (`simultaneous`, `同時`).
+    pub fn label_in(self, lang: Lang) -> &'static str {
+        match self {
+            Self::Simultaneous => t!(lang, "terms.class.simultaneous"),
+            Self::Seconds => t!(lang, "terms.class.seconds"),
+            Self::Minutes => t!(lang, "terms.class.minutes"),
+        }
+    }
+
     pub fn of_gap(gap_ms: Millis) -> Self {
         if gap_ms < 1_000 {
             Self::Simultaneous
@@ -231,10 +385,15 @@ impl BotEvidence {
 
     /// What support staff read on the screen and in the text report.
     pub fn describe(self) -> &'static str {
+        self.describe_in(Lang::En)
+    }
+
+    /// [`BotEvidence::describe`] in `lang`.
+    pub fn describe_in(self, lang: Lang) -> &'static str {
         match self {
-            Self::Campaign => "same message from many senders",
-            Self::Honeypot => "hidden bot-trap field filled in",
-            Self::Empty => "empty submission",
+            Self::Campaign => t!(lang, "terms.bot.campaign"),
+            Self::Honeypot => t!(lang, "terms.bot.honeypot"),
+            Self::Empty => t!(lang, "terms.bot.empty"),
         }
     }
 }
@@ -290,10 +449,20 @@ impl BotGroup {
     /// Its scopes in a few words: the one scope, or the first and how many
     /// more. Untrusted text: sanitise before showing.
     pub fn scopes_label(&self) -> String {
+        self.scopes_label_in(Lang::En)
+    }
+
+    /// [`BotGroup::scopes_label`] in `lang`.
+    pub fn scopes_label_in(&self, lang: Lang) -> String {
         match self.scopes.len() {
             0 => String::new(),
             1 => self.scopes[0].clone(),
-            n => format!("{} +{} more", self.scopes[0], n - 1),
+            n => t!(
+                lang,
+                "terms.scopes_and_more",
+                first = self.scopes[0],
+                more = n - 1
+            ),
         }
     }
 

@@ -12,5 +12,6 @@ mod export;
 mod find;
 mod foreign;
 mod forms;
+mod japanese;
 mod report;
 mod usage;

@@ -13,8 +13,15 @@ use rusqlite::Connection;
 /// The analysis time of the fixture.
 pub const NOW: &str = "2026-11-29T12:00:00Z";
 
+/// The binary, in English whatever the locale of the test run (a test that
+/// wants another language sets `LANG`).
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_receipt-review"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_receipt-review"));
+    command
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C");
+    command
 }
 
 pub fn run(args: &[&str]) -> Output {

@@ -426,7 +426,7 @@ fn hostile_fixture() -> Fixture {
     t.stuck[0].scope = format!("pay{BIDI}");
     t.stuck[0].request_key = Some(format!("pay{DCS}"));
     for d in &mut t.damaged {
-        d.detail = format!("bad row \x1b[?1049l{evil}");
+        d.detail = format!("bad row \x1b[?1049l{evil}").into();
     }
     for review in s.reviews.values_mut() {
         review.operator = Some(format!("eve{DCS}"));

@@ -52,9 +52,10 @@ impl Zone {
             })
             .map(Zone)
             .ok_or_else(|| {
-                format!(
-                    "unknown time zone {:?} (use an IANA name such as Asia/Tokyo, Europe/Berlin or UTC)",
-                    crate::sanitize::inline(name, 40)
+                crate::t!(
+                    crate::i18n::current(),
+                    "error.zone.unknown",
+                    name = format!("{:?}", crate::sanitize::inline(name, 40))
                 )
             })
     }
@@ -69,10 +70,12 @@ impl Zone {
         system: Option<&str>,
     ) -> Result<Zone, String> {
         if let Some(name) = flag {
-            return Zone::parse(name).map_err(|e| format!("--tz: {e}"));
+            return Zone::parse(name)
+                .map_err(|e| crate::t!(crate::i18n::current(), "error.zone.flag", error = e));
         }
         if let Some(name) = tz_env.filter(|n| !n.trim().is_empty()) {
-            return Zone::parse(name).map_err(|e| format!("TZ: {e}; or give --tz ZONE"));
+            return Zone::parse(name)
+                .map_err(|e| crate::t!(crate::i18n::current(), "error.zone.env", error = e));
         }
         Ok(system
             .and_then(|n| Zone::parse(n).ok())

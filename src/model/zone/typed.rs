@@ -12,6 +12,7 @@
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
 
 use super::Zone;
+use crate::i18n::Lang;
 use crate::model::Millis;
 
 /// How far either side of a moment a search looks.
@@ -85,15 +86,43 @@ fn looks_like_date(w: &str) -> bool {
     }
 }
 
-fn unreadable(text: &str) -> String {
-    format!(
-        "unreadable time {:?}: try 10:00, 2026-11-29 10:00, yesterday 10:00 or 10:00..11:00",
-        crate::sanitize::inline(text, 40)
-    )
+/// Why a typed time cannot be read. Its text follows the language of the
+/// messages ([`crate::i18n::current`]); [`SpanError::message`] says it in any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpanError {
+    /// What was typed, terminal-safe and short.
+    Unreadable(String),
+    NoSuchClock(String),
+    NoSuchDate(String),
+    Backwards(String),
+}
+
+impl SpanError {
+    pub fn message(&self, lang: Lang) -> String {
+        let quoted = |text: &str| format!("{text:?}");
+        match self {
+            Self::Unreadable(text) => crate::t!(lang, "error.time.unreadable", text = quoted(text)),
+            Self::NoSuchClock(w) => crate::t!(lang, "error.time.no_such_clock", time = w),
+            Self::NoSuchDate(w) => crate::t!(lang, "error.time.no_such_date", date = w),
+            Self::Backwards(text) => crate::t!(lang, "error.time.backwards", text = quoted(text)),
+        }
+    }
+}
+
+impl std::fmt::Display for SpanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(crate::i18n::current()))
+    }
+}
+
+impl std::error::Error for SpanError {}
+
+fn unreadable(text: &str) -> SpanError {
+    SpanError::Unreadable(crate::sanitize::inline(text, 40))
 }
 
 /// Reads a typed moment, day or range in `zone`, as of `now_ms`.
-pub fn parse_span(text: &str, zone: Zone, now_ms: Millis) -> Result<Span, String> {
+pub fn parse_span(text: &str, zone: Zone, now_ms: Millis) -> Result<Span, SpanError> {
     let joined = text
         .split_whitespace()
         .map(|w| {
@@ -151,10 +180,7 @@ pub fn parse_span(text: &str, zone: Zone, now_ms: Millis) -> Result<Span, String
                 None => whole_day(zone, end_day, text)?.to_ms,
             };
             if to_ms <= from_ms {
-                return Err(format!(
-                    "the range {:?} ends before it starts",
-                    crate::sanitize::inline(text, 40)
-                ));
+                return Err(SpanError::Backwards(crate::sanitize::inline(text, 40)));
             }
             Ok(Span { from_ms, to_ms })
         }
@@ -162,11 +188,11 @@ pub fn parse_span(text: &str, zone: Zone, now_ms: Millis) -> Result<Span, String
     }
 }
 
-fn to_utc(zone: Zone, local: NaiveDateTime, text: &str) -> Result<Millis, String> {
+fn to_utc(zone: Zone, local: NaiveDateTime, text: &str) -> Result<Millis, SpanError> {
     zone.to_utc(local).ok_or_else(|| unreadable(text))
 }
 
-fn whole_day(zone: Zone, day: NaiveDate, text: &str) -> Result<Span, String> {
+fn whole_day(zone: Zone, day: NaiveDate, text: &str) -> Result<Span, SpanError> {
     let next = day.succ_opt().ok_or_else(|| unreadable(text))?;
     Ok(Span {
         from_ms: to_utc(zone, day.and_time(NaiveTime::MIN), text)?,
@@ -175,7 +201,7 @@ fn whole_day(zone: Zone, day: NaiveDate, text: &str) -> Result<Span, String> {
 }
 
 /// One side: `[day] [time of day]`, at least one of them.
-fn moment(side: &str, today: NaiveDate, text: &str) -> Result<Moment, String> {
+fn moment(side: &str, today: NaiveDate, text: &str) -> Result<Moment, SpanError> {
     let mut m = Moment {
         day: None,
         clock: None,
@@ -207,20 +233,20 @@ fn moment(side: &str, today: NaiveDate, text: &str) -> Result<Moment, String> {
 }
 
 /// `10:00` or `10:00:30`; the bool tells whether seconds were given.
-fn clock(w: &str) -> Result<(NaiveTime, bool), String> {
+fn clock(w: &str) -> Result<(NaiveTime, bool), SpanError> {
     let n: Vec<u32> = w.split(':').map(|p| p.parse().unwrap_or(99)).collect();
     let (h, m, s) = (n[0], n[1], n.get(2).copied().unwrap_or(0));
     NaiveTime::from_hms_opt(h, m, s)
         .filter(|_| h < 24 && m < 60 && s < 60)
         .map(|t| (t, n.len() == 3))
-        .ok_or_else(|| format!("no such time of day: {w} (hours 0–23, minutes and seconds 0–59)"))
+        .ok_or_else(|| SpanError::NoSuchClock(w.to_string()))
 }
 
 /// `2026-11-29`, or `11-29` in the current year (last year's when it would
 /// be more than a day ahead).
-fn date(w: &str, today: NaiveDate) -> Result<NaiveDate, String> {
+fn date(w: &str, today: NaiveDate) -> Result<NaiveDate, SpanError> {
     let n: Vec<i32> = w.split('-').map(|p| p.parse().unwrap_or(-1)).collect();
-    let no_such = || format!("no such date: {w}");
+    let no_such = || SpanError::NoSuchDate(w.to_string());
     let month_day = |y: i32, m: i32, d: i32| {
         NaiveDate::from_ymd_opt(y, u32::try_from(m).ok()?, u32::try_from(d).ok()?)
     };
@@ -344,16 +370,25 @@ mod tests {
     #[test]
     fn bad_times_say_why() {
         let e = parse_span("25:61", tokyo(), NOW).unwrap_err();
-        assert!(e.starts_with("no such time of day: 25:61"), "{e}");
+        assert!(
+            e.to_string().starts_with("no such time of day: 25:61"),
+            "{e}"
+        );
+        assert_eq!(
+            e.message(Lang::Ja),
+            "25:61 という時刻はありません（時は 0〜23、分と秒は 0〜59）"
+        );
         assert!(parse_span("24:00", tokyo(), NOW).is_err());
         assert!(
             parse_span("2026-02-30 10:00", tokyo(), NOW)
                 .unwrap_err()
+                .to_string()
                 .contains("no such date")
         );
         assert!(
             parse_span("11:00..10:00", tokyo(), NOW)
                 .unwrap_err()
+                .to_string()
                 .contains("ends before")
         );
         assert!(parse_span("10:00..11:00..12:00", tokyo(), NOW).is_err());
@@ -361,6 +396,7 @@ mod tests {
         assert!(
             parse_span("soon", tokyo(), NOW)
                 .unwrap_err()
+                .to_string()
                 .starts_with("unreadable time")
         );
         assert!(parse_span("", tokyo(), NOW).is_err());

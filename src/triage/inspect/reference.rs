@@ -5,13 +5,9 @@ use super::{digest_mismatch, unknown_state, unparsed};
 use crate::intake::canonical;
 use crate::model::time::parse_time;
 use crate::model::{RawReceipt, ReceiptState, Settings};
-use crate::sanitize;
 use crate::triage::digest::payload_digest;
-use crate::triage::model::{DamageReason, Damaged, Receipt};
+use crate::triage::model::{DamageCause, DamageDetail, DamageReason, Damaged, Receipt};
 use crate::triage::visitor::{IgnoreList, fingerprint_owned};
-
-/// The longest detail sentence, in characters.
-const DETAIL_MAX: usize = 160;
 
 /// Checks one row against the database contract.
 #[allow(dead_code)]
@@ -21,29 +17,25 @@ pub fn inspect(raw: &RawReceipt, settings: &Settings) -> Result<Receipt, Damaged
 
 /// [`inspect`] with the ignore list already prepared (once per analysis).
 pub fn inspect_with(raw: &RawReceipt, ignore: &IgnoreList) -> Result<Receipt, Damaged> {
-    let damaged = |reason, detail: String| Damaged {
+    let damaged = |reason, cause| Damaged {
         receipt_id: raw.id,
         reason,
-        detail: sanitize::inline(&detail, DETAIL_MAX),
+        detail: DamageDetail::new(cause),
     };
 
     let text = raw.payload.as_ref().map_err(|what| {
         damaged(
             DamageReason::Payload,
-            format!("payload is not text: {what}"),
+            DamageCause::PayloadNotText(what.clone()),
         )
     })?;
     let payload =
         canonical::parse_object(text).map_err(|e| damaged(DamageReason::Payload, unparsed(e)))?;
-    let computed = payload_digest(&payload).map_err(|e| {
-        damaged(
-            DamageReason::Payload,
-            format!("payload has no canonical form: {e}"),
-        )
-    })?;
+    let computed = payload_digest(&payload)
+        .map_err(|e| damaged(DamageReason::Payload, DamageCause::NoCanonicalForm(e)))?;
 
     let created_ms = parse_time(&raw.created_at)
-        .map_err(|e| damaged(DamageReason::Time, format!("created_at: {e}")))?;
+        .map_err(|e| damaged(DamageReason::Time, DamageCause::CreatedAt(e)))?;
 
     if let Some(stored) = &raw.digest
         && !stored.trim().eq_ignore_ascii_case(&computed)

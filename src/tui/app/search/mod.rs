@@ -513,7 +513,7 @@ mod tests {
             t.damaged.push(Damaged {
                 receipt_id: id * 10,
                 reason: DamageReason::Payload,
-                detail,
+                detail: detail.into(),
             });
         }
         snap
