@@ -46,6 +46,7 @@ fn main() -> anyhow::Result<()> {
         fixed_now: Some(NOW_MS),
         operator: "bench".into(),
         export_dir: std::env::temp_dir(),
+        lang: Default::default(),
     };
     let worker = Worker::start(config, tx)?;
     let mut app = App::new(true);

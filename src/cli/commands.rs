@@ -39,6 +39,7 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
         read_only: args.read_only,
         settings: args.analysis.settings(),
         fixed_now: args.analysis.now,
+        lang: i18n::current(),
     })
 }
 

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::i18n::Lang;
 use crate::model::{Millis, Settings, Zone};
 use collection::WorkerConfig;
 
@@ -30,6 +31,8 @@ pub struct ScreenConfig {
     pub fixed_now: Option<Millis>,
     /// The operator's time zone: every time shown and typed is in it.
     pub zone: Zone,
+    /// The language the screen speaks.
+    pub lang: Lang,
 }
 
 /// The database the screen opens.
@@ -53,6 +56,7 @@ pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
         fixed_now: config.fixed_now,
         operator: config.operator,
         export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        lang: config.lang,
     };
     // The screen reads again on every change and stays open for hours.
     crate::memory::keep_large_blocks_apart();

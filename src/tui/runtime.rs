@@ -31,6 +31,7 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     let operator = config.operator.clone();
     let config_frozen = config.fixed_now.is_some();
     let database = config.path.display().to_string();
+    let lang = config.lang;
     // Open the database first: a bad file is one line on stderr, not a broken screen.
     let worker = Worker::start(config, tx)?;
     worker.send(Request::Load);
@@ -40,6 +41,7 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
 
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mut app = App::new(no_color)
+        .with_lang(lang)
         .with_zone(zone)
         .with_operator(operator)
         .with_database(database);

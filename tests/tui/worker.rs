@@ -49,6 +49,7 @@ fn a_first_reading_hands_over_the_analysis_then_its_receipts() {
         fixed_now: Some(NOW_MS),
         operator: "test".into(),
         export_dir: dir.path().to_path_buf(),
+        lang: Default::default(),
     };
     let worker = Worker::start(config, tx).unwrap();
     worker.send(Request::Load);
@@ -96,6 +97,7 @@ fn a_bulk_decision_is_one_batch_and_undo_asks_then_reopens_it_whole() {
         fixed_now: Some(NOW_MS),
         operator: "aiko".into(),
         export_dir: dir.path().to_path_buf(),
+        lang: Default::default(),
     };
     let worker = Worker::start(config, tx).unwrap();
     worker.send(Request::Load);

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::i18n::Lang;
 use crate::model::{ReceiptId, Zone};
 use crate::reading::{ItemReview, Snapshot};
 use crate::review::ExportFile;
@@ -229,6 +230,8 @@ pub struct App {
     pub show_utc: bool,
     /// The Forms tab: its period, selection and view.
     pub forms: FormsState,
+    /// The language of every word the screen says (never of visitor data).
+    pub lang: Lang,
 }
 
 impl App {
@@ -269,10 +272,16 @@ impl App {
             zone: Zone::UTC,
             show_utc: false,
             forms: FormsState::default(),
+            lang: Lang::default(),
         }
     }
 
     /// The operator's time zone.
+    pub fn with_lang(mut self, lang: Lang) -> Self {
+        self.lang = lang;
+        self
+    }
+
     pub fn with_zone(mut self, zone: Zone) -> Self {
         self.zone = zone;
         self

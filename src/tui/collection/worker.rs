@@ -49,6 +49,8 @@ pub struct WorkerConfig {
     pub operator: String,
     /// Where exports are written.
     pub export_dir: PathBuf,
+    /// The language of the messages the worker sends back.
+    pub lang: crate::i18n::Lang,
 }
 
 pub struct Worker {
