@@ -1,5 +1,8 @@
 //! The field-by-field comparison of copies: differing fields are marked by a
-//! symbol as well as by colour.
+//! symbol as well as by colour, and inside them the words (or characters)
+//! that differ from the first column's are marked too (see `diff`). Fields
+//! the visitor fingerprint leaves out (event ids, times, tokens) are "not
+//! compared" wherever copies are compared: duplicates and conflicts alike.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -7,8 +10,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
+use super::diff;
 use crate::sanitize::clean;
 use crate::triage::model::VisitorFields;
+use crate::triage::visitor::{IgnoreList, fingerprint, normalize_key};
 use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 
@@ -20,18 +25,26 @@ pub const IGNORED: &str = "·";
 pub enum Fields {
     Loading,
     Failed(String),
-    Object(BTreeMap<String, String>),
+    /// Its fields as shown, and its visitor fields as the analysis folds them.
+    Object(BTreeMap<String, String>, VisitorFields),
 }
 
 /// Parses a payload's top-level fields for display (strings as themselves,
-/// other values as JSON).
+/// other values as JSON), with its visitor fingerprint.
 pub fn fields(app: &App, r: PayloadRef) -> Fields {
     match app.payload(r) {
         None => Fields::Loading,
         Some(Err(why)) => Fields::Failed(format!("could not load: {why}")),
         Some(Ok(body)) => match serde_json::from_str::<serde_json::Value>(body) {
-            Ok(serde_json::Value::Object(map)) => Fields::Object(
-                map.into_iter()
+            Ok(serde_json::Value::Object(map)) => {
+                let ignore = app
+                    .snapshot
+                    .as_ref()
+                    .map(|s| IgnoreList::new(&s.settings.ignore_fields))
+                    .unwrap_or_default();
+                let visitor = fingerprint(&map, &ignore).fields;
+                let shown = map
+                    .into_iter()
                     .map(|(k, v)| {
                         let shown = match v {
                             serde_json::Value::String(s) => s,
@@ -39,8 +52,9 @@ pub fn fields(app: &App, r: PayloadRef) -> Fields {
                         };
                         (k, shown)
                     })
-                    .collect(),
-            ),
+                    .collect();
+                Fields::Object(shown, visitor)
+            }
             Ok(_) => Fields::Failed("the payload is not a JSON object".into()),
             Err(e) => Fields::Failed(format!("the payload is not JSON: {e}")),
         },
@@ -50,12 +64,25 @@ pub fn fields(app: &App, r: PayloadRef) -> Fields {
 pub struct Column<'a> {
     pub label: String,
     pub fields: Fields,
-    /// The normalised visitor fields, when the column is an analysed receipt.
+    /// The normalised visitor fields, when the column is an analysed
+    /// receipt (else those of its payload are used).
     pub visitor: Option<&'a VisitorFields>,
 }
 
+impl Column<'_> {
+    /// The visitor fields the column is compared by: the analysis's, else
+    /// its payload's fingerprint.
+    fn visitor(&self) -> Option<&VisitorFields> {
+        self.visitor.or(match &self.fields {
+            Fields::Object(_, v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
 fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
-    v.0.binary_search_by(|(k, _)| k.as_str().cmp(field))
+    let key = normalize_key(field);
+    v.0.binary_search_by(|(k, _)| k.as_str().cmp(key.as_str()))
         .ok()
         .map(|i| v.0[i].1.as_str())
 }
@@ -63,22 +90,16 @@ fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
 /// The marker of a field: ` ` same, `≠` differs, `≈` same once normalised,
 /// `·` not part of the visitor fingerprint (noise field) and differing.
 fn marker(columns: &[Column], field: &str, use_visitor: bool) -> &'static str {
-    let raw: Vec<Option<&str>> = columns
-        .iter()
-        .map(|c| match &c.fields {
-            Fields::Object(map) => map.get(field).map(String::as_str),
-            _ => None,
-        })
-        .collect();
+    let raw: Vec<Option<&str>> = columns.iter().map(|c| value_of(c, field)).collect();
     if raw.windows(2).all(|w| w[0] == w[1]) {
         return " ";
     }
-    if !use_visitor || columns.iter().any(|c| c.visitor.is_none()) {
+    if !use_visitor || columns.iter().any(|c| c.visitor().is_none()) {
         return DIFFERS;
     }
     let normalised: Vec<Option<&str>> = columns
         .iter()
-        .map(|c| c.visitor.and_then(|v| visitor_value(v, field)))
+        .map(|c| c.visitor().and_then(|v| visitor_value(v, field)))
         .collect();
     if normalised.iter().all(Option::is_none) {
         // Dropped from the fingerprint (noise) or empty in every copy.
@@ -147,7 +168,7 @@ pub fn compare(
     let mut names: BTreeSet<&str> = columns
         .iter()
         .filter_map(|c| match &c.fields {
-            Fields::Object(map) => Some(map.keys().map(String::as_str)),
+            Fields::Object(map, _) => Some(map.keys().map(String::as_str)),
             _ => None,
         })
         .flatten()
@@ -200,9 +221,73 @@ pub fn compare(
 
 fn value_of<'c>(column: &'c Column, field: &str) -> Option<&'c str> {
     match &column.fields {
-        Fields::Object(map) => map.get(field).map(String::as_str),
+        Fields::Object(map, _) => map.get(field).map(String::as_str),
         _ => None,
     }
+}
+
+/// The most characters of a value the comparison reads (the part shown
+/// is far shorter; a difference further in is not looked for).
+const READ_CHARS: usize = 4_000;
+
+/// A field's values, made safe, each as lines of spans: those of a
+/// differing field with what differs from the first column's value marked
+/// (the first column's own marks are what any later column changed).
+fn value_lines(
+    columns: &[Column],
+    name: &str,
+    differs: bool,
+    cells: usize,
+    max_lines: usize,
+    theme: &Theme,
+) -> Vec<Vec<Vec<Span<'static>>>> {
+    let texts: Vec<Option<String>> = columns
+        .iter()
+        .map(|c| value_of(c, name).map(|v| clean(&text::head(v, READ_CHARS)).into_owned()))
+        .collect();
+    let mut marks: Vec<diff::Ranges> = vec![Vec::new(); columns.len()];
+    if differs && let Some(Some(first)) = texts.first() {
+        let mut in_first = Vec::new();
+        for (i, other) in texts.iter().enumerate().skip(1) {
+            if let Some(other) = other {
+                let (old, new) = diff::changed(first, other);
+                in_first.extend(old);
+                marks[i] = new;
+            }
+        }
+        marks[0] = diff::union(in_first);
+    }
+    texts
+        .iter()
+        .zip(&marks)
+        .map(|(value, marked)| match value {
+            Some(v) => diff::lines(v, marked, cells, max_lines, theme.plain(), theme.changed()),
+            None => vec![vec![Span::raw("—")]],
+        })
+        .collect()
+}
+
+/// Spans padded (or cut) to exactly `cells` cells.
+fn padded(spans: &[Span<'static>], cells: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for span in spans {
+        let w = text::width(&span.content);
+        if used + w <= cells {
+            used += w;
+            out.push(span.clone());
+        } else {
+            let room = cells - used;
+            let cut = text::fit(&span.content, room);
+            used += text::width(&cut);
+            out.push(Span::styled(cut, span.style));
+            break;
+        }
+    }
+    if used < cells {
+        out.push(Span::raw(" ".repeat(cells - used)));
+    }
+    out
 }
 
 fn table(
@@ -229,17 +314,7 @@ fn table(
         let mark = marker(columns, name, use_visitor);
         let differs = mark == DIFFERS;
         let max_lines = if differs { 6 } else { 3 };
-        let cells: Vec<Vec<String>> = columns
-            .iter()
-            .map(|c| match value_of(c, name) {
-                Some(v) => text::wrap_at_most(
-                    &clean(&text::head(v, value_w * max_lines + 1)),
-                    value_w,
-                    max_lines,
-                ),
-                None => vec!["—".to_string()],
-            })
-            .collect();
+        let cells = value_lines(columns, name, differs, value_w, max_lines, theme);
         let height = cells.iter().map(Vec::len).max().unwrap_or(1);
         let style = if differs {
             theme.differs()
@@ -265,8 +340,9 @@ fn table(
                 Span::styled(text::pad(&field, field_w), style),
             ];
             for cell in &cells {
-                let part = cell.get(row).map(String::as_str).unwrap_or("");
-                spans.push(Span::raw(format!(" {}", text::pad(part, value_w))));
+                spans.push(Span::raw(" "));
+                let part = cell.get(row).map(Vec::as_slice).unwrap_or(&[]);
+                spans.extend(padded(part, value_w));
             }
             lines.push(Line::from(spans));
         }
@@ -314,18 +390,13 @@ fn stacked(
             Span::styled(text::fit(&field, width.saturating_sub(2)), style),
         ]));
         let room = width.saturating_sub(label_w + 5).max(4);
-        for c in columns {
-            let value = value_of(c, name).map(|v| clean(&text::head(v, room * 3 + 1)).into_owned());
-            let parts = match &value {
-                Some(v) => text::wrap_at_most(v, room, 3),
-                None => vec!["—".into()],
-            };
+        let values = value_lines(columns, name, mark == DIFFERS, room, 3, theme);
+        for (c, parts) in columns.iter().zip(values) {
             for (i, part) in parts.into_iter().enumerate() {
                 let label = if i == 0 { c.label.as_str() } else { "" };
-                lines.push(Line::raw(format!(
-                    "    {} {part}",
-                    text::pad(label, label_w)
-                )));
+                let mut spans = vec![Span::raw(format!("    {} ", text::pad(label, label_w)))];
+                spans.extend(part);
+                lines.push(Line::from(spans));
             }
         }
     }
