@@ -47,21 +47,36 @@ fn a_group_whose_receipts_are_not_read_yet_claims_nothing_of_them() {
     // The analysis reaches the screen before the receipts its items show.
     let mut fx = fixture();
     fx.snapshot.receipts = Default::default();
-    let app = loaded(&fx, 160, 48, false);
+    let mut app = loaded(&fx, 160, 48, false);
+    // dup:110, fourth newest first.
+    keys(&mut app, &fx, "jjj");
     let before = screen(&app, 160, 48);
-    let row = |n: &str| before.lines().find(|l| l.contains(n)).unwrap().to_string();
+    // Beside the list the pane has no room for the key: it is on the
+    // copy's next line.
+    let rows = |text: &str, n: &str| {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines.iter().position(|l| l.contains(n)).unwrap();
+        // The detail pane's part of the two lines.
+        let from = lines[at].find(n).unwrap();
+        let next = lines[at + 1];
+        let key = next.rfind("key ").map_or("", |k| &next[k..]);
+        format!("{} {key}", &lines[at][from..])
+    };
     for member in ["1. #110", "2. #111"] {
-        let row = row(member);
+        let row = rows(&before, member);
         assert!(
             !row.contains("(none)") && !row.contains("completed"),
             "{row}"
         );
         assert_eq!(row.matches(" ? ").count(), 3, "time, key and state: {row}");
+        assert!(row.contains("key ?"), "{row}");
     }
     // Once read, they show what they hold.
     let fx = fixture();
-    let after = screen(&loaded(&fx, 160, 48, false), 160, 48);
-    let first = after.lines().find(|l| l.contains("1. #110")).unwrap();
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "jjj");
+    let after = screen(&app, 160, 48);
+    let first = rows(&after, "1. #110");
     assert!(
         first.contains("k-110") && first.contains("completed"),
         "{first}"
@@ -100,6 +115,8 @@ fn a_filter_typed_before_the_receipts_are_read_says_it_has_not_seen_them() {
 fn near_group_in_the_detail_80x24() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // dup:110, fourth newest first.
+    keys(&mut app, &fx, "jjj");
     send(&mut app, &fx, code(KeyCode::Enter));
     // The first drawing tells the state how far the pane scrolls.
     screen(&app, 80, 24);
@@ -111,7 +128,8 @@ fn near_group_in_the_detail_80x24() {
 fn resolved_group_with_a_note_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "g");
+    // dup:120, the oldest: last, newest first.
+    keys(&mut app, &fx, "G");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -119,7 +137,8 @@ fn resolved_group_with_a_note_160x48() {
 fn new_copy_since_decision_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "jj");
+    // dup:130, second newest first.
+    keys(&mut app, &fx, "j");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -168,7 +187,7 @@ fn damaged_80x24() {
 fn log_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "6j");
+    keys(&mut app, &fx, "8j");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -276,10 +295,10 @@ fn payloads_show_loading_until_they_arrive() {
         &mut app,
         Msg::Payloads(vec![
             (
-                PayloadRef::Receipt(110),
-                Ok(fx.payloads[&PayloadRef::Receipt(110)].clone()),
+                PayloadRef::Receipt(140),
+                Ok(fx.payloads[&PayloadRef::Receipt(140)].clone()),
             ),
-            (PayloadRef::Receipt(111), Err("database is locked".into())),
+            (PayloadRef::Receipt(141), Err("database is locked".into())),
         ]),
     );
     let text = screen(&app, 160, 48);
@@ -316,7 +335,9 @@ fn xs_of(buffer: &ratatui::buffer::Buffer, y: u16, needle: &str) -> Vec<u16> {
 #[test]
 fn japanese_columns_line_up() {
     let fx = fixture();
-    let app = loaded(&fx, 160, 48, false);
+    let mut app = loaded(&fx, 160, 48, false);
+    // dup:110, fourth newest first.
+    keys(&mut app, &fx, "jjj");
     let terminal = render(&app, 160, 48);
     let buffer = terminal.backend().buffer();
     let find = |needle: &str| {
@@ -359,7 +380,7 @@ fn no_color_keeps_the_selection_visible() {
         .find(|&y| buffer[(0, y)].symbol() == ">")
         .expect("a selection marker");
     let row: String = (0..80).map(|x| buffer[(x, y)].symbol()).collect();
-    assert!(row.contains("dup:110"), "{row}");
+    assert!(row.contains("dup:140"), "{row}");
     // (A cell hidden behind a wide character is drawn by the terminal as part of it.)
     for (x, _) in visible_row(buffer, y) {
         assert!(
@@ -640,7 +661,8 @@ fn the_help_scrolls_to_its_end_and_no_further() {
         send(&mut app, &fx, key('j'));
     }
     let bottom = screen(&app, 80, 24);
-    assert!(bottom.contains("Esc/q/?"), "{bottom}");
+    // The keys, then the words and what decisions change: undo comes last.
+    assert!(bottom.contains("u (undo)"), "{bottom}");
     // One step back up shows a different screen at once.
     send(&mut app, &fx, key('k'));
     assert_ne!(screen(&app, 80, 24), bottom);

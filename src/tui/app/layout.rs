@@ -4,6 +4,7 @@
 use ratatui::layout::Rect;
 
 use super::state::Focus;
+use super::tab::Tab;
 
 pub use super::screen_size::{MIN_HEIGHT, MIN_WIDTH};
 /// From this width on, list and detail stand side by side.
@@ -17,6 +18,17 @@ const DETAIL_SHARE: (u16, u16) = (12, 25);
 const LIST_SHARE: (u16, u16) = (1, 3);
 /// Lines of a list pane above its rows: its title and its column header.
 pub const LIST_HEAD: u16 = 2;
+
+/// Lines of a tab's list pane above its rows: the lists of the reading
+/// have a column header under their title; the Receipts tab's hits have
+/// only the title.
+pub fn list_head(tab: Tab) -> u16 {
+    if Tab::ORDERED.contains(&tab) {
+        LIST_HEAD
+    } else {
+        1
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Areas {
@@ -115,10 +127,15 @@ pub fn areas(area: Rect, read_only: bool, focus: Focus, list_want: u16) -> Areas
     }
 }
 
-/// How many rows of the list are visible (its title and column header aside).
+/// How many rows of the list are visible (its title line aside).
 pub fn list_rows(size: (u16, u16), read_only: bool, focus: Focus) -> usize {
+    list_rows_of(size, read_only, focus, 1)
+}
+
+/// How many rows of the list are visible below its `head` lines.
+pub fn list_rows_of(size: (u16, u16), read_only: bool, focus: Focus, head: u16) -> usize {
     let a = areas(Rect::new(0, 0, size.0, size.1), read_only, focus, 0);
-    usize::from(a.list.height.saturating_sub(LIST_HEAD)).max(1)
+    usize::from(a.list.height.saturating_sub(head)).max(1)
 }
 
 /// How many rows of the detail pane are visible (its title line aside).

@@ -224,6 +224,14 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
             };
             app.fresh.insert(key, merged);
         }
+        // A mark whose group is gone (renamed by an earlier copy, or no
+        // longer a group) goes with it.
+        if !app.fresh.is_empty() {
+            let groups = &reading.snapshot.triage.duplicates;
+            let named: std::collections::HashSet<i64> =
+                groups.iter().map(|g| g.members[0].id).collect();
+            app.fresh.retain(|key, _| named.contains(key));
+        }
     }
     let receipts_pending = reading.snapshot.receipts_pending;
     let before: Vec<(Option<i64>, usize)> = Tab::ALL
@@ -472,12 +480,18 @@ fn rearrange(app: &mut App) {
     }
 }
 
+/// Rows of the list in sight on the current tab.
 fn list_rows(app: &App) -> usize {
-    layout::list_rows(app.size, app.read_only().is_some(), app.focus)
+    list_rows_in(app, app.tab)
+}
+
+fn list_rows_in(app: &App, tab: Tab) -> usize {
+    let head = layout::list_head(tab);
+    layout::list_rows_of(app.size, app.read_only().is_some(), app.focus, head)
 }
 
 fn scroll_into_view(app: &mut App, tab: Tab) {
-    let height = list_rows(app);
+    let height = list_rows_in(app, tab);
     let len = app.rows(tab).len();
     let pos = &mut app.pos[tab.index()];
     pos.offset = layout::offset_showing(pos.selected, pos.offset, height);

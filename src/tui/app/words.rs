@@ -244,10 +244,12 @@ pub fn log_sentence(kind: &str, item: &str, stored: &str, operator: &str, at: &s
         Some(Decision::Reopened) => "reopened".to_string(),
         _ => format!("marked {}", decision_named(stored)),
     };
-    format!(
-        "{} {item} — {what} by {operator} at {at}.",
-        kind_named(kind)
-    )
+    // The item's own prefix names its kind; the stored kind says it again.
+    let kind = match crate::review::parse_item(item) {
+        Ok((k, _)) => kind_named(k.as_str()),
+        Err(_) => kind_named(kind),
+    };
+    format!("{kind} {item} — {what} by {operator} at {at}.")
 }
 
 /// What the review log says of an item, for its detail.

@@ -10,6 +10,7 @@ use super::text;
 
 /// One column: its header, the cells it wants and needs (its blank
 /// separator included), and how much it is needed (higher stays longer).
+/// A column that wants nothing takes what is left, if that is what it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Column {
     pub head: &'static str,
@@ -44,7 +45,7 @@ pub fn fit(columns: &[Column], width: usize) -> Vec<usize> {
     let mut left = width;
     for &i in &order {
         let c = &columns[i];
-        let w = c.want.min(left);
+        let w = if c.want == 0 { left } else { c.want.min(left) };
         if w >= c.min.max(1) {
             widths[i] = w;
             left -= w;
@@ -95,6 +96,14 @@ pub fn heads(columns: &[Column], style: Style) -> Vec<(String, Style)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_that_wants_nothing_takes_what_is_left() {
+        let columns = [column("a", 10, 10, 9), column("rest", 0, 12, 0)];
+        assert_eq!(fit(&columns, 30), [10, 20]);
+        assert_eq!(fit(&columns, 20), [20, 0]);
+        assert_eq!(wanted(&columns), 10);
+    }
 
     const COLUMNS: [Column; 4] = [
         column("status", 10, 10, 9),

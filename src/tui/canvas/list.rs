@@ -176,9 +176,13 @@ pub fn status(app: &App, item: &str, theme: &Theme) -> (&'static str, Style) {
 
 // --- Columns ---------------------------------------------------------------------
 
-const STATUS: Column = column("status", 10, 10, 10);
+/// `pending`, `resolved`, `new copy`, `sending…`; the Stuck tab's `looked at`.
+const STATUS: Column = column("status", 9, 9, 10);
+const STATUS_STUCK: Column = column("status", 10, 10, 10);
 const RECEIVED: Column = column("received", 12, 12, 5);
-const VISITOR: Column = column("visitor", 24, 12, 7);
+const VISITOR: Column = column("visitor", 22, 12, 7);
+/// Shown while some group has news (see `fresh`).
+const NEWS: Column = column("new", 4, 4, 6);
 
 /// The item column: as wide as the longest id of the tab (ids grow with
 /// the database), and a cell for the note mark.
@@ -214,18 +218,23 @@ fn scope_column(snap: &Snapshot) -> Column {
 
 fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
     match tab {
-        Tab::Duplicates => vec![
-            STATUS,
-            column("new", 4, 4, 6),
-            item_column(app, snap, tab),
-            RECEIVED,
-            column("gap", 13, 8, 4),
-            column("copies", 7, 7, 2),
-            column("match", 6, 6, 3),
-            scope_column(snap),
-            VISITOR,
-            column("subject", 0, 12, 0),
-        ],
+        Tab::Duplicates => {
+            let mut columns = vec![STATUS];
+            if shows_news(app) {
+                columns.push(NEWS);
+            }
+            columns.extend([
+                item_column(app, snap, tab),
+                RECEIVED,
+                column("gap", 13, 8, 4),
+                column("copies", 7, 7, 2),
+                column("match", 6, 6, 3),
+                scope_column(snap),
+                VISITOR,
+                column("subject", 0, 12, 0),
+            ]);
+            columns
+        }
         Tab::Conflicts => vec![
             STATUS,
             item_column(app, snap, tab),
@@ -236,7 +245,7 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
             column("key", 24, 10, 3),
         ],
         Tab::Stuck => vec![
-            STATUS,
+            STATUS_STUCK,
             item_column(app, snap, tab),
             column("in flight", 12, 10, 9),
             RECEIVED,
@@ -267,6 +276,11 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
         ],
         Tab::Receipts | Tab::Forms => Vec::new(),
     }
+}
+
+/// True while some group has news to mark: the column is there only then.
+fn shows_news(app: &App) -> bool {
+    !app.fresh.is_empty()
 }
 
 /// `11-29 10:15` in the year of `now`, else `2025-11-29`.
@@ -368,10 +382,13 @@ fn row_cells(
                 None => String::new(),
             };
             cells.push(status);
-            cells.push((news, theme.warn()));
+            if shows_news(app) {
+                cells.push((news, theme.warn()));
+            }
             cells.push(item);
             cells.push((when(created(first)), theme.dim()));
-            let class_w = widths.get(4).copied().unwrap_or(0).saturating_sub(1);
+            let class_at = if shows_news(app) { 4 } else { 3 };
+            let class_w = widths.get(class_at).copied().unwrap_or(0).saturating_sub(1);
             cells.push((class_word(g.class, class_w).to_string(), plain));
             cells.push((g.members.len().to_string(), plain));
             let kind = if g.is_exact() { "exact" } else { "near" };

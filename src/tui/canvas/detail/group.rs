@@ -185,7 +185,7 @@ fn copies(
                 .map_or_else(|| "(none)".into(), |k| clean(k).into_owned()),
             None => "?".into(),
         };
-        let state = r.map(|r| r.state.as_str()).unwrap_or("?");
+        let state = r.map_or_else(|| "?".into(), |r| words::state_named(r.state.as_str()));
         let replays = snap.replays_of(m.id).to_string();
         let match_style = if m.match_kind == MatchKind::Exact {
             theme.plain()
@@ -203,7 +203,7 @@ fn copies(
             cells.push(text::pad(&key, key_w));
         }
         cells.extend([
-            text::pad(state, STATE),
+            text::pad(&state, STATE),
             text::pad_left(&replays, REPLAYS - 1) + " ",
         ]);
         let mut used = 0;

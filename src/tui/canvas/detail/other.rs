@@ -66,7 +66,7 @@ pub fn conflict(
         head.push_str(&format!(
             "  {}  {} · replays {}",
             app.shown_zone().format_rfc3339(r.created_ms),
-            r.state.as_str(),
+            words::state_named(r.state.as_str()),
             snap.replays_of(r.id)
         ));
     }
@@ -132,7 +132,7 @@ pub fn stuck(
             "since {}",
             app.shown_zone().format_rfc3339(r.created_ms)
         ));
-        facts.push(format!("state {}", r.state.as_str()));
+        facts.push(format!("state {}", words::state_named(r.state.as_str())));
         if let Some(u) = r.updated_ms {
             facts.push(format!("updated {}", app.shown_zone().format_rfc3339(u)));
         }
