@@ -446,13 +446,6 @@ pub(super) fn select(app: &mut App, tab: Tab, index: usize) {
     app.pos[tab.index()].selected = index.min(len.saturating_sub(1));
     if tab == app.tab && app.pos(tab).selected != before {
         app.detail_scroll = 0;
-        // Moving past a group's news marks it seen.
-        if tab == Tab::Duplicates
-            && !app.fresh.is_empty()
-            && let Some(key) = row_key_at(app, tab, before)
-        {
-            app.fresh.remove(&key);
-        }
     }
     scroll_into_view(app, tab);
 }
@@ -758,7 +751,15 @@ fn move_by(app: &mut App, command: KeyCommand) {
     }
     let page = list_rows(app);
     let current = app.pos(tab).selected;
+    let seen = row_key_at(app, tab, current);
     select(app, tab, command.moved(current, len, page));
+    // Moving past a group's news marks it seen.
+    if app.pos(tab).selected != current
+        && tab == Tab::Duplicates
+        && let Some(key) = seen
+    {
+        app.fresh.remove(&key);
+    }
 }
 
 fn back(app: &mut App) {

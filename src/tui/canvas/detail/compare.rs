@@ -123,23 +123,36 @@ fn marker_style(marker: &str, theme: &Theme) -> Style {
 }
 
 pub fn legend(use_visitor: bool, theme: &Theme, width: usize) -> Line<'static> {
-    let mut spans = vec![
-        Span::styled(DIFFERS.to_string(), theme.differs()),
-        Span::raw(" differs"),
+    // The longest wording that fits.
+    const WORDINGS: [(&str, &str, &str); 3] = [
+        (
+            " differs (the changed words marked)",
+            "  ≈ same once case and spacing are folded  ",
+            " not compared (noise field)",
+        ),
+        (" differs", "  ≈ same once folded  ", " not compared"),
+        (" differs", " ≈ folded ", " not compared"),
     ];
-    if use_visitor {
-        spans.push(Span::raw("  ≈ same once case and spacing are folded  "));
-        spans.push(Span::styled(IGNORED.to_string(), theme.dim()));
-        spans.push(Span::raw(" not compared (noise field)"));
-    }
-    let total: usize = spans.iter().map(|s| text::width(&s.content)).sum();
-    if total > width {
-        spans.truncate(2);
+    let spans = |(differs, folded, noise): (&str, &str, &str)| {
+        let mut spans = vec![
+            Span::styled(DIFFERS.to_string(), theme.differs()),
+            Span::raw(differs.to_string()),
+        ];
         if use_visitor {
-            spans.push(Span::raw("  ≈ normalised  · noise"));
+            spans.push(Span::raw(folded.to_string()));
+            spans.push(Span::styled(IGNORED.to_string(), theme.dim()));
+            spans.push(Span::raw(noise.to_string()));
         }
-    }
-    Line::from(spans)
+        spans
+    };
+    let fits =
+        |s: &Vec<Span<'static>>| s.iter().map(|s| text::width(&s.content)).sum::<usize>() <= width;
+    let chosen = WORDINGS
+        .into_iter()
+        .map(spans)
+        .find(fits)
+        .unwrap_or_else(|| spans(WORDINGS[2]));
+    Line::from(chosen)
 }
 
 /// The most fields a comparison shows.
