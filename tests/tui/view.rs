@@ -935,7 +935,7 @@ fn a_stuck_receipt_marked_still_pending_is_looked_at_not_resolved() {
     let row = text.lines().find(|l| l.starts_with("\"> ")).unwrap();
     assert!(row.contains("looked at"), "{row}");
     assert!(!text.contains("resolved as still"), "{text}");
-    assert!(text.contains("Looked at: still pending by alice"), "{text}");
+    assert!(text.contains("Marked still pending by alice"), "{text}");
     assert!(
         text.contains("pending 6 (1 looked at) · resolved 1"),
         "{text}"

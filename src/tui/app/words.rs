@@ -258,7 +258,7 @@ pub fn resolved_as(who: &str) -> String {
 }
 
 pub fn looked_at(who: &str) -> String {
-    format!("Looked at: {who}. The outcome is still unknown, so it is still pending.")
+    format!("Marked {who}: looked at, the outcome still unknown, so it stays pending.")
 }
 
 pub fn new_copy_since(who: &str) -> String {
@@ -375,3 +375,75 @@ pub const DECISION_EFFECTS: &[(&str, &str)] = &[
 
 pub const HELP_TERMS: &str = "Words on this screen";
 pub const HELP_DECISIONS: &str = "What a decision changes";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn stored_names_become_words() {
+        assert_eq!(decision(Decision::FollowUp), "follow-up");
+        assert_eq!(decision_named("original_stands"), "original stands");
+        assert_eq!(decision_named("still_pending"), "still pending");
+        assert_eq!(decision_named("some_new_one"), "some new one");
+        assert_eq!(state_named("in_flight"), "in flight");
+    }
+
+    #[test]
+    fn why_a_near_copy_is_in_its_group_reads_as_a_sentence() {
+        assert_eq!(
+            partial_copy(&[], &list(&["company", "phone", "subject"]), &[]),
+            "partial copy: company, phone and subject are filled in only in the first copy"
+        );
+        assert_eq!(
+            partial_copy(&list(&["phone"]), &list(&["company"]), &[]),
+            "partial copy: phone is filled in only in this copy; company is filled in only in the first copy"
+        );
+        assert_eq!(
+            edited_copy(&list(&["message"])),
+            "edited copy: message differs from the first copy by a few words"
+        );
+    }
+
+    #[test]
+    fn a_log_entry_is_one_sentence() {
+        assert_eq!(
+            log_sentence(
+                "duplicate",
+                "dup:73",
+                "spam",
+                "aiko",
+                "2026-11-29T10:15:30Z"
+            ),
+            "Duplicate group dup:73 — marked spam by aiko at 2026-11-29T10:15:30Z."
+        );
+        assert_eq!(
+            log_sentence("stuck", "stuck:9", "reopened", "ken", "t"),
+            "Stuck receipt stuck:9 — reopened by ken at t."
+        );
+        assert_eq!(
+            log_sentence("conflict", "conflict:4", "follow_up", "ken", "t"),
+            "Conflict conflict:4 — marked follow-up by ken at t."
+        );
+    }
+
+    #[test]
+    fn an_empty_list_names_only_what_hides_its_items() {
+        assert_eq!(
+            nothing_shown(true, false, false),
+            "Nothing matches (Esc clears the text filter)."
+        );
+        assert_eq!(
+            nothing_shown(true, true, true),
+            "Nothing matches (Esc clears the text filter; t shows every class; P shows resolved items too)."
+        );
+        assert_eq!(
+            nothing_shown(false, false, true),
+            "Nothing pending here (P shows resolved items too)."
+        );
+    }
+}

@@ -239,9 +239,10 @@ mod tests {
         let head = "word ".repeat(60);
         let text = format!("{head}changed here and then the end");
         let at = head.len();
+        let changed: Ranges = std::iter::once(at..at + 7).collect();
         let shown = lines(
             &text,
-            &[at..at + 7],
+            &changed,
             20,
             3,
             Style::default(),
