@@ -1084,7 +1084,7 @@ fn the_header_counts_follow_every_decision() {
         assert_eq!((c.pending(), c.resolved()), after, "{item} {decision}");
         // The tabs agree: what they count pending is the header's.
         assert_eq!(
-            c.groups_pending + c.conflicts_pending + c.stuck_pending,
+            c.groups_pending + c.conflicts_pending + c.stuck_pending + c.bot_groups_pending,
             c.pending()
         );
         if decision == "still_pending" {
@@ -1100,6 +1100,18 @@ fn the_header_counts_follow_every_decision() {
             assert_eq!((c.stuck, c.stuck_done), (0, 1));
         }
     }
+    // A bot group decided spam is resolved too.
+    let fx = bots_fixture();
+    let app = loaded(&fx, 160, 48, false);
+    let before = (app.counts.pending(), app.counts.resolved());
+    assert_eq!(before, (8, 1));
+    let mut app = loaded(&fx, 160, 48, false);
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(after_decision(&fx, "bot:201", "spam")),
+    );
+    assert_eq!((app.counts.pending(), app.counts.resolved()), (7, 2));
 }
 
 #[test]

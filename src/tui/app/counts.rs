@@ -100,8 +100,10 @@ impl Counts {
         counts
     }
 
+    /// Items no decision resolves, over every tab with decisions (the sum
+    /// of the tab bar's pending counts).
     pub fn pending(&self) -> usize {
-        self.groups_pending + self.conflicts_pending + self.stuck_pending
+        self.groups_pending + self.conflicts_pending + self.stuck_pending + self.bot_groups_pending
     }
 
     /// Items whose decision stands, those gone from the Stuck tab included.
@@ -110,7 +112,7 @@ impl Counts {
     }
 
     pub fn items(&self) -> usize {
-        self.groups + self.conflicts + self.stuck
+        self.groups + self.conflicts + self.stuck + self.bot_groups
     }
 }
 
