@@ -25,24 +25,43 @@ pub const IGNORED: &str = "·";
 pub enum Fields {
     Loading,
     Failed(String),
-    /// Its fields as shown, and its visitor fields as the analysis folds them.
-    Object(BTreeMap<String, String>, VisitorFields),
+    /// Its fields as shown, and (see [`compared_fields`]) its visitor
+    /// fields as the analysis folds them.
+    Object(BTreeMap<String, String>, Option<VisitorFields>),
 }
 
 /// Parses a payload's top-level fields for display (strings as themselves,
-/// other values as JSON), with its visitor fingerprint.
+/// other values as JSON).
 pub fn fields(app: &App, r: PayloadRef) -> Fields {
+    parsed(app, r, false)
+}
+
+/// Payloads up to this size are folded as the analysis folds them on each
+/// drawing; a larger one is compared as it is (its fields marked as
+/// differing or not, never "not compared").
+const FOLDED_BYTES: usize = 64 * 1024;
+
+/// [`fields`], with the visitor fields the analysis would take from the
+/// payload: for copies the analysis did not fold (a conflict's attempts),
+/// so that they are compared as a group's copies are.
+pub fn compared_fields(app: &App, r: PayloadRef) -> Fields {
+    parsed(app, r, true)
+}
+
+fn parsed(app: &App, r: PayloadRef, fold: bool) -> Fields {
     match app.payload(r) {
         None => Fields::Loading,
         Some(Err(why)) => Fields::Failed(format!("could not load: {why}")),
         Some(Ok(body)) => match serde_json::from_str::<serde_json::Value>(body) {
             Ok(serde_json::Value::Object(map)) => {
-                let ignore = app
-                    .snapshot
-                    .as_ref()
-                    .map(|s| IgnoreList::new(&s.settings.ignore_fields))
-                    .unwrap_or_default();
-                let visitor = fingerprint(&map, &ignore).fields;
+                let visitor = (fold && body.len() <= FOLDED_BYTES).then(|| {
+                    let ignore = app
+                        .snapshot
+                        .as_ref()
+                        .map(|s| IgnoreList::new(&s.settings.ignore_fields))
+                        .unwrap_or_default();
+                    fingerprint(&map, &ignore).fields
+                });
                 let shown = map
                     .into_iter()
                     .map(|(k, v)| {
@@ -74,7 +93,7 @@ impl Column<'_> {
     /// its payload's fingerprint.
     fn visitor(&self) -> Option<&VisitorFields> {
         self.visitor.or(match &self.fields {
-            Fields::Object(_, v) => Some(v),
+            Fields::Object(_, v) => v.as_ref(),
             _ => None,
         })
     }
@@ -254,9 +273,16 @@ fn value_lines(
     max_lines: usize,
     theme: &Theme,
 ) -> Vec<Vec<Vec<Span<'static>>>> {
+    // A value that differs is read further: its change may lie past what
+    // fits (see `diff::lines`); any other is cut to what can be shown.
+    let read = if differs {
+        READ_CHARS
+    } else {
+        cells * max_lines + 1
+    };
     let texts: Vec<Option<String>> = columns
         .iter()
-        .map(|c| value_of(c, name).map(|v| clean(&text::head(v, READ_CHARS)).into_owned()))
+        .map(|c| value_of(c, name).map(|v| clean(&text::head(v, read)).into_owned()))
         .collect();
     let mut marks: Vec<diff::Ranges> = vec![Vec::new(); columns.len()];
     if differs && let Some(Some(first)) = texts.first() {

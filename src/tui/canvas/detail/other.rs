@@ -91,13 +91,13 @@ pub fn conflict(
     lines.push(Line::raw(""));
     let mut columns = vec![Column {
         label: format!("original #{}", c.receipt_id),
-        fields: compare::fields(app, PayloadRef::Receipt(c.receipt_id)),
+        fields: compare::compared_fields(app, PayloadRef::Receipt(c.receipt_id)),
         visitor: None,
     }];
     for (i, a) in c.attempts.iter().enumerate() {
         columns.push(Column {
             label: format!("attempt {}", i + 1),
-            fields: compare::fields(app, attempt_ref(a)),
+            fields: compare::compared_fields(app, attempt_ref(a)),
             visitor: None,
         });
     }
