@@ -867,6 +867,17 @@ fn the_empty_list_names_only_the_keys_that_work_on_its_tab() {
 }
 
 #[test]
+fn a_filter_for_pending_points_to_the_key_that_shows_pending_items() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "/pending");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("not where they stand (P"), "{text}");
+    assert!(text.contains("shows only the pending items"), "{text}");
+}
+
+#[test]
 fn a_group_that_gained_a_copy_since_the_last_reading_is_marked() {
     use receipt_review::triage::model::{MatchKind, Member};
     let fx = fixture();

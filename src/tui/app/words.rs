@@ -273,6 +273,15 @@ pub fn reopened_after(who: &str) -> String {
 
 // --- Empty lists ---------------------------------------------------------------
 
+/// The text filter searches what items say, not where they stand: typed
+/// "pending" or "resolved", it is told where the key that does that is.
+pub fn standing_typed(filter: &str) -> bool {
+    let typed = filter.trim().to_lowercase();
+    ["pending", "unresolved", "resolved", "open"].contains(&typed.as_str())
+}
+
+pub const STANDING_NOT_TEXT: &str = "Nothing matches: the filter searches the items' text, not where they stand (P shows only the pending items; Esc clears the filter).";
+
 /// Why a list shows nothing although it has items: what hides them, and
 /// the key that shows them again (only keys that work on this tab).
 pub fn nothing_shown(text_filter: bool, class_filter: bool, pending_only: bool) -> String {

@@ -88,6 +88,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             empty_tab(tab).to_string()
         } else if partial {
             "Nothing matches so far: the receipts are still being read.".to_string()
+        } else if Tab::DECIDING.contains(&tab) && words::standing_typed(&app.filter) {
+            words::STANDING_NOT_TEXT.to_string()
         } else {
             words::nothing_shown(
                 !app.filter.is_empty(),
@@ -95,10 +97,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 view.pending_only && Tab::DECIDING.contains(&tab),
             )
         };
-        lines.push(Line::styled(
-            format!("  {}", text::fit(&why, w.saturating_sub(2))),
-            theme.dim(),
-        ));
+        for part in text::wrap_at_most(&why, w.saturating_sub(2), height.max(1)) {
+            lines.push(Line::styled(format!("  {part}"), theme.dim()));
+        }
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
