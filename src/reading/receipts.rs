@@ -396,6 +396,10 @@ impl<'a> View<'a> {
         self.kept().request_key().map(|t| self.part.text(t))
     }
 
+    pub fn created_ms(&self) -> Millis {
+        self.kept().created_ms
+    }
+
     /// The visitor fields, (key, value), as [`VisitorFields`] holds them.
     pub fn fields(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
         let part = self.part;

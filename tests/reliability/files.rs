@@ -399,10 +399,10 @@ fn the_screen_stays_responsive_while_another_process_locks_the_database() {
     // Meanwhile the screen answers keys: the help opens and closes while the
     // decision is still being sent.
     screen.keys("?");
-    screen.wait_for("Keys — j/k scroll", Duration::from_secs(30));
+    screen.wait_for("Keys and words — j/k scroll", Duration::from_secs(30));
     screen.keys("?");
     let closed = screen.wait_until("the help closed", Duration::from_secs(30), |t| {
-        !t.contains("Keys — j/k scroll")
+        !t.contains("Keys and words — j/k scroll")
     });
     assert!(
         closed.contains("sending…"),

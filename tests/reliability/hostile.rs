@@ -594,6 +594,8 @@ fn the_screen_writes_only_harmless_sequences_for_hostile_data() {
         press(&mut screen, filter, 40);
         press(&mut screen, "\r", 40);
         filtered.push(screen.wait_for(&format!("filter \"{filter}\""), Duration::from_secs(20)));
+        // The newest match, first: the big payloads were written last.
+        press(&mut screen, "g", 40);
         press(&mut screen, "\r", 300);
         press(&mut screen, "\x1b[6~", 100);
         press(&mut screen, "v", 300);

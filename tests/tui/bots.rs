@@ -16,10 +16,12 @@ fn screen(app: &App, width: u16, height: u16) -> String {
     terminal.backend().to_string()
 }
 
+/// The Bots tab, on the campaign: the oldest group, last (newest first).
 fn on_bots(fx: &Fixture, width: u16, height: u16) -> App {
     let mut app = loaded(fx, width, height, false);
     send(&mut app, fx, key('4'));
     assert_eq!(app.tab, Tab::Bots);
+    send(&mut app, fx, key('G'));
     app
 }
 
@@ -104,7 +106,7 @@ fn spam_asks_first_with_the_count_and_no_is_the_default() {
 fn not_spam_is_recorded_at_once_and_undo_is_one_step() {
     let fx = bots_fixture();
     let mut app = on_bots(&fx, 80, 24);
-    send(&mut app, &fx, key('j'));
+    send(&mut app, &fx, key('k'));
     let effects = send(&mut app, &fx, key('N'));
     assert_eq!(
         effects,

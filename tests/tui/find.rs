@@ -326,8 +326,8 @@ fn every_time_on_the_screen_is_in_the_operators_zone() {
     // The log: 11:25 UTC is 20:25 in Tokyo, in the list and the detail.
     send(&mut app, &fx, key('8'));
     let log = screen(&app, 160, 48);
-    assert!(log.contains("2026-11-29 20:25 alice"), "{log}");
-    assert!(!log.contains("2026-11-29 11:25"), "{log}");
+    assert!(log.contains("11-29 20:25 alice"), "{log}");
+    assert!(!log.contains("11-29 11:25"), "{log}");
     assert!(log.contains("+09:00"), "{log}");
     // A stuck receipt's detail.
     send(&mut app, &fx, key('3'));
@@ -338,7 +338,7 @@ fn every_time_on_the_screen_is_in_the_operators_zone() {
     send(&mut app, &fx, key('z'));
     assert!(screen(&app, 160, 48).contains("Z"));
     send(&mut app, &fx, key('8'));
-    assert!(screen(&app, 160, 48).contains("2026-11-29 11:25 alice"));
+    assert!(screen(&app, 160, 48).contains("11-29 11:25 alice"));
 }
 
 #[test]

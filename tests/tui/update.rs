@@ -33,10 +33,20 @@ fn decide_effect(effects: &[Effect]) -> &ItemDecision {
 #[test]
 fn opens_on_duplicates_with_the_first_pending_group_selected() {
     let fx = fixture();
-    let app = loaded(&fx, 80, 24, false);
+    let mut app = loaded(&fx, 80, 24, false);
     assert_eq!(app.tab, Tab::Duplicates);
-    // dup:120 comes first but is resolved.
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    // Newest first: dup:140 is the latest group, and pending.
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    // Oldest first, dup:120 comes first but is resolved.
+    let mut oldest = App::new(false);
+    update(&mut oldest, key('T'));
+    send(
+        &mut oldest,
+        &fx,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
+    assert_eq!(selected_item(&oldest).as_deref(), Some("dup:110"));
+    send(&mut app, &fx, key('j'));
     assert_eq!(app.focus, Focus::List);
     assert_eq!(app.counts.groups, 5);
     assert_eq!(app.counts.groups_pending, 4);
@@ -107,11 +117,17 @@ fn the_selection_asks_for_its_payloads_once() {
         &mut app,
         Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
     );
+    // The selection's copies, then the first copies of the rows in sight,
+    // for their senders as typed.
     assert_eq!(
         effects,
         vec![Effect::LoadPayloads(vec![
+            PayloadRef::Receipt(140),
+            PayloadRef::Receipt(141),
+            PayloadRef::Receipt(130),
+            PayloadRef::Receipt(101),
             PayloadRef::Receipt(110),
-            PayloadRef::Receipt(111)
+            PayloadRef::Receipt(120),
         ])]
     );
     // Asked, not arrived: not asked again.
@@ -121,8 +137,8 @@ fn the_selection_asks_for_its_payloads_once() {
     assert_eq!(
         effects,
         vec![Effect::LoadPayloads(vec![
-            PayloadRef::Receipt(101),
-            PayloadRef::Receipt(102)
+            PayloadRef::Receipt(131),
+            PayloadRef::Receipt(132)
         ])]
     );
     answer(&mut app, &fx.payloads, &effects);
@@ -144,30 +160,31 @@ fn the_selection_asks_for_its_payloads_once() {
 fn moving_through_the_list() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // Newest first: 140, 130, 101, 110, 120.
     send(&mut app, &fx, key('j'));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
-    send(&mut app, &fx, code(KeyCode::Down));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
+    send(&mut app, &fx, code(KeyCode::Down));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
     send(&mut app, &fx, key('G'));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
-    send(&mut app, &fx, key('j'));
-    assert_eq!(
-        selected_item(&app).as_deref(),
-        Some("dup:140"),
-        "stays on the last row"
-    );
-    send(&mut app, &fx, key('g'));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
-    send(&mut app, &fx, key('k'));
+    send(&mut app, &fx, key('j'));
     assert_eq!(
         selected_item(&app).as_deref(),
         Some("dup:120"),
+        "stays on the last row"
+    );
+    send(&mut app, &fx, key('g'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    send(&mut app, &fx, key('k'));
+    assert_eq!(
+        selected_item(&app).as_deref(),
+        Some("dup:140"),
         "stays on the first row"
     );
     send(&mut app, &fx, code(KeyCode::PageDown));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
-    send(&mut app, &fx, code(KeyCode::PageUp));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    send(&mut app, &fx, code(KeyCode::PageUp));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     send(&mut app, &fx, code(KeyCode::Up));
     assert_eq!(app.pos(Tab::Duplicates).selected, 0);
 }
@@ -213,7 +230,7 @@ fn tabs_switch_forward_and_back_and_wrap() {
     assert_eq!(selected_item(&app).as_deref(), Some("log:4"));
     // Each tab keeps its own selection.
     send(&mut app, &fx, key('1'));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
 }
 
 #[test]
@@ -227,7 +244,7 @@ fn enter_goes_into_the_detail_and_esc_comes_back() {
     send(&mut app, &fx, key('j'));
     send(&mut app, &fx, key('j'));
     assert_eq!(app.detail_scroll, 2);
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     // Decisions still work from the detail.
     let effects = send(&mut app, &fx, key('x'));
     assert_eq!(decide_effect(&effects).decision, "distinct");
@@ -381,15 +398,15 @@ fn the_class_filter_cycles() {
         (ClassFilter::Only(GapClass::Simultaneous), vec!["dup:101"]),
         (
             ClassFilter::Only(GapClass::Seconds),
-            vec!["dup:110", "dup:130"],
+            vec!["dup:130", "dup:110"],
         ),
         (
             ClassFilter::Only(GapClass::Minutes),
-            vec!["dup:120", "dup:140"],
+            vec!["dup:140", "dup:120"],
         ),
         (
             ClassFilter::All,
-            vec!["dup:120", "dup:110", "dup:101", "dup:130", "dup:140"],
+            vec!["dup:140", "dup:130", "dup:101", "dup:110", "dup:120"],
         ),
     ];
     for (class, items) in classes {
@@ -411,10 +428,11 @@ fn the_class_filter_cycles() {
 #[test]
 fn each_duplicate_decision_key_records_its_decision() {
     let fx = fixture();
-    // #110 is the most complete copy (#111 lacks the phone), #111 the latest.
+    // Of #140 and #141 (exact copies), #140 is the earliest most complete
+    // copy, #141 the latest.
     for (c, decision, kept) in [
-        ('d', "duplicate", Some(110)),
-        ('c', "correction", Some(111)),
+        ('d', "duplicate", Some(140)),
+        ('c', "correction", Some(141)),
         ('x', "distinct", None),
         ('s', "spam", None),
     ] {
@@ -423,21 +441,21 @@ fn each_duplicate_decision_key_records_its_decision() {
         assert_eq!(
             decide_effect(&effects),
             &ItemDecision {
-                item: "dup:110".into(),
+                item: "dup:140".into(),
                 decision: decision.into(),
-                receipt_ids: vec![110, 111],
+                receipt_ids: vec![140, 141],
                 note: None,
                 expected_last: None,
                 kept,
             }
         );
         assert!(
-            status(&app).contains("recording dup:110"),
+            status(&app).contains("recording dup:140"),
             "{}",
             status(&app)
         );
         // On to the next pending group.
-        assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+        assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
     }
 }
 
@@ -446,16 +464,17 @@ fn a_decision_carries_the_last_log_id_the_screen_showed() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
     send(&mut app, &fx, key('j'));
-    let effects = send(&mut app, &fx, key('d'));
-    let request = decide_effect(&effects);
-    assert_eq!(request.item, "dup:101");
-    assert_eq!(request.expected_last, Some(4));
     // A group pending again after a new copy can be decided again.
     let effects = send(&mut app, &fx, key('d'));
     let request = decide_effect(&effects);
     assert_eq!(request.item, "dup:130");
     assert_eq!(request.receipt_ids, vec![130, 131, 132]);
     assert_eq!(request.expected_last, Some(1));
+    // A group decided and undone carries the reopening's id.
+    let effects = send(&mut app, &fx, key('d'));
+    let request = decide_effect(&effects);
+    assert_eq!(request.item, "dup:101");
+    assert_eq!(request.expected_last, Some(4));
 }
 
 #[test]
@@ -566,7 +585,7 @@ fn read_only_blocks_decisions_and_says_why() {
 fn an_already_resolved_item_is_not_decided_again() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
-    send(&mut app, &fx, key('g'));
+    send(&mut app, &fx, key('G'));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
     assert!(send(&mut app, &fx, key('x')).is_empty());
     let text = status(&app);
@@ -583,15 +602,15 @@ fn a_second_decision_waits_for_the_first() {
     let mut app = loaded(&fx, 80, 24, false);
     send(&mut app, &fx, key('d'));
     send(&mut app, &fx, key('k'));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     assert!(send(&mut app, &fx, key('s')).is_empty());
     assert!(status(&app).contains("already being recorded"));
     send(
         &mut app,
         &fx,
-        Msg::Recorded(Ok("dup:110 recorded as duplicate".into())),
+        Msg::Recorded(Ok("dup:140: duplicate recorded".into())),
     );
-    assert_eq!(status(&app), "dup:110 recorded as duplicate");
+    assert_eq!(status(&app), "dup:140: duplicate recorded");
     assert!(app.awaiting.is_empty());
 }
 
@@ -618,11 +637,11 @@ fn the_bulk_action_counts_only_pending_exact_groups_in_the_view() {
         other => panic!("{other:?}"),
     };
     let items: Vec<&str> = requests.iter().map(|r| r.item.as_str()).collect();
-    assert_eq!(items, ["dup:101", "dup:130", "dup:140"]);
-    assert!(requests.iter().all(|r| r.decision == "duplicate"));
+    assert_eq!(items, ["dup:140", "dup:130", "dup:101"]);
     // Each keeps its most complete copy: of exact copies, the earliest.
     let kept: Vec<Option<i64>> = requests.iter().map(|r| r.kept).collect();
-    assert_eq!(kept, [Some(101), Some(130), Some(140)]);
+    assert_eq!(kept, [Some(140), Some(130), Some(101)]);
+    assert!(requests.iter().all(|r| r.decision == "duplicate"));
     // No is the default.
     assert!(send(&mut app, &fx, code(KeyCode::Enter)).is_empty());
 
@@ -686,6 +705,11 @@ fn q_closes_an_overlay_before_quitting() {
 fn notes_go_with_the_next_decision_and_come_back_if_it_fails() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // Newest first: 140, 130, 101, 110, 120.
+    for _ in 0..3 {
+        send(&mut app, &fx, key('j'));
+    }
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
     send(&mut app, &fx, key('n'));
     for c in "called back, same person".chars() {
         assert!(send(&mut app, &fx, key(c)).is_empty());
@@ -719,8 +743,9 @@ fn notes_go_with_the_next_decision_and_come_back_if_it_fails() {
         app.notes.get("dup:110").map(String::as_str),
         Some("called back, same person")
     );
-    // An empty note removes it.
-    send(&mut app, &fx, key('k'));
+    // An empty note removes it (the decision moved on to dup:101, above).
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    send(&mut app, &fx, key('j'));
     send(&mut app, &fx, key('n'));
     send(
         &mut app,
@@ -745,33 +770,37 @@ fn notes_need_a_decision_item() {
 fn the_selection_is_kept_by_item_id_across_a_reload() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
-    send(&mut app, &fx, key('G'));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
-    // A new group arrives in front of it: the row moves, the selection follows.
+    send(&mut app, &fx, key('j'));
+    send(&mut app, &fx, key('j'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    assert_eq!(app.pos(Tab::Duplicates).selected, 2);
+    // A newer group arrives, above it: the row moves, the selection follows.
     let mut next = fx.snapshot.clone();
     let mut extra = (*next.triage.duplicates[2]).clone();
-    extra.members[0].id = 99;
+    extra.members[0].id = 199;
     std::sync::Arc::make_mut(&mut next.triage)
         .duplicates
-        .insert(0, extra.into());
+        .push(extra.into());
     send(
         &mut app,
         &fx,
         Msg::Loaded(IndexedSnapshot::new(next.clone())),
     );
-    assert_eq!(app.pos(Tab::Duplicates).selected, 5);
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
+    assert_eq!(app.pos(Tab::Duplicates).selected, 3);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
     // The selected group disappears: the nearest row is selected.
-    std::sync::Arc::make_mut(&mut next.triage).duplicates.pop();
+    std::sync::Arc::make_mut(&mut next.triage)
+        .duplicates
+        .remove(2);
     send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
-    assert_eq!(selected_item(&app).as_deref(), Some("dup:130"));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
 }
 
 #[test]
 fn the_selection_follows_its_group_when_an_earlier_copy_names_it() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
-    send(&mut app, &fx, key('G'));
+    send(&mut app, &fx, key('g'));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:140"));
     let shown = app.pos(Tab::Duplicates).selected;
     // An earlier copy joins the group: it is now named by that copy, and
@@ -787,7 +816,8 @@ fn the_selection_follows_its_group_when_an_earlier_copy_names_it() {
     triage.duplicates.insert(0, group.into());
     send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:99"));
-    assert_eq!(app.pos(Tab::Duplicates).selected, 0);
+    // The oldest now: last, newest first.
+    assert_eq!(app.pos(Tab::Duplicates).selected, 4);
     assert_ne!(app.pos(Tab::Duplicates).selected, shown);
     assert!(
         status(&app).contains("dup:140 is now dup:99"),
@@ -863,12 +893,13 @@ fn the_raw_view_loads_what_it_shows() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
     send(&mut app, &fx, key('5'));
-    assert_eq!(app.selected(), Some(Selected::Damaged(0)));
+    // Newest first: the last damaged row.
+    assert_eq!(app.selected(), Some(Selected::Damaged(2)));
     // A damaged row's payload is read only on demand.
     let effects = update(&mut app, key('v'));
     assert_eq!(
         effects,
-        vec![Effect::LoadPayloads(vec![PayloadRef::Receipt(170)])]
+        vec![Effect::LoadPayloads(vec![PayloadRef::Receipt(172)])]
     );
     assert!(app.raw_view);
     update(&mut app, key('v'));
@@ -909,10 +940,282 @@ fn a_failed_first_load_and_a_failed_reload() {
     assert!(status(&app).contains("database is locked"));
 }
 
+// --- Newest or oldest first, pending only ----------------------------------
+
+fn shown_items(app: &App, tab: Tab) -> Vec<String> {
+    app.rows(tab)
+        .iter()
+        .map(|&r| app.row_id(tab, r).unwrap())
+        .collect()
+}
+
+#[test]
+fn t_turns_every_list_and_the_selection_stays_on_its_item() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    assert!(app.list_view.newest_first);
+    assert_eq!(
+        shown_items(&app, Tab::Duplicates),
+        ["dup:140", "dup:130", "dup:101", "dup:110", "dup:120"]
+    );
+    send(&mut app, &fx, key('j'));
+    send(&mut app, &fx, key('j'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    send(&mut app, &fx, key('8'));
+    assert_eq!(selected_item(&app).as_deref(), Some("log:4"));
+    send(&mut app, &fx, key('1'));
+    send(&mut app, &fx, key('T'));
+    assert!(!app.list_view.newest_first);
+    assert_eq!(status(&app), "oldest first (T turns it)");
+    assert_eq!(
+        shown_items(&app, Tab::Duplicates),
+        ["dup:120", "dup:110", "dup:101", "dup:130", "dup:140"]
+    );
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    // Every list turned, each keeping its selection.
+    send(&mut app, &fx, key('8'));
+    assert_eq!(
+        shown_items(&app, Tab::Log),
+        ["log:1", "log:2", "log:3", "log:4"]
+    );
+    assert_eq!(selected_item(&app).as_deref(), Some("log:4"));
+    send(&mut app, &fx, key('5'));
+    assert_eq!(
+        shown_items(&app, Tab::Damaged),
+        ["damaged:170", "damaged:171", "damaged:172"]
+    );
+    // A filter keeps the order.
+    send(&mut app, &fx, key('1'));
+    send(&mut app, &fx, key('/'));
+    for c in "site-a".chars() {
+        send(&mut app, &fx, key(c));
+    }
+    send(&mut app, &fx, code(KeyCode::Enter));
+    assert_eq!(shown_items(&app, Tab::Duplicates), ["dup:101", "dup:130"]);
+    send(&mut app, &fx, key('T'));
+    assert_eq!(shown_items(&app, Tab::Duplicates), ["dup:130", "dup:101"]);
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
+    // Not on the Receipts and Forms tabs.
+    assert_eq!(
+        receipt_review::tui::app::keymap::lookup(
+            receipt_review::tui::app::keymap::Mode::Main {
+                tab: Tab::Forms,
+                detail: false
+            },
+            &KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)
+        ),
+        None
+    );
+}
+
+#[test]
+fn p_shows_only_the_pending_items_and_again_every_item() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    // dup:120 is resolved; dup:130 is pending again (new copy).
+    send(&mut app, &fx, key('G'));
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));
+    send(&mut app, &fx, key('P'));
+    assert!(app.list_view.pending_only);
+    assert_eq!(
+        shown_items(&app, Tab::Duplicates),
+        ["dup:140", "dup:130", "dup:101", "dup:110"]
+    );
+    // The selection was hidden: the nearest shown row.
+    assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
+    assert!(
+        status(&app).contains("pending items only"),
+        "{}",
+        status(&app)
+    );
+    // Other lists with decisions narrow too; those without do not.
+    assert_eq!(shown_items(&app, Tab::Conflicts), ["conflict:150"]);
+    assert_eq!(shown_items(&app, Tab::Damaged).len(), 3);
+    // A reading in which dup:110 is resolved takes it out.
+    let mut next = fx.snapshot.clone();
+    next.reviews.insert(
+        "dup:110".into(),
+        receipt_review::reading::ItemReview {
+            resolved: true,
+            decision: Some("duplicate".into()),
+            last_log_id: Some(5),
+            ..Default::default()
+        },
+    );
+    send(&mut app, &fx, Msg::Loaded(IndexedSnapshot::new(next)));
+    assert_eq!(
+        shown_items(&app, Tab::Duplicates),
+        ["dup:140", "dup:130", "dup:101"]
+    );
+    send(&mut app, &fx, key('P'));
+    assert!(!app.list_view.pending_only);
+    assert_eq!(shown_items(&app, Tab::Duplicates).len(), 5);
+}
+
+/// The fixture as read again after `decision` on `item` was recorded (a
+/// stuck receipt completed or failed is no longer in flight, so no longer
+/// stuck).
+fn after_decision(fx: &Fixture, item: &str, decision: &str) -> IndexedSnapshot {
+    use receipt_review::reading::{ItemReview, LogLine};
+    let mut next = fx.snapshot.clone();
+    let id = next.log.len() as i64 + 1;
+    next.log.push(LogLine {
+        id,
+        item: item.into(),
+        kind: item.split(':').next().unwrap().into(),
+        decision: decision.into(),
+        operator: "alice".into(),
+        decided_at_ms: Some(NOW),
+        receipt_ids: vec![],
+        note: None,
+        reopens: None,
+        kept: None,
+        batch: None,
+    });
+    let gone = item.starts_with("stuck:") && matches!(decision, "completed" | "failed");
+    if gone {
+        std::sync::Arc::make_mut(&mut next.triage)
+            .stuck
+            .retain(|s| s.item() != item);
+    } else {
+        next.reviews.insert(
+            item.into(),
+            ItemReview {
+                resolved: true,
+                decision: Some(decision.into()),
+                operator: Some("alice".into()),
+                decided_at_ms: Some(NOW),
+                note: None,
+                new_copy_since_decision: false,
+                last_log_id: Some(id),
+                kept: None,
+            },
+        );
+    }
+    IndexedSnapshot::new(next)
+}
+
+#[test]
+fn the_header_counts_follow_every_decision() {
+    let fx = fixture();
+    let app = loaded(&fx, 160, 48, false);
+    let (pending, resolved) = (app.counts.pending(), app.counts.resolved());
+    // 4 groups, the conflict and the stuck receipt are pending; dup:120 resolved.
+    assert_eq!((pending, resolved), (6, 1));
+    for (item, decision, after) in [
+        ("stuck:160", "completed", (5, 2)),
+        ("stuck:160", "failed", (5, 2)),
+        // Looked at: still pending, not resolved.
+        ("stuck:160", "still_pending", (6, 1)),
+        ("conflict:150", "original_stands", (5, 2)),
+        ("conflict:150", "follow_up", (5, 2)),
+        ("dup:110", "duplicate", (5, 2)),
+    ] {
+        let mut app = loaded(&fx, 160, 48, false);
+        send(
+            &mut app,
+            &fx,
+            Msg::Loaded(after_decision(&fx, item, decision)),
+        );
+        let c = app.counts.clone();
+        assert_eq!((c.pending(), c.resolved()), after, "{item} {decision}");
+        // The tabs agree: what they count pending is the header's.
+        assert_eq!(
+            c.groups_pending + c.conflicts_pending + c.stuck_pending + c.bot_groups_pending,
+            c.pending()
+        );
+        if decision == "still_pending" {
+            assert_eq!(c.looked_at, 1);
+            assert_eq!(c.stuck_pending, 1);
+            send(&mut app, &fx, key('3'));
+            // Not resolved, so it can be decided once the outcome is known.
+            let effects = send(&mut app, &fx, key('F'));
+            assert!(effects.is_empty());
+            assert!(matches!(app.overlay, Some(Overlay::Confirm(_))));
+        }
+        if decision == "completed" {
+            assert_eq!((c.stuck, c.stuck_done), (0, 1));
+        }
+    }
+    // A bot group decided spam is resolved too.
+    let fx = bots_fixture();
+    let app = loaded(&fx, 160, 48, false);
+    let before = (app.counts.pending(), app.counts.resolved());
+    assert_eq!(before, (8, 1));
+    let mut app = loaded(&fx, 160, 48, false);
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(after_decision(&fx, "bot:201", "spam")),
+    );
+    assert_eq!((app.counts.pending(), app.counts.resolved()), (7, 2));
+}
+
+#[test]
+fn decisions_and_undos_are_told_in_plain_words() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('2'));
+    send(&mut app, &fx, key('f'));
+    assert_eq!(status(&app), "recording conflict:150 as follow-up…");
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('2'));
+    send(&mut app, &fx, key('o'));
+    assert_eq!(status(&app), "recording conflict:150 as original stands…");
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('3'));
+    send(&mut app, &fx, key('p'));
+    assert_eq!(status(&app), "recording stuck:160 as still pending…");
+    // The confirmation before completed says nothing of failing.
+    let mut app = loaded(&fx, 80, 24, false);
+    send(&mut app, &fx, key('3'));
+    send(&mut app, &fx, key('C'));
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("no confirmation");
+    };
+    let text = c.lines.join("\n");
+    assert!(!text.contains("Time alone"), "{text}");
+    assert!(
+        !text.contains("in_flight") && !text.contains("receipts.state"),
+        "{text}"
+    );
+    assert!(text.contains("only if it is still in flight"), "{text}");
+    send(&mut app, &fx, key('n'));
+    send(&mut app, &fx, key('F'));
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("no confirmation");
+    };
+    let text = c.lines.join("\n");
+    assert!(
+        text.contains("Time alone never makes a receipt failed"),
+        "{text}"
+    );
+    assert!(text.contains("frees its key"), "{text}");
+    use receipt_review::model::Decision;
+    use receipt_review::tui::app::words;
+    assert_eq!(
+        words::recorded("conflict:150", Decision::FollowUp),
+        "conflict:150: follow-up recorded"
+    );
+    assert_eq!(
+        words::recorded("stuck:160", Decision::StillPending),
+        "stuck:160: still pending recorded"
+    );
+    assert_eq!(
+        words::undone("conflict:150", Decision::OriginalStands)
+            + &words::undone_state_back(160, "completed"),
+        "conflict:150: original stands undone, pending again; receipt #160 is in flight again (it was completed)"
+    );
+}
+
 #[test]
 fn brackets_choose_the_copy_kept_and_the_decision_carries_it() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // dup:110 is the fourth group, newest first.
+    for _ in 0..3 {
+        send(&mut app, &fx, key('j'));
+    }
     assert_eq!(selected_item(&app).as_deref(), Some("dup:110"));
     // Nothing chosen: d keeps the most complete copy, #110.
     assert!(app.keep.is_empty());
@@ -940,11 +1243,17 @@ fn brackets_choose_the_copy_kept_and_the_decision_carries_it() {
 
     // A choice is for c too (else c keeps the latest).
     let mut app = loaded(&fx, 80, 24, false);
+    for _ in 0..3 {
+        send(&mut app, &fx, key('j'));
+    }
     send(&mut app, &fx, key('['));
     let effects = send(&mut app, &fx, key('c'));
     assert_eq!(decide_effect(&effects).kept, Some(110));
     // And for no other decision.
     let mut app = loaded(&fx, 80, 24, false);
+    for _ in 0..3 {
+        send(&mut app, &fx, key('j'));
+    }
     send(&mut app, &fx, key(']'));
     let effects = send(&mut app, &fx, key('x'));
     assert_eq!(decide_effect(&effects).kept, None);
@@ -954,6 +1263,8 @@ fn brackets_choose_the_copy_kept_and_the_decision_carries_it() {
 fn a_resolved_group_keeps_what_was_recorded() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // Oldest first, as these groups were written.
+    send(&mut app, &fx, key('T'));
     // dup:120, resolved as a correction keeping #121.
     send(&mut app, &fx, key('g'));
     assert_eq!(selected_item(&app).as_deref(), Some("dup:120"));

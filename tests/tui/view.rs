@@ -47,21 +47,36 @@ fn a_group_whose_receipts_are_not_read_yet_claims_nothing_of_them() {
     // The analysis reaches the screen before the receipts its items show.
     let mut fx = fixture();
     fx.snapshot.receipts = Default::default();
-    let app = loaded(&fx, 160, 48, false);
+    let mut app = loaded(&fx, 160, 48, false);
+    // dup:110, fourth newest first.
+    keys(&mut app, &fx, "jjj");
     let before = screen(&app, 160, 48);
-    let row = |n: &str| before.lines().find(|l| l.contains(n)).unwrap().to_string();
+    // Beside the list the pane has no room for the key: it is on the
+    // copy's next line.
+    let rows = |text: &str, n: &str| {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines.iter().position(|l| l.contains(n)).unwrap();
+        // The detail pane's part of the two lines.
+        let from = lines[at].find(n).unwrap();
+        let next = lines[at + 1];
+        let key = next.rfind("key ").map_or("", |k| &next[k..]);
+        format!("{} {key}", &lines[at][from..])
+    };
     for member in ["1. #110", "2. #111"] {
-        let row = row(member);
+        let row = rows(&before, member);
         assert!(
             !row.contains("(none)") && !row.contains("completed"),
             "{row}"
         );
         assert_eq!(row.matches(" ? ").count(), 3, "time, key and state: {row}");
+        assert!(row.contains("key ?"), "{row}");
     }
     // Once read, they show what they hold.
     let fx = fixture();
-    let after = screen(&loaded(&fx, 160, 48, false), 160, 48);
-    let first = after.lines().find(|l| l.contains("1. #110")).unwrap();
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "jjj");
+    let after = screen(&app, 160, 48);
+    let first = rows(&after, "1. #110");
     assert!(
         first.contains("k-110") && first.contains("completed"),
         "{first}"
@@ -100,6 +115,8 @@ fn a_filter_typed_before_the_receipts_are_read_says_it_has_not_seen_them() {
 fn near_group_in_the_detail_80x24() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // dup:110, fourth newest first.
+    keys(&mut app, &fx, "jjj");
     send(&mut app, &fx, code(KeyCode::Enter));
     // The first drawing tells the state how far the pane scrolls.
     screen(&app, 80, 24);
@@ -111,7 +128,8 @@ fn near_group_in_the_detail_80x24() {
 fn resolved_group_with_a_note_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "g");
+    // dup:120, the oldest: last, newest first.
+    keys(&mut app, &fx, "G");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -119,7 +137,8 @@ fn resolved_group_with_a_note_160x48() {
 fn new_copy_since_decision_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "jj");
+    // dup:130, second newest first.
+    keys(&mut app, &fx, "j");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -168,7 +187,7 @@ fn damaged_80x24() {
 fn log_160x48() {
     let fx = fixture();
     let mut app = loaded(&fx, 160, 48, false);
-    keys(&mut app, &fx, "6j");
+    keys(&mut app, &fx, "8j");
     insta::assert_snapshot!(screen(&app, 160, 48));
 }
 
@@ -276,10 +295,10 @@ fn payloads_show_loading_until_they_arrive() {
         &mut app,
         Msg::Payloads(vec![
             (
-                PayloadRef::Receipt(110),
-                Ok(fx.payloads[&PayloadRef::Receipt(110)].clone()),
+                PayloadRef::Receipt(140),
+                Ok(fx.payloads[&PayloadRef::Receipt(140)].clone()),
             ),
-            (PayloadRef::Receipt(111), Err("database is locked".into())),
+            (PayloadRef::Receipt(141), Err("database is locked".into())),
         ]),
     );
     let text = screen(&app, 160, 48);
@@ -316,7 +335,9 @@ fn xs_of(buffer: &ratatui::buffer::Buffer, y: u16, needle: &str) -> Vec<u16> {
 #[test]
 fn japanese_columns_line_up() {
     let fx = fixture();
-    let app = loaded(&fx, 160, 48, false);
+    let mut app = loaded(&fx, 160, 48, false);
+    // dup:110, fourth newest first.
+    keys(&mut app, &fx, "jjj");
     let terminal = render(&app, 160, 48);
     let buffer = terminal.backend().buffer();
     let find = |needle: &str| {
@@ -359,7 +380,7 @@ fn no_color_keeps_the_selection_visible() {
         .find(|&y| buffer[(0, y)].symbol() == ">")
         .expect("a selection marker");
     let row: String = (0..80).map(|x| buffer[(x, y)].symbol()).collect();
-    assert!(row.contains("dup:110"), "{row}");
+    assert!(row.contains("dup:140"), "{row}");
     // (A cell hidden behind a wide character is drawn by the terminal as part of it.)
     for (x, _) in visible_row(buffer, y) {
         assert!(
@@ -640,7 +661,8 @@ fn the_help_scrolls_to_its_end_and_no_further() {
         send(&mut app, &fx, key('j'));
     }
     let bottom = screen(&app, 80, 24);
-    assert!(bottom.contains("Esc/q/?"), "{bottom}");
+    // The keys, then the words and what decisions change: undo comes last.
+    assert!(bottom.contains("u (undo)"), "{bottom}");
     // One step back up shows a different screen at once.
     send(&mut app, &fx, key('k'));
     assert_ne!(screen(&app, 80, 24), bottom);
@@ -663,6 +685,433 @@ fn the_header_says_the_receipts_are_coming_from_the_first_frame_of_an_analysis()
     assert!(!top.contains('⟳'), "{top}");
 }
 
+// --- Lists an operator can scan -------------------------------------------
+
+/// The row of the screen holding `needle`.
+fn row_of(buffer: &ratatui::buffer::Buffer, needle: &str) -> u16 {
+    (0..buffer.area.height)
+        .find(|&y| !xs_of(buffer, y, needle).is_empty())
+        .unwrap_or_else(|| panic!("{needle} not on screen"))
+}
+
+#[test]
+fn list_columns_line_up_under_their_headers_with_japanese_text() {
+    let fx = fixture();
+    for (width, height) in [(80u16, 24u16), (160, 48)] {
+        let app = loaded(&fx, width, height, false);
+        let terminal = render(&app, width, height);
+        let buffer = terminal.backend().buffer();
+        let header = row_of(buffer, "status ");
+        let column = |head: &str| xs_of(buffer, header, head)[0];
+        let (scope, visitor) = (column("scope"), column("visitor"));
+        // Every row's scope and visitor start under their headers, the
+        // Japanese ones (two cells a character) as the others.
+        for (item, form, who) in [
+            ("pending  dup:140", "site-b/quote", "Carol"),
+            ("pending  dup:110", "site-jp/お問い合わせ", "山田太郎"),
+            ("resolved dup:120", "site-jp/お問い合わせ", "佐藤花子"),
+            ("pending  dup:101", "site-a/contact", "Alice Smith"),
+        ] {
+            let y = row_of(buffer, item);
+            // (The detail beside the list may say them again.)
+            assert_eq!(xs_of(buffer, y, form)[0], scope, "{width}: {item}");
+            assert_eq!(xs_of(buffer, y, who)[0], visitor, "{width}: {item}");
+        }
+    }
+}
+
+#[test]
+fn at_160_columns_the_list_is_as_wide_as_its_columns_want() {
+    let fx = fixture();
+    let app = loaded(&fx, 160, 48, false);
+    let text = screen(&app, 160, 48);
+    let row = text.lines().find(|l| l.contains("dup:110")).unwrap();
+    // The scope and the name whole, no cut.
+    assert!(row.contains("site-jp/お問い合わせ 山田太郎"), "{row}");
+    assert!(!row[..row.find("山田太郎").unwrap()].contains('…'), "{row}");
+    // The list takes more than two fifths; the detail keeps its share.
+    let terminal = render(&app, 160, 48);
+    let buffer = terminal.backend().buffer();
+    let detail = xs_of(buffer, 3, "Detail")[0];
+    assert!((70..=90).contains(&detail), "the detail starts at {detail}");
+}
+
+#[test]
+fn visitors_are_shown_as_typed_once_their_payloads_arrive() {
+    let fx = fixture();
+    // No payload has arrived: the folded text stands in, dimmed.
+    let mut app = App::new(false);
+    update(
+        &mut app,
+        Msg::Resize {
+            width: 80,
+            height: 24,
+        },
+    );
+    update(
+        &mut app,
+        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
+    );
+    let before = screen(&app, 80, 24);
+    assert!(before.contains("bob jones"), "{before}");
+    let terminal = render(&app, 80, 24);
+    let buffer = terminal.backend().buffer();
+    let y = row_of(buffer, "bob jones");
+    let x = xs_of(buffer, y, "bob jones")[0];
+    assert_eq!(buffer[(x, y)].fg, Color::DarkGray);
+    // Arrived: as typed, not dimmed.
+    let payloads: Vec<_> = [130, 140, 101, 110, 120]
+        .into_iter()
+        .map(|id| {
+            let r = PayloadRef::Receipt(id);
+            (r, Ok(fx.payloads[&r].clone()))
+        })
+        .collect();
+    update(&mut app, Msg::Payloads(payloads));
+    let after = screen(&app, 80, 24);
+    assert!(after.contains("Bob Jones"), "{after}");
+    assert!(!after.contains("bob jones"), "{after}");
+    let terminal = render(&app, 80, 24);
+    let buffer = terminal.backend().buffer();
+    let y = row_of(buffer, "Bob Jones");
+    let x = xs_of(buffer, y, "Bob Jones")[0];
+    assert_eq!(buffer[(x, y)].fg, Color::Reset);
+}
+
+#[test]
+fn conflicts_and_stuck_rows_show_the_visitor() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "2");
+    let conflicts = screen(&app, 160, 48);
+    let row = conflicts
+        .lines()
+        .find(|l| l.contains("pending  conflict:150"))
+        .unwrap();
+    assert!(row.contains("Dave"), "{row}");
+    keys(&mut app, &fx, "3");
+    let stuck = screen(&app, 160, 48);
+    let row = stuck
+        .lines()
+        .find(|l| l.contains("pending   stuck:160"))
+        .unwrap();
+    assert!(row.contains("Erin"), "{row}");
+}
+
+#[test]
+fn the_title_says_the_order_and_pending_only() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    let text = screen(&app, 160, 48);
+    assert!(
+        text.contains("Duplicates · 5 of 5 · newest first (T)"),
+        "{text}"
+    );
+    keys(&mut app, &fx, "TP");
+    let text = screen(&app, 160, 48);
+    assert!(
+        text.contains("Duplicates · 4 of 5 · oldest first (T) · pending only (P)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn lists_with_decisions_pending_only_80x24() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    keys(&mut app, &fx, "P");
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn the_empty_list_names_only_the_keys_that_work_on_its_tab() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 80, 24, false);
+    keys(&mut app, &fx, "/nothing like this");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let dup = screen(&app, 80, 24);
+    assert!(
+        dup.contains("Nothing matches (Esc clears the text filter)."),
+        "{dup}"
+    );
+    keys(&mut app, &fx, "3");
+    let stuck = screen(&app, 80, 24);
+    assert!(stuck.contains("Esc clears the text filter"), "{stuck}");
+    assert!(!stuck.contains(" t "), "{stuck}");
+    // The class filter is the Duplicates tab's only.
+    send(&mut app, &fx, code(KeyCode::Esc));
+    keys(&mut app, &fx, "1tttP");
+    let text = screen(&app, 80, 24);
+    // Minutes, pending: dup:140 only; with every item hidden by `P`…
+    assert!(text.contains("dup:140"), "{text}");
+    keys(&mut app, &fx, "3");
+    // …a tab with nothing pending says so, and how to see the rest.
+    let mut fx2 = fixture();
+    fx2.snapshot.reviews.insert(
+        "stuck:160".into(),
+        receipt_review::reading::ItemReview {
+            resolved: true,
+            decision: Some("completed".into()),
+            last_log_id: Some(9),
+            ..Default::default()
+        },
+    );
+    let mut app = loaded(&fx2, 80, 24, false);
+    keys(&mut app, &fx2, "3P");
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("Nothing pending here (P shows resolved items too)."),
+        "{text}"
+    );
+    assert!(!text.contains(" t "), "{text}");
+}
+
+#[test]
+fn a_filter_for_pending_points_to_the_key_that_shows_pending_items() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "/pending");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("not where they stand (P"), "{text}");
+    assert!(text.contains("shows only the pending items"), "{text}");
+}
+
+#[test]
+fn a_group_that_gained_a_copy_since_the_last_reading_is_marked() {
+    use receipt_review::triage::model::{MatchKind, Member};
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    let first = IndexedSnapshot::new(fx.snapshot.clone());
+    // dup:101 gains a third copy; a new group appears.
+    let mut next = fx.snapshot.clone();
+    let t = std::sync::Arc::make_mut(&mut next.triage);
+    let mut grown = (*t.duplicates[2]).clone();
+    grown.members.push(Member {
+        id: 103,
+        match_kind: MatchKind::Exact,
+        fields: Vec::new(),
+    });
+    grown.gaps_ms.push(1_000);
+    t.duplicates[2] = grown.into();
+    let mut fresh = (*t.duplicates[4]).clone();
+    fresh.members[0].id = 190;
+    fresh.members[1].id = 191;
+    t.duplicates.push(fresh.into());
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(IndexedSnapshot::after(next, Some(&first))),
+    );
+    let text = screen(&app, 160, 48);
+    let row = |text: &str, item: &str| {
+        let item = format!(" {item} ");
+        text.lines()
+            .find(|l| l.contains(&item))
+            .unwrap()
+            .to_string()
+    };
+    assert!(row(&text, "dup:101").contains("+1"), "{text}");
+    assert!(row(&text, "dup:190").contains(" new "), "{text}");
+    assert!(!row(&text, "dup:140").contains("+1"), "{text}");
+    assert!(text.contains("  status   new item"), "{text}");
+    insta::assert_snapshot!(text);
+    // Moving past a row marks it seen.
+    keys(&mut app, &fx, "g");
+    assert_eq!(app.rows(receipt_review::tui::app::Tab::Duplicates)[0], 5);
+    keys(&mut app, &fx, "j");
+    let text = screen(&app, 160, 48);
+    assert!(!row(&text, "dup:190").contains(" new "), "{text}");
+    assert!(row(&text, "dup:101").contains("+1"), "{text}");
+}
+
+#[test]
+fn a_stuck_receipt_marked_still_pending_is_looked_at_not_resolved() {
+    let mut fx = fixture();
+    fx.snapshot.reviews.insert(
+        "stuck:160".into(),
+        receipt_review::reading::ItemReview {
+            resolved: true,
+            decision: Some("still_pending".into()),
+            operator: Some("alice".into()),
+            decided_at_ms: Some(NOW),
+            note: None,
+            new_copy_since_decision: false,
+            last_log_id: Some(9),
+            kept: None,
+        },
+    );
+    let mut app = loaded(&fx, 80, 24, false);
+    keys(&mut app, &fx, "3");
+    let text = screen(&app, 80, 24);
+    let row = text.lines().find(|l| l.starts_with("\"> ")).unwrap();
+    assert!(row.contains("looked at"), "{row}");
+    assert!(!text.contains("resolved as still"), "{text}");
+    assert!(text.contains("Marked still pending by alice"), "{text}");
+    assert!(
+        text.contains("pending 6 (1 looked at) · resolved 1"),
+        "{text}"
+    );
+}
+
+// --- Differences you can see ----------------------------------------------
+
+/// The cells of row `y` from `x` for `text`'s width, and whether each is
+/// in the style the changed words are drawn in.
+fn marked_cells(
+    buffer: &ratatui::buffer::Buffer,
+    y: u16,
+    x: u16,
+    text: &str,
+) -> Vec<(String, bool)> {
+    let cells: Vec<(u16, String)> = visible_row(buffer, y)
+        .into_iter()
+        .filter(|(at, _)| *at >= x)
+        .take(text.chars().count())
+        .collect();
+    cells
+        .into_iter()
+        .map(|(at, symbol)| {
+            let cell = &buffer[(at, y)];
+            let marked = cell.bg == Color::Yellow || cell.modifier.contains(Modifier::REVERSED);
+            (symbol, marked)
+        })
+        .collect()
+}
+
+/// The characters of `text` drawn marked, starting at its first place in row `y` at or after `from`.
+fn marked_in(buffer: &ratatui::buffer::Buffer, y: u16, from: u16, text: &str) -> String {
+    let x = *xs_of(buffer, y, text)
+        .iter()
+        .find(|&&x| x >= from)
+        .unwrap_or_else(|| panic!("{text} not in row {y}"));
+    marked_cells(buffer, y, x, text)
+        .into_iter()
+        .filter(|(_, marked)| *marked)
+        .map(|(s, _)| s)
+        .collect()
+}
+
+#[test]
+fn the_words_that_differ_are_marked_inside_a_conflicts_field() {
+    let fx = fixture();
+    for no_color in [false, true] {
+        let mut app = loaded(&fx, 160, 48, no_color);
+        keys(&mut app, &fx, "2");
+        let terminal = render(&app, 160, 48);
+        let buffer = terminal.backend().buffer();
+        let header = row_of(buffer, "field ");
+        let columns = [
+            xs_of(buffer, header, "original #150")[0],
+            xs_of(buffer, header, "attempt 1")[0],
+            xs_of(buffer, header, "attempt 2")[0],
+        ];
+        let y = row_of(buffer, "≠ message");
+        // The original: what a later attempt changed; each attempt: what it changed.
+        assert_eq!(marked_in(buffer, y, columns[0], "Order 2 boxes"), "2 boxes");
+        assert_eq!(marked_in(buffer, y, columns[1], "Order 3 boxes"), "3");
+        assert_eq!(
+            marked_in(buffer, y, columns[2], "Order 3 boxes,"),
+            "3 boxes,"
+        );
+        // A field that does not differ has nothing marked.
+        let name = row_of(buffer, "  name ");
+        assert_eq!(marked_in(buffer, name, columns[0], "Dave"), "");
+    }
+}
+
+#[test]
+fn the_characters_that_differ_are_marked_in_japanese_text() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    // dup:120: 午後 became 午前中.
+    keys(&mut app, &fx, "G");
+    let terminal = render(&app, 160, 48);
+    let buffer = terminal.backend().buffer();
+    let header = row_of(buffer, "field ");
+    let first = xs_of(buffer, header, "#120")[0];
+    let second = xs_of(buffer, header, "#121")[0];
+    let y = row_of(buffer, "≠ message");
+    assert_eq!(marked_in(buffer, y, first, "明日の午後に"), "後");
+    assert_eq!(marked_in(buffer, y, second, "明日の午前中に"), "前中");
+}
+
+#[test]
+fn a_change_far_into_a_long_field_is_shown_with_its_context() {
+    let mut fx = fixture();
+    let head = "お世話になっております。".repeat(20);
+    let msg = |month: &str| format!("{head}{month}月中に納品をお願いします。");
+    for (r, month) in [
+        (PayloadRef::Receipt(150), "8"),
+        (PayloadRef::KeyConflict(3), "12"),
+        (PayloadRef::KeyConflict(4), "8"),
+    ] {
+        fx.payloads.insert(
+            r,
+            serde_json::json!({"email": "dave@example.com", "message": msg(month), "name": "Dave"})
+                .to_string(),
+        );
+    }
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "2");
+    let text = screen(&app, 160, 48);
+    assert!(text.contains("…"), "{text}");
+    let terminal = render(&app, 160, 48);
+    let buffer = terminal.backend().buffer();
+    // The change is in sight, marked: 12 against 8.
+    let rows: Vec<u16> = (0..48)
+        .filter(|&y| !xs_of(buffer, y, "月中に").is_empty())
+        .collect();
+    assert!(!rows.is_empty(), "{text}");
+    let header = row_of(buffer, "field ");
+    let attempt = xs_of(buffer, header, "attempt 1")[0];
+    let y = *rows
+        .iter()
+        .find(|&&y| xs_of(buffer, y, "12月中").iter().any(|&x| x >= attempt))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(marked_in(buffer, y, attempt, "12月中"), "12");
+}
+
+#[test]
+fn noise_fields_are_not_compared_in_conflicts_as_in_duplicates() {
+    let mut fx = fixture();
+    for (r, event, at) in [
+        (PayloadRef::Receipt(150), "e-1", "2026-11-29T11:15:30Z"),
+        (PayloadRef::KeyConflict(3), "e-2", "2026-11-29T11:20:30Z"),
+        (PayloadRef::KeyConflict(4), "e-3", "2026-11-29T11:21:30Z"),
+    ] {
+        let mut map: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&fx.payloads[&r]).unwrap();
+        map.insert("event_id".into(), event.into());
+        map.insert("submitted_at".into(), at.into());
+        map.insert("utm_source".into(), "google".into());
+        map.insert("_token".into(), format!("t-{event}").into());
+        // Case and spacing alone: the same once folded.
+        let name = if event == "e-2" { "DAVE " } else { "Dave" };
+        map.insert("name".into(), name.into());
+        fx.payloads
+            .insert(r, serde_json::Value::Object(map).to_string());
+    }
+    let mut app = loaded(&fx, 160, 48, false);
+    keys(&mut app, &fx, "2");
+    let text = screen(&app, 160, 48);
+    let line = |field: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(" {field} ")) && !l.contains("conflict:150"))
+            .unwrap_or_else(|| panic!("{field}: {text}"))
+            .to_string()
+    };
+    for field in ["event_id", "submitted_at", "_token"] {
+        let l = line(field);
+        assert!(l.contains(&format!("· {field}")), "{l}");
+        assert!(!l.contains('≠'), "{l}");
+    }
+    assert!(line("name").contains("≈ name"), "{text}");
+    assert!(line("message").contains("≠ message"), "{text}");
+    assert!(text.contains("· not compared"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn export_dialog_80x24() {
     let fx = fixture();
@@ -681,6 +1130,10 @@ fn export_dialog_80x24() {
 fn chosen_copy_marked_in_the_detail_80x24() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
+    // dup:110 is the fourth group, newest first.
+    for _ in 0..3 {
+        send(&mut app, &fx, key('j'));
+    }
     // Before any choice the most complete copy, #110, is marked.
     let before = screen(&app, 80, 24);
     assert!(before.contains("✓1. #110"), "{before}");

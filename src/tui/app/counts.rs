@@ -1,8 +1,13 @@
 //! The totals the header and the tab bar show.
 
+use std::collections::HashMap;
+
+use crate::model::Decision;
 use crate::reading::Snapshot;
 use crate::reading::shown::unshared_middles;
 use crate::triage::model::GapClass;
+
+use super::standing::Standing;
 
 /// Totals for the header and the tab bar, over the whole reading (filters aside).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -18,6 +23,11 @@ pub struct Counts {
     pub conflicts_pending: usize,
     pub stuck: usize,
     pub stuck_pending: usize,
+    /// Stuck receipts marked still pending (counted as pending too).
+    pub looked_at: usize,
+    /// Stuck receipts marked completed or failed: no longer in flight, so
+    /// gone from the Stuck tab, and resolved.
+    pub stuck_done: usize,
     pub damaged: usize,
     pub log: usize,
     pub bots: usize,
@@ -72,7 +82,8 @@ impl Counts {
         counts.stuck_pending = t.stuck.len();
         counts.bot_groups_pending = t.bot_groups.len();
         for (name, r) in &snap.reviews {
-            let resolved = usize::from(r.resolved);
+            let standing = Standing::of(r);
+            let resolved = usize::from(standing.is_resolved());
             if name.starts_with("dup:") {
                 counts.groups_new_copy += usize::from(r.new_copy_since_decision);
                 counts.groups_pending -= resolved;
@@ -80,18 +91,46 @@ impl Counts {
                 counts.conflicts_pending -= resolved;
             } else if name.starts_with("stuck:") {
                 counts.stuck_pending -= resolved;
+                counts.looked_at += usize::from(standing == Standing::LookedAt);
             } else if name.starts_with("bot:") {
                 counts.bot_groups_pending -= resolved;
             }
         }
+        counts.stuck_done = stuck_done(snap);
         counts
     }
 
+    /// Items no decision resolves, over every tab with decisions (the sum
+    /// of the tab bar's pending counts).
     pub fn pending(&self) -> usize {
-        self.groups_pending + self.conflicts_pending + self.stuck_pending
+        self.groups_pending + self.conflicts_pending + self.stuck_pending + self.bot_groups_pending
+    }
+
+    /// Items whose decision stands, those gone from the Stuck tab included.
+    pub fn resolved(&self) -> usize {
+        self.items() - self.pending() + self.stuck_done
     }
 
     pub fn items(&self) -> usize {
-        self.groups + self.conflicts + self.stuck
+        self.groups + self.conflicts + self.stuck + self.bot_groups
     }
+}
+
+/// Stuck receipts whose latest log entry marks them completed or failed and
+/// that are no longer stuck (the decision took them out of flight).
+fn stuck_done(snap: &Snapshot) -> usize {
+    let mut latest: HashMap<&str, &str> = HashMap::new();
+    for line in snap.log.iter().filter(|l| l.item.starts_with("stuck:")) {
+        latest.insert(&line.item, &line.decision);
+    }
+    if latest.is_empty() {
+        return 0;
+    }
+    let done = [Decision::Completed.as_str(), Decision::Failed.as_str()];
+    let still: std::collections::HashSet<String> =
+        snap.triage.stuck.iter().map(|s| s.item()).collect();
+    latest
+        .into_iter()
+        .filter(|(item, decision)| done.contains(decision) && !still.contains(*item))
+        .count()
 }

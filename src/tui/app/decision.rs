@@ -23,7 +23,8 @@ pub fn fits(tab: Tab, decision: Decision) -> bool {
         .any(|kind| kind.decisions().contains(&decision) && tab_of_kind(kind) == tab)
 }
 
-fn tab_of_kind(kind: Kind) -> Tab {
+/// The tab whose items are of this kind.
+pub fn tab_of_kind(kind: Kind) -> Tab {
     match kind {
         Kind::Duplicate => Tab::Duplicates,
         Kind::Conflict => Tab::Conflicts,

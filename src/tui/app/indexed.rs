@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::reading::Snapshot;
 
 use super::counts::Counts;
+use super::fresh::{self, Fresh};
 use super::search::SearchIndex;
 
 /// A reading as the screen takes it: the snapshot, its filter index and its
@@ -15,6 +16,8 @@ pub struct IndexedSnapshot {
     pub snapshot: Arc<Snapshot>,
     pub search: Arc<SearchIndex>,
     pub counts: Counts,
+    /// The groups new or grown since the reading before (none for a first).
+    pub fresh: Vec<(crate::model::ReceiptId, Fresh)>,
 }
 
 impl IndexedSnapshot {
@@ -38,8 +41,12 @@ impl IndexedSnapshot {
             },
             || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
         );
+        let fresh = previous
+            .map(|p| fresh::between(&p.snapshot, &snapshot))
+            .unwrap_or_default();
         IndexedSnapshot {
             counts,
+            fresh,
             snapshot: Arc::new(snapshot),
             search: Arc::new(search),
         }

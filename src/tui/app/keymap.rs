@@ -114,6 +114,10 @@ impl Scope {
             Scope::Tabs([Tab::Bots]) => "Bots tab",
             Scope::Tabs([Tab::Receipts]) => "Receipts tab",
             Scope::Tabs([Tab::Forms]) => "Forms tab",
+            Scope::Tabs(tabs) if *tabs == ORDERED => "The lists (every tab but Receipts and Forms)",
+            Scope::Tabs(tabs) if *tabs == DECIDING => {
+                "The lists of items to decide (Duplicates, Conflicts, Stuck, Bots)"
+            }
             Scope::TabsDetail([Tab::Forms]) => "Forms tab, in a form's pathways (after Enter)",
             Scope::TabsDetail(_) => "Some tabs, in the detail pane",
             Scope::Tabs(_) => "Some tabs",
@@ -151,6 +155,10 @@ pub enum KeyCommand {
     EnterDetail,
     Back,
     CycleClass,
+    /// Newest first or oldest first.
+    ToggleOrder,
+    /// Every item, or the pending ones only.
+    TogglePending,
     /// The Forms tab's period: 24 h, 7 d, 30 d, all.
     CyclePeriod,
     /// Open the selected pathway's example item on its tab.
@@ -220,6 +228,8 @@ const STUCK: &[Tab] = &[Tab::Stuck];
 const BOTS: &[Tab] = &[Tab::Bots];
 const RECEIPTS: &[Tab] = &[Tab::Receipts];
 const FORMS: &[Tab] = &[Tab::Forms];
+const ORDERED: &[Tab] = Tab::ORDERED;
+const DECIDING: &[Tab] = Tab::DECIDING;
 
 const fn b(
     keys: &'static [Key],
@@ -280,11 +290,13 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k(']')], Scope::Tabs(DUP), KeyCommand::NextCopy, "", "mark the copy after as the one to keep (✓)"),
     b(&[k('o')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
     b(&[k('f')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
-    b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done (sets receipts.state; asks first)"),
-    b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "failed", "failed: you checked it was not done; frees the key for a retry (asks first)"),
-    b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: looked at, outcome still unknown"),
+    b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done; the receipt becomes completed if still in flight (asks first)"),
+    b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "failed", "failed: you checked it was not done; the receipt becomes failed if still in flight, which frees its key for a retry (asks first)"),
+    b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: you looked, the outcome is still unknown; it stays pending, marked looked at"),
     b(&[k('s')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::Spam), "spam", "spam: the whole group is junk, answer none (asks first, with the count)"),
     b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "not spam", "not spam: people wrote these after all, answer them"),
+    b(&[k('T')], Scope::Tabs(ORDERED), KeyCommand::ToggleOrder, "order", "newest first or oldest first (the list's title says which; newest first at start)"),
+    b(&[k('P')], Scope::Tabs(DECIDING), KeyCommand::TogglePending, "pending only", "show only the pending items, or every item again (the list's title says pending only)"),
     b(&[k('/')], Scope::Tabs(RECEIPTS), KeyCommand::FindQuery, "search", "search every receipt: email, name, phone, key, scope, #1907, 10:00, yesterday 10:00, 10:00..11:00 (or just start typing)"),
     b(&[k('J')], Scope::Tabs(RECEIPTS), KeyCommand::JumpToItem, "go to item", "go to the selected receipt's duplicate group, conflict or stuck entry"),
     b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "period", "show the last 24 hours / 7 days / 30 days / all receipts"),
@@ -407,6 +419,8 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
         Scope::Tabs(RECEIPTS),
         Scope::Tabs(FORMS),
         Scope::TabsDetail(FORMS),
+        Scope::Tabs(ORDERED),
+        Scope::Tabs(DECIDING),
         Scope::List,
         Scope::Detail,
         Scope::Global,

@@ -4,10 +4,31 @@
 use ratatui::layout::Rect;
 
 use super::state::Focus;
+use super::tab::Tab;
 
 pub use super::screen_size::{MIN_HEIGHT, MIN_WIDTH};
 /// From this width on, list and detail stand side by side.
 pub const WIDE: u16 = 120;
+/// Side by side, the detail keeps at least this many columns (a comparison
+/// of two copies needs them), and at least this share of the width (the
+/// table of a group's copies, with its keep mark, wants 77 columns at 160).
+pub const DETAIL_MIN: u16 = 60;
+const DETAIL_SHARE: (u16, u16) = (77, 160);
+/// Side by side, the list takes at least this share of the width.
+const LIST_SHARE: (u16, u16) = (1, 3);
+/// Lines of a list pane above its rows: its title and its column header.
+pub const LIST_HEAD: u16 = 2;
+
+/// Lines of a tab's list pane above its rows: the lists of the reading
+/// have a column header under their title; the Receipts tab's hits have
+/// only the title.
+pub fn list_head(tab: Tab) -> u16 {
+    if Tab::ORDERED.contains(&tab) {
+        LIST_HEAD
+    } else {
+        1
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Areas {
@@ -45,7 +66,18 @@ fn rows(area: Rect, y: u16, height: u16) -> Rect {
     Rect::new(area.x, y, area.width, height)
 }
 
-pub fn areas(area: Rect, read_only: bool, focus: Focus) -> Areas {
+/// How wide the list stands beside the detail: what its columns want
+/// (`list_want` cells), within the shares each pane keeps.
+pub fn list_width(width: u16, list_want: u16) -> u16 {
+    let detail_min = DETAIL_MIN.max(width * DETAIL_SHARE.0 / DETAIL_SHARE.1);
+    let most = width.saturating_sub(detail_min);
+    let least = (width * LIST_SHARE.0 / LIST_SHARE.1).min(most);
+    list_want.clamp(least, most)
+}
+
+/// Where each part goes; side by side, the list is as wide as
+/// [`list_width`] says for `list_want` (the heights never depend on it).
+pub fn areas(area: Rect, read_only: bool, focus: Focus, list_want: u16) -> Areas {
     let header = rows(area, area.y, 2.min(area.height));
     let banner_h = u16::from(read_only);
     let banner = rows(
@@ -68,7 +100,7 @@ pub fn areas(area: Rect, read_only: bool, focus: Focus) -> Areas {
         status.y.saturating_sub(tabs.bottom()),
     );
     let (list, detail) = if area.width >= WIDE {
-        let list_w = body.width * 2 / 5;
+        let list_w = list_width(body.width, list_want);
         (
             Rect::new(body.x, body.y, list_w, body.height),
             Rect::new(body.x + list_w, body.y, body.width - list_w, body.height),
@@ -77,7 +109,7 @@ pub fn areas(area: Rect, read_only: bool, focus: Focus) -> Areas {
         let list_h = match focus {
             // Reading the detail: the list keeps a few rows for context.
             Focus::Detail => 4.min(body.height),
-            Focus::List => (body.height * 2 / 5).max(4).min(body.height),
+            Focus::List => (body.height * 2 / 5).max(5).min(body.height),
         };
         (
             Rect::new(body.x, body.y, body.width, list_h),
@@ -97,13 +129,18 @@ pub fn areas(area: Rect, read_only: bool, focus: Focus) -> Areas {
 
 /// How many rows of the list are visible (its title line aside).
 pub fn list_rows(size: (u16, u16), read_only: bool, focus: Focus) -> usize {
-    let a = areas(Rect::new(0, 0, size.0, size.1), read_only, focus);
-    usize::from(a.list.height.saturating_sub(1)).max(1)
+    list_rows_of(size, read_only, focus, 1)
+}
+
+/// How many rows of the list are visible below its `head` lines.
+pub fn list_rows_of(size: (u16, u16), read_only: bool, focus: Focus, head: u16) -> usize {
+    let a = areas(Rect::new(0, 0, size.0, size.1), read_only, focus, 0);
+    usize::from(a.list.height.saturating_sub(head)).max(1)
 }
 
 /// How many rows of the detail pane are visible (its title line aside).
 pub fn detail_rows(size: (u16, u16), read_only: bool, focus: Focus) -> usize {
-    let a = areas(Rect::new(0, 0, size.0, size.1), read_only, focus);
+    let a = areas(Rect::new(0, 0, size.0, size.1), read_only, focus, 0);
     usize::from(a.detail.height.saturating_sub(1)).max(1)
 }
 
@@ -120,8 +157,8 @@ mod tests {
             (3, 2, true),
         ] {
             let area = Rect::new(0, 0, w, h);
-            for focus in [Focus::List, Focus::Detail] {
-                let a = areas(area, ro, focus);
+            for (focus, want) in [(Focus::List, 0), (Focus::Detail, 90), (Focus::List, 500)] {
+                let a = areas(area, ro, focus, want);
                 let mut total = a.header.height + a.banner.height + a.tabs.height;
                 total += a.status.height + a.hints.height;
                 if w >= WIDE {
@@ -133,5 +170,18 @@ mod tests {
                 assert_eq!(total, h, "{w}x{h} {focus:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_list_takes_what_its_columns_want_within_limits() {
+        // Wide enough for both: the list gets what it wants.
+        assert_eq!(list_width(200, 100), 100);
+        assert_eq!(list_width(200, 110), 104);
+        // The detail keeps 60 columns, or nearly half a wide screen.
+        assert_eq!(list_width(160, 110), 83);
+        assert_eq!(list_width(140, 110), 73);
+        assert_eq!(list_width(120, 110), 60);
+        // A list that wants little still takes a third.
+        assert_eq!(list_width(160, 30), 53);
     }
 }

@@ -10,9 +10,14 @@
 //! - [`update()`]: one message in, the state changed, effects out, no I/O;
 //! - [`search`]: the text filter: its index, folded once per reading, and
 //!   which rows each tab shows under the class and text filters;
+//! - [`fresh`]: the groups a reading brought news of (new, or grown);
 //! - [`rows`]: what a row stands for (its id, the receipts it covers);
+//! - [`visitors`]: who sent a receipt, as typed, for the lists;
+//! - [`list_view`]: newest or oldest first, every item or the pending ones;
 //! - [`counts`]: the totals the header and the tab bar show;
 //! - [`decision`]: which tab takes which decision;
+//! - [`words`]: the screen's words for decisions, standings and messages;
+//! - [`standing`]: where an item stands (pending, looked at, resolved);
 //! - [`layout`]: where things go, shared with the canvas;
 //! - [`bots`]: the Bots tab's own rules (a receipt's sender, the spam question);
 //! - [`keep`]: the copy of a duplicate group kept as the one to answer;
@@ -21,9 +26,9 @@
 //! - [`forms`]: the Forms tab's state and keys.
 //!
 //! Each file imports only those that come before it in the order
-//! screen_size, clock, tab, decision, keymap, counts, search, indexed, msg, rows, forms, state,
-//! bots, keep, undo, layout, update (`forms` holds the Forms tab's state, before `state`, and its keys,
-//! beside `update`).
+//! screen_size, clock, tab, decision, words, standing, keymap, counts, search, fresh, indexed,
+//! msg, rows, visitors, list_view, forms, state, bots, keep, undo, layout, update (`forms` holds
+//! the Forms tab's state, before `state`, and its keys, beside `update`).
 
 pub mod bots;
 pub mod clock;
@@ -31,18 +36,23 @@ pub mod counts;
 pub mod decision;
 pub mod find;
 pub mod forms;
+pub mod fresh;
 pub mod indexed;
 pub mod keep;
 pub mod keymap;
 pub mod layout;
+pub mod list_view;
 pub mod msg;
 pub mod rows;
 pub mod screen_size;
 pub mod search;
+pub mod standing;
 pub mod state;
 pub mod tab;
 pub mod undo;
 mod update;
+pub mod visitors;
+pub mod words;
 
 pub use decision::Decision;
 pub use state::{App, Focus, Input, Overlay, Selected, StatusKind, StatusLine};

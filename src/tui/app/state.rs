@@ -1,5 +1,6 @@
 //! The screen's state. Plain data: [`super::update`] changes it, the canvas reads it.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -14,11 +15,15 @@ use super::clock::Clock;
 use super::counts::Counts;
 use super::find::FindState;
 use super::forms::FormsState;
+use super::fresh::Fresh;
 use super::keymap::Mode;
+use super::list_view::ListView;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
 use super::search::SearchIndex;
+use super::standing::Standing;
 use super::tab::{ClassFilter, Tab};
+use super::visitors::Visitor;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Focus {
@@ -197,12 +202,23 @@ pub struct App {
     /// The text filter (applies to every tab).
     pub filter: String,
     pub focus: Focus,
-    /// Visible rows per tab: indices into the snapshot's lists (Log: newest first).
+    /// Visible rows per tab: indices into the snapshot's lists, in the
+    /// order shown (see `list_view`).
     pub rows: [Vec<usize>; Tab::COUNT],
-    /// Per tab: the folded query and class filter its `rows` answer, when
-    /// they answer one for the current reading (a longer query then only
-    /// looks at these rows).
+    /// Per tab: the rows the class and text filters found, in reading order
+    /// (Log: newest first), before `list_view` arranges them.
+    pub matched: [Vec<usize>; Tab::COUNT],
+    /// Per tab: the folded query and class filter its `matched` rows
+    /// answer, when they answer one for the current reading (a longer query
+    /// then only looks at these rows).
     pub rows_for: [Option<(String, ClassFilter)>; Tab::COUNT],
+    /// Newest or oldest first, every item or the pending ones.
+    pub list_view: ListView,
+    /// Groups new or grown in the readings since the operator last moved
+    /// past them, by first receipt id.
+    pub fresh: HashMap<ReceiptId, Fresh>,
+    /// Senders as typed, from the payloads that have arrived.
+    pub visitors: HashMap<ReceiptId, Visitor>,
     pub pos: [ListPos; Tab::COUNT],
     pub detail_scroll: usize,
     /// Set by the canvas: how far the detail pane can scroll at its last drawing.
@@ -254,7 +270,11 @@ impl App {
             filter: String::new(),
             focus: Focus::List,
             rows: Default::default(),
+            matched: Default::default(),
             rows_for: Default::default(),
+            list_view: ListView::default(),
+            fresh: HashMap::new(),
+            visitors: HashMap::new(),
             pos: Default::default(),
             detail_scroll: 0,
             detail_max_scroll: Cell::new(usize::MAX),
@@ -413,6 +433,35 @@ impl App {
             .as_ref()
             .map(|s| s.review(item))
             .unwrap_or_default()
+    }
+
+    /// Where an item stands by the review log (a decision on its way aside).
+    pub fn standing(&self, item: &str) -> Standing {
+        match self.snapshot.as_ref().and_then(|s| s.reviews.get(item)) {
+            Some(review) => Standing::of(review),
+            None => Standing::Pending,
+        }
+    }
+
+    /// The receipt whose sender a row of `tab` shows: a group's first copy,
+    /// a conflict's original, the stuck receipt.
+    pub fn sender_of(&self, tab: Tab, row: usize) -> Option<ReceiptId> {
+        let t = &self.snapshot.as_ref()?.triage;
+        match tab {
+            Tab::Duplicates => t.duplicates.get(row).map(|g| g.members[0].id),
+            Tab::Conflicts => t.conflicts.get(row).map(|c| c.receipt_id),
+            Tab::Stuck => t.stuck.get(row).map(|s| s.receipt_id),
+            _ => None,
+        }
+    }
+
+    /// A receipt's sender as typed, else as folded (until its payload arrives).
+    pub fn visitor(&self, id: ReceiptId) -> Option<Cow<'_, Visitor>> {
+        if let Some(v) = self.visitors.get(&id) {
+            return Some(Cow::Borrowed(v));
+        }
+        let view = self.snapshot.as_ref()?.receipt_view(id)?;
+        Some(Cow::Owned(Visitor::from_folded(view.fields())))
     }
 
     /// Payloads the detail pane wants for the current selection.

@@ -32,6 +32,19 @@ impl Tab {
     /// How many tabs there are (the length of per-tab state).
     pub const COUNT: usize = Tab::ALL.len();
 
+    /// The lists of the reading, which turn newest or oldest first.
+    pub const ORDERED: &'static [Tab] = &[
+        Tab::Duplicates,
+        Tab::Conflicts,
+        Tab::Stuck,
+        Tab::Bots,
+        Tab::Damaged,
+        Tab::Log,
+    ];
+
+    /// The lists whose items take decisions, which narrow to pending items.
+    pub const DECIDING: &'static [Tab] = &[Tab::Duplicates, Tab::Conflicts, Tab::Stuck, Tab::Bots];
+
     pub fn index(self) -> usize {
         match self {
             Tab::Duplicates => 0,

@@ -12,7 +12,8 @@ use super::find;
 use super::indexed::IndexedSnapshot;
 use super::keymap::{self, KeyCommand, Mode};
 use super::layout;
-use super::msg::{Effect, ItemDecision, Msg};
+use super::list_view;
+use super::msg::{Effect, ItemDecision, Msg, PayloadRef};
 use super::rows;
 use super::search::{self, Known, TabIndex};
 use super::state::{
@@ -20,6 +21,8 @@ use super::state::{
     StatusLine, export_label,
 };
 use super::tab::{ClassFilter, Tab};
+use super::visitors::Visitor;
+use super::words;
 
 /// How long an outcome stays in the status line, and an error.
 const OUTCOME_SHOWN_MS: Millis = 8_000;
@@ -28,6 +31,10 @@ const ERROR_SHOWN_MS: Millis = 30_000;
 const MAX_INPUT: usize = 500;
 /// Payload texts kept before the cache is trimmed to what is on screen.
 const PAYLOAD_CACHE: usize = 512;
+/// Senders kept before they are forgotten (and read again when shown).
+const VISITORS_KEPT: usize = 20_000;
+/// Marks of groups new or grown kept before they are all let go.
+const FRESH_KEPT: usize = 10_000;
 
 /// Applies one message to the state and returns what the runtime should do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -62,6 +69,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Payloads(list) => {
             for (r, text) in list {
                 app.requested.remove(&r);
+                // The sender as typed, for the lists (kept when the
+                // payload itself is trimmed from the cache).
+                if let (PayloadRef::Receipt(id), Ok(body)) = (r, &text)
+                    && let Some(visitor) = Visitor::from_payload(body)
+                {
+                    if app.visitors.len() >= VISITORS_KEPT {
+                        app.visitors.clear();
+                    }
+                    app.visitors.insert(id, visitor);
+                }
                 app.payloads.insert(r, text);
             }
         }
@@ -159,9 +176,16 @@ fn on_clock(app: &mut App, wall_ms: Millis, effects: &mut Vec<Effect>) {
     }
 }
 
-/// Asks for the payloads the selection shows that are neither here nor on their way.
+/// Asks for the payloads the selection shows, and those of the senders the
+/// list shows, that are neither here nor on their way.
 fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
-    let wanted = app.wanted_payloads();
+    let mut wanted = app.wanted_payloads();
+    for id in shown_senders(app) {
+        let r = PayloadRef::Receipt(id);
+        if !app.visitors.contains_key(&id) && !wanted.contains(&r) {
+            wanted.push(r);
+        }
+    }
     let missing: Vec<_> = wanted
         .iter()
         .copied()
@@ -177,8 +201,43 @@ fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
     effects.push(Effect::LoadPayloads(missing));
 }
 
+/// The receipts whose senders the list in sight shows.
+fn shown_senders(app: &App) -> Vec<crate::model::ReceiptId> {
+    let tab = app.tab;
+    if !matches!(tab, Tab::Duplicates | Tab::Conflicts | Tab::Stuck) || app.overlay.is_some() {
+        return Vec::new();
+    }
+    let pos = app.pos(tab);
+    app.rows(tab)
+        .iter()
+        .skip(pos.offset)
+        .take(list_rows(app))
+        .filter_map(|&row| app.sender_of(tab, row))
+        .collect()
+}
+
 fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     let first = app.snapshot.is_none();
+    if !first {
+        if app.fresh.len() + reading.fresh.len() > FRESH_KEPT {
+            app.fresh.clear();
+        }
+        for &(key, news) in &reading.fresh {
+            let merged = match app.fresh.get(&key) {
+                Some(&before) => before.then(news),
+                None => news,
+            };
+            app.fresh.insert(key, merged);
+        }
+        // A mark whose group is gone (renamed by an earlier copy, or no
+        // longer a group) goes with it.
+        if !app.fresh.is_empty() {
+            let groups = &reading.snapshot.triage.duplicates;
+            let named: std::collections::HashSet<i64> =
+                groups.iter().map(|g| g.members[0].id).collect();
+            app.fresh.retain(|key, _| named.contains(key));
+        }
+    }
     let receipts_pending = reading.snapshot.receipts_pending;
     let before: Vec<(Option<i64>, usize)> = Tab::ALL
         .iter()
@@ -188,7 +247,7 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     app.snapshot = Some(reading.snapshot);
     // The rows shown, and what they answer, with the index they came from.
     let search_before = std::mem::replace(&mut app.search, reading.search);
-    let rows_before = std::mem::take(&mut app.rows);
+    let rows_before = std::mem::take(&mut app.matched);
     let rows_for_before = std::mem::take(&mut app.rows_for);
     // The receipts follow an analysis handed over first: until the worker
     // counts them, the header says they are coming.
@@ -253,13 +312,55 @@ type ShownBefore<'a> = (&'a (String, ClassFilter), &'a TabIndex, &'a [usize]);
 /// reading (`shown`, when they answered the query now asked) a chunk of rows
 /// the two indexes share keeps its rows.
 fn recompute_rows(app: &mut App, tab: Tab, shown: Option<ShownBefore<'_>>) {
-    let Some(snap) = app.snapshot.as_ref() else {
-        return;
-    };
     // The Receipts tab lists its search's hits (see `find::update::join`).
     if tab == Tab::Receipts {
         return;
     }
+    if let Some((found, answers)) = find_rows(app, tab, shown) {
+        app.matched[tab.index()] = found;
+        app.rows_for[tab.index()] = Some(answers);
+    }
+    arrange(app, tab);
+}
+
+/// Arranges the rows a tab's filters found as the list view says.
+fn arrange(app: &mut App, tab: Tab) {
+    if !Tab::ORDERED.contains(&tab) {
+        return;
+    }
+    let i = tab.index();
+    let rows = match app.snapshot.as_ref() {
+        Some(snap) if app.list_view.pending_only => {
+            // Few items are resolved: their keys, not every row's id.
+            let resolved = resolved_keys(snap, tab);
+            app.list_view.arrange(tab, &app.matched[i], |row| {
+                rows::row_key(snap, tab, row).is_some_and(|key| !resolved.contains(&key))
+            })
+        }
+        _ => app.list_view.arrange(tab, &app.matched[i], |_| true),
+    };
+    app.rows[i] = rows;
+}
+
+/// The keys ([`rows::row_key`]) of a tab's resolved items.
+fn resolved_keys(snap: &crate::reading::Snapshot, tab: Tab) -> std::collections::HashSet<i64> {
+    snap.reviews
+        .iter()
+        .filter(|(_, review)| super::standing::Standing::of(review).is_resolved())
+        .filter_map(|(item, _)| crate::review::parse_item(item).ok())
+        .filter(|(kind, _)| decision::tab_of_kind(*kind) == tab)
+        .map(|(_, id)| id)
+        .collect()
+}
+
+/// The rows the filters find, and the query and class they answer; `None`
+/// when the rows found already answer them.
+fn find_rows(
+    app: &App,
+    tab: Tab,
+    shown: Option<ShownBefore<'_>>,
+) -> Option<(Vec<usize>, (String, ClassFilter))> {
+    let snap = app.snapshot.as_ref()?;
     let query = search::normalize_query(&app.filter);
     let class = app.class_filter;
     let i = tab.index();
@@ -271,14 +372,14 @@ fn recompute_rows(app: &mut App, tab: Tab, shown: Option<ShownBefore<'_>>) {
             if *c == class && !before.is_empty() && query.contains(before.as_str()) =>
         {
             if *before == query {
-                return;
+                return None;
             }
-            Known::Among(&app.rows[i])
+            Known::Among(&app.matched[i])
         }
         _ => Known::Nothing,
     };
-    app.rows[i] = search::compute(snap, &app.search, tab, class, &query, known);
-    app.rows_for[i] = Some((query, class));
+    let found = search::compute(snap, &app.search, tab, class, &query, known);
+    Some((found, (query, class)))
 }
 
 /// Recomputes one tab's rows after a filter change, keeping the selection
@@ -287,13 +388,8 @@ fn refilter(app: &mut App, tab: Tab) {
     let index = app.pos(tab).selected;
     let row = app.rows(tab).get(index).copied();
     recompute_rows(app, tab, None);
-    // Same reading: the row is found by its index, and rows are in order
-    // (the log's newest first).
-    let rows = app.rows(tab);
-    let found = row.and_then(|row| match tab {
-        Tab::Log => rows.binary_search_by(|r| row.cmp(r)).ok(),
-        _ => rows.binary_search(&row).ok(),
-    });
+    // Same reading: the row is found by its index, and rows run one way.
+    let found = row.and_then(|row| list_view::position(app.rows(tab), row));
     select(app, tab, found.unwrap_or(index));
 }
 
@@ -337,9 +433,9 @@ fn find_row(app: &App, tab: Tab, key: i64) -> Option<usize> {
 
 fn is_pending_row(app: &App, tab: Tab, row: usize) -> bool {
     tab.decides()
-        && app
-            .row_id(tab, row)
-            .is_some_and(|item| !app.review(&item).resolved && !app.awaiting.contains_key(&item))
+        && app.row_id(tab, row).is_some_and(|item| {
+            !app.standing(&item).is_resolved() && !app.awaiting.contains_key(&item)
+        })
 }
 
 fn first_pending(app: &App, tab: Tab) -> Option<usize> {
@@ -359,12 +455,41 @@ pub(super) fn select(app: &mut App, tab: Tab, index: usize) {
     scroll_into_view(app, tab);
 }
 
+/// The key of the row shown at `index` of a tab.
+fn row_key_at(app: &App, tab: Tab, index: usize) -> Option<i64> {
+    let row = *app.rows(tab).get(index)?;
+    rows::row_key(app.snapshot.as_ref()?, tab, row)
+}
+
+/// `T` and `P`: the lists arranged anew, each selection on the same row
+/// when it is still shown, else the nearest one that is.
+fn rearrange(app: &mut App) {
+    for &tab in Tab::ORDERED {
+        let i = tab.index();
+        let key_before = selected_key(app, tab);
+        let before = std::mem::take(&mut app.rows[i]);
+        let at = app.pos[i].selected;
+        arrange(app, tab);
+        app.pos[i].selected = list_view::nearest(&before, at, app.rows(tab));
+        if tab == app.tab && selected_key(app, tab) != key_before {
+            app.detail_scroll = 0;
+        }
+        scroll_into_view(app, tab);
+    }
+}
+
+/// Rows of the list in sight on the current tab.
 fn list_rows(app: &App) -> usize {
-    layout::list_rows(app.size, app.read_only().is_some(), app.focus)
+    list_rows_in(app, app.tab)
+}
+
+fn list_rows_in(app: &App, tab: Tab) -> usize {
+    let head = layout::list_head(tab);
+    layout::list_rows_of(app.size, app.read_only().is_some(), app.focus, head)
 }
 
 fn scroll_into_view(app: &mut App, tab: Tab) {
-    let height = list_rows(app);
+    let height = list_rows_in(app, tab);
     let len = app.rows(tab).len();
     let pos = &mut app.pos[tab.index()];
     pos.offset = layout::offset_showing(pos.selected, pos.offset, height);
@@ -497,6 +622,22 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
                 format!("showing {} duplicate groups", app.class_filter.label()),
             );
         }
+        KeyCommand::ToggleOrder => {
+            app.list_view.newest_first = !app.list_view.newest_first;
+            rearrange(app);
+            info(
+                app,
+                format!("{} (T turns it)", words::order(app.list_view.newest_first)),
+            );
+        }
+        KeyCommand::TogglePending => {
+            app.list_view.pending_only = !app.list_view.pending_only;
+            rearrange(app);
+            info(
+                app,
+                words::pending_only_status(app.list_view.pending_only).into(),
+            );
+        }
         KeyCommand::Decide(decision) => decide(app, decision, effects),
         // The Forms tab's own (see `forms::update`).
         KeyCommand::CyclePeriod | KeyCommand::OpenExample => {}
@@ -620,7 +761,15 @@ fn move_by(app: &mut App, command: KeyCommand) {
     }
     let page = list_rows(app);
     let current = app.pos(tab).selected;
+    let seen = row_key_at(app, tab, current);
     select(app, tab, command.moved(current, len, page));
+    // Moving past a group's news marks it seen.
+    if app.pos(tab).selected != current
+        && tab == Tab::Duplicates
+        && let Some(key) = seen
+    {
+        app.fresh.remove(&key);
+    }
 }
 
 fn back(app: &mut App) {
@@ -754,18 +903,17 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         return info(app, format!("{item}: a decision is already being recorded"));
     }
     let review = app.review(&item);
-    if review.resolved {
-        let mut text = format!(
-            "{item} is already resolved as {}",
-            review.decision.as_deref().unwrap_or("?")
+    if app.standing(&item).is_resolved() {
+        let by = review.operator.as_deref().map(|op| inline(op, 40));
+        let at = review
+            .decided_at_ms
+            .map(|at| app.shown_zone().format_rfc3339(at));
+        let text = words::already_resolved(
+            &item,
+            review.decision.as_deref(),
+            by.as_deref(),
+            at.as_deref(),
         );
-        if let Some(op) = &review.operator {
-            text.push_str(&format!(" by {}", inline(op, 40)));
-        }
-        if let Some(at) = review.decided_at_ms {
-            text.push_str(&format!(" at {}", app.shown_zone().format_rfc3339(at)));
-        }
-        text.push_str("; nothing changed (u undoes your own last decision)");
         return info(app, text);
     }
     let kept = match (app.selected(), app.snapshot.as_ref()) {
@@ -795,26 +943,14 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
     }
     if decision::changes_state(decision) {
         let id = request.receipt_ids.first().copied().unwrap_or_default();
-        let mut lines = vec![format!(
-            "This sets receipts.state of receipt {id} from in_flight to {} (only if it is still in_flight).",
-            decision.as_str()
-        )];
-        if decision == Decision::Failed {
-            lines.push(
-                "Failed releases its key: the visitor's retry will be accepted as new.".into(),
-            );
-        }
-        lines.push(
-            "Time alone never makes a receipt failed: answer yes only after checking the outcome."
-                .into(),
-        );
+        let mut lines = words::confirm_state_lines(id, decision);
         if let Some(note) = &request.note {
             lines.push(format!("Note: {}", inline(note, 200)));
         }
         app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
-            title: format!("Mark {item} as {}?", decision.as_str()),
+            title: words::confirm_state_title(&item, decision),
             lines,
-            yes_label: format!("Yes, mark {}", decision.as_str()),
+            yes_label: words::confirm_state_yes(decision),
             no_label: "No".into(),
             yes_focused: false,
             action: ConfirmAction::Decide(request),
@@ -835,14 +971,15 @@ fn send(app: &mut App, requests: Vec<ItemDecision>, bulk: bool, effects: &mut Ve
     advance_to_pending(app);
     if bulk {
         let n = requests.len();
-        info(
-            app,
-            format!("recording {n} decision{} as duplicate…", plural(n)),
-        );
+        info(app, words::recording_many(n, Decision::Duplicate));
         effects.push(Effect::DecideMany(requests));
     } else {
         for r in requests {
-            working(app, format!("recording {} as {}…", r.item, r.decision));
+            let text = match Decision::parse(&r.decision) {
+                Some(d) => words::recording(&r.item, d),
+                None => format!("recording {}…", r.item),
+            };
+            working(app, text);
             effects.push(Effect::Decide(r));
         }
     }

@@ -58,10 +58,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         theme.dim(),
     ));
 
-    let resolved = c.items() - c.pending();
+    let pending = if c.looked_at > 0 {
+        format!("pending {} ({} looked at)", c.pending(), c.looked_at)
+    } else {
+        format!("pending {}", c.pending())
+    };
     let mut second = vec![
-        (format!("pending {}", c.pending()), theme.pending()),
-        (format!(" · resolved {resolved}"), theme.resolved()),
+        (pending, theme.pending()),
+        (format!(" · resolved {}", c.resolved()), theme.resolved()),
         (
             if w >= 80 {
                 format!(

@@ -1,4 +1,5 @@
-//! The `?` help, generated from the keymap table.
+//! The `?` help: the keys, generated from the keymap table, then the
+//! words the screen uses and what each decision changes (see `words`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{Theme, centered, text};
-use crate::tui::app::{App, keymap};
+use crate::tui::app::{App, keymap, words};
 
 pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
@@ -30,6 +31,34 @@ pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
             }
         }
     }
+    // After the keys: the words the screen uses, and what decisions do.
+    for (title, rows) in [
+        (words::HELP_TERMS, words::GLOSSARY),
+        (words::HELP_DECISIONS, words::DECISION_EFFECTS),
+    ] {
+        if !lines.is_empty() {
+            lines.push(Line::raw(""));
+        }
+        lines.push(Line::styled(title.to_string(), theme.title()));
+        for (term, meaning) in rows {
+            let room = width.saturating_sub(key_w + 2).max(10);
+            if text::width(term) >= key_w {
+                // A long term on its own line, the meaning under it.
+                lines.push(Line::styled(format!("  {term}"), theme.key()));
+                for part in text::wrap(meaning, room) {
+                    lines.push(Line::raw(format!("  {}{part}", " ".repeat(key_w))));
+                }
+                continue;
+            }
+            for (i, part) in text::wrap(meaning, room).into_iter().enumerate() {
+                let t = if i == 0 { *term } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {}", text::pad(t, key_w)), theme.key()),
+                    Span::raw(part),
+                ]));
+            }
+        }
+    }
     lines
 }
 
@@ -38,7 +67,7 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
     let height = area.height.saturating_sub(2);
     let popup = centered(area, width, height);
     let block = Block::bordered()
-        .title(" Keys — j/k scroll · Esc, q or ? closes ")
+        .title(" Keys and words — j/k scroll · Esc, q or ? closes ")
         .border_style(theme.title());
     let inner = block.inner(popup);
     let lines = help_lines(theme, usize::from(inner.width));

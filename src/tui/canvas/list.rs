@@ -1,4 +1,7 @@
-//! The list pane: one row per item of the current tab.
+//! The list pane: one row per item of the current tab, under a header
+//! naming its columns. The columns each tab shows are fitted to the pane
+//! (see `columns`); side by side with the detail, the pane is as wide as
+//! they want ([`wanted_width`]), within limits.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,10 +9,19 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, fit_segments, short_time, text};
+use super::columns::{self, Column, column};
+use super::{Theme, fit_segments, text};
 use crate::model::time::human_duration;
+use crate::model::{Millis, Zone};
 use crate::reading::Snapshot;
-use crate::tui::app::{App, Focus, Tab};
+use crate::sanitize::clean;
+use crate::triage::model::{BotEvidence, GapClass};
+use crate::tui::app::fresh::Fresh;
+use crate::tui::app::standing::Standing;
+use crate::tui::app::{App, Focus, Tab, words};
+
+/// The marker before each row (`> ` on the selection).
+const MARKER: usize = 2;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some(snap) = app.snapshot.as_ref() else {
@@ -35,6 +47,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ),
         theme.dim(),
     ));
+    let view = app.list_view;
+    if Tab::ORDERED.contains(&tab) {
+        title.push((
+            format!("· {} (T) ", words::order(view.newest_first)),
+            theme.plain(),
+        ));
+    }
+    if view.pending_only && Tab::DECIDING.contains(&tab) {
+        title.push((format!("· {} (P) ", words::PENDING_ONLY), theme.key()));
+    }
     if tab == Tab::Duplicates {
         title.push((
             format!("· class {} (t) ", app.class_filter.label()),
@@ -49,28 +71,35 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let mut lines = vec![fit_segments(title, w)];
 
-    let height = usize::from(area.height - 1);
+    let inner = w.saturating_sub(MARKER);
+    let cols = tab_columns(app, snap, tab);
+    let widths = columns::fit(&cols, inner);
+    if area.height > 1 {
+        let mut head = vec![Span::raw(" ".repeat(MARKER.min(w)))];
+        head.extend(columns::spans(columns::heads(&cols, theme.head()), &widths));
+        lines.push(Line::from(head));
+    }
+    let height = usize::from(
+        area.height
+            .saturating_sub(crate::tui::app::layout::LIST_HEAD),
+    );
     if rows.is_empty() {
-        let why = if app.filter.is_empty() && app.class_filter == Default::default() {
-            match tab {
-                Tab::Duplicates => "No duplicate groups: nothing slipped past the keys.",
-                Tab::Conflicts => "No key conflicts.",
-                Tab::Stuck => "No receipts stuck in flight.",
-                Tab::Bots => "No suspected bots.",
-                Tab::Damaged => "No damaged rows.",
-                Tab::Receipts => "",
-                Tab::Log => "The review log is empty: no decisions yet.",
-                Tab::Forms => "No forms in this period.",
-            }
+        let why = if total(snap, tab) == 0 {
+            empty_tab(tab).to_string()
         } else if partial {
-            "Nothing matches so far: the receipts are still being read."
+            "Nothing matches so far: the receipts are still being read.".to_string()
+        } else if Tab::DECIDING.contains(&tab) && words::standing_typed(&app.filter) {
+            words::STANDING_NOT_TEXT.to_string()
         } else {
-            "Nothing matches the filter (Esc clears the text filter, t the class)."
+            words::nothing_shown(
+                !app.filter.is_empty(),
+                tab == Tab::Duplicates && app.class_filter != Default::default(),
+                view.pending_only && Tab::DECIDING.contains(&tab),
+            )
         };
-        lines.push(Line::styled(
-            format!("  {}", text::fit(why, w.saturating_sub(2))),
-            theme.dim(),
-        ));
+        for part in text::wrap_at_most(&why, w.saturating_sub(2), height.max(1)) {
+            lines.push(Line::styled(format!("  {part}"), theme.dim()));
+        }
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
@@ -78,30 +107,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let selected = pos.selected.min(rows.len() - 1);
     // The same rule as `update`, in case the screen size changed since.
     let offset = crate::tui::app::layout::offset_showing(selected, pos.offset, height);
-    let inner = w.saturating_sub(2);
-    // The item column is as wide as the longest id in sight (ids grow with the database).
-    let item_w = rows
-        .iter()
-        .skip(offset)
-        .take(height)
-        .filter_map(|&row| app.row_id(tab, row))
-        .map(|id| id.len())
-        .max()
-        .unwrap_or(8)
-        + 1;
     for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
         let is_selected = i == selected;
         let marker = if is_selected { "> " } else { "  " };
-        let (cells, row_style) = row_cells(app, snap, tab, row, inner, item_w, theme);
+        let (cells, row_style) = row_cells(app, snap, tab, row, &widths, theme);
         let mut spans = vec![Span::raw(marker)];
-        let mut used = 0;
-        for (cell, style) in cells {
-            used += text::width(&cell);
-            spans.push(Span::styled(cell, style));
-        }
-        if used < inner {
-            spans.push(Span::raw(" ".repeat(inner - used)));
-        }
+        spans.extend(columns::spans(cells, &widths));
         let mut line = Line::from(spans).style(row_style);
         if is_selected {
             line = line.patch_style(theme.selected(focused));
@@ -109,6 +120,30 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.push(line);
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// What a tab with no items at all says.
+fn empty_tab(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Duplicates => "No duplicate groups: nothing slipped past the keys.",
+        Tab::Conflicts => "No key conflicts.",
+        Tab::Stuck => "No receipts stuck in flight.",
+        Tab::Bots => "No suspected bots.",
+        Tab::Damaged => "No damaged rows.",
+        Tab::Receipts => "",
+        Tab::Log => "The review log is empty: no decisions yet.",
+        Tab::Forms => "No forms in this period.",
+    }
+}
+
+/// The cells the list of the current tab wants, its row marker included:
+/// side by side, the list pane is this wide (within limits).
+pub fn wanted_width(app: &App) -> u16 {
+    let Some(snap) = app.snapshot.as_ref() else {
+        return 0;
+    };
+    let cols = tab_columns(app, snap, app.tab);
+    u16::try_from(MARKER + columns::wanted(&cols)).unwrap_or(u16::MAX)
 }
 
 fn total(snap: &Snapshot, tab: Tab) -> usize {
@@ -125,44 +160,149 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
     }
 }
 
-/// The status word of a decision item, and its style.
+/// The standing word of a decision item, and its style.
 pub fn status(app: &App, item: &str, theme: &Theme) -> (&'static str, Style) {
     if app.awaiting.contains_key(item) {
-        return ("sending…", theme.dim());
+        return (words::STANDING_SENDING, theme.dim());
     }
-    let review = app.review(item);
-    if review.resolved {
-        ("resolved", theme.resolved())
-    } else if review.new_copy_since_decision {
-        ("new copy", theme.warn())
+    let standing = app.standing(item);
+    let style = match standing {
+        Standing::Resolved => theme.resolved(),
+        Standing::NewCopy => theme.warn(),
+        Standing::LookedAt => theme.plain(),
+        Standing::Pending => theme.pending(),
+    };
+    (standing.word(), style)
+}
+
+// --- Columns ---------------------------------------------------------------------
+
+/// `pending`, `resolved`, `new copy`, `sending…`; the Stuck tab's `looked at`.
+const STATUS: Column = column("status", 9, 9, 10);
+const STATUS_STUCK: Column = column("status", 10, 10, 10);
+const RECEIVED: Column = column("received", 12, 12, 5);
+const VISITOR: Column = column("visitor", 22, 12, 7);
+/// Shown while some group has news (see `fresh`).
+const NEWS: Column = column("new", 4, 4, 6);
+
+/// The item column: as wide as the longest id of the tab (ids grow with
+/// the database), and a cell for the note mark.
+fn item_column(app: &App, snap: &Snapshot, tab: Tab) -> Column {
+    let prefix = match tab {
+        Tab::Duplicates => "dup:",
+        Tab::Conflicts => "conflict:",
+        Tab::Stuck => "stuck:",
+        Tab::Bots => "bot:",
+        _ => "",
+    };
+    let digits = app
+        .rows(tab)
+        .iter()
+        .filter_map(|&row| crate::tui::app::rows::row_key(snap, tab, row))
+        .max()
+        .map_or(4, |key| key.to_string().len());
+    let w = prefix.len() + digits + 2;
+    column("item", w, w, 10)
+}
+
+/// The scope column: as wide as the longest form name of the reading, up to a limit.
+fn scope_column(snap: &Snapshot) -> Column {
+    let longest = snap
+        .activity
+        .scopes
+        .iter()
+        .map(|s| text::width(&clean(&s.scope)))
+        .max()
+        .unwrap_or(20);
+    column("scope", longest.clamp(9, 32) + 1, 10, 8)
+}
+
+fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
+    match tab {
+        Tab::Duplicates => {
+            let mut columns = vec![STATUS];
+            if shows_news(app) {
+                columns.push(NEWS);
+            }
+            columns.extend([
+                item_column(app, snap, tab),
+                RECEIVED,
+                column("gap", 13, 8, 4),
+                column("copies", 7, 7, 2),
+                column("match", 6, 6, 3),
+                scope_column(snap),
+                VISITOR,
+                column("subject", 0, 12, 0),
+            ]);
+            columns
+        }
+        Tab::Conflicts => vec![
+            STATUS,
+            item_column(app, snap, tab),
+            RECEIVED,
+            column("attempts", 9, 9, 4),
+            VISITOR,
+            scope_column(snap),
+            column("key", 24, 10, 3),
+        ],
+        Tab::Stuck => vec![
+            STATUS_STUCK,
+            item_column(app, snap, tab),
+            column("in flight", 12, 10, 9),
+            RECEIVED,
+            VISITOR,
+            scope_column(snap),
+            column("key", 24, 10, 3),
+        ],
+        Tab::Bots => vec![
+            STATUS,
+            item_column(app, snap, tab),
+            column("evidence", 13, 9, 8),
+            column("receipts", 9, 9, 6),
+            column("senders", 8, 8, 5),
+            column("received", 12, 12, 7),
+            column("scopes", 24, 10, 4),
+        ],
+        Tab::Damaged => vec![
+            column("receipt", 10, 10, 10),
+            column("problem", 9, 9, 9),
+            column("detail", 40, 10, 8),
+        ],
+        Tab::Log => vec![
+            column("decided", 12, 12, 9),
+            column("operator", 13, 8, 8),
+            column("decision", 16, 16, 10),
+            column("item", 17, 10, 9),
+            column("note", 24, 8, 5),
+        ],
+        Tab::Receipts | Tab::Forms => Vec::new(),
+    }
+}
+
+/// True while some group has news to mark: the column is there only then.
+fn shows_news(app: &App) -> bool {
+    !app.fresh.is_empty()
+}
+
+/// `11-29 10:15` in the year of `now`, else `2025-11-29`.
+fn compact_time(zone: Zone, ms: Millis, now: Millis) -> String {
+    let full = zone.format_minutes(ms);
+    let this_year = zone.format_minutes(now);
+    if full.get(..4) == this_year.get(..4) {
+        full.get(5..).unwrap_or(&full).to_string()
     } else {
-        ("pending", theme.pending())
+        full.get(..10).unwrap_or(&full).to_string()
     }
 }
 
-/// Cells of a row, each padded to its column; never wider than the row.
-struct Cells {
-    cells: Vec<(String, Style)>,
-    left: usize,
-}
-
-impl Cells {
-    /// A column of `cells` cells, its last one a blank separator.
-    fn push(&mut self, text: &str, cells: usize, style: Style) {
-        let cells = cells.min(self.left);
-        if cells > 1 {
-            self.cells.push((text::pad(text, cells - 1) + " ", style));
-            self.left -= cells;
-        }
+fn class_word(class: GapClass, cells: usize) -> &'static str {
+    if cells >= class.as_str().len() {
+        return class.as_str();
     }
-
-    /// The last column takes what is left.
-    fn rest(&mut self, text: &str, style: Style) {
-        let cells = self.left;
-        if cells > 0 {
-            self.cells.push((text::pad(text, cells), style));
-            self.left = 0;
-        }
+    match class {
+        GapClass::Simultaneous => "simult.",
+        GapClass::Seconds => "seconds",
+        GapClass::Minutes => "minutes",
     }
 }
 
@@ -170,141 +310,159 @@ fn note_flag(app: &App, item: &str) -> &'static str {
     if app.notes.contains_key(item) {
         "✎"
     } else {
-        " "
+        ""
     }
 }
 
-/// Cells of one row, fitted so that together they take at most `w` cells.
+/// The sender cells of a row: who (name, else email) and what about; dim
+/// while only the folded text is known.
+fn sender_cells(
+    app: &App,
+    id: Option<i64>,
+    theme: &Theme,
+    with_about: bool,
+) -> Vec<(String, Style)> {
+    let visitor = id.and_then(|id| app.visitor(id));
+    let style = match &visitor {
+        Some(v) if !v.folded => theme.plain(),
+        _ => theme.dim(),
+    };
+    let who = visitor
+        .as_ref()
+        .and_then(|v| v.who())
+        .map(|w| text::safe(w, 60))
+        .unwrap_or_default();
+    let mut cells = vec![(who, style)];
+    if with_about {
+        let about = visitor
+            .as_ref()
+            .and_then(|v| v.about.as_deref())
+            .map(|a| text::safe(a, 120))
+            .unwrap_or_default();
+        cells.push((about, theme.dim()));
+    }
+    cells
+}
+
+/// The cells of one row, one per column of the tab (`widths`: the
+/// columns' widths as fitted), and the row's style.
 fn row_cells(
     app: &App,
     snap: &Snapshot,
     tab: Tab,
     row: usize,
-    w: usize,
-    item_w: usize,
+    widths: &[usize],
     theme: &Theme,
 ) -> (Vec<(String, Style)>, Style) {
     let t = &snap.triage;
     let plain = Style::default();
-    let mut c = Cells {
-        cells: Vec::new(),
-        left: w,
-    };
+    let zone = app.shown_zone();
+    let now = app.now_ms().unwrap_or(snap.settings.now_ms);
+    let when = |ms: Option<Millis>| ms.map_or_else(|| "?".into(), |ms| compact_time(zone, ms, now));
+    let created = |id: i64| snap.receipt_view(id).map(|r| r.created_ms());
     let mut row_style = plain;
-    let mut item_status = |c: &mut Cells, item: &str| {
+    let mut item_cells = |item: &str| {
         let (word, style) = status(app, item, theme);
-        if app.review(item).resolved {
+        if app.standing(item).is_resolved() && !app.awaiting.contains_key(item) {
             row_style = theme.dim();
         }
-        c.push(word, 9, style);
-        c.push(
-            &format!("{item}{}", note_flag(app, item)),
-            item_w + 1,
-            plain,
-        );
+        [
+            (word.to_string(), style),
+            (format!("{item}{}", note_flag(app, item)), plain),
+        ]
     };
+    let mut cells = Vec::new();
     match tab {
         Tab::Duplicates => {
             let g = &t.duplicates[row];
-            item_status(&mut c, &g.item());
-            c.push(g.class.as_str(), 13, plain);
-            c.push(&format!("{}×", g.members.len()), 5, plain);
-            c.push(if g.is_exact() { "exact" } else { "near" }, 6, plain);
-            let scope_w = (c.left / 3).clamp(9, 19);
-            c.push(&text::safe(&g.scope, scope_w), scope_w, plain);
-            c.rest(&text::safe(&preview(snap, g.members[0].id), w), theme.dim());
+            let [status, item] = item_cells(&g.item());
+            let first = g.members[0].id;
+            let news = match app.fresh.get(&first) {
+                Some(Fresh::Group) => words::FRESH_GROUP.to_string(),
+                Some(Fresh::Gained(n)) => words::gained(*n),
+                None => String::new(),
+            };
+            cells.push(status);
+            if shows_news(app) {
+                cells.push((news, theme.warn()));
+            }
+            cells.push(item);
+            cells.push((when(created(first)), theme.dim()));
+            let class_at = if shows_news(app) { 4 } else { 3 };
+            let class_w = widths.get(class_at).copied().unwrap_or(0).saturating_sub(1);
+            cells.push((class_word(g.class, class_w).to_string(), plain));
+            cells.push((g.members.len().to_string(), plain));
+            let kind = if g.is_exact() { "exact" } else { "near" };
+            cells.push((kind.to_string(), plain));
+            cells.push((text::safe(&g.scope, 40), theme.dim()));
+            cells.extend(sender_cells(app, Some(first), theme, true));
         }
         Tab::Conflicts => {
             let k = &t.conflicts[row];
-            item_status(&mut c, &k.item());
-            let n = k.attempts.len();
-            c.push(
-                &format!("{n} attempt{}", if n == 1 { "" } else { "s" }),
-                12,
-                plain,
-            );
-            let key_w = (c.left * 2 / 3).clamp(8, 30);
-            c.push(
-                &format!("key {}", text::safe(&k.request_key, key_w)),
-                key_w,
-                plain,
-            );
-            c.rest(&text::safe(&k.scope, w), theme.dim());
+            let [status, item] = item_cells(&k.item());
+            cells.push(status);
+            cells.push(item);
+            cells.push((when(created(k.receipt_id)), theme.dim()));
+            cells.push((k.attempts.len().to_string(), plain));
+            cells.extend(sender_cells(app, Some(k.receipt_id), theme, false));
+            cells.push((text::safe(&k.scope, 40), theme.dim()));
+            cells.push((text::safe(&k.request_key, 60), plain));
         }
         Tab::Stuck => {
             let s = &t.stuck[row];
-            item_status(&mut c, &s.item());
-            c.push(&human_duration(app.age_ms(s.age_ms)), 13, plain);
+            let [status, item] = item_cells(&s.item());
+            cells.push(status);
+            cells.push(item);
+            cells.push((human_duration(app.age_ms(s.age_ms)), plain));
+            cells.push((when(created(s.receipt_id)), theme.dim()));
+            cells.extend(sender_cells(app, Some(s.receipt_id), theme, false));
+            cells.push((text::safe(&s.scope, 40), theme.dim()));
             let key = match s.request_key.as_deref() {
-                Some(k) => format!("key {}", text::safe(k, w)),
-                None => "no key".into(),
+                Some(k) => text::safe(k, 60),
+                None => "(none)".into(),
             };
-            let key_w = (c.left / 2).clamp(6, 26);
-            c.push(&key, key_w, plain);
-            c.rest(&text::safe(&s.scope, w), theme.dim());
+            cells.push((key, plain));
         }
         Tab::Bots => {
             let g = &t.bot_groups[row];
-            item_status(&mut c, &g.item());
+            let [status, item] = item_cells(&g.item());
+            cells.push(status);
+            cells.push(item);
             let evidence = match g.evidence {
-                crate::triage::model::BotEvidence::Campaign => "same message",
-                crate::triage::model::BotEvidence::Honeypot => "bot trap",
-                crate::triage::model::BotEvidence::Empty => "empty",
+                BotEvidence::Campaign => "same message",
+                BotEvidence::Honeypot => "bot trap",
+                BotEvidence::Empty => "empty",
             };
-            c.push(evidence, 13, theme.warn());
-            c.push(&format!("{}×", g.receipts.len()), 6, plain);
-            let senders = match g.senders {
-                0 => "no sender".to_string(),
-                1 => "1 sender".to_string(),
-                n => format!("{n} senders"),
-            };
-            c.push(&senders, 11, plain);
-            c.push(&short_time(app.shown_zone(), g.first_ms()), 17, theme.dim());
-            let scopes = g.scopes_label();
-            c.rest(&text::safe(&scopes, w), theme.dim());
+            cells.push((evidence.to_string(), theme.warn()));
+            cells.push((g.receipts.len().to_string(), plain));
+            cells.push((g.senders.to_string(), plain));
+            cells.push((when(Some(g.first_ms())), theme.dim()));
+            cells.push((text::safe(&g.scopes_label(), 120), theme.dim()));
         }
         // Drawn by `canvas::receipts`.
         Tab::Receipts => {}
         Tab::Damaged => {
             let d = &t.damaged[row];
-            c.push(&format!("#{}", d.receipt_id), 10, plain);
-            c.push(d.reason.as_str(), 9, theme.warn());
-            c.rest(&text::safe(&d.detail, w), plain);
+            cells.push((format!("#{}", d.receipt_id), plain));
+            cells.push((d.reason.as_str().to_string(), theme.warn()));
+            cells.push((text::safe(&d.detail, 200), plain));
         }
         Tab::Log => {
             let l = &snap.log[row];
-            let when = l
-                .decided_at_ms
-                .map(|t| short_time(app.shown_zone(), t))
-                .unwrap_or_else(|| "?".into());
-            c.push(&when, 17, theme.dim());
-            c.push(&text::safe(&l.operator, 12), 13, plain);
-            c.push(&text::safe(&l.decision, 16), 17, theme.key());
-            c.push(&text::safe(&l.item, 18), 19, plain);
+            cells.push((when(l.decided_at_ms), theme.dim()));
+            cells.push((text::safe(&l.operator, 40), plain));
+            let decision = text::safe(&words::decision_named(&l.decision), 30);
+            cells.push((decision, theme.key()));
+            cells.push((text::safe(&l.item, 40), plain));
             let note = l
                 .note
                 .as_deref()
-                .map(|n| text::safe(n, w))
+                .map(|n| text::safe(n, 200))
                 .unwrap_or_default();
-            c.rest(&note, theme.dim());
+            cells.push((note, theme.dim()));
         }
         // Drawn by its own canvas (see `forms`).
         Tab::Forms => {}
     }
-    (c.cells, row_style)
-}
-
-/// A few of a receipt's visitor values, to recognise a row (already normalised).
-fn preview(snap: &Snapshot, id: i64) -> String {
-    let Some(r) = snap.receipt_view(id) else {
-        return String::new();
-    };
-    let mut picked: Vec<&str> = ["name", "email", "subject"]
-        .iter()
-        .filter_map(|k| r.fields().find(|(f, _)| f == k).map(|(_, v)| v))
-        .collect();
-    if picked.is_empty() {
-        picked = r.fields().take(2).map(|(_, v)| v).collect();
-    }
-    picked.join(" · ")
+    (cells, row_style)
 }

@@ -5,6 +5,7 @@
 //! operator names, the database path) passes through [`crate::sanitize`]
 //! (via [`text::safe`]) before it becomes a `Span`.
 
+mod columns;
 mod confirm;
 mod detail;
 mod footer;
@@ -41,7 +42,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
         progress::draw(frame, area, app, &theme);
         return;
     }
-    let areas = layout::areas(area, app.read_only().is_some(), app.focus);
+    // The Receipts tab's hits keep two fifths; the Forms tab takes both panes.
+    let list_want = match app.tab {
+        Tab::Receipts | Tab::Forms => area.width * 2 / 5,
+        _ => list::wanted_width(app),
+    };
+    let areas = layout::areas(area, app.read_only().is_some(), app.focus, list_want);
     header::draw(frame, areas.header, app, &theme);
     header::draw_banner(frame, areas.banner, app, &theme);
     tabs::draw(frame, areas.tabs, app, &theme);

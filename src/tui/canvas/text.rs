@@ -68,36 +68,51 @@ pub fn safe_pad(text: &str, cells: usize) -> String {
 /// between characters (a wide character is never split). The text must already
 /// be safe; line breaks in it start new lines.
 pub fn wrap(text: &str, cells: usize) -> Vec<String> {
+    wrap_ranges(text, cells)
+        .into_iter()
+        .map(|r| text[r].to_string())
+        .collect()
+}
+
+/// [`wrap`] as byte ranges of `text`, one a line (the space a line breaks
+/// at and the line breaks themselves belong to no line).
+pub fn wrap_ranges(text: &str, cells: usize) -> Vec<std::ops::Range<usize>> {
     let cells = cells.max(2);
     let mut lines = Vec::new();
+    let mut from = 0;
     for paragraph in text.split('\n') {
-        let mut line = String::new();
+        // The line is text[start..end]; `used` its cells.
+        let mut start = from;
+        let mut end = from;
         let mut used = 0;
-        for c in paragraph.chars() {
+        for (i, c) in paragraph.char_indices() {
+            let at = from + i;
             let w = char_width(c);
             if used + w > cells {
                 // Prefer to break after the last space in the second half of the line.
-                let break_at = line
+                let break_at = text[start..end]
                     .char_indices()
                     .filter(|(_, ch)| *ch == ' ')
-                    .map(|(i, _)| i)
+                    .map(|(i, _)| start + i)
                     .next_back()
-                    .filter(|&i| width(&line[..i]) >= cells / 2);
+                    .filter(|&i| width(&text[start..i]) >= cells / 2);
                 match break_at {
                     Some(i) => {
-                        let rest = line[i + 1..].to_string();
-                        line.truncate(i);
-                        lines.push(std::mem::take(&mut line));
-                        line = rest;
+                        lines.push(start..i);
+                        start = i + 1;
                     }
-                    None => lines.push(std::mem::take(&mut line)),
+                    None => {
+                        lines.push(start..end);
+                        start = end;
+                    }
                 }
-                used = width(&line);
+                used = width(&text[start..end]);
             }
-            line.push(c);
+            end = at + c.len_utf8();
             used += w;
         }
-        lines.push(line);
+        lines.push(start..end);
+        from += paragraph.len() + 1;
     }
     lines
 }

@@ -113,6 +113,23 @@ impl Theme {
         }
     }
 
+    /// A list's column header.
+    pub fn head(&self) -> Style {
+        self.dim().add_modifier(Modifier::UNDERLINED)
+    }
+
+    /// The words or characters that differ inside a differing field: not by
+    /// colour alone (reverse video), so it shows under `NO_COLOR` too.
+    pub fn changed(&self) -> Style {
+        self.pick(
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+            Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        )
+    }
+
     pub fn pane_title(&self, focused: bool) -> Style {
         if focused {
             self.title().add_modifier(Modifier::UNDERLINED)

@@ -17,6 +17,7 @@ use crate::review::{ExportFile, ExportFilter};
 use crate::storage::{self, Access, ChangeMark, Storage};
 use crate::tui::app::indexed::IndexedSnapshot;
 use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
+use crate::tui::app::words;
 
 /// Only a reading in progress shares the database, and none is while a
 /// decision is recorded.
@@ -467,11 +468,8 @@ fn record(
     let full = full_request(snap, operator, request)?;
     review::decide(database, &full)
         .map(|recorded| match recorded.entry.kept {
-            Some(kept) => format!(
-                "{}: {} recorded, keeping #{kept}",
-                request.item, request.decision
-            ),
-            None => format!("{}: {} recorded", request.item, request.decision),
+            Some(kept) => words::recorded_keeping(&request.item, full.decision, kept),
+            None => words::recorded(&request.item, full.decision),
         })
         .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
 }
@@ -532,18 +530,15 @@ fn describe_batch_undo(step: &review::BatchUndone, operator: &str) -> String {
 /// What an undo did, in one line for the status bar.
 fn describe_undo(undone: &review::Undone) -> String {
     let item = crate::sanitize::inline(&undone.reopened.item, 40);
-    let what = format!("{item}: {} undone, pending again", undone.reopened.decision);
+    let what = words::undone(&item, undone.reopened.decision);
     match &undone.state {
         review::StateRevert::NoStateChange => what,
         review::StateRevert::Reverted { receipt_id, from } => {
-            format!("{what}; receipt {receipt_id} back to in_flight (was {from})")
+            what + &words::undone_state_back(*receipt_id, from)
         }
         review::StateRevert::Kept {
             receipt_id,
             now_state,
-        } => format!(
-            "{what}; receipt {receipt_id} changed since, state kept ({})",
-            now_state.as_deref().unwrap_or("gone")
-        ),
+        } => what + &words::undone_state_kept(*receipt_id, now_state.as_deref()),
     }
 }

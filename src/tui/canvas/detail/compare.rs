@@ -1,5 +1,8 @@
 //! The field-by-field comparison of copies: differing fields are marked by a
-//! symbol as well as by colour.
+//! symbol as well as by colour, and inside them the words (or characters)
+//! that differ from the first column's are marked too (see `diff`). Fields
+//! the visitor fingerprint leaves out (event ids, times, tokens) are "not
+//! compared" wherever copies are compared: duplicates and conflicts alike.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -7,8 +10,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
+use super::diff;
 use crate::sanitize::clean;
 use crate::triage::model::VisitorFields;
+use crate::triage::visitor::{IgnoreList, fingerprint, normalize_key};
 use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 
@@ -20,18 +25,45 @@ pub const IGNORED: &str = "·";
 pub enum Fields {
     Loading,
     Failed(String),
-    Object(BTreeMap<String, String>),
+    /// Its fields as shown, and (see [`compared_fields`]) its visitor
+    /// fields as the analysis folds them.
+    Object(BTreeMap<String, String>, Option<VisitorFields>),
 }
 
 /// Parses a payload's top-level fields for display (strings as themselves,
 /// other values as JSON).
 pub fn fields(app: &App, r: PayloadRef) -> Fields {
+    parsed(app, r, false)
+}
+
+/// Payloads up to this size are folded as the analysis folds them on each
+/// drawing; a larger one is compared as it is (its fields marked as
+/// differing or not, never "not compared").
+const FOLDED_BYTES: usize = 64 * 1024;
+
+/// [`fields`], with the visitor fields the analysis would take from the
+/// payload: for copies the analysis did not fold (a conflict's attempts),
+/// so that they are compared as a group's copies are.
+pub fn compared_fields(app: &App, r: PayloadRef) -> Fields {
+    parsed(app, r, true)
+}
+
+fn parsed(app: &App, r: PayloadRef, fold: bool) -> Fields {
     match app.payload(r) {
         None => Fields::Loading,
         Some(Err(why)) => Fields::Failed(format!("could not load: {why}")),
         Some(Ok(body)) => match serde_json::from_str::<serde_json::Value>(body) {
-            Ok(serde_json::Value::Object(map)) => Fields::Object(
-                map.into_iter()
+            Ok(serde_json::Value::Object(map)) => {
+                let visitor = (fold && body.len() <= FOLDED_BYTES).then(|| {
+                    let ignore = app
+                        .snapshot
+                        .as_ref()
+                        .map(|s| IgnoreList::new(&s.settings.ignore_fields))
+                        .unwrap_or_default();
+                    fingerprint(&map, &ignore).fields
+                });
+                let shown = map
+                    .into_iter()
                     .map(|(k, v)| {
                         let shown = match v {
                             serde_json::Value::String(s) => s,
@@ -39,8 +71,9 @@ pub fn fields(app: &App, r: PayloadRef) -> Fields {
                         };
                         (k, shown)
                     })
-                    .collect(),
-            ),
+                    .collect();
+                Fields::Object(shown, visitor)
+            }
             Ok(_) => Fields::Failed("the payload is not a JSON object".into()),
             Err(e) => Fields::Failed(format!("the payload is not JSON: {e}")),
         },
@@ -50,12 +83,25 @@ pub fn fields(app: &App, r: PayloadRef) -> Fields {
 pub struct Column<'a> {
     pub label: String,
     pub fields: Fields,
-    /// The normalised visitor fields, when the column is an analysed receipt.
+    /// The normalised visitor fields, when the column is an analysed
+    /// receipt (else those of its payload are used).
     pub visitor: Option<&'a VisitorFields>,
 }
 
+impl Column<'_> {
+    /// The visitor fields the column is compared by: the analysis's, else
+    /// its payload's fingerprint.
+    fn visitor(&self) -> Option<&VisitorFields> {
+        self.visitor.or(match &self.fields {
+            Fields::Object(_, v) => v.as_ref(),
+            _ => None,
+        })
+    }
+}
+
 fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
-    v.0.binary_search_by(|(k, _)| k.as_str().cmp(field))
+    let key = normalize_key(field);
+    v.0.binary_search_by(|(k, _)| k.as_str().cmp(key.as_str()))
         .ok()
         .map(|i| v.0[i].1.as_str())
 }
@@ -63,22 +109,16 @@ fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
 /// The marker of a field: ` ` same, `≠` differs, `≈` same once normalised,
 /// `·` not part of the visitor fingerprint (noise field) and differing.
 fn marker(columns: &[Column], field: &str, use_visitor: bool) -> &'static str {
-    let raw: Vec<Option<&str>> = columns
-        .iter()
-        .map(|c| match &c.fields {
-            Fields::Object(map) => map.get(field).map(String::as_str),
-            _ => None,
-        })
-        .collect();
+    let raw: Vec<Option<&str>> = columns.iter().map(|c| value_of(c, field)).collect();
     if raw.windows(2).all(|w| w[0] == w[1]) {
         return " ";
     }
-    if !use_visitor || columns.iter().any(|c| c.visitor.is_none()) {
+    if !use_visitor || columns.iter().any(|c| c.visitor().is_none()) {
         return DIFFERS;
     }
     let normalised: Vec<Option<&str>> = columns
         .iter()
-        .map(|c| c.visitor.and_then(|v| visitor_value(v, field)))
+        .map(|c| c.visitor().and_then(|v| visitor_value(v, field)))
         .collect();
     if normalised.iter().all(Option::is_none) {
         // Dropped from the fingerprint (noise) or empty in every copy.
@@ -102,23 +142,36 @@ fn marker_style(marker: &str, theme: &Theme) -> Style {
 }
 
 pub fn legend(use_visitor: bool, theme: &Theme, width: usize) -> Line<'static> {
-    let mut spans = vec![
-        Span::styled(DIFFERS.to_string(), theme.differs()),
-        Span::raw(" differs"),
+    // The longest wording that fits.
+    const WORDINGS: [(&str, &str, &str); 3] = [
+        (
+            " differs (the changed words marked)",
+            "  ≈ same once case and spacing are folded  ",
+            " not compared (noise field)",
+        ),
+        (" differs", "  ≈ same once folded  ", " not compared"),
+        (" differs", " ≈ folded ", " not compared"),
     ];
-    if use_visitor {
-        spans.push(Span::raw("  ≈ same once case and spacing are folded  "));
-        spans.push(Span::styled(IGNORED.to_string(), theme.dim()));
-        spans.push(Span::raw(" not compared (noise field)"));
-    }
-    let total: usize = spans.iter().map(|s| text::width(&s.content)).sum();
-    if total > width {
-        spans.truncate(2);
+    let spans = |(differs, folded, noise): (&str, &str, &str)| {
+        let mut spans = vec![
+            Span::styled(DIFFERS.to_string(), theme.differs()),
+            Span::raw(differs.to_string()),
+        ];
         if use_visitor {
-            spans.push(Span::raw("  ≈ normalised  · noise"));
+            spans.push(Span::raw(folded.to_string()));
+            spans.push(Span::styled(IGNORED.to_string(), theme.dim()));
+            spans.push(Span::raw(noise.to_string()));
         }
-    }
-    Line::from(spans)
+        spans
+    };
+    let fits =
+        |s: &Vec<Span<'static>>| s.iter().map(|s| text::width(&s.content)).sum::<usize>() <= width;
+    let chosen = WORDINGS
+        .into_iter()
+        .map(spans)
+        .find(fits)
+        .unwrap_or_else(|| spans(WORDINGS[2]));
+    Line::from(chosen)
 }
 
 /// The most fields a comparison shows.
@@ -147,7 +200,7 @@ pub fn compare(
     let mut names: BTreeSet<&str> = columns
         .iter()
         .filter_map(|c| match &c.fields {
-            Fields::Object(map) => Some(map.keys().map(String::as_str)),
+            Fields::Object(map, _) => Some(map.keys().map(String::as_str)),
             _ => None,
         })
         .flatten()
@@ -200,9 +253,80 @@ pub fn compare(
 
 fn value_of<'c>(column: &'c Column, field: &str) -> Option<&'c str> {
     match &column.fields {
-        Fields::Object(map) => map.get(field).map(String::as_str),
+        Fields::Object(map, _) => map.get(field).map(String::as_str),
         _ => None,
     }
+}
+
+/// The most characters of a value the comparison reads (the part shown
+/// is far shorter; a difference further in is not looked for).
+const READ_CHARS: usize = 4_000;
+
+/// A field's values, made safe, each as lines of spans: those of a
+/// differing field with what differs from the first column's value marked
+/// (the first column's own marks are what any later column changed).
+fn value_lines(
+    columns: &[Column],
+    name: &str,
+    differs: bool,
+    cells: usize,
+    max_lines: usize,
+    theme: &Theme,
+) -> Vec<Vec<Vec<Span<'static>>>> {
+    // A value that differs is read further: its change may lie past what
+    // fits (see `diff::lines`); any other is cut to what can be shown.
+    let read = if differs {
+        READ_CHARS
+    } else {
+        cells * max_lines + 1
+    };
+    let texts: Vec<Option<String>> = columns
+        .iter()
+        .map(|c| value_of(c, name).map(|v| clean(&text::head(v, read)).into_owned()))
+        .collect();
+    let mut marks: Vec<diff::Ranges> = vec![Vec::new(); columns.len()];
+    if differs && let Some(Some(first)) = texts.first() {
+        let mut in_first = Vec::new();
+        for (i, other) in texts.iter().enumerate().skip(1) {
+            if let Some(other) = other {
+                let (old, new) = diff::changed(first, other);
+                in_first.extend(old);
+                marks[i] = new;
+            }
+        }
+        marks[0] = diff::union(in_first);
+    }
+    texts
+        .iter()
+        .zip(&marks)
+        .map(|(value, marked)| match value {
+            Some(v) => diff::lines(v, marked, cells, max_lines, theme.plain(), theme.changed()),
+            None => vec![vec![Span::raw("—")]],
+        })
+        .collect()
+}
+
+/// Spans padded (or cut) to exactly `cells` cells.
+fn padded(spans: &[Span<'static>], cells: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for span in spans {
+        let w = text::width(&span.content);
+        if used + w <= cells {
+            used += w;
+            out.push(span.clone());
+        } else {
+            let room = cells - used;
+            let cut = text::fit(&span.content, room);
+            used += text::width(&cut);
+            out.push(Span::styled(cut, span.style));
+            break;
+        }
+    }
+    if used < cells {
+        out.push(Span::raw(" ".repeat(cells - used)));
+    }
+    out
 }
 
 fn table(
@@ -229,17 +353,7 @@ fn table(
         let mark = marker(columns, name, use_visitor);
         let differs = mark == DIFFERS;
         let max_lines = if differs { 6 } else { 3 };
-        let cells: Vec<Vec<String>> = columns
-            .iter()
-            .map(|c| match value_of(c, name) {
-                Some(v) => text::wrap_at_most(
-                    &clean(&text::head(v, value_w * max_lines + 1)),
-                    value_w,
-                    max_lines,
-                ),
-                None => vec!["—".to_string()],
-            })
-            .collect();
+        let cells = value_lines(columns, name, differs, value_w, max_lines, theme);
         let height = cells.iter().map(Vec::len).max().unwrap_or(1);
         let style = if differs {
             theme.differs()
@@ -265,8 +379,9 @@ fn table(
                 Span::styled(text::pad(&field, field_w), style),
             ];
             for cell in &cells {
-                let part = cell.get(row).map(String::as_str).unwrap_or("");
-                spans.push(Span::raw(format!(" {}", text::pad(part, value_w))));
+                spans.push(Span::raw(" "));
+                let part = cell.get(row).map(Vec::as_slice).unwrap_or(&[]);
+                spans.extend(padded(part, value_w));
             }
             lines.push(Line::from(spans));
         }
@@ -314,18 +429,13 @@ fn stacked(
             Span::styled(text::fit(&field, width.saturating_sub(2)), style),
         ]));
         let room = width.saturating_sub(label_w + 5).max(4);
-        for c in columns {
-            let value = value_of(c, name).map(|v| clean(&text::head(v, room * 3 + 1)).into_owned());
-            let parts = match &value {
-                Some(v) => text::wrap_at_most(v, room, 3),
-                None => vec!["—".into()],
-            };
+        let values = value_lines(columns, name, mark == DIFFERS, room, 3, theme);
+        for (c, parts) in columns.iter().zip(values) {
             for (i, part) in parts.into_iter().enumerate() {
                 let label = if i == 0 { c.label.as_str() } else { "" };
-                lines.push(Line::raw(format!(
-                    "    {} {part}",
-                    text::pad(label, label_w)
-                )));
+                let mut spans = vec![Span::raw(format!("    {} ", text::pad(label, label_w)))];
+                spans.extend(part);
+                lines.push(Line::from(spans));
             }
         }
     }

@@ -15,7 +15,7 @@ use crate::reading::{ItemReview, Snapshot};
 use crate::sanitize::clean;
 use crate::triage::model::{DuplicateGroup, GapClass, MatchKind};
 use crate::tui::app::msg::PayloadRef;
-use crate::tui::app::{App, keep};
+use crate::tui::app::{App, keep, words};
 
 /// `10:15:30.123`, or `11-30 10:15:30` when the day differs from the first copy's.
 fn time_of_day(zone: Zone, ms: Millis, first: Millis) -> String {
@@ -235,7 +235,7 @@ fn copies(
                 .map_or_else(|| "(none)".into(), |k| clean(k).into_owned()),
             None => "?".into(),
         };
-        let state = r.map(|r| r.state.as_str()).unwrap_or("?");
+        let state = r.map_or_else(|| "?".into(), |r| words::state_named(r.state.as_str()));
         let replays = snap.replays_of(m.id).to_string();
         let match_style = if m.match_kind == MatchKind::Exact {
             theme.plain()
@@ -254,7 +254,7 @@ fn copies(
             cells.push(text::pad(&key, key_w));
         }
         cells.extend([
-            text::pad(state, STATE),
+            text::pad(&state, STATE),
             text::pad_left(&replays, REPLAYS - 1) + " ",
         ]);
         let mut used = 0;
@@ -277,18 +277,7 @@ fn copies(
             ));
         }
         if m.match_kind != MatchKind::Exact {
-            let fields: Vec<String> = m.fields.iter().map(|f| clean(f).into_owned()).collect();
-            let why = match m.match_kind {
-                MatchKind::Partial => format!(
-                    "partial copy: {} filled in only one of it and the first copy",
-                    fields.join(", ")
-                ),
-                MatchKind::Edited => format!(
-                    "edited copy: {} differs from the first copy by a few words",
-                    fields.join(", ")
-                ),
-                MatchKind::Exact => String::new(),
-            };
+            let why = why_near(snap, g, m);
             for part in text::wrap_at_most(&why, w.saturating_sub(indent.len()), 2) {
                 lines.push(Line::from(vec![
                     Span::raw(indent.clone()),
@@ -319,4 +308,34 @@ fn clip(spans: Vec<Span<'static>>, w: usize) -> Line<'static> {
         }
     }
     Line::from(out)
+}
+
+/// Why a near copy is in its group, in words: which fields only one of it
+/// and the first copy has (partial), or which differ by a few words (edited).
+fn why_near(
+    snap: &Snapshot,
+    g: &crate::triage::model::DuplicateGroup,
+    m: &crate::triage::model::Member,
+) -> String {
+    let fields: Vec<String> = m.fields.iter().map(|f| clean(f).into_owned()).collect();
+    match m.match_kind {
+        MatchKind::Partial => {
+            let has = |id: i64, field: &str| {
+                snap.receipt_view(id)
+                    .map(|r| r.fields().any(|(k, _)| k == field))
+            };
+            let first = g.members[0].id;
+            let (mut here, mut there, mut unknown) = (Vec::new(), Vec::new(), Vec::new());
+            for (field, shown) in m.fields.iter().zip(fields) {
+                match (has(m.id, field), has(first, field)) {
+                    (Some(true), Some(false)) => here.push(shown),
+                    (Some(false), Some(true)) => there.push(shown),
+                    _ => unknown.push(shown),
+                }
+            }
+            words::partial_copy(&here, &there, &unknown)
+        }
+        MatchKind::Edited => words::edited_copy(&fields),
+        MatchKind::Exact => String::new(),
+    }
 }

@@ -4,6 +4,7 @@
 
 mod bots;
 mod compare;
+mod diff;
 mod group;
 mod other;
 mod raw;
@@ -16,7 +17,8 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, fit_segments, text};
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
-use crate::tui::app::{App, Focus, Selected};
+use crate::tui::app::standing::Standing;
+use crate::tui::app::{App, Focus, Selected, words};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if area.height == 0 {
@@ -95,10 +97,11 @@ pub(crate) fn review_lines(
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let who = |r: &ItemReview| {
-        let mut s = format!(
-            "as {}",
-            r.decision.as_deref().map(clean).unwrap_or("?".into())
-        );
+        let mut s = r
+            .decision
+            .as_deref()
+            .map(|d| words::decision_named(&clean(d)))
+            .unwrap_or_else(|| "?".into());
         if let Some(op) = &r.operator {
             s.push_str(&format!(" by {}", clean(op)));
         }
@@ -110,8 +113,18 @@ pub(crate) fn review_lines(
     if app.awaiting.contains_key(item) {
         lines.push(Line::styled("A decision is being recorded…", theme.dim()));
     }
-    if review.resolved {
-        for part in text::wrap(&format!("Resolved {}.", who(review)), width) {
+    let standing = Standing::of(review);
+    if standing == Standing::LookedAt {
+        for part in text::wrap(&words::looked_at(&who(review)), width) {
+            lines.push(Line::styled(part, theme.plain()));
+        }
+        if let Some(note) = &review.note {
+            for part in text::wrap_at_most(&format!("Note: {}", clean(note)), width, 4) {
+                lines.push(Line::raw(part));
+            }
+        }
+    } else if review.resolved {
+        for part in text::wrap(&words::resolved_as(&who(review)), width) {
             lines.push(Line::styled(part, theme.resolved()));
         }
         if let Some(note) = &review.note {
@@ -120,15 +133,12 @@ pub(crate) fn review_lines(
             }
         }
     } else if review.new_copy_since_decision {
-        let text = format!(
-            "NEW COPY SINCE DECISION: resolved {}, then another copy arrived. Pending again: decide anew.",
-            who(review)
-        );
+        let text = words::new_copy_since(&who(review));
         for part in text::wrap(&text, width) {
             lines.push(Line::styled(part, theme.warn()));
         }
     } else if review.decision.is_some() {
-        let text = format!("Reopened; last decided {}.", who(review));
+        let text = words::reopened_after(&who(review));
         for part in text::wrap(&text, width) {
             lines.push(Line::styled(part, theme.dim()));
         }

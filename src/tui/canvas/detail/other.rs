@@ -9,9 +9,9 @@ use crate::model::time::human_duration;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::triage::model::AttemptSource;
-use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 use crate::tui::app::rows::attempt_ref;
+use crate::tui::app::{App, words};
 
 fn heading(app: &App, item: &str, rest: String, w: usize, theme: &Theme) -> Line<'static> {
     let (word, style) = super::super::list::status(app, item, theme);
@@ -66,7 +66,7 @@ pub fn conflict(
         head.push_str(&format!(
             "  {}  {} · replays {}",
             app.shown_zone().format_rfc3339(r.created_ms),
-            r.state.as_str(),
+            words::state_named(r.state.as_str()),
             snap.replays_of(r.id)
         ));
     }
@@ -91,19 +91,20 @@ pub fn conflict(
     lines.push(Line::raw(""));
     let mut columns = vec![Column {
         label: format!("original #{}", c.receipt_id),
-        fields: compare::fields(app, PayloadRef::Receipt(c.receipt_id)),
+        fields: compare::compared_fields(app, PayloadRef::Receipt(c.receipt_id)),
         visitor: None,
     }];
     for (i, a) in c.attempts.iter().enumerate() {
         columns.push(Column {
             label: format!("attempt {}", i + 1),
-            fields: compare::fields(app, attempt_ref(a)),
+            fields: compare::compared_fields(app, attempt_ref(a)),
             visitor: None,
         });
     }
     lines.push(Line::styled("Fields", theme.title()));
-    lines.push(compare::legend(false, theme, w));
-    lines.extend(compare::compare(&columns, w, false, theme));
+    // Compared as a group's copies are: by what the visitor typed.
+    lines.push(compare::legend(true, theme, w));
+    lines.extend(compare::compare(&columns, w, true, theme));
     lines
 }
 
@@ -131,7 +132,7 @@ pub fn stuck(
             "since {}",
             app.shown_zone().format_rfc3339(r.created_ms)
         ));
-        facts.push(format!("state {}", r.state.as_str()));
+        facts.push(format!("state {}", words::state_named(r.state.as_str())));
         if let Some(u) = r.updated_ms {
             facts.push(format!("updated {}", app.shown_zone().format_rfc3339(u)));
         }
@@ -194,20 +195,23 @@ pub fn log_entry(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let l = &snap.log[index];
-    let mut lines = vec![Line::from(vec![
-        Span::styled(format!("review_log #{}", l.id), theme.title()),
-        Span::raw(text::fit(
-            &format!("  {} ({})", clean(&l.item), clean(&l.kind)),
-            w.saturating_sub(16),
-        )),
-    ])];
+    let mut lines = vec![Line::styled(
+        text::fit(&format!("review log entry #{}", l.id), w),
+        theme.title(),
+    )];
     let when = l
         .decided_at_ms
         .map(|t| zone.format_rfc3339(t))
         .unwrap_or_else(|| "?".into());
     wrapped(
         &mut lines,
-        &format!("{} by {} at {when}", clean(&l.decision), clean(&l.operator)),
+        &words::log_sentence(
+            &clean(&l.kind),
+            &clean(&l.item),
+            &clean(&l.decision),
+            &clean(&l.operator),
+            &when,
+        ),
         w,
         theme.plain(),
     );
@@ -219,7 +223,12 @@ pub fn log_entry(
         theme.plain(),
     );
     if let Some(r) = l.reopens {
-        wrapped(&mut lines, &format!("reopens entry #{r}"), w, theme.plain());
+        wrapped(
+            &mut lines,
+            &format!("It reopens entry #{r}: that decision no longer stands."),
+            w,
+            theme.plain(),
+        );
     }
     if let Some(kept) = l.kept {
         wrapped(

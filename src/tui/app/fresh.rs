@@ -1,0 +1,107 @@
+//! Which duplicate groups a reading brought news of: groups that appeared,
+//! and groups that gained copies, since the reading before. The list marks
+//! them until the operator has moved past them.
+
+use std::collections::HashMap;
+
+use crate::model::ReceiptId;
+use crate::reading::Snapshot;
+use crate::reading::shown::unshared_middles;
+
+/// What a reading brought to one group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fresh {
+    /// The group was not there before (its copies are new, or an earlier
+    /// copy was not yet in a group).
+    Group,
+    /// The group gained this many copies.
+    Gained(u32),
+}
+
+impl Fresh {
+    /// Two readings' news of one group, the later second.
+    pub fn then(self, later: Fresh) -> Fresh {
+        match (self, later) {
+            (Fresh::Gained(a), Fresh::Gained(b)) => Fresh::Gained(a + b),
+            (Fresh::Group, _) => Fresh::Group,
+            (_, Fresh::Group) => later,
+        }
+    }
+}
+
+/// The groups of `after` that are new or larger than in `before`, by their
+/// first receipt id (the list's row key). Groups the two readings share
+/// (the same pointer) are not looked into: a refresh changes few.
+pub fn between(before: &Snapshot, after: &Snapshot) -> Vec<(ReceiptId, Fresh)> {
+    let (gone, new) = unshared_middles(&before.triage.duplicates, &after.triage.duplicates);
+    if new.is_empty() {
+        return Vec::new();
+    }
+    // The copies each receipt's group had before.
+    let mut had: HashMap<ReceiptId, usize> = HashMap::new();
+    for g in gone {
+        for m in &g.members {
+            had.insert(m.id, g.members.len());
+        }
+    }
+    let mut out = Vec::new();
+    for g in new {
+        let before = g.members.iter().filter_map(|m| had.get(&m.id)).max();
+        let fresh = match before {
+            None => Some(Fresh::Group),
+            Some(&n) if g.members.len() > n => Some(Fresh::Gained((g.members.len() - n) as u32)),
+            Some(_) => None,
+        };
+        if let Some(fresh) = fresh {
+            out.push((g.members[0].id, fresh));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::triage::model::{DuplicateGroup, GapClass, MatchKind, Member};
+
+    fn group(ids: &[ReceiptId]) -> Arc<DuplicateGroup> {
+        Arc::new(DuplicateGroup {
+            scope: "s".into(),
+            class: GapClass::Seconds,
+            members: ids
+                .iter()
+                .map(|&id| Member {
+                    id,
+                    match_kind: MatchKind::Exact,
+                    fields: Vec::new(),
+                })
+                .collect(),
+            gaps_ms: vec![1_000; ids.len() - 1],
+        })
+    }
+
+    #[test]
+    fn a_group_that_gained_a_copy_and_a_new_group_are_news() {
+        let kept = group(&[1, 2]);
+        let mut before = Snapshot::default();
+        Arc::make_mut(&mut before.triage).duplicates =
+            vec![kept.clone(), group(&[5, 6]), group(&[9, 10])];
+        let mut after = Snapshot::default();
+        Arc::make_mut(&mut after.triage).duplicates = vec![
+            kept,
+            // An earlier copy arrived: the group is named by it now.
+            group(&[4, 5, 6]),
+            group(&[9, 10]),
+            group(&[20, 21]),
+        ];
+        assert_eq!(
+            between(&before, &after),
+            vec![(4, Fresh::Gained(1)), (20, Fresh::Group)]
+        );
+        assert!(between(&after, &after).is_empty());
+        assert_eq!(Fresh::Gained(1).then(Fresh::Gained(2)), Fresh::Gained(3));
+        assert_eq!(Fresh::Group.then(Fresh::Gained(2)), Fresh::Group);
+    }
+}

@@ -1,0 +1,81 @@
+//! Where an item stands, as the screen counts and shows it. The review log
+//! calls `still_pending` a resolution; the screen does not: the receipt is
+//! still in flight and its outcome unknown, so the item stays pending,
+//! marked as looked at.
+
+use crate::model::Decision;
+use crate::reading::ItemReview;
+
+use super::words;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// No decision stands.
+    Pending,
+    /// A resolved duplicate group gained a copy since its decision.
+    NewCopy,
+    /// A stuck receipt someone marked still pending.
+    LookedAt,
+    /// A decision stands.
+    Resolved,
+}
+
+impl Standing {
+    pub fn of(review: &ItemReview) -> Standing {
+        if review.new_copy_since_decision {
+            Standing::NewCopy
+        } else if !review.resolved {
+            Standing::Pending
+        } else if review.decision.as_deref() == Some(Decision::StillPending.as_str()) {
+            Standing::LookedAt
+        } else {
+            Standing::Resolved
+        }
+    }
+
+    /// True when the item needs no more work.
+    pub fn is_resolved(self) -> bool {
+        self == Standing::Resolved
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Standing::Pending => words::STANDING_PENDING,
+            Standing::NewCopy => words::STANDING_NEW_COPY,
+            Standing::LookedAt => words::STANDING_LOOKED_AT,
+            Standing::Resolved => words::STANDING_RESOLVED,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review(resolved: bool, decision: &str, new_copy: bool) -> ItemReview {
+        ItemReview {
+            resolved,
+            decision: Some(decision.into()),
+            new_copy_since_decision: new_copy,
+            ..ItemReview::default()
+        }
+    }
+
+    #[test]
+    fn still_pending_is_looked_at_not_resolved() {
+        assert_eq!(Standing::of(&ItemReview::default()), Standing::Pending);
+        let looked = Standing::of(&review(true, "still_pending", false));
+        assert_eq!(looked, Standing::LookedAt);
+        assert!(!looked.is_resolved());
+        assert!(Standing::of(&review(true, "completed", false)).is_resolved());
+        assert_eq!(
+            Standing::of(&review(false, "duplicate", true)),
+            Standing::NewCopy
+        );
+        // Undone: pending again.
+        assert_eq!(
+            Standing::of(&review(false, "duplicate", false)),
+            Standing::Pending
+        );
+    }
+}
