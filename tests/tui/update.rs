@@ -1366,3 +1366,36 @@ fn undo_of_a_bot_group_decision_asks_with_its_receipts() {
         vec![Effect::UndoConfirmed(wide)]
     );
 }
+
+#[test]
+fn a_tab_out_of_sight_on_its_newest_row_opens_on_what_arrived_since() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 160, 48, false);
+    // The Log, seen once on its newest entry, then left.
+    send(&mut app, &fx, key('8'));
+    assert_eq!(app.pos(Tab::Log).selected, 0);
+    let newest_before = selected_item(&app);
+    send(&mut app, &fx, key('1'));
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(after_decision(&fx, "dup:110", "duplicate")),
+    );
+    send(&mut app, &fx, key('8'));
+    assert_eq!(app.pos(Tab::Log).selected, 0);
+    // The entry the decision appended (the fixture's log holds four).
+    assert_eq!(selected_item(&app).as_deref(), Some("log:5"));
+    assert_ne!(selected_item(&app), newest_before);
+
+    // The tab in sight keeps its item: the operator is reading it.
+    let mut app = loaded(&fx, 160, 48, false);
+    send(&mut app, &fx, key('8'));
+    let reading = selected_item(&app);
+    send(
+        &mut app,
+        &fx,
+        Msg::Loaded(after_decision(&fx, "dup:110", "duplicate")),
+    );
+    assert_eq!(selected_item(&app), reading);
+    assert_eq!(app.pos(Tab::Log).selected, 1);
+}

@@ -278,6 +278,11 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
         let (key, index) = before[tab.index()];
         let selected = if first {
             first_pending(app, tab).unwrap_or(0)
+        } else if tab != app.tab && index == 0 && app.list_view.newest_first {
+            // A tab out of sight that was on its newest row opens on the
+            // newest again, with what arrived since; the tab in sight keeps
+            // its item under the operator's eyes.
+            0
         } else {
             match key.and_then(|key| find_row(app, tab, key).or_else(|| follow(app, tab, key))) {
                 Some(row) => row,
