@@ -163,7 +163,7 @@ fn items_of(wanted: &HashSet<ReceiptId>, snap: &Snapshot) -> HashMap<ReceiptId, 
     }
     let reviewed = |item: String| {
         let review = snap.review(&item);
-        let status = if review.resolved {
+        let status = if review.is_settled() {
             "resolved"
         } else if review.new_copy_since_decision {
             "pending, new copy"

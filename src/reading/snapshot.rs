@@ -37,6 +37,16 @@ pub struct ItemReview {
     pub kept: Option<ReceiptId>,
 }
 
+impl ItemReview {
+    /// A decision stands that needs no more work. A stuck receipt marked
+    /// `still_pending` was looked at, but its outcome is still unknown: it
+    /// stays pending, on the screen and in the report alike.
+    pub fn is_settled(&self) -> bool {
+        self.resolved
+            && self.decision.as_deref() != Some(crate::model::Decision::StillPending.as_str())
+    }
+}
+
 /// One review_log entry, as the Log tab shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogLine {

@@ -127,7 +127,11 @@ struct ReviewOut {
 impl From<ItemReview> for ReviewOut {
     fn from(r: ItemReview) -> Self {
         Self {
-            status: if r.resolved { "resolved" } else { "pending" },
+            status: if r.is_settled() {
+                "resolved"
+            } else {
+                "pending"
+            },
             decision: r.decision,
             kept: r.kept,
             new_copy_since_decision: r.new_copy_since_decision,
@@ -385,6 +389,15 @@ mod tests {
                 ..ItemReview::default()
             },
         );
+        // Looked at, outcome still unknown: the item is still pending.
+        reviews.insert(
+            "stuck:77".to_string(),
+            ItemReview {
+                resolved: true,
+                decision: Some("still_pending".into()),
+                ..ItemReview::default()
+            },
+        );
         let input = Snapshot {
             settings,
             replay_total: 7,
@@ -420,6 +433,8 @@ mod tests {
         assert_eq!(c["status"], "pending");
         assert!(c["decision"].is_null());
         assert_eq!(v["stuck"][0]["age_s"].as_i64(), Some(1234));
+        assert_eq!(v["stuck"][0]["status"], "pending");
+        assert_eq!(v["stuck"][0]["decision"], "still_pending");
         assert_eq!(v["suspected_bots"], serde_json::json!([91, 92]));
         assert_eq!(v["counts"]["bot_groups"].as_u64(), Some(1));
         let b = &v["bot_groups"][0];

@@ -43,7 +43,9 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
     out.push('\n');
 
     let pending = |items: &mut dyn Iterator<Item = String>| {
-        items.filter(|item| !input.review(item).resolved).count()
+        items
+            .filter(|item| !input.review(item).is_settled())
+            .count()
     };
     // A row of the summary: its label in a column of 16, its count in 6.
     let mut row = |label: &str, text: String| {
