@@ -62,9 +62,15 @@ pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
     crate::memory::keep_large_blocks_apart();
     let code = runtime::run(worker, config.zone)?;
     if config.open == Open::Demo {
+        // A command-line message: the command line's language.
+        let path = crate::storage::error::show_path(&path);
         eprintln!(
-            "the demo database stays at {}",
-            crate::storage::error::show_path(&path)
+            "{}",
+            crate::t!(
+                crate::i18n::current(),
+                "worker.start.demo_kept",
+                path = path
+            )
         );
     }
     Ok(code)
@@ -74,7 +80,7 @@ fn write_demo() -> anyhow::Result<PathBuf> {
     let dir = tempfile::Builder::new()
         .prefix("receipt-review-demo-")
         .tempdir()
-        .context("cannot create a temporary folder for the demo")?
+        .with_context(|| crate::t!(crate::i18n::current(), "worker.start.demo_folder"))?
         .keep();
     let path = dir.join("demo.db");
     let options = crate::demo::DemoOptions {

@@ -14,7 +14,9 @@ use super::app::msg::{Effect, Msg};
 use super::app::{self, App};
 use super::canvas;
 use super::collection::{Request, Worker, WorkerConfig};
+use crate::i18n::current;
 use crate::model::Zone;
+use crate::t;
 
 /// How often the screen redraws while something is under way (the spinner).
 const TICK: Duration = Duration::from_millis(250);
@@ -48,7 +50,8 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     if config_frozen {
         app = app.with_frozen_clock();
     }
-    let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
+    let mut terminal =
+        ratatui::try_init().with_context(|| t!(current(), "worker.start.terminal"))?;
     let size = terminal.size()?;
     let _ = app::update(
         &mut app,
@@ -59,7 +62,7 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     );
     read_terminal(keys, Arc::clone(&stop))?;
     let outcome = event_loop(&mut terminal, &mut app, &worker, &rx, &stop);
-    ratatui::try_restore().context("cannot restore the terminal")?;
+    ratatui::try_restore().with_context(|| t!(current(), "worker.start.restore"))?;
     signals.close();
     drop(worker);
     outcome
@@ -72,7 +75,7 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
 fn watch_signals(stop: Arc<AtomicBool>) -> anyhow::Result<signal_hook::iterator::Handle> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])
-        .context("cannot watch for termination signals")?;
+        .with_context(|| t!(current(), "worker.start.signals"))?;
     let handle = signals.handle();
     std::thread::Builder::new()
         .name("receipt-review-signals".into())
@@ -84,7 +87,7 @@ fn watch_signals(stop: Arc<AtomicBool>) -> anyhow::Result<signal_hook::iterator:
                 std::process::exit(128 + signal);
             }
         })
-        .context("cannot watch for termination signals")?;
+        .with_context(|| t!(current(), "worker.start.signals"))?;
     Ok(handle)
 }
 
@@ -111,7 +114,7 @@ fn read_terminal(messages: Sender<Msg>, stop: Arc<AtomicBool>) -> anyhow::Result
                 }
             }
         })
-        .context("cannot read the terminal")?;
+        .with_context(|| t!(current(), "worker.start.keys"))?;
     Ok(())
 }
 

@@ -1191,20 +1191,25 @@ fn decisions_and_undos_are_told_in_plain_words() {
         "{text}"
     );
     assert!(text.contains("frees its key"), "{text}");
+    use receipt_review::i18n::Lang;
     use receipt_review::model::Decision;
     use receipt_review::tui::app::words;
     assert_eq!(
-        words::recorded("conflict:150", Decision::FollowUp),
+        words::recorded("conflict:150", Decision::FollowUp, Lang::En),
         "conflict:150: follow-up recorded"
     );
     assert_eq!(
-        words::recorded("stuck:160", Decision::StillPending),
+        words::recorded("stuck:160", Decision::StillPending, Lang::En),
         "stuck:160: still pending recorded"
     );
     assert_eq!(
-        words::undone("conflict:150", Decision::OriginalStands)
-            + &words::undone_state_back(160, "completed"),
+        words::undone("conflict:150", Decision::OriginalStands, Lang::En)
+            + &words::undone_state_back(160, "completed", Lang::En),
         "conflict:150: original stands undone, pending again; receipt #160 is in flight again (it was completed)"
+    );
+    assert_eq!(
+        words::recorded("conflict:150", Decision::FollowUp, Lang::Ja),
+        "conflict:150: 「要フォローアップ」を記録しました"
     );
 }
 

@@ -5,6 +5,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::decision::Decision;
 use super::tab::Tab;
+use crate::i18n::Lang;
+use crate::t;
 
 /// A key as the table names it. Shift is not compared (an upper-case letter
 /// arrives as itself, often with SHIFT set); Ctrl is; Alt never matches.
@@ -104,30 +106,29 @@ pub enum Scope {
 }
 
 impl Scope {
-    fn help_title(&self) -> &'static str {
+    /// The help's heading of the keys that apply here.
+    pub fn help_title(&self, lang: Lang) -> &'static str {
         match self {
-            Scope::Always => "Everywhere",
-            Scope::Global => "Anywhere on the main screen",
-            Scope::Tabs([Tab::Duplicates]) => "Duplicates tab",
-            Scope::Tabs([Tab::Conflicts]) => "Conflicts tab",
-            Scope::Tabs([Tab::Stuck]) => "Stuck tab",
-            Scope::Tabs([Tab::Bots]) => "Bots tab",
-            Scope::Tabs([Tab::Receipts]) => "Receipts tab",
-            Scope::Tabs([Tab::Forms]) => "Forms tab",
-            Scope::Tabs(tabs) if *tabs == ORDERED => "The lists (every tab but Receipts and Forms)",
-            Scope::Tabs(tabs) if *tabs == DECIDING => {
-                "The lists of items to decide (Duplicates, Conflicts, Stuck, Bots)"
-            }
-            Scope::TabsDetail([Tab::Forms]) => "Forms tab, in a form's pathways (after Enter)",
-            Scope::TabsDetail(_) => "Some tabs, in the detail pane",
-            Scope::Tabs(_) => "Some tabs",
-            Scope::List => "In the list",
-            Scope::Detail => "In the detail pane (after Enter)",
-            Scope::Help => "This help",
-            Scope::Confirm => "Confirmation dialogs",
-            Scope::Export => "Export dialog",
-            Scope::Input => "Typing a filter or a note",
-            Scope::TooSmall => "When the terminal is too small",
+            Scope::Always => t!(lang, "keys.scope.always"),
+            Scope::Global => t!(lang, "keys.scope.global"),
+            Scope::Tabs([Tab::Duplicates]) => t!(lang, "keys.scope.duplicates"),
+            Scope::Tabs([Tab::Conflicts]) => t!(lang, "keys.scope.conflicts"),
+            Scope::Tabs([Tab::Stuck]) => t!(lang, "keys.scope.stuck"),
+            Scope::Tabs([Tab::Bots]) => t!(lang, "keys.scope.bots"),
+            Scope::Tabs([Tab::Receipts]) => t!(lang, "keys.scope.receipts"),
+            Scope::Tabs([Tab::Forms]) => t!(lang, "keys.scope.forms"),
+            Scope::Tabs(tabs) if *tabs == ORDERED => t!(lang, "keys.scope.ordered"),
+            Scope::Tabs(tabs) if *tabs == DECIDING => t!(lang, "keys.scope.deciding"),
+            Scope::TabsDetail([Tab::Forms]) => t!(lang, "keys.scope.forms_detail"),
+            Scope::TabsDetail(_) => t!(lang, "keys.scope.tabs_detail"),
+            Scope::Tabs(_) => t!(lang, "keys.scope.tabs"),
+            Scope::List => t!(lang, "keys.scope.list"),
+            Scope::Detail => t!(lang, "keys.scope.detail"),
+            Scope::Help => t!(lang, "keys.scope.help"),
+            Scope::Confirm => t!(lang, "keys.scope.confirm"),
+            Scope::Export => t!(lang, "keys.scope.export"),
+            Scope::Input => t!(lang, "keys.scope.input"),
+            Scope::TooSmall => t!(lang, "keys.scope.too_small"),
         }
     }
 }
@@ -216,10 +217,27 @@ pub struct Binding {
     pub keys: &'static [Key],
     pub scope: Scope,
     pub command: KeyCommand,
-    /// A word or two for the footer; empty for bindings the footer leaves to `?`.
+    /// The catalogue key of a word or two for the footer; empty for
+    /// bindings the footer leaves to `?`.
     pub hint: &'static str,
-    /// One line for the `?` help.
+    /// The catalogue key of one line for the `?` help.
     pub help: &'static str,
+}
+
+impl Binding {
+    /// The footer's word for this key in `lang` (empty when it has none).
+    pub fn hint_in(&self, lang: Lang) -> &'static str {
+        if self.hint.is_empty() {
+            ""
+        } else {
+            crate::i18n::text(lang, self.hint)
+        }
+    }
+
+    /// The help's line for this key in `lang`.
+    pub fn help_in(&self, lang: Lang) -> &'static str {
+        crate::i18n::text(lang, self.help)
+    }
 }
 
 const DUP: &[Tab] = &[Tab::Duplicates];
@@ -248,94 +266,96 @@ const fn b(
 }
 
 /// The keymap, in the order the footer shows hints and the help lists keys.
-/// The first binding that applies wins.
+/// The first binding that applies wins. Hints and help lines are catalogue
+/// keys (`assets/i18n/*.toml`, `[keys.hint]` and `[keys.help]`), so that one
+/// table speaks every language.
 #[rustfmt::skip]
 pub const KEYMAP: &[Binding] = &[
-    b(&[ctrl('c')], Scope::Always, KeyCommand::ForceQuit, "", "quit at once"),
+    b(&[ctrl('c')], Scope::Always, KeyCommand::ForceQuit, "", "keys.help.force_quit"),
     // Nothing else acts on what the screen does not show.
-    b(&[k('q')], Scope::TooSmall, KeyCommand::Quit, "quit", "quit (no other key acts until the terminal is larger)"),
+    b(&[k('q')], Scope::TooSmall, KeyCommand::Quit, "keys.hint.quit", "keys.help.quit_too_small"),
     // Text input: everything not bound here is typed.
-    b(&[code(KeyCode::Enter)], Scope::Input, KeyCommand::InputSubmit, "keep", "keep what you typed"),
-    b(&[code(KeyCode::Esc)], Scope::Input, KeyCommand::InputCancel, "cancel", "cancel (a filter is cleared, a note left as it was)"),
-    b(&[code(KeyCode::Backspace)], Scope::Input, KeyCommand::InputBackspace, "", "delete the last character"),
-    b(&[ctrl('u')], Scope::Input, KeyCommand::InputClear, "", "clear the line"),
+    b(&[code(KeyCode::Enter)], Scope::Input, KeyCommand::InputSubmit, "keys.hint.keep_typed", "keys.help.keep_typed"),
+    b(&[code(KeyCode::Esc)], Scope::Input, KeyCommand::InputCancel, "keys.hint.cancel", "keys.help.cancel_typed"),
+    b(&[code(KeyCode::Backspace)], Scope::Input, KeyCommand::InputBackspace, "", "keys.help.backspace"),
+    b(&[ctrl('u')], Scope::Input, KeyCommand::InputClear, "", "keys.help.clear_line"),
     // Confirmations: the safe answer has the focus.
-    b(&[k('y')], Scope::Confirm, KeyCommand::Yes, "yes", "yes, do it"),
-    b(&[k('n')], Scope::Confirm, KeyCommand::No, "no", "no, leave it"),
-    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Confirm, KeyCommand::ToggleChoice, "switch", "move between the answers"),
-    b(&[code(KeyCode::Enter)], Scope::Confirm, KeyCommand::Accept, "answer", "give the focused answer (No unless you moved)"),
-    b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, KeyCommand::Close, "cancel", "cancel"),
+    b(&[k('y')], Scope::Confirm, KeyCommand::Yes, "keys.hint.yes", "keys.help.yes"),
+    b(&[k('n')], Scope::Confirm, KeyCommand::No, "keys.hint.no", "keys.help.no"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Confirm, KeyCommand::ToggleChoice, "keys.hint.switch", "keys.help.switch_answer"),
+    b(&[code(KeyCode::Enter)], Scope::Confirm, KeyCommand::Accept, "keys.hint.answer", "keys.help.answer"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, KeyCommand::Close, "keys.hint.cancel", "keys.help.cancel"),
     // Export.
-    b(&[k('c')], Scope::Export, KeyCommand::ChooseCsv, "CSV", "export as CSV (safe to open in a spreadsheet)"),
-    b(&[k('b')], Scope::Export, KeyCommand::ChooseExcelCsv, "CSV for Excel", "export as CSV for Excel (with a BOM, so Excel on Japanese Windows reads it as UTF-8)"),
-    b(&[k('j')], Scope::Export, KeyCommand::ChooseJsonl, "JSONL", "export as JSON lines"),
-    b(&[code(KeyCode::Tab), code(KeyCode::Right), k('l')], Scope::Export, KeyCommand::ToggleChoice, "switch", "move to the next format"),
-    b(&[code(KeyCode::BackTab), code(KeyCode::Left), k('h')], Scope::Export, KeyCommand::PreviousChoice, "", "move to the previous format"),
-    b(&[code(KeyCode::Enter)], Scope::Export, KeyCommand::Accept, "export", "export in the focused format"),
-    b(&[code(KeyCode::Esc), k('q')], Scope::Export, KeyCommand::Close, "cancel", "cancel"),
+    b(&[k('c')], Scope::Export, KeyCommand::ChooseCsv, "keys.hint.csv", "keys.help.csv"),
+    b(&[k('b')], Scope::Export, KeyCommand::ChooseExcelCsv, "keys.hint.excel_csv", "keys.help.excel_csv"),
+    b(&[k('j')], Scope::Export, KeyCommand::ChooseJsonl, "keys.hint.jsonl", "keys.help.jsonl"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Right), k('l')], Scope::Export, KeyCommand::ToggleChoice, "keys.hint.switch", "keys.help.next_format"),
+    b(&[code(KeyCode::BackTab), code(KeyCode::Left), k('h')], Scope::Export, KeyCommand::PreviousChoice, "", "keys.help.previous_format"),
+    b(&[code(KeyCode::Enter)], Scope::Export, KeyCommand::Accept, "keys.hint.export_now", "keys.help.export_now"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Export, KeyCommand::Close, "keys.hint.cancel", "keys.help.cancel"),
     // Help.
-    b(&[k('j'), code(KeyCode::Down)], Scope::Help, KeyCommand::Down, "scroll", "scroll down"),
-    b(&[k('k'), code(KeyCode::Up)], Scope::Help, KeyCommand::Up, "", "scroll up"),
-    b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, KeyCommand::PageDown, "", "page down"),
-    b(&[code(KeyCode::PageUp)], Scope::Help, KeyCommand::PageUp, "", "page up"),
-    b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, KeyCommand::Close, "close", "close the help"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::Help, KeyCommand::Down, "keys.hint.scroll", "keys.help.scroll_down"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::Help, KeyCommand::Up, "", "keys.help.scroll_up"),
+    b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, KeyCommand::PageDown, "", "keys.help.page_down"),
+    b(&[code(KeyCode::PageUp)], Scope::Help, KeyCommand::PageUp, "", "keys.help.page_up"),
+    b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, KeyCommand::Close, "keys.hint.close", "keys.help.close_help"),
     // Decisions on the selection.
-    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "duplicate", "duplicate: answer only the copy marked ✓"),
-    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "correction", "correction: keep the latest copy (or the one chosen)"),
-    b(&[k('x')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Distinct), "distinct", "distinct: genuinely separate messages, answer each"),
-    b(&[k('s')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Spam), "spam", "spam"),
-    b(&[k('D')], Scope::Tabs(DUP), KeyCommand::BulkDuplicate, "all exact", "resolve every pending exact group shown as duplicate (asks first)"),
-    b(&[k('t')], Scope::Tabs(DUP), KeyCommand::CycleClass, "class", "show all / simultaneous / seconds / minutes groups"),
-    b(&[k('[')], Scope::Tabs(DUP), KeyCommand::PrevCopy, "", "mark the copy before as the one to keep (✓)"),
-    b(&[k(']')], Scope::Tabs(DUP), KeyCommand::NextCopy, "", "mark the copy after as the one to keep (✓)"),
-    b(&[k('o')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::OriginalStands), "original stands", "original stands: the kept receipt is right"),
-    b(&[k('f')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::FollowUp), "follow-up", "follow-up: the change needs a reply"),
-    b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "completed", "completed: you checked it was done; the receipt becomes completed if still in flight (asks first)"),
-    b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "failed", "failed: you checked it was not done; the receipt becomes failed if still in flight, which frees its key for a retry (asks first)"),
-    b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "still pending", "still pending: you looked, the outcome is still unknown; it stays pending, marked looked at"),
-    b(&[k('s')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::Spam), "spam", "spam: the whole group is junk, answer none (asks first, with the count)"),
-    b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "not spam", "not spam: people wrote these after all, answer them"),
-    b(&[k('T')], Scope::Tabs(ORDERED), KeyCommand::ToggleOrder, "order", "newest first or oldest first (the list's title says which; newest first at start)"),
-    b(&[k('P')], Scope::Tabs(DECIDING), KeyCommand::TogglePending, "pending only", "show only the pending items, or every item again (the list's title says pending only)"),
-    b(&[k('/')], Scope::Tabs(RECEIPTS), KeyCommand::FindQuery, "search", "search every receipt: email, name, phone, key, scope, #1907, 10:00, yesterday 10:00, 10:00..11:00 (or just start typing)"),
-    b(&[k('J')], Scope::Tabs(RECEIPTS), KeyCommand::JumpToItem, "go to item", "go to the selected receipt's duplicate group, conflict or stuck entry"),
-    b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "period", "show the last 24 hours / 7 days / 30 days / all receipts"),
-    b(&[code(KeyCode::Enter)], Scope::TabsDetail(FORMS), KeyCommand::OpenExample, "open example", "open the pathway's example item on its tab"),
+    b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "keys.hint.duplicate", "keys.help.duplicate"),
+    b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "keys.hint.correction", "keys.help.correction"),
+    b(&[k('x')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Distinct), "keys.hint.distinct", "keys.help.distinct"),
+    b(&[k('s')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Spam), "keys.hint.spam", "keys.help.spam"),
+    b(&[k('D')], Scope::Tabs(DUP), KeyCommand::BulkDuplicate, "keys.hint.all_exact", "keys.help.all_exact"),
+    b(&[k('t')], Scope::Tabs(DUP), KeyCommand::CycleClass, "keys.hint.class", "keys.help.class"),
+    b(&[k('[')], Scope::Tabs(DUP), KeyCommand::PrevCopy, "", "keys.help.copy_before"),
+    b(&[k(']')], Scope::Tabs(DUP), KeyCommand::NextCopy, "", "keys.help.copy_after"),
+    b(&[k('o')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::OriginalStands), "keys.hint.original_stands", "keys.help.original_stands"),
+    b(&[k('f')], Scope::Tabs(CONFLICTS), KeyCommand::Decide(Decision::FollowUp), "keys.hint.follow_up", "keys.help.follow_up"),
+    b(&[k('C')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Completed), "keys.hint.completed", "keys.help.completed"),
+    b(&[k('F')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::Failed), "keys.hint.failed", "keys.help.failed"),
+    b(&[k('p')], Scope::Tabs(STUCK), KeyCommand::Decide(Decision::StillPending), "keys.hint.still_pending", "keys.help.still_pending"),
+    b(&[k('s')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::Spam), "keys.hint.spam", "keys.help.bot_spam"),
+    b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "keys.hint.not_spam", "keys.help.not_spam"),
+    b(&[k('T')], Scope::Tabs(ORDERED), KeyCommand::ToggleOrder, "keys.hint.order", "keys.help.order"),
+    b(&[k('P')], Scope::Tabs(DECIDING), KeyCommand::TogglePending, "keys.hint.pending_only", "keys.help.pending_only"),
+    b(&[k('/')], Scope::Tabs(RECEIPTS), KeyCommand::FindQuery, "keys.hint.search", "keys.help.search"),
+    b(&[k('J')], Scope::Tabs(RECEIPTS), KeyCommand::JumpToItem, "keys.hint.go_to_item", "keys.help.go_to_item"),
+    b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "keys.hint.period", "keys.help.period"),
+    b(&[code(KeyCode::Enter)], Scope::TabsDetail(FORMS), KeyCommand::OpenExample, "keys.hint.open_example", "keys.help.open_example"),
     // Moving around.
-    b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "next row"),
-    b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "previous row"),
-    b(&[k('g'), code(KeyCode::Home)], Scope::List, KeyCommand::Top, "", "first row"),
-    b(&[k('G'), code(KeyCode::End)], Scope::List, KeyCommand::Bottom, "", "last row"),
-    b(&[code(KeyCode::PageDown)], Scope::List, KeyCommand::PageDown, "", "page down"),
-    b(&[code(KeyCode::PageUp)], Scope::List, KeyCommand::PageUp, "", "page up"),
-    b(&[code(KeyCode::Enter), k('l')], Scope::List, KeyCommand::EnterDetail, "detail", "into the detail pane"),
-    b(&[code(KeyCode::Esc)], Scope::List, KeyCommand::Back, "", "clear the text filter"),
-    b(&[k('j'), code(KeyCode::Down)], Scope::Detail, KeyCommand::Down, "", "scroll down"),
-    b(&[k('k'), code(KeyCode::Up)], Scope::Detail, KeyCommand::Up, "", "scroll up"),
-    b(&[k('g'), code(KeyCode::Home)], Scope::Detail, KeyCommand::Top, "", "scroll to the top"),
-    b(&[k('G'), code(KeyCode::End)], Scope::Detail, KeyCommand::Bottom, "", "scroll to the end"),
-    b(&[code(KeyCode::PageDown)], Scope::Detail, KeyCommand::PageDown, "", "page down"),
-    b(&[code(KeyCode::PageUp)], Scope::Detail, KeyCommand::PageUp, "", "page up"),
-    b(&[code(KeyCode::Esc), k('h')], Scope::Detail, KeyCommand::Back, "back", "back to the list"),
-    b(&[code(KeyCode::Tab)], Scope::Global, KeyCommand::NextTab, "", "next tab"),
-    b(&[code(KeyCode::BackTab)], Scope::Global, KeyCommand::PrevTab, "", "previous tab"),
-    b(&[k('1')], Scope::Global, KeyCommand::GoTab(Tab::Duplicates), "", "Duplicates tab"),
-    b(&[k('2')], Scope::Global, KeyCommand::GoTab(Tab::Conflicts), "", "Conflicts tab"),
-    b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "Stuck tab"),
-    b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Bots), "", "Bots tab"),
-    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "Damaged tab"),
-    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Receipts), "", "Receipts tab: find any receipt"),
-    b(&[k('7')], Scope::Global, KeyCommand::GoTab(Tab::Forms), "", "Forms tab"),
-    b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "Log tab"),
-    b(&[k('/')], Scope::Global, KeyCommand::Filter, "filter", "filter by text: scope, key, item id or field value"),
-    b(&[k('n')], Scope::Global, KeyCommand::Note, "note", "attach a note to your next decision on the selection"),
-    b(&[k('u')], Scope::Global, KeyCommand::Undo, "undo", "undo your last step (a bulk D or a bot group: asks first)"),
-    b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "raw", "show or hide the raw payloads"),
-    b(&[k('e')], Scope::Global, KeyCommand::Export, "export", "export the review log (CSV or JSONL)"),
-    b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "read the database again"),
-    b(&[k('z')], Scope::Global, KeyCommand::ToggleUtc, "", "show times in UTC, or in your time zone again"),
-    b(&[k('?')], Scope::Global, KeyCommand::Help, "help", "this help"),
-    b(&[k('q')], Scope::Global, KeyCommand::Quit, "quit", "quit"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::List, KeyCommand::Down, "", "keys.help.next_row"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::List, KeyCommand::Up, "", "keys.help.previous_row"),
+    b(&[k('g'), code(KeyCode::Home)], Scope::List, KeyCommand::Top, "", "keys.help.first_row"),
+    b(&[k('G'), code(KeyCode::End)], Scope::List, KeyCommand::Bottom, "", "keys.help.last_row"),
+    b(&[code(KeyCode::PageDown)], Scope::List, KeyCommand::PageDown, "", "keys.help.page_down"),
+    b(&[code(KeyCode::PageUp)], Scope::List, KeyCommand::PageUp, "", "keys.help.page_up"),
+    b(&[code(KeyCode::Enter), k('l')], Scope::List, KeyCommand::EnterDetail, "keys.hint.detail", "keys.help.detail"),
+    b(&[code(KeyCode::Esc)], Scope::List, KeyCommand::Back, "", "keys.help.clear_filter"),
+    b(&[k('j'), code(KeyCode::Down)], Scope::Detail, KeyCommand::Down, "", "keys.help.scroll_down"),
+    b(&[k('k'), code(KeyCode::Up)], Scope::Detail, KeyCommand::Up, "", "keys.help.scroll_up"),
+    b(&[k('g'), code(KeyCode::Home)], Scope::Detail, KeyCommand::Top, "", "keys.help.scroll_top"),
+    b(&[k('G'), code(KeyCode::End)], Scope::Detail, KeyCommand::Bottom, "", "keys.help.scroll_end"),
+    b(&[code(KeyCode::PageDown)], Scope::Detail, KeyCommand::PageDown, "", "keys.help.page_down"),
+    b(&[code(KeyCode::PageUp)], Scope::Detail, KeyCommand::PageUp, "", "keys.help.page_up"),
+    b(&[code(KeyCode::Esc), k('h')], Scope::Detail, KeyCommand::Back, "keys.hint.back", "keys.help.back"),
+    b(&[code(KeyCode::Tab)], Scope::Global, KeyCommand::NextTab, "", "keys.help.next_tab"),
+    b(&[code(KeyCode::BackTab)], Scope::Global, KeyCommand::PrevTab, "", "keys.help.previous_tab"),
+    b(&[k('1')], Scope::Global, KeyCommand::GoTab(Tab::Duplicates), "", "keys.help.tab_duplicates"),
+    b(&[k('2')], Scope::Global, KeyCommand::GoTab(Tab::Conflicts), "", "keys.help.tab_conflicts"),
+    b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "keys.help.tab_stuck"),
+    b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Bots), "", "keys.help.tab_bots"),
+    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "keys.help.tab_damaged"),
+    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Receipts), "", "keys.help.tab_receipts"),
+    b(&[k('7')], Scope::Global, KeyCommand::GoTab(Tab::Forms), "", "keys.help.tab_forms"),
+    b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "keys.help.tab_log"),
+    b(&[k('/')], Scope::Global, KeyCommand::Filter, "keys.hint.filter", "keys.help.filter"),
+    b(&[k('n')], Scope::Global, KeyCommand::Note, "keys.hint.note", "keys.help.note"),
+    b(&[k('u')], Scope::Global, KeyCommand::Undo, "keys.hint.undo", "keys.help.undo"),
+    b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "keys.hint.raw", "keys.help.raw"),
+    b(&[k('e')], Scope::Global, KeyCommand::Export, "keys.hint.export", "keys.help.export"),
+    b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "keys.help.reload"),
+    b(&[k('z')], Scope::Global, KeyCommand::ToggleUtc, "", "keys.help.utc"),
+    b(&[k('?')], Scope::Global, KeyCommand::Help, "keys.hint.help", "keys.help.help"),
+    b(&[k('q')], Scope::Global, KeyCommand::Quit, "keys.hint.quit", "keys.help.quit"),
 ];
 
 /// What the keyboard is talking to right now.
@@ -383,15 +403,16 @@ pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
         .map(|b| b.command)
 }
 
-/// The footer hints for this mode, in table order: (keys, hint). A binding
-/// that an earlier one shadows in this mode (a tab's own `/`) is left out.
-pub fn hints(mode: Mode) -> Vec<(String, &'static str)> {
+/// The footer hints for this mode in `lang`, in table order: (keys, hint).
+/// A binding that an earlier one shadows in this mode (a tab's own `/`) is
+/// left out.
+pub fn hints(mode: Mode, lang: Lang) -> Vec<(String, &'static str)> {
     KEYMAP
         .iter()
         .enumerate()
         .filter(|(_, b)| !b.hint.is_empty() && mode.allows(b.scope) && b.scope != Scope::Always)
         .filter(|(i, b)| !shadowed(mode, *i, b))
-        .map(|(_, b)| (keys_label(b.keys), b.hint))
+        .map(|(_, b)| (keys_label(b.keys), b.hint_in(lang)))
         .collect()
 }
 
@@ -409,8 +430,8 @@ pub fn keys_label(keys: &[Key]) -> String {
     keys.iter().map(Key::label).collect::<Vec<_>>().join("/")
 }
 
-/// The `?` help: sections of (keys, help text), generated from the table.
-pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
+/// The `?` help in `lang`: sections of (keys, help text), generated from the table.
+pub fn help_sections(lang: Lang) -> Vec<(&'static str, Vec<(String, &'static str)>)> {
     let order = [
         Scope::Tabs(DUP),
         Scope::Tabs(CONFLICTS),
@@ -437,9 +458,9 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(String, &'static str)>)> {
             let rows = KEYMAP
                 .iter()
                 .filter(|b| b.scope == *scope)
-                .map(|b| (keys_label(b.keys), b.help))
+                .map(|b| (keys_label(b.keys), b.help_in(lang)))
                 .collect();
-            (scope.help_title(), rows)
+            (scope.help_title(lang), rows)
         })
         .collect()
 }
@@ -558,7 +579,85 @@ mod tests {
 
     #[test]
     fn every_binding_is_in_the_help() {
-        let listed: usize = help_sections().iter().map(|(_, rows)| rows.len()).sum();
-        assert_eq!(listed, KEYMAP.len());
+        for lang in Lang::ALL {
+            let listed: usize = help_sections(lang).iter().map(|(_, rows)| rows.len()).sum();
+            assert_eq!(listed, KEYMAP.len());
+        }
+    }
+
+    #[test]
+    fn every_hint_and_help_line_is_in_both_catalogues() {
+        for lang in Lang::ALL {
+            let keys = crate::i18n::keys(lang).unwrap();
+            for b in KEYMAP {
+                for key in [b.hint, b.help].into_iter().filter(|k| !k.is_empty()) {
+                    assert!(
+                        keys.binary_search(&key.to_string()).is_ok(),
+                        "{key} is missing from {}.toml",
+                        lang.code()
+                    );
+                }
+            }
+        }
+        assert!(KEYMAP.iter().all(|b| !b.help.is_empty()));
+    }
+
+    /// Japanese text is written in kana or kanji: a line without any is
+    /// English left behind (a hint that is a format's name aside).
+    fn japanese(text: &str) -> bool {
+        text.chars().any(|c| ('\u{3040}'..='\u{9fff}').contains(&c))
+    }
+
+    #[test]
+    fn the_footer_and_the_help_speak_japanese() {
+        let modes = [
+            Mode::TooSmall,
+            Mode::Input,
+            Mode::Help,
+            Mode::Confirm,
+            Mode::Export,
+        ]
+        .into_iter()
+        .chain(
+            Tab::ALL
+                .into_iter()
+                .flat_map(|tab| [false, true].map(|detail| Mode::Main { tab, detail })),
+        );
+        let mut hinted = 0;
+        for mode in modes {
+            for (keys, hint) in hints(mode, Lang::Ja) {
+                hinted += 1;
+                let name_of_a_format = ["CSV", "JSONL"].contains(&hint);
+                assert!(
+                    japanese(hint) || name_of_a_format,
+                    "{keys} {hint} in {mode:?}"
+                );
+                // The footer is one line at 80 columns: a hint is a word or two.
+                assert!(crate::i18n::width::width(hint) <= 12, "{keys} {hint}");
+            }
+        }
+        assert!(hinted > 40, "{hinted}");
+        let english = hints(
+            Mode::Main {
+                tab: Tab::Duplicates,
+                detail: false,
+            },
+            Lang::En,
+        );
+        assert!(english.contains(&("d".to_string(), "duplicate")));
+        let japanese_d = hints(
+            Mode::Main {
+                tab: Tab::Duplicates,
+                detail: false,
+            },
+            Lang::Ja,
+        );
+        assert!(japanese_d.contains(&("d".to_string(), "重複")));
+        for (title, rows) in help_sections(Lang::Ja) {
+            assert!(japanese(title), "{title}");
+            for (keys, help) in rows {
+                assert!(japanese(help), "{keys} {help}");
+            }
+        }
     }
 }

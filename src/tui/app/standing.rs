@@ -3,10 +3,10 @@
 //! still in flight and its outcome unknown, so the item stays pending,
 //! marked as looked at.
 
+use crate::i18n::Lang;
 use crate::model::Decision;
 use crate::reading::ItemReview;
-
-use super::words;
+use crate::t;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Standing {
@@ -38,12 +38,13 @@ impl Standing {
         self == Standing::Resolved
     }
 
-    pub fn word(self) -> &'static str {
+    /// The list's status word in `lang`: `pending`, `looked at`…
+    pub fn word(self, lang: Lang) -> &'static str {
         match self {
-            Standing::Pending => words::STANDING_PENDING,
-            Standing::NewCopy => words::STANDING_NEW_COPY,
-            Standing::LookedAt => words::STANDING_LOOKED_AT,
-            Standing::Resolved => words::STANDING_RESOLVED,
+            Standing::Pending => t!(lang, "words.standing.pending"),
+            Standing::NewCopy => t!(lang, "words.standing.new_copy"),
+            Standing::LookedAt => t!(lang, "words.standing.looked_at"),
+            Standing::Resolved => t!(lang, "words.standing.resolved"),
         }
     }
 }

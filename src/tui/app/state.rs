@@ -99,12 +99,13 @@ pub enum Overlay {
 pub const EXPORT_CHOICES: [ExportFile; 3] =
     [ExportFile::CSV, ExportFile::EXCEL_CSV, ExportFile::JSONL];
 
-/// A choice's name in the dialog and in the status line.
-pub fn export_label(file: ExportFile) -> &'static str {
+/// A choice's name in the dialog and in the status line (the footer's
+/// word for the key that chooses it).
+pub fn export_label(file: ExportFile, lang: Lang) -> &'static str {
     match (file.format, file.bom) {
-        (crate::review::ExportFormat::Csv, false) => "CSV",
-        (crate::review::ExportFormat::Csv, true) => "CSV for Excel",
-        (crate::review::ExportFormat::Jsonl, _) => "JSONL",
+        (crate::review::ExportFormat::Csv, false) => crate::t!(lang, "keys.hint.csv"),
+        (crate::review::ExportFormat::Csv, true) => crate::t!(lang, "keys.hint.excel_csv"),
+        (crate::review::ExportFormat::Jsonl, _) => crate::t!(lang, "keys.hint.jsonl"),
     }
 }
 
@@ -296,12 +297,13 @@ impl App {
         }
     }
 
-    /// The operator's time zone.
+    /// The language the screen speaks.
     pub fn with_lang(mut self, lang: Lang) -> Self {
         self.lang = lang;
         self
     }
 
+    /// The operator's time zone.
     pub fn with_zone(mut self, zone: Zone) -> Self {
         self.zone = zone;
         self

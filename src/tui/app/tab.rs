@@ -1,6 +1,8 @@
 //! The tabs of the screen and the Duplicates tab's class filter: what every
 //! part of the app names (the keymap, the rows, the filter index, the state).
 
+use crate::i18n::Lang;
+use crate::t;
 use crate::triage::model::GapClass;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,16 +60,45 @@ impl Tab {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    /// The tab's name in `lang`, as the tab bar and the list's title show it.
+    pub fn title(self, lang: Lang) -> &'static str {
         match self {
-            Tab::Duplicates => "Duplicates",
-            Tab::Conflicts => "Conflicts",
-            Tab::Stuck => "Stuck",
-            Tab::Bots => "Bots",
-            Tab::Damaged => "Damaged",
-            Tab::Receipts => "Receipts",
-            Tab::Forms => "Forms",
-            Tab::Log => "Log",
+            Tab::Duplicates => t!(lang, "tabs.duplicates"),
+            Tab::Conflicts => t!(lang, "tabs.conflicts"),
+            Tab::Stuck => t!(lang, "tabs.stuck"),
+            Tab::Bots => t!(lang, "tabs.bots"),
+            Tab::Damaged => t!(lang, "tabs.damaged"),
+            Tab::Receipts => t!(lang, "tabs.receipts"),
+            Tab::Forms => t!(lang, "tabs.forms"),
+            Tab::Log => t!(lang, "tabs.log"),
+        }
+    }
+
+    /// A shorter name, for a tab bar that the full names do not fit.
+    pub fn short_title(self, lang: Lang) -> &'static str {
+        match self {
+            Tab::Duplicates => t!(lang, "tabs.short.duplicates"),
+            Tab::Conflicts => t!(lang, "tabs.short.conflicts"),
+            Tab::Stuck => t!(lang, "tabs.short.stuck"),
+            Tab::Bots => t!(lang, "tabs.short.bots"),
+            Tab::Damaged => t!(lang, "tabs.short.damaged"),
+            Tab::Receipts => t!(lang, "tabs.short.receipts"),
+            Tab::Forms => t!(lang, "tabs.short.forms"),
+            Tab::Log => t!(lang, "tabs.short.log"),
+        }
+    }
+
+    /// The shortest name, for the narrowest tab bar.
+    pub fn tiny_title(self, lang: Lang) -> &'static str {
+        match self {
+            Tab::Duplicates => t!(lang, "tabs.tiny.duplicates"),
+            Tab::Conflicts => t!(lang, "tabs.tiny.conflicts"),
+            Tab::Stuck => t!(lang, "tabs.tiny.stuck"),
+            Tab::Bots => t!(lang, "tabs.tiny.bots"),
+            Tab::Damaged => t!(lang, "tabs.tiny.damaged"),
+            Tab::Receipts => t!(lang, "tabs.tiny.receipts"),
+            Tab::Forms => t!(lang, "tabs.tiny.forms"),
+            Tab::Log => t!(lang, "tabs.tiny.log"),
         }
     }
 
@@ -106,10 +137,11 @@ impl ClassFilter {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    /// What the filter shows, in `lang`: `all`, `seconds`.
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
-            ClassFilter::All => "all",
-            ClassFilter::Only(class) => class.as_str(),
+            ClassFilter::All => t!(lang, "words.class.all"),
+            ClassFilter::Only(class) => class.label_in(lang),
         }
     }
 

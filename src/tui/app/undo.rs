@@ -2,55 +2,65 @@
 //! one step, or a decision on a bot group of many receipts. It says how many
 //! it reopens, and No has the focus.
 
+use crate::i18n::Lang;
 use crate::review::Wide;
 use crate::sanitize::inline;
+use crate::t;
 
 use super::state::{Confirm, ConfirmAction};
+use super::words;
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-/// The confirmation for undoing `wide`.
-pub fn confirm(wide: Wide) -> Confirm {
+/// The confirmation for undoing `wide`, in `lang`.
+pub fn confirm(wide: Wide, lang: Lang) -> Confirm {
     let (title, lines, yes_label) = match &wide {
         Wide::Batch {
             decisions, left, ..
         } => {
             let n = *decisions;
             let mut lines = vec![
-                format!("Your last step recorded {} decisions at once.", n + left),
-                format!(
-                    "Reopening puts {n} item{} back to pending; nothing else changes.",
-                    plural(n)
-                ),
+                t!(lang, "status.undo.batch_recorded", total = n + left),
+                if n == 1 {
+                    t!(lang, "status.undo.batch_reopens_one", n = n)
+                } else {
+                    t!(lang, "status.undo.batch_reopens_many", n = n)
+                },
             ];
             if *left > 0 {
-                lines.push(format!(
-                    "{left} of them {} decided or reopened by someone since: left as {}.",
-                    if *left == 1 { "was" } else { "were" },
-                    if *left == 1 { "it is" } else { "they are" }
-                ));
+                lines.push(if *left == 1 {
+                    t!(lang, "status.undo.batch_left_one", left = left)
+                } else {
+                    t!(lang, "status.undo.batch_left_many", left = left)
+                });
             }
             (
                 if n == 1 {
-                    "Reopen the 1 decision of that batch?".to_string()
+                    t!(lang, "status.undo.batch_title_one").to_string()
                 } else {
-                    format!("Reopen all {n} decisions of that batch?")
+                    t!(lang, "status.undo.batch_title_many", n = n)
                 },
                 lines,
-                format!("Yes, reopen {n}"),
+                t!(lang, "status.undo.yes", n = n),
             )
         }
         Wide::Group { item, receipts, .. } => {
             let item = inline(item, 40);
             (
-                format!("Reopen {item}: {receipts} receipts?"),
+                t!(
+                    lang,
+                    "status.undo.group_title",
+                    item = item,
+                    receipts = receipts
+                ),
                 vec![
-                    format!("Your last decision covers all {receipts} receipts of {item}."),
-                    "They go back to pending; nothing is deleted.".to_string(),
+                    t!(
+                        lang,
+                        "status.undo.group_covers",
+                        item = item,
+                        receipts = receipts
+                    ),
+                    t!(lang, "status.undo.group_back").to_string(),
                 ],
-                format!("Yes, reopen {receipts}"),
+                t!(lang, "status.undo.yes", n = receipts),
             )
         }
     };
@@ -58,7 +68,7 @@ pub fn confirm(wide: Wide) -> Confirm {
         title,
         lines,
         yes_label,
-        no_label: "No".into(),
+        no_label: words::confirm_no(lang),
         yes_focused: false,
         action: ConfirmAction::Undo(wide),
     }

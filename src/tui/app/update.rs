@@ -6,6 +6,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 use crate::model::Millis;
 use crate::review::ExportFile;
 use crate::sanitize::inline;
+use crate::t;
 
 use super::decision::{self, Decision};
 use super::find;
@@ -55,13 +56,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.progress = None;
             if app.snapshot.is_some() {
                 app.stale = true;
-                error(
-                    app,
-                    format!(
-                        "could not read the database again: {}; showing the previous reading (r retries)",
-                        inline(&why, 200)
-                    ),
-                );
+                let text = t!(app.lang, "status.reload_failed", why = inline(&why, 200));
+                error(app, text);
             } else {
                 app.load_error = Some(inline(&why, 500));
             }
@@ -97,21 +93,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::UndoAsks(wide) => {
             app.status = None;
-            app.overlay = Some(Overlay::Confirm(Box::new(super::undo::confirm(wide))));
+            let confirm = super::undo::confirm(wide, app.lang);
+            app.overlay = Some(Overlay::Confirm(Box::new(confirm)));
         }
         Msg::Exported(Ok(path)) => {
-            success(
-                app,
-                format!(
-                    "review log exported to {}",
-                    inline(&path.display().to_string(), 200)
-                ),
-            );
+            let path = inline(&path.display().to_string(), 200);
+            success(app, t!(app.lang, "status.exported", path = path));
         }
-        Msg::Exported(Err(why)) => error(app, format!("export failed: {}", inline(&why, 200))),
+        Msg::Exported(Err(why)) => {
+            let text = t!(app.lang, "status.export_failed", why = inline(&why, 200));
+            error(app, text)
+        }
         Msg::DatabaseChanged => {
             if app.snapshot.is_some() {
-                reading_status(app, "the database changed; reading it again…".into());
+                reading_status(app, t!(app.lang, "status.database_changed").into());
             }
             effects.push(Effect::Reload);
         }
@@ -252,7 +247,7 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     // The receipts follow an analysis handed over first: until the worker
     // counts them, the header says they are coming.
     app.progress = receipts_pending.then_some(Busy {
-        stage: crate::reading::Stage::ItemsReceipts.label(),
+        stage: words::stage(crate::reading::Stage::ItemsReceipts, app.lang),
         done: 0,
         total: None,
     });
@@ -420,10 +415,8 @@ fn follow(app: &mut App, tab: Tab, key: i64) -> Option<usize> {
     })?;
     let now = groups[app.rows(tab)[at]].item();
     if app.tab == tab {
-        info(
-            app,
-            format!("dup:{key} is now {now}: an earlier copy arrived, which names the group"),
-        );
+        let text = t!(app.lang, "status.group_renamed", key = key, now = now);
+        info(app, text);
     }
     Some(at)
 }
@@ -575,14 +568,14 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
         KeyCommand::Close => {
             if matches!(app.overlay, Some(Overlay::Confirm(_))) {
-                info(app, "cancelled; nothing changed".into());
+                info(app, t!(app.lang, "status.cancelled").into());
             }
             app.overlay = None;
         }
         KeyCommand::Reload => {
             app.payloads.clear();
             app.requested.clear();
-            reading_status(app, "reading the database again…".into());
+            reading_status(app, t!(app.lang, "status.reading_again").into());
             effects.push(Effect::Reload);
         }
         KeyCommand::Export => {
@@ -622,26 +615,20 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::CycleClass => {
             app.class_filter = app.class_filter.next();
             refilter(app, Tab::Duplicates);
-            info(
-                app,
-                format!("showing {} duplicate groups", app.class_filter.label()),
-            );
+            let class = app.class_filter.label(app.lang);
+            info(app, t!(app.lang, "status.class_shown", class = class));
         }
         KeyCommand::ToggleOrder => {
             app.list_view.newest_first = !app.list_view.newest_first;
             rearrange(app);
-            info(
-                app,
-                format!("{} (T turns it)", words::order(app.list_view.newest_first)),
-            );
+            let order = words::order(app.list_view.newest_first, app.lang);
+            info(app, t!(app.lang, "status.order", order = order));
         }
         KeyCommand::TogglePending => {
             app.list_view.pending_only = !app.list_view.pending_only;
             rearrange(app);
-            info(
-                app,
-                words::pending_only_status(app.list_view.pending_only).into(),
-            );
+            let text = words::pending_only_status(app.list_view.pending_only, app.lang);
+            info(app, text.into());
         }
         KeyCommand::Decide(decision) => decide(app, decision, effects),
         // The Forms tab's own (see `forms::update`).
@@ -654,7 +641,7 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::ToggleUtc => {
             app.show_utc = !app.show_utc;
             let zone = app.shown_zone();
-            info(app, format!("times shown in {} (z switches)", zone.name()));
+            info(app, t!(app.lang, "status.times_in", zone = zone.name()));
         }
         KeyCommand::Yes => answer(app, true, effects),
         KeyCommand::No => answer(app, false, effects),
@@ -704,21 +691,20 @@ fn quit(app: &mut App, effects: &mut Vec<Effect>) {
         return;
     }
     let n = app.notes.len();
+    let lang = app.lang;
+    let lost = if n == 1 {
+        t!(lang, "status.quit.notes_lost_one", n = n)
+    } else {
+        t!(lang, "status.quit.notes_lost_many", n = n)
+    };
     app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
-        title: "Quit?".into(),
-        lines: vec![format!(
-            "{n} note{} typed for a decision that was never made will be lost.",
-            plural(n)
-        )],
-        yes_label: "Yes, quit".into(),
-        no_label: "No, stay".into(),
+        title: t!(lang, "status.quit.title").into(),
+        lines: vec![lost],
+        yes_label: t!(lang, "status.quit.yes").into(),
+        no_label: t!(lang, "status.quit.no").into(),
         yes_focused: false,
         action: ConfirmAction::Quit,
     })));
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 pub(super) fn go_tab(app: &mut App, tab: Tab) {
@@ -784,7 +770,7 @@ fn back(app: &mut App) {
     } else if !app.filter.is_empty() {
         app.filter.clear();
         refilter_all(app);
-        info(app, "filter cleared".into());
+        info(app, t!(app.lang, "status.filter_cleared").into());
     }
 }
 
@@ -800,14 +786,23 @@ fn submit_input(app: &mut App, effects: &mut Vec<Effect>) {
             refilter_all(app);
             if !app.filter.is_empty() {
                 let shown = app.rows(app.tab).len();
-                info(
-                    app,
-                    format!(
-                        "filter \"{}\": {shown} row{} on this tab (Esc clears it)",
-                        inline(&app.filter, 40),
-                        plural(shown)
-                    ),
-                );
+                let filter = inline(&app.filter, 40);
+                let text = if shown == 1 {
+                    t!(
+                        app.lang,
+                        "status.filter_rows_one",
+                        filter = filter,
+                        n = shown
+                    )
+                } else {
+                    t!(
+                        app.lang,
+                        "status.filter_rows_many",
+                        filter = filter,
+                        n = shown
+                    )
+                };
+                info(app, text);
             }
         }
         Some(Input::Note { item, text }) => {
@@ -815,14 +810,11 @@ fn submit_input(app: &mut App, effects: &mut Vec<Effect>) {
             if text.is_empty() {
                 let had = app.notes.remove(&item).is_some();
                 if had {
-                    info(app, format!("note for {item} removed"));
+                    info(app, t!(app.lang, "status.note_removed", item = item));
                 }
             } else {
                 app.notes.insert(item.clone(), text);
-                info(
-                    app,
-                    format!("note kept: it goes with your next decision on {item}"),
-                );
+                info(app, t!(app.lang, "status.note_kept", item = item));
             }
         }
         None => {}
@@ -843,10 +835,7 @@ fn cancel_input(app: &mut App) {
 /// clearing the filters when they hide it.
 fn jump(app: &mut App) {
     let Some((tab, item)) = find::update::jump_target(app) else {
-        return info(
-            app,
-            "this receipt is in no duplicate group, conflict or stuck entry".into(),
-        );
+        return info(app, t!(app.lang, "status.jump_nowhere").into());
     };
     let at = |app: &App| {
         app.rows(tab)
@@ -864,19 +853,20 @@ fn jump(app: &mut App) {
         Some(row) => {
             go_tab(app, tab);
             select(app, tab, row);
-            info(app, format!("{item} on the {} tab", tab.title()));
+            let title = tab.title(app.lang);
+            info(app, t!(app.lang, "status.jumped", item = item, tab = title));
         }
-        None => error(app, format!("{item} is no longer in this reading")),
+        None => error(app, t!(app.lang, "status.item_gone", item = item)),
     }
 }
 
 /// Why decisions cannot be made right now, if they cannot.
 fn decisions_off(app: &App) -> Option<String> {
     if app.snapshot.is_none() {
-        return Some("still reading the database".into());
+        return Some(t!(app.lang, "status.still_reading").into());
     }
     app.read_only()
-        .map(|why| format!("read-only: {}", inline(why, 200)))
+        .map(|why| t!(app.lang, "status.read_only", reason = inline(why, 200)))
 }
 
 fn note(app: &mut App) {
@@ -884,11 +874,7 @@ fn note(app: &mut App) {
         return error(app, why);
     }
     let Some((item, _)) = app.selected_item() else {
-        return info(
-            app,
-            "notes go with a decision: select a duplicate group, a conflict or a stuck receipt"
-                .into(),
-        );
+        return info(app, t!(app.lang, "status.note_needs_item").into());
     };
     let text = app.notes.get(&item).cloned().unwrap_or_default();
     app.input = Some(Input::Note { item, text });
@@ -902,10 +888,10 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         return;
     }
     let Some((item, receipt_ids)) = app.selected_item() else {
-        return info(app, "nothing selected".into());
+        return info(app, t!(app.lang, "status.nothing_selected").into());
     };
     if app.awaiting.contains_key(&item) {
-        return info(app, format!("{item}: a decision is already being recorded"));
+        return info(app, t!(app.lang, "status.being_recorded", item = item));
     }
     let review = app.review(&item);
     if app.standing(&item).is_resolved() {
@@ -918,6 +904,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
             review.decision.as_deref(),
             by.as_deref(),
             at.as_deref(),
+            app.lang,
         );
         return info(app, text);
     }
@@ -941,22 +928,23 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
             .as_ref()
             .map(|s| s.triage.bot_groups[i].clone());
         if let Some(g) = g {
-            let confirm = super::bots::confirm_spam(request, &g);
+            let confirm = super::bots::confirm_spam(request, &g, app.lang);
             app.overlay = Some(Overlay::Confirm(Box::new(confirm)));
             return;
         }
     }
     if decision::changes_state(decision) {
         let id = request.receipt_ids.first().copied().unwrap_or_default();
-        let mut lines = words::confirm_state_lines(id, decision);
+        let lang = app.lang;
+        let mut lines = words::confirm_state_lines(id, decision, lang);
         if let Some(note) = &request.note {
-            lines.push(format!("Note: {}", inline(note, 200)));
+            lines.push(words::confirm_note(&inline(note, 200), lang));
         }
         app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
-            title: words::confirm_state_title(&item, decision),
+            title: words::confirm_state_title(&item, decision, lang),
             lines,
-            yes_label: words::confirm_state_yes(decision),
-            no_label: "No".into(),
+            yes_label: words::confirm_state_yes(decision, lang),
+            no_label: words::confirm_no(lang),
             yes_focused: false,
             action: ConfirmAction::Decide(request),
         })));
@@ -976,13 +964,13 @@ fn send(app: &mut App, requests: Vec<ItemDecision>, bulk: bool, effects: &mut Ve
     advance_to_pending(app);
     if bulk {
         let n = requests.len();
-        info(app, words::recording_many(n, Decision::Duplicate));
+        info(app, words::recording_many(n, Decision::Duplicate, app.lang));
         effects.push(Effect::DecideMany(requests));
     } else {
         for r in requests {
             let text = match Decision::parse(&r.decision) {
-                Some(d) => words::recording(&r.item, d),
-                None => format!("recording {}…", r.item),
+                Some(d) => words::recording(&r.item, d, app.lang),
+                None => t!(app.lang, "status.recording_item", item = r.item),
             };
             working(app, text);
             effects.push(Effect::Decide(r));
@@ -1032,26 +1020,52 @@ fn bulk(app: &mut App) {
         })
         .collect();
     if requests.is_empty() {
-        return info(app, "no pending exact groups in this view".into());
+        return info(app, t!(app.lang, "status.bulk.none").into());
     }
+    let lang = app.lang;
     let n = requests.len();
     let receipts: usize = requests.iter().map(|r| r.receipt_ids.len()).sum();
-    let mut view = format!("class {}", app.class_filter.label());
+    let mut view = t!(
+        lang,
+        "status.bulk.class",
+        class = app.class_filter.label(lang)
+    );
     if !app.filter.is_empty() {
-        view.push_str(&format!(", filter \"{}\"", inline(&app.filter, 40)));
+        let filter = inline(&app.filter, 40);
+        view.push_str(&t!(lang, "status.bulk.filter", filter = filter));
     }
-    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
-        title: format!("Resolve {n} pending exact group{} as duplicate?", plural(n)),
-        lines: vec![
-            format!(
-                "{n} group{} ({receipts} receipts) shown with {view}.",
-                plural(n)
+    let (title, shown) = if n == 1 {
+        (
+            t!(lang, "status.bulk.title_one", n = n),
+            t!(
+                lang,
+                "status.bulk.shown_one",
+                n = n,
+                receipts = receipts,
+                view = view
             ),
-            "Near groups (partial or edited copies) are left for you to read.".into(),
-            "Each keeps its most complete copy; u undoes them as one step.".into(),
+        )
+    } else {
+        (
+            t!(lang, "status.bulk.title_many", n = n),
+            t!(
+                lang,
+                "status.bulk.shown_many",
+                n = n,
+                receipts = receipts,
+                view = view
+            ),
+        )
+    };
+    app.overlay = Some(Overlay::Confirm(Box::new(Confirm {
+        title,
+        lines: vec![
+            shown,
+            t!(lang, "status.bulk.near_left").into(),
+            t!(lang, "status.bulk.keeps").into(),
         ],
-        yes_label: format!("Yes, resolve {n}"),
-        no_label: "No".into(),
+        yes_label: t!(lang, "status.bulk.yes", n = n),
+        no_label: words::confirm_no(lang),
         yes_focused: false,
         action: ConfirmAction::DecideMany(requests),
     })));
@@ -1062,13 +1076,13 @@ fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
         return;
     };
     if !yes {
-        return info(app, "cancelled; nothing changed".into());
+        return info(app, t!(app.lang, "status.cancelled").into());
     }
     match confirm.action {
         ConfirmAction::Decide(request) => send(app, vec![request], false, effects),
         ConfirmAction::DecideMany(requests) => send(app, requests, true, effects),
         ConfirmAction::Undo(wide) => {
-            working(app, "undoing your last step…".into());
+            working(app, t!(app.lang, "status.undoing_step").into());
             effects.push(Effect::UndoConfirmed(wide));
         }
         ConfirmAction::Quit => effects.push(Effect::Quit),
@@ -1079,7 +1093,7 @@ fn undo(app: &mut App, effects: &mut Vec<Effect>) {
     if let Some(why) = decisions_off(app) {
         return error(app, why);
     }
-    working(app, "undoing your last decision…".into());
+    working(app, t!(app.lang, "status.undoing").into());
     effects.push(Effect::Undo);
 }
 
@@ -1094,8 +1108,8 @@ fn next_export_choice(choice: ExportFile, steps: usize) -> ExportFile {
 
 fn export(app: &mut App, file: ExportFile, effects: &mut Vec<Effect>) {
     app.overlay = None;
-    let name = export_label(file);
-    working(app, format!("exporting the review log as {name}…"));
+    let name = export_label(file, app.lang);
+    working(app, t!(app.lang, "status.exporting", name = name));
     effects.push(Effect::Export(file));
 }
 
@@ -1111,20 +1125,17 @@ fn choose_copy(app: &mut App, by: isize) {
     let g = &snap.triage.duplicates[i];
     let item = g.item();
     if app.review(&item).resolved {
-        return info(
-            app,
-            format!("{item} is already resolved; its kept copy is recorded (u undoes your own)"),
-        );
+        return info(app, t!(app.lang, "status.keep.resolved", item = item));
     }
     let id = super::keep::step(app, &snap, g, by);
     app.keep.insert(item, id);
     let at = g.members.iter().position(|m| m.id == id).unwrap_or(0);
-    info(
-        app,
-        format!(
-            "keep #{id} (copy {} of {}): d and c keep it",
-            at + 1,
-            g.members.len()
-        ),
+    let text = t!(
+        app.lang,
+        "status.keep.chosen",
+        id = id,
+        at = at + 1,
+        n = g.members.len()
     );
+    info(app, text);
 }

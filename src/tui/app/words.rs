@@ -1,44 +1,38 @@
 //! The screen's words for people: decisions, where an item stands, status
 //! messages, confirmations and the help's explanations. Stored names
 //! (`follow_up`, `in_flight`) never reach the screen; they are turned into
-//! these words here, in one place, so that the screen says one thing one way
-//! (and a translation has one file to follow).
+//! these words here, in one place, so that the screen says one thing one way.
+//! Every text comes from the catalogues (`[words.*]`, `[status.*]`, and the
+//! shared `[terms.*]`), in the language the caller passes: the screen's own,
+//! never the command line's.
 
-use crate::model::{Decision, Kind};
+use std::sync::LazyLock;
+
+use crate::i18n::Lang;
+use crate::model::{Decision, Kind, ReceiptState};
+use crate::t;
 
 /// A decision as people say it: `follow-up`, `original stands`, `still pending`.
-pub fn decision(decision: Decision) -> &'static str {
-    match decision {
-        Decision::Duplicate => "duplicate",
-        Decision::Correction => "correction",
-        Decision::Distinct => "distinct",
-        Decision::Spam => "spam",
-        Decision::NotSpam => "not spam",
-        Decision::OriginalStands => "original stands",
-        Decision::FollowUp => "follow-up",
-        Decision::Completed => "completed",
-        Decision::Failed => "failed",
-        Decision::StillPending => "still pending",
-        Decision::Reopened => "reopened",
-    }
+pub fn decision(decision: Decision, lang: Lang) -> &'static str {
+    decision.label_in(lang)
 }
 
 /// [`decision`] of a stored name; a name this version does not know is
 /// shown with spaces for its underscores.
-pub fn decision_named(stored: &str) -> String {
+pub fn decision_named(stored: &str, lang: Lang) -> String {
     match Decision::parse(stored) {
-        Some(d) => decision(d).to_string(),
+        Some(d) => decision(d, lang).to_string(),
         None => stored.replace('_', " "),
     }
 }
 
 /// What an item is, as a sentence starts: `Duplicate group`, `Stuck receipt`.
-pub fn kind_named(stored: &str) -> String {
+pub fn kind_named(stored: &str, lang: Lang) -> String {
     match Kind::parse(stored) {
-        Some(Kind::Duplicate) => "Duplicate group".into(),
-        Some(Kind::Conflict) => "Conflict".into(),
-        Some(Kind::Stuck) => "Stuck receipt".into(),
-        Some(Kind::Bot) => "Bot group".into(),
+        Some(Kind::Duplicate) => t!(lang, "words.kind.duplicate").into(),
+        Some(Kind::Conflict) => t!(lang, "words.kind.conflict").into(),
+        Some(Kind::Stuck) => t!(lang, "words.kind.stuck").into(),
+        Some(Kind::Bot) => t!(lang, "words.kind.bot").into(),
         None => {
             let mut text = stored.replace('_', " ");
             if let Some(first) = text.get(..1) {
@@ -51,30 +45,33 @@ pub fn kind_named(stored: &str) -> String {
 }
 
 /// A receipt state as people say it: `in flight`, `completed`, `failed`.
-pub fn state_named(stored: &str) -> String {
-    stored.replace('_', " ")
-}
-
-/// `a`, `a and b`, `a, b and c`.
-pub fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+pub fn state_named(stored: &str, lang: Lang) -> String {
+    match ReceiptState::parse(stored) {
+        Some(state) => state.label_in(lang).to_string(),
+        None => stored.replace('_', " "),
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+/// `a`, `a and b`, `a, b and c` (`a、b、c`).
+pub fn and_list(items: &[String], lang: Lang) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => t!(
+            lang,
+            "words.list.and",
+            rest = rest.join(t!(lang, "words.list.comma")),
+            last = last
+        ),
+    }
 }
 
 // --- Where an item stands (the list's status column, the detail) ----------
 
-pub const STANDING_PENDING: &str = "pending";
-pub const STANDING_RESOLVED: &str = "resolved";
-pub const STANDING_NEW_COPY: &str = "new copy";
-pub const STANDING_LOOKED_AT: &str = "looked at";
-pub const STANDING_SENDING: &str = "sending…";
+/// The list's word for an item whose decision is on its way.
+pub fn sending(lang: Lang) -> &'static str {
+    t!(lang, "words.standing.sending")
+}
 
 /// The list's mark of a group that gained copies in the last readings: `+2`.
 pub fn gained(copies: u32) -> String {
@@ -82,50 +79,110 @@ pub fn gained(copies: u32) -> String {
 }
 
 /// The list's mark of a group that appeared in the last readings.
-pub const FRESH_GROUP: &str = "new";
+pub fn fresh_group(lang: Lang) -> &'static str {
+    t!(lang, "words.fresh.group")
+}
+
+// --- Progress -------------------------------------------------------------------
+
+/// Where a reading is, for the header and the first screen.
+pub fn stage(stage: crate::reading::Stage, lang: Lang) -> &'static str {
+    use crate::reading::Stage;
+    use crate::triage::engine::Stage as Step;
+    match stage {
+        Stage::Receipts => t!(lang, "worker.stage.receipts"),
+        Stage::Replays => t!(lang, "worker.stage.replays"),
+        Stage::Texts => t!(lang, "worker.stage.texts"),
+        Stage::Analysis(Step::GroupingCopies) => t!(lang, "worker.stage.grouping_copies"),
+        Stage::Analysis(Step::LookingForCampaigns) => t!(lang, "worker.stage.campaigns"),
+        Stage::Analysis(Step::ConflictsAndStuck) => t!(lang, "worker.stage.conflicts_and_stuck"),
+        Stage::ReviewLog => t!(lang, "worker.stage.review_log"),
+        Stage::ItemsReceipts => t!(lang, "worker.stage.items_receipts"),
+    }
+}
+
+/// The screen's own work after a reading: indexing it for the filter.
+pub fn indexing(lang: Lang) -> &'static str {
+    t!(lang, "worker.stage.indexing")
+}
 
 // --- Status messages ----------------------------------------------------------
 
 /// The answer to a decision recorded: `conflict:40: follow-up recorded`.
-pub fn recorded(item: &str, d: Decision) -> String {
-    format!("{item}: {} recorded", decision(d))
+pub fn recorded(item: &str, d: Decision, lang: Lang) -> String {
+    t!(
+        lang,
+        "status.recorded",
+        item = item,
+        decision = decision(d, lang)
+    )
 }
 
 /// A duplicate or correction recorded, with the copy it keeps.
-pub fn recorded_keeping(item: &str, d: Decision, kept: crate::model::ReceiptId) -> String {
-    format!("{item}: {} recorded, keeping #{kept}", decision(d))
+pub fn recorded_keeping(
+    item: &str,
+    d: Decision,
+    kept: crate::model::ReceiptId,
+    lang: Lang,
+) -> String {
+    t!(
+        lang,
+        "status.recorded_keeping",
+        item = item,
+        decision = decision(d, lang),
+        kept = kept
+    )
 }
 
 /// Decisions sent, on their way.
-pub fn recording(item: &str, d: Decision) -> String {
-    format!("recording {item} as {}…", decision(d))
+pub fn recording(item: &str, d: Decision, lang: Lang) -> String {
+    t!(
+        lang,
+        "status.recording",
+        item = item,
+        decision = decision(d, lang)
+    )
 }
 
-pub fn recording_many(n: usize, d: Decision) -> String {
-    format!("recording {n} decision{} as {}…", plural(n), decision(d))
+pub fn recording_many(n: usize, d: Decision, lang: Lang) -> String {
+    let decision = decision(d, lang);
+    if n == 1 {
+        t!(lang, "status.recording_one", n = n, decision = decision)
+    } else {
+        t!(lang, "status.recording_many", n = n, decision = decision)
+    }
 }
 
 /// An undo recorded: `dup:12: duplicate undone, pending again`.
-pub fn undone(item: &str, d: Decision) -> String {
-    format!("{item}: {} undone, pending again", decision(d))
+pub fn undone(item: &str, d: Decision, lang: Lang) -> String {
+    t!(
+        lang,
+        "status.undone",
+        item = item,
+        decision = decision(d, lang)
+    )
 }
 
 /// After [`undone`]: the receipt the undone decision had completed or failed.
-pub fn undone_state_back(receipt_id: i64, was: &str) -> String {
-    format!(
-        "; receipt #{receipt_id} is in flight again (it was {})",
-        state_named(was)
+pub fn undone_state_back(receipt_id: i64, was: &str, lang: Lang) -> String {
+    t!(
+        lang,
+        "status.undone_state_back",
+        receipt = receipt_id,
+        state = state_named(was, lang)
     )
 }
 
 /// After [`undone`]: the receipt changed since the decision, so its state stays.
-pub fn undone_state_kept(receipt_id: i64, now: Option<&str>) -> String {
+pub fn undone_state_kept(receipt_id: i64, now: Option<&str>, lang: Lang) -> String {
     match now {
-        Some(state) => format!(
-            "; receipt #{receipt_id} changed since, so it stays {}",
-            state_named(state)
+        Some(state) => t!(
+            lang,
+            "status.undone_state_kept",
+            receipt = receipt_id,
+            state = state_named(state, lang)
         ),
-        None => format!("; receipt #{receipt_id} is gone, nothing to put back"),
+        None => t!(lang, "status.undone_receipt_gone", receipt = receipt_id),
     }
 }
 
@@ -135,260 +192,358 @@ pub fn already_resolved(
     stored: Option<&str>,
     by: Option<&str>,
     at: Option<&str>,
+    lang: Lang,
 ) -> String {
-    let mut text = format!(
-        "{item} is already resolved as {}",
-        stored.map_or_else(|| "?".into(), decision_named)
-    );
-    if let Some(by) = by {
-        text.push_str(&format!(" by {by}"));
-    }
-    if let Some(at) = at {
-        text.push_str(&format!(" at {at}"));
-    }
-    text.push_str("; nothing changed (u undoes your own last decision)");
-    text
+    let decision = stored.map_or_else(|| "?".into(), |d| decision_named(d, lang));
+    let by = by.map_or_else(String::new, |by| {
+        t!(lang, "status.already_resolved_by", operator = by)
+    });
+    let at = at.map_or_else(String::new, |at| {
+        t!(lang, "status.already_resolved_at", at = at)
+    });
+    t!(
+        lang,
+        "status.already_resolved",
+        item = item,
+        decision = decision,
+        by = by,
+        at = at
+    )
 }
 
 /// The sort order, for the list's title and the status line.
-pub fn order(newest_first: bool) -> &'static str {
+pub fn order(newest_first: bool, lang: Lang) -> &'static str {
     if newest_first {
-        "newest first"
+        t!(lang, "words.order.newest")
     } else {
-        "oldest first"
+        t!(lang, "words.order.oldest")
     }
 }
 
-pub const PENDING_ONLY: &str = "pending only";
+/// The list's title when it shows the pending items only.
+pub fn pending_only(lang: Lang) -> &'static str {
+    t!(lang, "words.view.pending_only")
+}
 
-pub fn pending_only_status(on: bool) -> &'static str {
+pub fn pending_only_status(on: bool, lang: Lang) -> &'static str {
     if on {
-        "showing pending items only (P shows every item again)"
+        t!(lang, "words.view.pending_only_on")
     } else {
-        "showing every item, resolved ones too"
+        t!(lang, "words.view.pending_only_off")
     }
 }
 
 // --- Confirmations -------------------------------------------------------------
 
 /// The title of the question before `completed` or `failed`.
-pub fn confirm_state_title(item: &str, d: Decision) -> String {
-    format!("Mark {item} as {}?", decision(d))
+pub fn confirm_state_title(item: &str, d: Decision, lang: Lang) -> String {
+    t!(
+        lang,
+        "words.confirm.state_title",
+        item = item,
+        decision = decision(d, lang)
+    )
 }
 
-pub fn confirm_state_yes(d: Decision) -> String {
-    format!("Yes, mark {}", decision(d))
+pub fn confirm_state_yes(d: Decision, lang: Lang) -> String {
+    t!(
+        lang,
+        "words.confirm.state_yes",
+        decision = decision(d, lang)
+    )
 }
 
 /// What `completed` or `failed` changes, and what to have checked first.
-pub fn confirm_state_lines(receipt_id: i64, d: Decision) -> Vec<String> {
-    let mut lines = vec![format!(
-        "Receipt #{receipt_id} becomes {} in the receipts table, only if it is still in flight.",
-        decision(d)
+pub fn confirm_state_lines(receipt_id: i64, d: Decision, lang: Lang) -> Vec<String> {
+    let mut lines = vec![t!(
+        lang,
+        "words.confirm.state_becomes",
+        receipt = receipt_id,
+        decision = decision(d, lang)
     )];
     if d == Decision::Failed {
-        lines.push("Failed frees its key: the visitor's retry will be accepted as new.".into());
-        lines.push(
-            "Time alone never makes a receipt failed: answer yes only after checking that the work was not done."
-                .into(),
-        );
+        lines.push(t!(lang, "words.confirm.failed_frees_key").into());
+        lines.push(t!(lang, "words.confirm.failed_check").into());
     } else {
-        lines.push("Answer yes only after checking that the work was done.".into());
+        lines.push(t!(lang, "words.confirm.completed_check").into());
     }
     lines
+}
+
+/// The answer that leaves things as they are, in every confirmation.
+pub fn confirm_no(lang: Lang) -> String {
+    t!(lang, "words.confirm.no").into()
+}
+
+/// A note that goes with the decision asked about.
+pub fn confirm_note(note: &str, lang: Lang) -> String {
+    t!(lang, "words.confirm.note", note = note)
 }
 
 // --- The detail pane -----------------------------------------------------------
 
 /// Why a partial copy is in its group: which fields only one of the two
 /// copies has. `None` for a side not known (its receipt not read yet).
-pub fn partial_copy(only_here: &[String], only_first: &[String], unknown: &[String]) -> String {
+pub fn partial_copy(
+    only_here: &[String],
+    only_first: &[String],
+    unknown: &[String],
+    lang: Lang,
+) -> String {
     let mut parts = Vec::new();
-    let verb = |fields: &[String]| if fields.len() == 1 { "is" } else { "are" };
     if !only_here.is_empty() {
-        parts.push(format!(
-            "{} {} filled in only in this copy",
-            and_list(only_here),
-            verb(only_here)
-        ));
+        let fields = and_list(only_here, lang);
+        parts.push(if only_here.len() == 1 {
+            t!(lang, "words.near.only_here_one", fields = fields)
+        } else {
+            t!(lang, "words.near.only_here_many", fields = fields)
+        });
     }
     if !only_first.is_empty() {
-        parts.push(format!(
-            "{} {} filled in only in the first copy",
-            and_list(only_first),
-            verb(only_first)
-        ));
+        let fields = and_list(only_first, lang);
+        parts.push(if only_first.len() == 1 {
+            t!(lang, "words.near.only_first_one", fields = fields)
+        } else {
+            t!(lang, "words.near.only_first_many", fields = fields)
+        });
     }
     if !unknown.is_empty() {
-        parts.push(format!(
-            "{} {} filled in only in one of this copy and the first",
-            and_list(unknown),
-            verb(unknown)
-        ));
+        let fields = and_list(unknown, lang);
+        parts.push(if unknown.len() == 1 {
+            t!(lang, "words.near.only_one_of_them_one", fields = fields)
+        } else {
+            t!(lang, "words.near.only_one_of_them_many", fields = fields)
+        });
     }
-    format!("partial copy: {}", parts.join("; "))
+    t!(
+        lang,
+        "words.near.partial",
+        parts = parts.join(t!(lang, "words.near.separator"))
+    )
 }
 
 /// Why an edited copy is in its group.
-pub fn edited_copy(fields: &[String]) -> String {
-    let verb = if fields.len() == 1 {
-        "differs"
+pub fn edited_copy(fields: &[String], lang: Lang) -> String {
+    let list = and_list(fields, lang);
+    if fields.len() == 1 {
+        t!(lang, "words.near.edited_one", fields = list)
     } else {
-        "differ"
-    };
-    format!(
-        "edited copy: {} {verb} from the first copy by a few words",
-        and_list(fields)
-    )
+        t!(lang, "words.near.edited_many", fields = list)
+    }
 }
 
 /// A review log entry in one sentence: `Duplicate group dup:73 — marked
 /// spam by aiko at 2026-11-29T10:15:30Z.`
-pub fn log_sentence(kind: &str, item: &str, stored: &str, operator: &str, at: &str) -> String {
-    let what = match Decision::parse(stored) {
-        Some(Decision::Reopened) => "reopened".to_string(),
-        _ => format!("marked {}", decision_named(stored)),
-    };
+pub fn log_sentence(
+    kind: &str,
+    item: &str,
+    stored: &str,
+    operator: &str,
+    at: &str,
+    lang: Lang,
+) -> String {
     // The item's own prefix names its kind; the stored kind says it again.
     let kind = match crate::review::parse_item(item) {
-        Ok((k, _)) => kind_named(k.as_str()),
-        Err(_) => kind_named(kind),
+        Ok((k, _)) => kind_named(k.as_str(), lang),
+        Err(_) => kind_named(kind, lang),
     };
-    format!("{kind} {item} — {what} by {operator} at {at}.")
+    match Decision::parse(stored) {
+        Some(Decision::Reopened) => t!(
+            lang,
+            "words.log.reopened",
+            kind = kind,
+            item = item,
+            operator = operator,
+            at = at
+        ),
+        _ => t!(
+            lang,
+            "words.log.marked",
+            kind = kind,
+            item = item,
+            decision = decision_named(stored, lang),
+            operator = operator,
+            at = at
+        ),
+    }
 }
 
 /// What the review log says of an item, for its detail.
-pub fn resolved_as(who: &str) -> String {
-    format!("Resolved as {who}.")
+pub fn resolved_as(who: &str, lang: Lang) -> String {
+    t!(lang, "words.review.resolved_as", who = who)
 }
 
-pub fn looked_at(who: &str) -> String {
-    format!("Marked {who}: looked at, the outcome still unknown, so it stays pending.")
+pub fn looked_at(who: &str, lang: Lang) -> String {
+    t!(lang, "words.review.looked_at", who = who)
 }
 
-pub fn new_copy_since(who: &str) -> String {
-    format!(
-        "NEW COPY SINCE DECISION: resolved as {who}, then another copy arrived. Pending again: decide anew."
-    )
+pub fn new_copy_since(who: &str, lang: Lang) -> String {
+    t!(lang, "words.review.new_copy_since", who = who)
 }
 
-pub fn reopened_after(who: &str) -> String {
-    format!("Reopened; last decided as {who}.")
+pub fn reopened_after(who: &str, lang: Lang) -> String {
+    t!(lang, "words.review.reopened_after", who = who)
 }
 
 // --- Empty lists ---------------------------------------------------------------
 
 /// The text filter searches what items say, not where they stand: typed
-/// "pending" or "resolved", it is told where the key that does that is.
+/// "pending" or "resolved" (in either language), it is told where the key
+/// that does that is.
 pub fn standing_typed(filter: &str) -> bool {
     let typed = filter.trim().to_lowercase();
-    ["pending", "unresolved", "resolved", "open"].contains(&typed.as_str())
+    [
+        "pending",
+        "unresolved",
+        "resolved",
+        "open",
+        "未対応",
+        "未解決",
+        "対応済み",
+        "対応済",
+    ]
+    .contains(&typed.as_str())
 }
 
-pub const STANDING_NOT_TEXT: &str = "Nothing matches: the filter searches the items' text, not where they stand (P shows only the pending items; Esc clears the filter).";
+pub fn standing_not_text(lang: Lang) -> &'static str {
+    t!(lang, "words.empty.standing_not_text")
+}
 
 /// Why a list shows nothing although it has items: what hides them, and
 /// the key that shows them again (only keys that work on this tab).
-pub fn nothing_shown(text_filter: bool, class_filter: bool, pending_only: bool) -> String {
+pub fn nothing_shown(
+    text_filter: bool,
+    class_filter: bool,
+    pending_only: bool,
+    lang: Lang,
+) -> String {
     let mut ways = Vec::new();
     if text_filter {
-        ways.push("Esc clears the text filter".to_string());
+        ways.push(t!(lang, "words.empty.esc_clears_filter"));
     }
     if class_filter {
-        ways.push("t shows every class".to_string());
+        ways.push(t!(lang, "words.empty.t_shows_every_class"));
     }
     if pending_only {
-        ways.push("P shows resolved items too".to_string());
+        ways.push(t!(lang, "words.empty.p_shows_resolved"));
     }
     if ways.is_empty() {
-        return "Nothing to show.".into();
+        return t!(lang, "words.empty.nothing").into();
     }
     if pending_only && !text_filter && !class_filter {
-        return "Nothing pending here (P shows resolved items too).".into();
+        return t!(lang, "words.empty.nothing_pending").into();
     }
-    format!("Nothing matches ({}).", ways.join("; "))
+    t!(
+        lang,
+        "words.empty.nothing_matches",
+        ways = ways.join(t!(lang, "words.empty.separator"))
+    )
 }
 
 // --- Help ----------------------------------------------------------------------
 
+/// Rows of two texts, made once per language.
+type Pairs = [Vec<(&'static str, &'static str)>; 2];
+
 /// The help's explanations of the words the screen uses: (term, meaning).
-pub const GLOSSARY: &[(&str, &str)] = &[
-    (
-        "simultaneous",
-        "copies under a second apart: usually two handlers posting one form",
-    ),
-    (
-        "seconds",
-        "copies one second to a minute apart: a double click, or a page that sends a new key per click",
-    ),
-    (
-        "minutes",
-        "copies over a minute apart (within the window): a reload, the back button, or a visitor sending again",
-    ),
-    (
-        "exact",
-        "every field the visitor typed is the same once case and spacing are folded",
-    ),
-    (
-        "partial",
-        "one copy has fields the other left empty; the fields both have are the same",
-    ),
-    (
-        "edited",
-        "the same fields, all equal but one text that differs by a few words (or characters)",
-    ),
-    (
-        "not compared",
-        "fields that are bookkeeping, not typed by the visitor (event_id, submitted_at, tokens, utm_*…): they may differ between copies and never make two copies different",
-    ),
-    (
-        "pending",
-        "no decision stands yet, or a new copy arrived after one (new copy)",
-    ),
-    (
-        "looked at",
-        "a stuck receipt marked still pending: someone checked and the outcome is still unknown; it still counts as pending",
-    ),
-    (
-        "resolved",
-        "a decision stands; a stuck receipt marked completed or failed leaves the Stuck tab and counts as resolved in the header",
-    ),
-    (
-        "new / +1",
-        "in the list: a group that appeared, or gained copies, since the reading before; the mark goes once you move past the row",
-    ),
-];
+pub fn glossary(lang: Lang) -> &'static [(&'static str, &'static str)] {
+    static TABLES: LazyLock<Pairs> = LazyLock::new(|| {
+        Lang::ALL.map(|lang| {
+            vec![
+                (
+                    t!(lang, "terms.class.simultaneous"),
+                    t!(lang, "words.glossary.simultaneous"),
+                ),
+                (
+                    t!(lang, "terms.class.seconds"),
+                    t!(lang, "words.glossary.seconds"),
+                ),
+                (
+                    t!(lang, "terms.class.minutes"),
+                    t!(lang, "words.glossary.minutes"),
+                ),
+                (
+                    t!(lang, "words.term.exact"),
+                    t!(lang, "words.glossary.exact"),
+                ),
+                (
+                    t!(lang, "words.term.partial"),
+                    t!(lang, "words.glossary.partial"),
+                ),
+                (
+                    t!(lang, "words.term.edited"),
+                    t!(lang, "words.glossary.edited"),
+                ),
+                (
+                    t!(lang, "words.term.not_compared"),
+                    t!(lang, "words.glossary.not_compared"),
+                ),
+                (
+                    t!(lang, "words.standing.pending"),
+                    t!(lang, "words.glossary.pending"),
+                ),
+                (
+                    t!(lang, "words.standing.looked_at"),
+                    t!(lang, "words.glossary.looked_at"),
+                ),
+                (
+                    t!(lang, "words.standing.resolved"),
+                    t!(lang, "words.glossary.resolved"),
+                ),
+                (
+                    t!(lang, "words.term.fresh"),
+                    t!(lang, "words.glossary.fresh"),
+                ),
+            ]
+        })
+    });
+    &TABLES[lang as usize]
+}
 
 /// What each decision changes, and what it does not: (decisions, effect).
-pub const DECISION_EFFECTS: &[(&str, &str)] = &[
-    (
-        "duplicate, correction, distinct, spam",
-        "record how to answer a duplicate group; no receipt is changed or deleted",
-    ),
-    (
-        "original stands, follow-up",
-        "record whether a changed resend needs a reply; the kept receipt is not changed",
-    ),
-    (
-        "completed, failed",
-        "change the receipt's state, only if it is still in flight; failed also frees its key, so the visitor's retry is accepted as new",
-    ),
-    (
-        "still pending",
-        "records that you looked; the receipt stays in flight and the item stays pending",
-    ),
-    (
-        "spam, not spam (bots)",
-        "record the whole group at once; nothing is deleted",
-    ),
-    (
-        "u (undo)",
-        "appends a reopening: the item is pending again, and a receipt you marked completed or failed is put back in flight if nothing changed it since",
-    ),
-];
+pub fn decision_effects(lang: Lang) -> &'static [(&'static str, &'static str)] {
+    static TABLES: LazyLock<Pairs> = LazyLock::new(|| {
+        Lang::ALL.map(|lang| {
+            vec![
+                (
+                    t!(lang, "words.effect.duplicates_what"),
+                    t!(lang, "words.effect.duplicates"),
+                ),
+                (
+                    t!(lang, "words.effect.conflicts_what"),
+                    t!(lang, "words.effect.conflicts"),
+                ),
+                (
+                    t!(lang, "words.effect.state_what"),
+                    t!(lang, "words.effect.state"),
+                ),
+                (
+                    t!(lang, "words.effect.still_pending_what"),
+                    t!(lang, "words.effect.still_pending"),
+                ),
+                (
+                    t!(lang, "words.effect.bots_what"),
+                    t!(lang, "words.effect.bots"),
+                ),
+                (
+                    t!(lang, "words.effect.undo_what"),
+                    t!(lang, "words.effect.undo"),
+                ),
+            ]
+        })
+    });
+    &TABLES[lang as usize]
+}
 
-pub const HELP_TERMS: &str = "Words on this screen";
-pub const HELP_DECISIONS: &str = "What a decision changes";
+/// The heading of [`glossary`].
+pub fn help_terms(lang: Lang) -> &'static str {
+    t!(lang, "words.help.terms")
+}
+
+/// The heading of [`decision_effects`].
+pub fn help_decisions(lang: Lang) -> &'static str {
+    t!(lang, "words.help.decisions")
+}
 
 #[cfg(test)]
 mod tests {
@@ -398,28 +553,38 @@ mod tests {
         items.iter().map(|s| s.to_string()).collect()
     }
 
+    const EN: Lang = Lang::En;
+    const JA: Lang = Lang::Ja;
+
     #[test]
     fn stored_names_become_words() {
-        assert_eq!(decision(Decision::FollowUp), "follow-up");
-        assert_eq!(decision_named("original_stands"), "original stands");
-        assert_eq!(decision_named("still_pending"), "still pending");
-        assert_eq!(decision_named("some_new_one"), "some new one");
-        assert_eq!(state_named("in_flight"), "in flight");
+        assert_eq!(decision(Decision::FollowUp, EN), "follow-up");
+        assert_eq!(decision_named("original_stands", EN), "original stands");
+        assert_eq!(decision_named("still_pending", EN), "still pending");
+        assert_eq!(decision_named("some_new_one", EN), "some new one");
+        assert_eq!(state_named("in_flight", EN), "in flight");
+        assert_eq!(decision_named("follow_up", JA), "要フォローアップ");
+        assert_eq!(state_named("in_flight", JA), "処理中");
+        assert_eq!(kind_named("duplicate", JA), "重複グループ");
     }
 
     #[test]
     fn why_a_near_copy_is_in_its_group_reads_as_a_sentence() {
         assert_eq!(
-            partial_copy(&[], &list(&["company", "phone", "subject"]), &[]),
+            partial_copy(&[], &list(&["company", "phone", "subject"]), &[], EN),
             "partial copy: company, phone and subject are filled in only in the first copy"
         );
         assert_eq!(
-            partial_copy(&list(&["phone"]), &list(&["company"]), &[]),
+            partial_copy(&list(&["phone"]), &list(&["company"]), &[], EN),
             "partial copy: phone is filled in only in this copy; company is filled in only in the first copy"
         );
         assert_eq!(
-            edited_copy(&list(&["message"])),
+            edited_copy(&list(&["message"]), EN),
             "edited copy: message differs from the first copy by a few words"
+        );
+        assert_eq!(
+            partial_copy(&[], &list(&["company", "phone"]), &[], JA),
+            "一部のみの受付: company、phone は最初の受付にだけ入力があります"
         );
     }
 
@@ -431,33 +596,70 @@ mod tests {
                 "dup:73",
                 "spam",
                 "aiko",
-                "2026-11-29T10:15:30Z"
+                "2026-11-29T10:15:30Z",
+                EN
             ),
             "Duplicate group dup:73 — marked spam by aiko at 2026-11-29T10:15:30Z."
         );
         assert_eq!(
-            log_sentence("stuck", "stuck:9", "reopened", "ken", "t"),
+            log_sentence("stuck", "stuck:9", "reopened", "ken", "t", EN),
             "Stuck receipt stuck:9 — reopened by ken at t."
         );
         assert_eq!(
-            log_sentence("conflict", "conflict:4", "follow_up", "ken", "t"),
+            log_sentence("conflict", "conflict:4", "follow_up", "ken", "t", EN),
             "Conflict conflict:4 — marked follow-up by ken at t."
+        );
+        assert_eq!(
+            log_sentence("duplicate", "dup:73", "spam", "aiko", "t", JA),
+            "重複グループ dup:73 — aiko が t に「スパム」と判断しました。"
         );
     }
 
     #[test]
     fn an_empty_list_names_only_what_hides_its_items() {
         assert_eq!(
-            nothing_shown(true, false, false),
+            nothing_shown(true, false, false, EN),
             "Nothing matches (Esc clears the text filter)."
         );
         assert_eq!(
-            nothing_shown(true, true, true),
+            nothing_shown(true, true, true, EN),
             "Nothing matches (Esc clears the text filter; t shows every class; P shows resolved items too)."
         );
         assert_eq!(
-            nothing_shown(false, false, true),
+            nothing_shown(false, false, true, EN),
             "Nothing pending here (P shows resolved items too)."
         );
+        assert!(nothing_shown(true, false, false, JA).contains("Esc"));
+        assert!(standing_typed("未対応") && standing_typed(" Pending "));
+    }
+
+    #[test]
+    fn every_stage_is_said_as_the_reading_says_it_in_english() {
+        use crate::reading::Stage;
+        use crate::triage::engine::Stage as Step;
+        let stages = [
+            Stage::Receipts,
+            Stage::Replays,
+            Stage::Texts,
+            Stage::ReviewLog,
+        ]
+        .into_iter()
+        .chain(Step::ALL.map(Stage::Analysis))
+        .chain([Stage::ItemsReceipts]);
+        for s in stages {
+            assert_eq!(stage(s, EN), s.label());
+            assert_ne!(stage(s, JA), s.label());
+        }
+    }
+
+    #[test]
+    fn the_help_explains_its_words_in_either_language() {
+        for lang in Lang::ALL {
+            assert_eq!(glossary(lang).len(), 11);
+            assert_eq!(decision_effects(lang).len(), 6);
+        }
+        assert_eq!(glossary(EN)[0].0, "simultaneous");
+        assert_eq!(glossary(JA)[0].0, "同時");
+        assert_eq!(glossary(JA)[7].0, "未対応");
     }
 }

@@ -53,13 +53,19 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Th
     popup(frame, area, &confirm.title, body, theme);
 }
 
-pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFile, theme: &Theme) {
+pub fn draw_export(
+    frame: &mut Frame,
+    area: Rect,
+    choice: &ExportFile,
+    theme: &Theme,
+    lang: crate::i18n::Lang,
+) {
     let mut buttons = vec![Span::raw(" ")];
     for (i, file) in EXPORT_CHOICES.into_iter().enumerate() {
         if i > 0 {
             buttons.push(Span::raw(" "));
         }
-        buttons.extend(button(export_label(file), file == *choice, theme));
+        buttons.extend(button(export_label(file, lang), file == *choice, theme));
     }
     let body = vec![
         Line::raw(" Export the whole review log (every decision and undo) as:"),

@@ -102,7 +102,7 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         let pair = vec![
             (keymap::keys_label(&binding.keys[..1]), theme.key()),
-            (format!(" {}  ", binding.hint), theme.plain()),
+            (format!(" {}  ", binding.hint_in(app.lang)), theme.plain()),
         ];
         if matches!(binding.command, KeyCommand::Help | KeyCommand::Quit) {
             essential.push(pair);

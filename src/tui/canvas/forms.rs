@@ -103,7 +103,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
     let focused = app.focus == Focus::List;
     let mut title = vec![
         (
-            format!(" {} ", Tab::Forms.title()),
+            format!(" {} ", Tab::Forms.title(app.lang)),
             theme.pane_title(focused),
         ),
         (format!("· {} (p) ", forms.period.label()), theme.key()),

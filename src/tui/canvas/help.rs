@@ -7,12 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{Theme, centered, text};
+use crate::i18n::Lang;
 use crate::tui::app::{App, keymap, words};
 
-pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
+pub fn help_lines(theme: &Theme, width: usize, lang: Lang) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let key_w = 16;
-    for (title, rows) in keymap::help_sections() {
+    for (title, rows) in keymap::help_sections(lang) {
         if rows.is_empty() {
             continue;
         }
@@ -33,8 +34,8 @@ pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     }
     // After the keys: the words the screen uses, and what decisions do.
     for (title, rows) in [
-        (words::HELP_TERMS, words::GLOSSARY),
-        (words::HELP_DECISIONS, words::DECISION_EFFECTS),
+        (words::help_terms(lang), words::glossary(lang)),
+        (words::help_decisions(lang), words::decision_effects(lang)),
     ] {
         if !lines.is_empty() {
             lines.push(Line::raw(""));
@@ -70,7 +71,7 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
         .title(" Keys and words — j/k scroll · Esc, q or ? closes ")
         .border_style(theme.title());
     let inner = block.inner(popup);
-    let lines = help_lines(theme, usize::from(inner.width));
+    let lines = help_lines(theme, usize::from(inner.width), app.lang);
     let visible = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(visible);
     app.help_max_scroll.set(max_scroll);

@@ -34,7 +34,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let tab = app.tab;
     let rows = app.rows(tab);
     let focused = app.focus == Focus::List;
-    let mut title = vec![(format!(" {} ", tab.title()), theme.pane_title(focused))];
+    let mut title = vec![(
+        format!(" {} ", tab.title(app.lang)),
+        theme.pane_title(focused),
+    )];
     // Until the items' receipts are in, a text filter has seen only part of
     // what it searches: its matches are a lower bound.
     let partial = snap.receipts_pending && !app.filter.is_empty();
@@ -50,16 +53,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let view = app.list_view;
     if Tab::ORDERED.contains(&tab) {
         title.push((
-            format!("· {} (T) ", words::order(view.newest_first)),
+            format!("· {} (T) ", words::order(view.newest_first, app.lang)),
             theme.plain(),
         ));
     }
     if view.pending_only && Tab::DECIDING.contains(&tab) {
-        title.push((format!("· {} (P) ", words::PENDING_ONLY), theme.key()));
+        title.push((
+            format!("· {} (P) ", words::pending_only(app.lang)),
+            theme.key(),
+        ));
     }
     if tab == Tab::Duplicates {
         title.push((
-            format!("· class {} (t) ", app.class_filter.label()),
+            format!("· class {} (t) ", app.class_filter.label(app.lang)),
             theme.plain(),
         ));
     }
@@ -89,12 +95,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         } else if partial {
             "Nothing matches so far: the receipts are still being read.".to_string()
         } else if Tab::DECIDING.contains(&tab) && words::standing_typed(&app.filter) {
-            words::STANDING_NOT_TEXT.to_string()
+            words::standing_not_text(app.lang).to_string()
         } else {
             words::nothing_shown(
                 !app.filter.is_empty(),
                 tab == Tab::Duplicates && app.class_filter != Default::default(),
                 view.pending_only && Tab::DECIDING.contains(&tab),
+                app.lang,
             )
         };
         for part in text::wrap_at_most(&why, w.saturating_sub(2), height.max(1)) {
@@ -163,7 +170,7 @@ fn total(snap: &Snapshot, tab: Tab) -> usize {
 /// The standing word of a decision item, and its style.
 pub fn status(app: &App, item: &str, theme: &Theme) -> (&'static str, Style) {
     if app.awaiting.contains_key(item) {
-        return (words::STANDING_SENDING, theme.dim());
+        return (words::sending(app.lang), theme.dim());
     }
     let standing = app.standing(item);
     let style = match standing {
@@ -172,7 +179,7 @@ pub fn status(app: &App, item: &str, theme: &Theme) -> (&'static str, Style) {
         Standing::LookedAt => theme.plain(),
         Standing::Pending => theme.pending(),
     };
-    (standing.word(), style)
+    (standing.word(app.lang), style)
 }
 
 // --- Columns ---------------------------------------------------------------------
@@ -378,7 +385,7 @@ fn row_cells(
             let [status, item] = item_cells(&g.item());
             let first = g.members[0].id;
             let news = match app.fresh.get(&first) {
-                Some(Fresh::Group) => words::FRESH_GROUP.to_string(),
+                Some(Fresh::Group) => words::fresh_group(app.lang).to_string(),
                 Some(Fresh::Gained(n)) => words::gained(*n),
                 None => String::new(),
             };
@@ -451,7 +458,7 @@ fn row_cells(
             let l = &snap.log[row];
             cells.push((when(l.decided_at_ms), theme.dim()));
             cells.push((text::safe(&l.operator, 40), plain));
-            let decision = text::safe(&words::decision_named(&l.decision), 30);
+            let decision = text::safe(&words::decision_named(&l.decision, app.lang), 30);
             cells.push((decision, theme.key()));
             cells.push((text::safe(&l.item, 40), plain));
             let note = l

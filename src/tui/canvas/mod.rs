@@ -64,7 +64,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match &app.overlay {
         Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
         Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
-        Some(Overlay::Export { choice }) => confirm::draw_export(frame, area, choice, &theme),
+        Some(Overlay::Export { choice }) => {
+            confirm::draw_export(frame, area, choice, &theme, app.lang)
+        }
         None => {}
     }
 }

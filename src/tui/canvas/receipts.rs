@@ -161,7 +161,7 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 }
                 if let Some((tab, item)) = jump_target(app) {
                     wrapped(
-                        &format!("J goes to {item} on the {} tab.", tab.title()),
+                        &format!("J goes to {item} on the {} tab.", tab.title(app.lang)),
                         theme.dim(),
                     );
                 }

@@ -20,32 +20,6 @@ enum Fit {
     Numbers,
 }
 
-fn short_title(tab: Tab) -> &'static str {
-    match tab {
-        Tab::Duplicates => "Dup",
-        Tab::Conflicts => "Confl",
-        Tab::Stuck => "Stuck",
-        Tab::Bots => "Bots",
-        Tab::Damaged => "Dmg",
-        Tab::Receipts => "Rcpt",
-        Tab::Forms => "Forms",
-        Tab::Log => "Log",
-    }
-}
-
-fn tiny_title(tab: Tab) -> &'static str {
-    match tab {
-        Tab::Duplicates => "Dup",
-        Tab::Conflicts => "Conf",
-        Tab::Stuck => "Stk",
-        Tab::Bots => "Bot",
-        Tab::Damaged => "Dmg",
-        Tab::Receipts => "Rcp",
-        Tab::Forms => "Frm",
-        Tab::Log => "Log",
-    }
-}
-
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let c = &app.counts;
     let w = usize::from(area.width);
@@ -72,10 +46,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let active = tab == app.tab;
             let marker = if active { ">" } else { " " };
             let title = match fit {
-                Fit::Full => tab.title(),
-                Fit::Short => short_title(tab),
-                Fit::Tiny => tiny_title(tab),
-                Fit::Numbers if active => tiny_title(tab),
+                Fit::Full => tab.title(app.lang),
+                Fit::Short => tab.short_title(app.lang),
+                Fit::Tiny => tab.tiny_title(app.lang),
+                Fit::Numbers if active => tab.tiny_title(app.lang),
                 Fit::Numbers => "",
             };
             let number = tab.index() + 1;

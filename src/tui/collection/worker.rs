@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 
 use super::throttle::Throttle;
 use crate::find::Query;
+use crate::i18n::Lang;
 use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
 use crate::review::{ExportFile, ExportFilter};
 use crate::storage::{self, Access, ChangeMark, Storage};
+use crate::t;
 use crate::tui::app::indexed::IndexedSnapshot;
 use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
 use crate::tui::app::words;
@@ -51,7 +53,7 @@ pub struct WorkerConfig {
     /// Where exports are written.
     pub export_dir: PathBuf,
     /// The language of the messages the worker sends back.
-    pub lang: crate::i18n::Lang,
+    pub lang: Lang,
 }
 
 pub struct Worker {
@@ -194,10 +196,12 @@ impl State {
     fn load(&mut self) {
         let messages = self.messages.clone();
         let mut throttle = Throttle::default();
+        let lang = self.config.lang;
         let mut progress = |p: reading::Progress| {
-            if throttle.due(p.stage.label(), Instant::now()) {
+            let stage = words::stage(p.stage, lang);
+            if throttle.due(stage, Instant::now()) {
                 let _ = messages.send(Msg::Progress {
-                    stage: p.stage.label(),
+                    stage,
                     done: p.done,
                     total: p.total,
                 });
@@ -216,7 +220,7 @@ impl State {
             }
         };
         if self.config.read_only && snap.read_only.is_none() {
-            snap.read_only = Some("opened with --read-only".into());
+            snap.read_only = Some(t!(self.config.lang, "worker.opened_read_only").into());
         }
         if self.reader.last_extent() == Full {
             // The analysis first; the receipts its items show follow.
@@ -247,7 +251,7 @@ impl State {
     /// reading are copied) and hands it to the screen, keeping a share.
     fn publish(&mut self, snap: Snapshot) {
         self.send(Msg::Progress {
-            stage: "indexing for the filter",
+            stage: words::indexing(self.config.lang),
             done: 0,
             total: None,
         });
@@ -287,24 +291,25 @@ impl State {
         };
         match found {
             Ok(Some(text)) => Ok(text),
-            Ok(None) => Err("no longer in the database".into()),
+            Ok(None) => Err(t!(self.config.lang, "worker.payload_gone").into()),
             Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
         }
     }
 
     fn read_only_reason(&self) -> Option<String> {
         if self.config.read_only {
-            return Some("opened with --read-only".into());
+            return Some(t!(self.config.lang, "worker.opened_read_only").into());
         }
         self.database.read_only_reason().map(str::to_string)
     }
 
     fn decide(&mut self, requests: Vec<ItemDecision>) -> Result<String, String> {
+        let lang = self.config.lang;
         if let Some(reason) = self.read_only_reason() {
-            return Err(format!("read-only: {reason}"));
+            return Err(t!(lang, "status.read_only", reason = reason));
         }
         let Some(IndexedSnapshot { snapshot: snap, .. }) = &self.last else {
-            return Err("still loading".into());
+            return Err(t!(lang, "worker.still_loading").into());
         };
         let total = requests.len();
         let mut recorded = Vec::new();
@@ -315,6 +320,7 @@ impl State {
                 snap,
                 &self.config.operator,
                 &request,
+                lang,
             ) {
                 Ok(text) => recorded.push(text),
                 Err(text) => refused.push(text),
@@ -323,56 +329,62 @@ impl State {
         match (total, recorded.len()) {
             (1, 1) => Ok(recorded.remove(0)),
             (1, 0) => Err(refused.remove(0)),
-            _ if refused.is_empty() => Ok(format!("{} decisions recorded", recorded.len())),
-            _ => Err(format!(
-                "{} recorded, {} refused: {}",
-                recorded.len(),
-                refused.len(),
-                refused[0]
+            _ if refused.is_empty() => Ok(t!(lang, "worker.recorded_many", n = recorded.len())),
+            _ => Err(t!(
+                lang,
+                "worker.recorded_refused",
+                recorded = recorded.len(),
+                refused = refused.len(),
+                first = refused[0]
             )),
         }
     }
 
     /// Records a bulk decision as one step; its rows form one batch.
     fn decide_batch(&mut self, requests: Vec<ItemDecision>) -> Result<String, String> {
+        let lang = self.config.lang;
         if let Some(reason) = self.read_only_reason() {
-            return Err(format!("read-only: {reason}"));
+            return Err(t!(lang, "status.read_only", reason = reason));
         }
         let Some(IndexedSnapshot { snapshot: snap, .. }) = &self.last else {
-            return Err("still loading".into());
+            return Err(t!(lang, "worker.still_loading").into());
         };
         let mut refused = Vec::new();
         let mut full = Vec::new();
         for request in &requests {
-            match full_request(snap, &self.config.operator, request) {
+            match full_request(snap, &self.config.operator, request, lang) {
                 Ok(r) => full.push(r),
                 Err(why) => refused.push(why),
             }
         }
         let database = Rc::get_mut(&mut self.database).expect(HELD);
         let written = review::decide_many(database, &full)
-            .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))?;
-        refused.extend(
-            written
-                .refused
-                .iter()
-                .map(|(item, e)| crate::sanitize::inline(&format!("{item}: {e}"), 200)),
-        );
+            .map_err(|e| crate::sanitize::inline(&e.message(lang), 200))?;
+        refused.extend(written.refused.iter().map(|(item, e)| {
+            crate::sanitize::inline(&format!("{item}: {}", e.message(lang)), 200)
+        }));
         let recorded = match written.recorded.len() {
-            0 => "nothing recorded".to_string(),
-            1 => "1 decision recorded".to_string(),
-            n => format!("{n} decisions recorded as one step (u reopens them together)"),
+            0 => t!(lang, "worker.batch.nothing").to_string(),
+            1 => t!(lang, "worker.batch.one").to_string(),
+            n => t!(lang, "worker.batch.many", n = n),
         };
         match refused.first() {
             None => Ok(recorded),
-            Some(first) => Err(format!("{recorded}; {} refused: {first}", refused.len())),
+            Some(first) => Err(t!(
+                lang,
+                "worker.batch.refused",
+                recorded = recorded,
+                n = refused.len(),
+                first = first
+            )),
         }
     }
 
     /// `Some` with what the undo did; `None` when the operator is being asked first.
     fn undo(&mut self, confirmed: Option<review::Wide>) -> Option<Result<String, String>> {
+        let lang = self.config.lang;
         if let Some(reason) = self.read_only_reason() {
-            return Some(Err(format!("read-only: {reason}")));
+            return Some(Err(t!(lang, "status.read_only", reason = reason)));
         }
         let request = review::UndoRequest {
             operator: self.config.operator.clone(),
@@ -388,14 +400,14 @@ impl State {
             Ok(review::UndoOutcome::One(undone)) => {
                 // A receipt put back in flight changed in place: read it again.
                 self.recheck(std::slice::from_ref(&undone));
-                Ok(describe_undo(&undone))
+                Ok(describe_undo(&undone, lang))
             }
             Ok(review::UndoOutcome::Batch(step)) => {
                 self.recheck(&step.undone);
-                Ok(describe_batch_undo(&step, &self.config.operator))
+                Ok(describe_batch_undo(&step, &self.config.operator, lang))
             }
-            Ok(review::UndoOutcome::Nothing) => Err("nothing of yours to undo".into()),
-            Err(e) => Err(crate::sanitize::inline(&e.to_string(), 200)),
+            Ok(review::UndoOutcome::Nothing) => Err(t!(lang, "worker.nothing_to_undo").into()),
+            Err(e) => Err(crate::sanitize::inline(&e.message(lang), 200)),
         })
     }
 
@@ -432,11 +444,12 @@ fn full_request(
     snap: &Snapshot,
     operator: &str,
     request: &ItemDecision,
+    lang: Lang,
 ) -> Result<review::DecisionRequest, String> {
     let target = reading::find_item(snap, &request.item)
-        .ok_or_else(|| format!("{} is no longer in the database", request.item))?;
+        .ok_or_else(|| t!(lang, "worker.item_gone", item = request.item))?;
     let decision =
-        review::Decision::parse_for(target.kind, &request.decision).map_err(|e| e.to_string())?;
+        review::Decision::parse_for(target.kind, &request.decision).map_err(|e| e.message(lang))?;
     let kept = request.kept.or_else(|| {
         let g = snap
             .triage
@@ -464,23 +477,25 @@ fn record(
     snap: &Snapshot,
     operator: &str,
     request: &ItemDecision,
+    lang: Lang,
 ) -> Result<String, String> {
-    let full = full_request(snap, operator, request)?;
+    let full = full_request(snap, operator, request, lang)?;
     review::decide(database, &full)
         .map(|recorded| match recorded.entry.kept {
-            Some(kept) => words::recorded_keeping(&request.item, full.decision, kept),
-            None => words::recorded(&request.item, full.decision),
+            Some(kept) => words::recorded_keeping(&request.item, full.decision, kept, lang),
+            None => words::recorded(&request.item, full.decision, lang),
         })
-        .map_err(|e| crate::sanitize::inline(&e.to_string(), 200))
+        .map_err(|e| crate::sanitize::inline(&e.message(lang), 200))
 }
 
 /// What a step's undo did, in one line: how many reopened, how many left and why.
-fn describe_batch_undo(step: &review::BatchUndone, operator: &str) -> String {
+fn describe_batch_undo(step: &review::BatchUndone, operator: &str, lang: Lang) -> String {
     let n = step.undone.len();
-    let mut text = format!(
-        "{n} decision{} reopened, pending again",
-        if n == 1 { "" } else { "s" }
-    );
+    let mut text = if n == 1 {
+        t!(lang, "worker.undo.reopened_one", n = n)
+    } else {
+        t!(lang, "worker.undo.reopened_many", n = n)
+    };
     if step.left.is_empty() {
         return text;
     }
@@ -494,51 +509,51 @@ fn describe_batch_undo(step: &review::BatchUndone, operator: &str) -> String {
     let decided = others.len();
     others.sort_unstable();
     others.dedup();
+    let comma = t!(lang, "words.list.comma");
     let mut why = Vec::new();
     if decided > 0 {
         let who: Vec<String> = others
             .iter()
             .map(|o| {
                 if *o == operator {
-                    "you".to_string()
+                    t!(lang, "worker.undo.you").to_string()
                 } else {
                     crate::sanitize::inline(o, 30)
                 }
             })
             .collect();
-        why.push(format!(
-            "{decided} decided again since by {}",
-            who.join(", ")
+        why.push(t!(
+            lang,
+            "worker.undo.decided_again",
+            n = decided,
+            who = who.join(comma)
         ));
     }
     if reopened > 0 {
-        why.push(format!("{reopened} already reopened"));
+        why.push(t!(lang, "worker.undo.already_reopened", n = reopened));
     }
-    text.push_str(&format!(
-        "; {} left as {}: {}",
-        step.left.len(),
-        if step.left.len() == 1 {
-            "it was"
-        } else {
-            "they were"
-        },
-        why.join(", ")
-    ));
+    let left = step.left.len();
+    let why = why.join(comma);
+    text.push_str(&if left == 1 {
+        t!(lang, "worker.undo.left_one", n = left, why = why)
+    } else {
+        t!(lang, "worker.undo.left_many", n = left, why = why)
+    });
     text
 }
 
 /// What an undo did, in one line for the status bar.
-fn describe_undo(undone: &review::Undone) -> String {
+fn describe_undo(undone: &review::Undone, lang: Lang) -> String {
     let item = crate::sanitize::inline(&undone.reopened.item, 40);
-    let what = words::undone(&item, undone.reopened.decision);
+    let what = words::undone(&item, undone.reopened.decision, lang);
     match &undone.state {
         review::StateRevert::NoStateChange => what,
         review::StateRevert::Reverted { receipt_id, from } => {
-            what + &words::undone_state_back(*receipt_id, from)
+            what + &words::undone_state_back(*receipt_id, from, lang)
         }
         review::StateRevert::Kept {
             receipt_id,
             now_state,
-        } => what + &words::undone_state_kept(*receipt_id, now_state.as_deref()),
+        } => what + &words::undone_state_kept(*receipt_id, now_state.as_deref(), lang),
     }
 }

@@ -1,13 +1,16 @@
 //! The Bots tab's own rules: who a bot receipt says it is, and the question
 //! asked before a whole group is marked spam.
 
+use crate::i18n::Lang;
 use crate::reading::Snapshot;
 use crate::sanitize::inline;
+use crate::t;
 use crate::triage::model::BotGroup;
 use crate::triage::visitor::{Identity, identity_of};
 
 use super::msg::ItemDecision;
 use super::state::{Confirm, ConfirmAction};
+use super::words;
 
 /// The sender a receipt names (its email, else phone, else name), as the
 /// campaign rule counts senders: from the receipts the items show, else
@@ -38,25 +41,42 @@ pub fn sender_of(snap: &Snapshot, payload: Option<&str>, id: i64) -> Option<Stri
 
 /// The question before `spam` on a whole group: it says how many receipts
 /// it covers, and No has the focus.
-pub fn confirm_spam(request: ItemDecision, g: &BotGroup) -> Confirm {
+pub fn confirm_spam(request: ItemDecision, g: &BotGroup, lang: Lang) -> Confirm {
     let n = request.receipt_ids.len();
-    let s = if n == 1 { "" } else { "s" };
+    let evidence = g.evidence.describe_in(lang);
+    let item = &request.item;
     let mut lines = vec![
-        format!(
-            "This records all {n} receipt{s} of {} as spam ({}).",
-            request.item,
-            g.evidence.describe()
-        ),
-        "Nothing is deleted: the receipts stay, and u undoes it as one step.".into(),
+        if n == 1 {
+            t!(
+                lang,
+                "status.bots.records_one",
+                n = n,
+                item = item,
+                evidence = evidence
+            )
+        } else {
+            t!(
+                lang,
+                "status.bots.records_many",
+                n = n,
+                item = item,
+                evidence = evidence
+            )
+        },
+        t!(lang, "status.bots.nothing_deleted").into(),
     ];
     if let Some(note) = &request.note {
-        lines.push(format!("Note: {}", inline(note, 200)));
+        lines.push(words::confirm_note(&inline(note, 200), lang));
     }
     Confirm {
-        title: format!("Mark {n} receipt{s} as spam?"),
+        title: if n == 1 {
+            t!(lang, "status.bots.title_one", n = n)
+        } else {
+            t!(lang, "status.bots.title_many", n = n)
+        },
         lines,
-        yes_label: format!("Yes, {n} are spam"),
-        no_label: "No".into(),
+        yes_label: t!(lang, "status.bots.yes", n = n),
+        no_label: words::confirm_no(lang),
         yes_focused: false,
         action: ConfirmAction::Decide(request),
     }

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::find::{self, Hit, Query, Scan};
 use crate::sanitize::inline;
+use crate::t;
 use crate::tui::app::msg::Effect;
 use crate::tui::app::state::{App, Input};
 use crate::tui::app::tab::Tab;
@@ -22,11 +23,11 @@ pub fn start(app: &mut App, first: Option<char>) {
 pub fn submit(app: &mut App, text: String) -> Option<Effect> {
     app.find.text = text.clone();
     let Some(snap) = app.snapshot.as_ref() else {
-        app.find.error = Some("the database is still being read; search again in a moment".into());
+        app.find.error = Some(t!(app.lang, "status.find.still_reading").into());
         return None;
     };
     let now_ms = snap.settings.now_ms;
-    match find::parse(&text, app.shown_zone(), now_ms) {
+    match find::parse_in(&text, app.shown_zone(), now_ms, app.lang) {
         Ok(query) => {
             app.find.error = None;
             app.find.searching = Some(query.clone());
@@ -51,7 +52,10 @@ pub fn found(app: &mut App, query: Query, result: Result<Scan, String>) {
             join(app);
             app.pos[Tab::Receipts.index()] = Default::default();
         }
-        Err(why) => app.find.error = Some(format!("the search failed: {}", inline(&why, 200))),
+        Err(why) => {
+            let why = inline(&why, 200);
+            app.find.error = Some(t!(app.lang, "status.find.failed", why = why));
+        }
     }
 }
 

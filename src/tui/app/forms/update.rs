@@ -4,6 +4,7 @@
 
 use crate::forms::Pathway;
 use crate::review::Kind;
+use crate::t;
 
 use super::super::keymap::KeyCommand;
 use super::super::layout;
@@ -20,14 +21,23 @@ pub fn run(app: &mut App, command: KeyCommand, _effects: &mut [Effect]) -> bool 
             app.forms.period = app.forms.period.next();
             refresh(app);
             let shown = app.forms.rows().len();
-            info(
-                app,
-                format!(
-                    "forms over the {}: {shown} form{}",
-                    app.forms.period.label(),
-                    if shown == 1 { "" } else { "s" }
-                ),
-            );
+            let period = app.forms.period.label_in(app.lang);
+            let text = if shown == 1 {
+                t!(
+                    app.lang,
+                    "status.forms.period_one",
+                    period = period,
+                    n = shown
+                )
+            } else {
+                t!(
+                    app.lang,
+                    "status.forms.period_many",
+                    period = period,
+                    n = shown
+                )
+            };
+            info(app, text);
         }
         KeyCommand::Up
         | KeyCommand::Down
@@ -82,22 +92,23 @@ fn move_by(app: &mut App, command: KeyCommand) {
 /// does.
 fn open_example(app: &mut App) {
     let Some(finding) = app.forms.selected_finding().cloned() else {
-        return info(app, "no pathway selected".into());
+        return info(app, t!(app.lang, "status.forms.no_pathway").into());
     };
+    let lang = app.lang;
     let Some(item) = finding.example.clone() else {
         let what = match (finding.pathway, finding.example_receipt) {
-            (Pathway::Bots, Some(id)) => {
-                format!("receipt #{id} is a suspected bot; it is no item to open here")
-            }
-            (Pathway::RetriesAbsorbed, Some(id)) => format!(
-                "receipt #{id}: retries its key answered with the stored response; nothing to decide"
+            (Pathway::Bots, Some(id)) => t!(lang, "status.forms.bot_receipt", id = id),
+            (Pathway::RetriesAbsorbed, Some(id)) => t!(lang, "status.forms.retries", id = id),
+            _ => t!(
+                lang,
+                "status.forms.no_example",
+                pathway = finding.pathway.title_in(lang)
             ),
-            _ => format!("{}: no example item to open", finding.pathway.title()),
         };
         return info(app, what);
     };
     let Some((tab, index)) = item_place(app, &item) else {
-        return info(app, format!("{item} is not in this reading any more"));
+        return info(app, t!(lang, "status.forms.gone", item = item));
     };
     let row = |app: &App| app.rows(tab).iter().position(|&r| r == index);
     let at = match row(app) {
@@ -110,20 +121,21 @@ fn open_example(app: &mut App) {
             refresh(app);
             match row(app) {
                 Some(at) => at,
-                None => return info(app, format!("{item} is not shown on its tab")),
+                None => return info(app, t!(lang, "status.forms.hidden", item = item)),
             }
         }
     };
     go_tab(app, tab);
     select(app, tab, at);
-    info(
-        app,
-        format!(
-            "{item}: the example of {} ({} goes back to Forms)",
-            finding.pathway.title(),
-            Tab::Forms.index() + 1
-        ),
+    let text = t!(
+        lang,
+        "status.forms.example",
+        item = item,
+        pathway = finding.pathway.title_in(lang),
+        key = Tab::Forms.index() + 1,
+        tab = Tab::Forms.title(lang)
     );
+    info(app, text);
 }
 
 /// The tab an item is on, and its index in the reading's list there.

@@ -109,7 +109,7 @@ pub fn lines(
         keep::keeping(app, snap, g).kept
     };
     lines.extend(keep_lines(app, snap, g, &review, w, theme));
-    lines.extend(copies(app.shown_zone(), snap, g, kept, w, theme));
+    lines.extend(copies(app.shown_zone(), snap, g, kept, w, theme, app.lang));
     lines.push(Line::raw(""));
 
     // Made whole for this drawing only (the reading keeps them compact).
@@ -180,6 +180,7 @@ fn copies(
     kept: Option<ReceiptId>,
     w: usize,
     theme: &Theme,
+    lang: crate::i18n::Lang,
 ) -> Vec<Line<'static>> {
     // Fixed columns; the key takes what is left.
     const NUM: usize = 3;
@@ -235,7 +236,10 @@ fn copies(
                 .map_or_else(|| "(none)".into(), |k| clean(k).into_owned()),
             None => "?".into(),
         };
-        let state = r.map_or_else(|| "?".into(), |r| words::state_named(r.state.as_str()));
+        let state = r.map_or_else(
+            || "?".into(),
+            |r| words::state_named(r.state.as_str(), lang),
+        );
         let replays = snap.replays_of(m.id).to_string();
         let match_style = if m.match_kind == MatchKind::Exact {
             theme.plain()
@@ -277,7 +281,7 @@ fn copies(
             ));
         }
         if m.match_kind != MatchKind::Exact {
-            let why = why_near(snap, g, m);
+            let why = why_near(snap, g, m, lang);
             for part in text::wrap_at_most(&why, w.saturating_sub(indent.len()), 2) {
                 lines.push(Line::from(vec![
                     Span::raw(indent.clone()),
@@ -316,6 +320,7 @@ fn why_near(
     snap: &Snapshot,
     g: &crate::triage::model::DuplicateGroup,
     m: &crate::triage::model::Member,
+    lang: crate::i18n::Lang,
 ) -> String {
     let fields: Vec<String> = m.fields.iter().map(|f| clean(f).into_owned()).collect();
     match m.match_kind {
@@ -333,9 +338,9 @@ fn why_near(
                     _ => unknown.push(shown),
                 }
             }
-            words::partial_copy(&here, &there, &unknown)
+            words::partial_copy(&here, &there, &unknown, lang)
         }
-        MatchKind::Edited => words::edited_copy(&fields),
+        MatchKind::Edited => words::edited_copy(&fields, lang),
         MatchKind::Exact => String::new(),
     }
 }

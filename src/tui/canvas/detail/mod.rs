@@ -38,7 +38,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
         Some(Selected::Bot(i)) => bots::lines(app, snap, i, body_w, theme),
         Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
-        Some(Selected::Log(i)) => other::log_entry(app.shown_zone(), snap, i, body_w, theme),
+        Some(Selected::Log(i)) => {
+            other::log_entry(app.shown_zone(), snap, i, body_w, theme, app.lang)
+        }
         // Drawn by `canvas::receipts`.
         Some(Selected::Receipt(_)) => Vec::new(),
     };
@@ -100,7 +102,7 @@ pub(crate) fn review_lines(
         let mut s = r
             .decision
             .as_deref()
-            .map(|d| words::decision_named(&clean(d)))
+            .map(|d| words::decision_named(&clean(d), app.lang))
             .unwrap_or_else(|| "?".into());
         if let Some(op) = &r.operator {
             s.push_str(&format!(" by {}", clean(op)));
@@ -115,7 +117,7 @@ pub(crate) fn review_lines(
     }
     let standing = Standing::of(review);
     if standing == Standing::LookedAt {
-        for part in text::wrap(&words::looked_at(&who(review)), width) {
+        for part in text::wrap(&words::looked_at(&who(review), app.lang), width) {
             lines.push(Line::styled(part, theme.plain()));
         }
         if let Some(note) = &review.note {
@@ -124,7 +126,7 @@ pub(crate) fn review_lines(
             }
         }
     } else if review.resolved {
-        for part in text::wrap(&words::resolved_as(&who(review)), width) {
+        for part in text::wrap(&words::resolved_as(&who(review), app.lang), width) {
             lines.push(Line::styled(part, theme.resolved()));
         }
         if let Some(note) = &review.note {
@@ -133,12 +135,12 @@ pub(crate) fn review_lines(
             }
         }
     } else if review.new_copy_since_decision {
-        let text = words::new_copy_since(&who(review));
+        let text = words::new_copy_since(&who(review), app.lang);
         for part in text::wrap(&text, width) {
             lines.push(Line::styled(part, theme.warn()));
         }
     } else if review.decision.is_some() {
-        let text = words::reopened_after(&who(review));
+        let text = words::reopened_after(&who(review), app.lang);
         for part in text::wrap(&text, width) {
             lines.push(Line::styled(part, theme.dim()));
         }

@@ -66,7 +66,7 @@ pub fn conflict(
         head.push_str(&format!(
             "  {}  {} · replays {}",
             app.shown_zone().format_rfc3339(r.created_ms),
-            words::state_named(r.state.as_str()),
+            words::state_named(r.state.as_str(), app.lang),
             snap.replays_of(r.id)
         ));
     }
@@ -132,7 +132,10 @@ pub fn stuck(
             "since {}",
             app.shown_zone().format_rfc3339(r.created_ms)
         ));
-        facts.push(format!("state {}", words::state_named(r.state.as_str())));
+        facts.push(format!(
+            "state {}",
+            words::state_named(r.state.as_str(), app.lang)
+        ));
         if let Some(u) = r.updated_ms {
             facts.push(format!("updated {}", app.shown_zone().format_rfc3339(u)));
         }
@@ -193,6 +196,7 @@ pub fn log_entry(
     index: usize,
     w: usize,
     theme: &Theme,
+    lang: crate::i18n::Lang,
 ) -> Vec<Line<'static>> {
     let l = &snap.log[index];
     let mut lines = vec![Line::styled(
@@ -211,6 +215,7 @@ pub fn log_entry(
             &clean(&l.decision),
             &clean(&l.operator),
             &when,
+            lang,
         ),
         w,
         theme.plain(),
