@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{Theme, centered, text};
+use crate::t;
 use crate::tui::app::{App, keymap, words};
 
 pub fn help_lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
@@ -67,7 +68,7 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
     let height = area.height.saturating_sub(2);
     let popup = centered(area, width, height);
     let block = Block::bordered()
-        .title(" Keys and words — j/k scroll · Esc, q or ? closes ")
+        .title(format!(" {} ", t!(app.lang, "screen.help.title")))
         .border_style(theme.title());
     let inner = block.inner(popup);
     let lines = help_lines(theme, usize::from(inner.width));

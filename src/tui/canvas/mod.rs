@@ -35,7 +35,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     let theme = Theme::new(app.no_color);
     if layout::too_small(area) {
-        too_small::draw(frame, area, &theme);
+        too_small::draw(frame, area, app.lang, &theme);
         return;
     }
     if app.snapshot.is_none() {
@@ -64,7 +64,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match &app.overlay {
         Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
         Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
-        Some(Overlay::Export { choice }) => confirm::draw_export(frame, area, choice, &theme),
+        Some(Overlay::Export { choice }) => {
+            confirm::draw_export(frame, area, choice, app.lang, &theme)
+        }
         None => {}
     }
 }

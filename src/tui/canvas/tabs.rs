@@ -5,6 +5,8 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text, whole_segments};
+use crate::i18n::Lang;
+use crate::t;
 use crate::tui::app::{App, Tab};
 
 /// How much of each tab the bar shows: the first that fits the width.
@@ -20,34 +22,35 @@ enum Fit {
     Numbers,
 }
 
-fn short_title(tab: Tab) -> &'static str {
+fn short_title(tab: Tab, lang: Lang) -> &'static str {
     match tab {
-        Tab::Duplicates => "Dup",
-        Tab::Conflicts => "Confl",
-        Tab::Stuck => "Stuck",
-        Tab::Bots => "Bots",
-        Tab::Damaged => "Dmg",
-        Tab::Receipts => "Rcpt",
-        Tab::Forms => "Forms",
-        Tab::Log => "Log",
+        Tab::Duplicates => t!(lang, "screen.tabs.short.duplicates"),
+        Tab::Conflicts => t!(lang, "screen.tabs.short.conflicts"),
+        Tab::Stuck => t!(lang, "screen.tabs.short.stuck"),
+        Tab::Bots => t!(lang, "screen.tabs.short.bots"),
+        Tab::Damaged => t!(lang, "screen.tabs.short.damaged"),
+        Tab::Receipts => t!(lang, "screen.tabs.short.receipts"),
+        Tab::Forms => t!(lang, "screen.tabs.short.forms"),
+        Tab::Log => t!(lang, "screen.tabs.short.log"),
     }
 }
 
-fn tiny_title(tab: Tab) -> &'static str {
+fn tiny_title(tab: Tab, lang: Lang) -> &'static str {
     match tab {
-        Tab::Duplicates => "Dup",
-        Tab::Conflicts => "Conf",
-        Tab::Stuck => "Stk",
-        Tab::Bots => "Bot",
-        Tab::Damaged => "Dmg",
-        Tab::Receipts => "Rcp",
-        Tab::Forms => "Frm",
-        Tab::Log => "Log",
+        Tab::Duplicates => t!(lang, "screen.tabs.tiny.duplicates"),
+        Tab::Conflicts => t!(lang, "screen.tabs.tiny.conflicts"),
+        Tab::Stuck => t!(lang, "screen.tabs.tiny.stuck"),
+        Tab::Bots => t!(lang, "screen.tabs.tiny.bots"),
+        Tab::Damaged => t!(lang, "screen.tabs.tiny.damaged"),
+        Tab::Receipts => t!(lang, "screen.tabs.tiny.receipts"),
+        Tab::Forms => t!(lang, "screen.tabs.tiny.forms"),
+        Tab::Log => t!(lang, "screen.tabs.tiny.log"),
     }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let c = &app.counts;
+    let lang = app.lang;
     let w = usize::from(area.width);
     let segments = |fit: Fit| {
         let mut segments = Vec::new();
@@ -73,9 +76,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let marker = if active { ">" } else { " " };
             let title = match fit {
                 Fit::Full => tab.title(),
-                Fit::Short => short_title(tab),
-                Fit::Tiny => tiny_title(tab),
-                Fit::Numbers if active => tiny_title(tab),
+                Fit::Short => short_title(tab, lang),
+                Fit::Tiny => tiny_title(tab, lang),
+                Fit::Numbers if active => tiny_title(tab, lang),
                 Fit::Numbers => "",
             };
             let number = tab.index() + 1;
@@ -95,7 +98,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let mut full = segments(Fit::Full);
     let line = if width(&full) <= w {
-        full.push(("  (pending/all)".to_string(), theme.dim()));
+        full.push((
+            format!("  {}", t!(lang, "screen.tabs.pending_all")),
+            theme.dim(),
+        ));
         whole_segments(full, w)
     } else {
         // Every tab stays in sight: shorter titles, fewer counts, and a cut
