@@ -11,6 +11,7 @@ mod e2e;
 mod filter_index;
 mod find;
 mod forms;
+mod japanese;
 mod update;
 mod view;
 mod worker;

@@ -3,9 +3,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
-use super::{Theme, centered, text};
+use super::{Theme, centered, clear_popup, text};
 use crate::i18n::Lang;
 use crate::review::ExportFile;
 use crate::t;
@@ -34,7 +34,7 @@ fn popup(frame: &mut Frame, area: Rect, title: &str, body: Vec<Line<'static>>, t
             text::safe(title, usize::from(width.saturating_sub(4)))
         ))
         .border_style(theme.warn());
-    frame.render_widget(Clear, rect);
+    clear_popup(frame, rect);
     frame.render_widget(Paragraph::new(body).block(block), rect);
 }
 

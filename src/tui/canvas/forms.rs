@@ -83,9 +83,12 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
     draw_pathways(frame, pathways, app, form, focused, theme);
 }
 
+/// A count of a form row, as shown.
+type Cell = fn(&FormRow) -> String;
+
 /// The columns that fit, most useful first: (header, width, cell). A
 /// header wider than its width (in terminal cells) widens its column.
-type Column = (fn(Lang) -> &'static str, usize, fn(&FormRow) -> String);
+type Column = (fn(Lang) -> &'static str, usize, Cell);
 
 const COLUMNS: &[Column] = &[
     (
@@ -195,7 +198,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
     let scope_min = 14.min(inner);
     let mut used = scope_min;
     // (header, width, cell) of the columns that fit.
-    let columns: Vec<(&str, usize, fn(&FormRow) -> String)> = COLUMNS
+    let columns: Vec<(&str, usize, Cell)> = COLUMNS
         .iter()
         .map(|c| {
             let head = (c.0)(lang);

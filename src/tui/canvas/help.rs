@@ -4,9 +4,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
-use super::{Theme, centered, text};
+use super::{Theme, centered, clear_popup, text};
 use crate::t;
 use crate::tui::app::{App, keymap, words};
 
@@ -77,6 +77,6 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
     app.help_max_scroll.set(max_scroll);
     let scroll = scroll.min(max_scroll);
     let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();
-    frame.render_widget(Clear, popup);
+    clear_popup(frame, popup);
     frame.render_widget(Paragraph::new(shown).block(block), popup);
 }

@@ -17,7 +17,7 @@ use crate::model::{Decision, Millis, Zone};
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::t;
-use crate::triage::model::{BotEvidence, GapClass};
+use crate::triage::model::{BotEvidence, DamageReason, GapClass};
 use crate::tui::app::fresh::Fresh;
 use crate::tui::app::standing::Standing;
 use crate::tui::app::{App, ClassFilter, Focus, Tab, words};
@@ -258,6 +258,20 @@ fn scope_column(lang: Lang, snap: &Snapshot) -> Column {
     )
 }
 
+/// A bot group's scopes: as wide as the longest label of the reading's
+/// groups (the first scope and how many more, in this language), within limits.
+fn scopes_column(lang: Lang, snap: &Snapshot) -> Column {
+    let longest = snap
+        .triage
+        .bot_groups
+        .iter()
+        .map(|g| text::width(&clean(&g.scopes_label_in(lang))))
+        .max()
+        .unwrap_or(0);
+    let want = (longest + 1).clamp(24, 40);
+    column(t!(lang, "screen.list.column.scopes"), want, 10, 4)
+}
+
 fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
     let lang = app.lang;
     match tab {
@@ -303,13 +317,27 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
             column(t!(lang, "screen.list.column.receipts"), 9, 9, 6),
             column(t!(lang, "screen.list.column.senders"), 8, 8, 5),
             column(t!(lang, "screen.list.column.received"), 12, 12, 7),
-            column(t!(lang, "screen.list.column.scopes"), 24, 10, 4),
+            scopes_column(lang, snap),
         ],
-        Tab::Damaged => vec![
-            column(t!(lang, "screen.list.column.receipt"), 10, 10, 10),
-            column(t!(lang, "screen.list.column.problem"), 9, 9, 9),
-            column(t!(lang, "screen.list.column.detail"), 40, 10, 8),
-        ],
+        Tab::Damaged => {
+            // As wide as the longest problem's name in this language.
+            let problem = [
+                DamageReason::Payload,
+                DamageReason::Time,
+                DamageReason::Digest,
+                DamageReason::State,
+            ]
+            .iter()
+            .map(|r| text::width(r.label_in(lang)) + 1)
+            .max()
+            .unwrap_or(0)
+            .max(9);
+            vec![
+                column(t!(lang, "screen.list.column.receipt"), 10, 10, 10),
+                column(t!(lang, "screen.list.column.problem"), problem, problem, 9),
+                column(t!(lang, "screen.list.column.detail"), 40, 10, 8),
+            ]
+        }
         Tab::Log => vec![
             column(t!(lang, "screen.list.column.decided"), 12, 12, 9),
             column(t!(lang, "screen.list.column.operator"), 13, 8, 8),

@@ -108,6 +108,22 @@ fn whole_segments(segments: Vec<(String, Style)>, width: usize) -> Line<'static>
     Line::from(spans)
 }
 
+/// Clears `rect` for a popup. A wide (CJK) character just left of it would
+/// spill its second half over the popup's border: it is blanked too.
+fn clear_popup(frame: &mut Frame, rect: Rect) {
+    frame.render_widget(ratatui::widgets::Clear, rect);
+    if rect.x == 0 {
+        return;
+    }
+    let buffer = frame.buffer_mut();
+    for y in rect.top()..rect.bottom() {
+        let cell = &mut buffer[(rect.x - 1, y)];
+        if text::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
 /// A rectangle of `width` × `height` centred in `area` (clamped to it).
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
