@@ -495,3 +495,17 @@ fn help_loading_and_too_small_in_japanese() {
     let text = screen(&app, 30, 8);
     assert!(text.contains("端末が小さすぎます"), "{text}");
 }
+
+#[test]
+fn the_copies_table_names_the_zone_its_times_are_in() {
+    let fx = fixture();
+    for (lang, head) in [(Lang::En, "time (JST)"), (Lang::Ja, "時刻 (JST)")] {
+        let mut app = loaded_in(lang, &fx, 160, 48);
+        app.zone = tokyo();
+        let text = screen(&app, 160, 48);
+        assert!(text.contains(head), "{lang:?}\n{text}");
+        // dup:140's first copy, 11:05:30 UTC.
+        assert!(text.contains("20:05:30.123"), "{lang:?}\n{text}");
+        assert!(!text.contains("(UTC)"), "{lang:?}\n{text}");
+    }
+}

@@ -223,10 +223,17 @@ fn copies(
     // On a narrow pane the key goes on a line of its own under each copy.
     let key_inline = w >= fixed + 12;
     let key_w = if key_inline { (w - fixed).min(40) } else { 0 };
+    let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
+    // The zone the times are shown in (the first copy's abbreviation).
+    let zone_name = match first {
+        _ if zone.is_utc() => "UTC".to_string(),
+        Some(t) => zone.abbreviation(t),
+        None => zone.abbreviation(0),
+    };
     let mut header = vec![
         text::pad("", NUM),
         text::pad(t!(lang, "screen.detail.group.receipt"), ID),
-        text::pad(t!(lang, "screen.detail.group.time"), TIME),
+        text::pad(&t!(lang, "screen.detail.group.time", zone = zone_name), TIME),
         text::pad(t!(lang, "screen.detail.group.gap"), GAP),
         text::pad(t!(lang, "screen.detail.group.class"), CLASS),
     ];
@@ -240,7 +247,6 @@ fn copies(
     ]);
     let header = header.join(" ");
     let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
-    let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     for (i, m) in g.members.iter().enumerate() {
         let r = snap.receipt(m.id);
         let r = r.as_ref();
