@@ -303,7 +303,7 @@ fn export_dialog_ja_80x24() {
     let fx = fixture();
     let app = japanese(&fx, (80, 24), "e");
     let text = shown(&app, 80, 24);
-    assert!(text.contains("確認記録を書き出す"), "{text}");
+    assert!(text.contains("レビュー記録を書き出す"), "{text}");
     insta::assert_snapshot!(text);
 }
 

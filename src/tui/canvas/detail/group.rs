@@ -233,7 +233,10 @@ fn copies(
     let mut header = vec![
         text::pad("", NUM),
         text::pad(t!(lang, "screen.detail.group.receipt"), ID),
-        text::pad(&t!(lang, "screen.detail.group.time", zone = zone_name), TIME),
+        text::pad(
+            &t!(lang, "screen.detail.group.time", zone = zone_name),
+            TIME,
+        ),
         text::pad(t!(lang, "screen.detail.group.gap"), GAP),
         text::pad(t!(lang, "screen.detail.group.class"), CLASS),
     ];
