@@ -25,7 +25,7 @@ fn ctrl_u() -> Msg {
     ))
 }
 
-fn tokyo() -> Zone {
+pub(crate) fn tokyo() -> Zone {
     Zone::parse("Asia/Tokyo").unwrap()
 }
 
@@ -75,7 +75,7 @@ fn tallies() -> Vec<(String, Tally)> {
 
 /// What the worker finds for a search of "taro": a young in-flight receipt
 /// in no item, and the two copies of `dup:110`.
-fn taro_scan() -> Scan {
+pub(crate) fn taro_scan() -> Scan {
     let payload = r#"{"email":"taro@example.jp","message":"届きましたか？","name":"山田太郎","phone":"03-1234-5678"}"#;
     Scan {
         matches: vec![
@@ -110,7 +110,7 @@ fn taro_scan() -> Scan {
     }
 }
 
-fn miss_scan() -> Scan {
+pub(crate) fn miss_scan() -> Scan {
     Scan {
         matches: Vec::new(),
         total: 0,
@@ -120,7 +120,7 @@ fn miss_scan() -> Scan {
 }
 
 /// Searches `text` and answers with `scan`, as the worker would.
-fn found(app: &mut App, fx: &Fixture, text: &str, scan: Scan) -> Query {
+pub(crate) fn found(app: &mut App, fx: &Fixture, text: &str, scan: Scan) -> Query {
     let effects = search(app, fx, text);
     let [Effect::Find { query, now_ms }] = effects.as_slice() else {
         panic!("{effects:?}");

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use receipt_review::i18n::Lang;
 use receipt_review::model::{Millis, ReceiptState, Settings};
 use receipt_review::reading::{ItemReview, LogLine, Snapshot};
 use receipt_review::triage::activity::Activity;
@@ -655,7 +656,16 @@ pub fn send(app: &mut App, fx: &Fixture, msg: Msg) -> Vec<Effect> {
 
 /// An app at `width`×`height` that has read the fixture (payloads answered).
 pub fn loaded(fx: &Fixture, width: u16, height: u16, no_color: bool) -> App {
-    let mut app = App::new(no_color).with_operator("alice");
+    loaded_with(App::new(no_color), fx, width, height)
+}
+
+/// [`loaded`], its words in `lang`.
+pub fn loaded_in(lang: Lang, fx: &Fixture, width: u16, height: u16) -> App {
+    loaded_with(App::new(false).with_lang(lang), fx, width, height)
+}
+
+fn loaded_with(app: App, fx: &Fixture, width: u16, height: u16) -> App {
+    let mut app = app.with_operator("alice");
     update(&mut app, Msg::Resize { width, height });
     send(
         &mut app,

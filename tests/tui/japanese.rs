@@ -1,291 +1,511 @@
-//! The screen in Japanese: `update` stays pure, and every message, question
-//! and answer it makes (and the worker's) speaks the screen's language, while
-//! an English screen beside it says the same things in English.
+//! The screen in Japanese: the canvas's own words from the Japanese
+//! catalogue, and double-width text that never breaks alignment, at 80×24
+//! and 160×48 (snapshots beside the English ones).
 
-use std::sync::mpsc;
-use std::time::Duration;
-
+use crate::find::{found, miss_scan, taro_scan, tokyo};
 use crate::fixture::*;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
-use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::i18n::Lang;
-use receipt_review::model::Settings;
-use receipt_review::review::Wide;
-use receipt_review::tui::app::indexed::IndexedSnapshot;
-use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg};
-use receipt_review::tui::app::state::Confirm;
-use receipt_review::tui::app::{App, Overlay, update};
-use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
+use receipt_review::tui::app::{App, Tab};
+use receipt_review::tui::canvas::draw;
+use unicode_width::UnicodeWidthStr;
 
-/// An 80×24 screen in `lang` that has read the fixture.
-fn loaded_in(fx: &Fixture, lang: Lang) -> App {
-    let mut app = App::new(false).with_lang(lang).with_operator("alice");
-    update(
-        &mut app,
-        Msg::Resize {
-            width: 80,
-            height: 24,
-        },
-    );
-    send(
-        &mut app,
-        fx,
-        Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
-    );
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    render(app, width, height).backend().to_string()
+}
+
+fn keys(app: &mut App, fx: &Fixture, keys: &str) {
+    for c in keys.chars() {
+        send(app, fx, key(c));
+    }
+}
+
+/// The fixture's screen in Japanese, after `typed`.
+fn japanese(fx: &Fixture, (width, height): (u16, u16), typed: &str) -> App {
+    let mut app = loaded_in(Lang::Ja, fx, width, height);
+    keys(&mut app, fx, typed);
     app
 }
 
-fn status(app: &App) -> String {
-    app.status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default()
+/// The cells of row `y` a person sees: a cell hidden behind a wide character is left out.
+fn visible_row(buffer: &Buffer, y: u16) -> Vec<(u16, String)> {
+    let mut cells = Vec::new();
+    let mut x = 0;
+    while x < buffer.area.width {
+        let symbol = buffer[(x, y)].symbol().to_string();
+        let w = UnicodeWidthStr::width(symbol.as_str()).max(1) as u16;
+        cells.push((x, symbol));
+        x += w;
+    }
+    cells
 }
 
-fn confirm(app: &App) -> Confirm {
-    match &app.overlay {
-        Some(Overlay::Confirm(c)) => (**c).clone(),
-        other => panic!("no confirmation: {other:?}"),
+fn row_text(buffer: &Buffer, y: u16) -> String {
+    visible_row(buffer, y).into_iter().map(|(_, s)| s).collect()
+}
+
+/// Every x where `needle` starts in row `y`.
+fn xs_of(buffer: &Buffer, y: u16, needle: &str) -> Vec<u16> {
+    let cells = visible_row(buffer, y);
+    (0..cells.len())
+        .filter(|&i| {
+            let rest: String = cells[i..].iter().map(|(_, s)| s.as_str()).collect();
+            rest.starts_with(needle)
+        })
+        .map(|i| cells[i].0)
+        .collect()
+}
+
+/// The first row of the screen holding `needle`.
+fn row_of(buffer: &Buffer, needle: &str) -> u16 {
+    (0..buffer.area.height)
+        .find(|&y| !xs_of(buffer, y, needle).is_empty())
+        .unwrap_or_else(|| panic!("{needle} not on screen"))
+}
+
+/// Each row, as seen, is exactly as wide as the terminal: a double-width
+/// character never pushes a row past its edge nor leaves it short.
+fn rows_fill_the_width(buffer: &Buffer) {
+    for y in 0..buffer.area.height {
+        let text = row_text(buffer, y);
+        assert_eq!(
+            UnicodeWidthStr::width(text.as_str()),
+            usize::from(buffer.area.width),
+            "row {y}: {text:?}"
+        );
     }
 }
 
-/// Kana or kanji: a text without any is English left behind.
-fn japanese(text: &str) -> bool {
-    text.chars()
-        .any(|c| ('\u{3040}'..='\u{30ff}').contains(&c) || ('\u{4e00}'..='\u{9fff}').contains(&c))
+/// A snapshot of the screen, once every row is checked to fit.
+fn shown(app: &App, width: u16, height: u16) -> String {
+    let terminal = render(app, width, height);
+    rows_fill_the_width(terminal.backend().buffer());
+    terminal.backend().to_string()
+}
+
+// --- Snapshots ------------------------------------------------------------------
+
+#[test]
+fn duplicates_ja_80x24() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "");
+    insta::assert_snapshot!(shown(&app, 80, 24));
 }
 
 #[test]
-fn a_decision_is_announced_in_japanese_and_in_english_beside_it() {
+fn duplicates_detail_ja_160x48() {
     let fx = fixture();
-    let mut ja = loaded_in(&fx, Lang::Ja);
-    let mut en = loaded_in(&fx, Lang::En);
-    for app in [&mut ja, &mut en] {
-        let effects = send(app, &fx, key('d'));
-        assert!(matches!(effects.as_slice(), [Effect::Decide(r)] if r.item == "dup:140"));
-    }
-    assert_eq!(status(&ja), "dup:140 を「重複」として記録しています…");
-    assert_eq!(status(&en), "recording dup:140 as duplicate…");
-    // A conflict's follow-up, in words, not as stored.
-    let mut ja = loaded_in(&fx, Lang::Ja);
-    send(&mut ja, &fx, key('2'));
-    send(&mut ja, &fx, key('f'));
-    assert_eq!(
-        status(&ja),
-        "conflict:150 を「要フォローアップ」として記録しています…"
-    );
-    // An item already resolved says so, with who and the decision.
-    let mut ja = loaded_in(&fx, Lang::Ja);
-    send(&mut ja, &fx, key('G'));
-    assert!(send(&mut ja, &fx, key('x')).is_empty());
-    let text = status(&ja);
-    assert!(
-        text.starts_with("dup:120 はすでに対応済みです（訂正、hanako、"),
-        "{text}"
-    );
-    assert!(
-        text.contains("u で自分の直前の判断を取り消せます"),
-        "{text}"
-    );
+    // dup:110, a partial copy of a Japanese message, fourth newest first.
+    let app = japanese(&fx, (160, 48), "jjj");
+    insta::assert_snapshot!(shown(&app, 160, 48));
 }
 
 #[test]
-fn filters_and_views_are_told_in_japanese() {
+fn duplicates_detail_ja_80x24() {
     let fx = fixture();
-    let mut app = loaded_in(&fx, Lang::Ja);
-    send(&mut app, &fx, key('/'));
-    for c in "dup:1".chars() {
-        send(&mut app, &fx, key(c));
-    }
+    let mut app = japanese(&fx, (80, 24), "jjj");
     send(&mut app, &fx, code(KeyCode::Enter));
-    let shown = app.rows(app.tab).len();
-    assert!(shown > 1, "{shown}");
-    assert_eq!(
-        status(&app),
-        format!("絞り込み「dup:1」: このタブで {shown} 行（Esc で解除）")
-    );
-    send(&mut app, &fx, code(KeyCode::Esc));
-    assert_eq!(status(&app), "絞り込みを解除しました");
-    send(&mut app, &fx, key('T'));
-    assert_eq!(status(&app), "古い順（T で切り替え）");
-    send(&mut app, &fx, key('P'));
-    assert!(status(&app).starts_with("未対応の項目だけを表示しています"));
-    send(&mut app, &fx, key('t'));
-    assert_eq!(status(&app), "同時の重複グループを表示しています");
+    insta::assert_snapshot!(shown(&app, 80, 24));
 }
 
 #[test]
-fn the_bulk_question_and_the_state_question_speak_japanese() {
+fn resolved_group_ja_160x48() {
     let fx = fixture();
-    let mut app = loaded_in(&fx, Lang::Ja);
-    send(&mut app, &fx, key('D'));
-    let c = confirm(&app);
-    assert_eq!(
-        c.title,
-        "未対応の完全一致グループ 3 件を重複として対応済みにしますか？"
-    );
-    assert!(c.lines[0].contains("3 グループ"), "{:?}", c.lines);
-    assert!(c.lines.iter().all(|l| japanese(l)), "{:?}", c.lines);
-    assert_eq!(
-        (c.yes_label.as_str(), c.no_label.as_str()),
-        ("はい、3 件を対応済みにする", "いいえ")
-    );
-    send(&mut app, &fx, key('n'));
-    assert_eq!(status(&app), "キャンセルしました。何も変更していません");
+    // dup:120, resolved as a correction with a note: the oldest, last.
+    let app = japanese(&fx, (160, 48), "G");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
 
-    send(&mut app, &fx, key('3'));
-    send(&mut app, &fx, key('F'));
-    let c = confirm(&app);
-    assert_eq!(c.title, "stuck:160 を「処理失敗」にしますか？");
-    let text = c.lines.join("\n");
-    assert!(text.contains("キーが解放され"), "{text}");
+#[test]
+fn conflicts_ja_80x24() {
+    let fx = fixture();
+    let mut app = japanese(&fx, (80, 24), "2");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn conflicts_ja_160x48() {
+    let fx = fixture();
+    let app = japanese(&fx, (160, 48), "2");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+#[test]
+fn stuck_ja_80x24() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "3");
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn stuck_ja_160x48() {
+    let fx = fixture();
+    let app = japanese(&fx, (160, 48), "3");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+#[test]
+fn bots_ja_80x24() {
+    let fx = bots_fixture();
+    // The campaign: the oldest group, last.
+    let mut app = japanese(&fx, (80, 24), "4G");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn bots_ja_160x48() {
+    let fx = bots_fixture();
+    let app = japanese(&fx, (160, 48), "4G");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+#[test]
+fn damaged_ja_80x24() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "5");
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn damaged_ja_160x48() {
+    let fx = fixture();
+    let app = japanese(&fx, (160, 48), "5");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+/// The Receipts tab in Tokyo, after a search answered with `scan`.
+fn receipts_found(
+    fx: &Fixture,
+    size: (u16, u16),
+    text: &str,
+    scan: receipt_review::find::Scan,
+) -> App {
+    let mut app = japanese(fx, size, "");
+    app.zone = tokyo();
+    send(&mut app, fx, key('6'));
+    assert_eq!(app.tab, Tab::Receipts);
+    found(&mut app, fx, text, scan);
+    app
+}
+
+#[test]
+fn receipts_hit_ja_80x24() {
+    let fx = fixture();
+    let mut app = receipts_found(&fx, (80, 24), "taro", taro_scan());
+    send(&mut app, &fx, code(KeyCode::Enter));
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn receipts_hit_ja_160x48() {
+    let fx = fixture();
+    let mut app = receipts_found(&fx, (160, 48), "taro", taro_scan());
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let text = shown(&app, 160, 48);
+    // The young in-flight receipt's warning, in the catalogue's words.
     assert!(
-        !text.contains("in flight") && !text.contains("Time alone"),
+        text.contains("結果はまだ分かりません。訪問者に「失敗した」とは伝えないでください"),
         "{text}"
     );
+    insta::assert_snapshot!(text);
 }
 
 #[test]
-fn undoing_a_batch_asks_in_japanese_with_its_count() {
+fn receipts_miss_ja_80x24() {
     let fx = fixture();
-    let mut app = loaded_in(&fx, Lang::Ja);
-    assert_eq!(send(&mut app, &fx, key('u')), vec![Effect::Undo]);
-    assert_eq!(status(&app), "直前の判断を取り消しています…");
-    let wide = Wide::Batch {
-        batch: 40,
-        decisions: 99,
-        left: 2,
-    };
-    send(&mut app, &fx, Msg::UndoAsks(wide.clone()));
-    let c = confirm(&app);
-    assert_eq!(c.title, "その一括の判断 99 件をすべて取り消しますか？");
-    assert_eq!(
-        c.lines,
-        [
-            "直前の操作で 101 件の判断をまとめて記録しました。",
-            "取り消すと 99 件の項目が未対応に戻ります。ほかは何も変わりません。",
-            "そのうち 2 件はその後ほかの人が判断または取り消したため、そのままにします。",
-        ]
+    let app = receipts_found(&fx, (80, 24), "nobody@example.org", miss_scan());
+    let text = shown(&app, 80, 24);
+    assert!(
+        text.contains("「nobody@example.org」に一致する受付はありません。"),
+        "{text}"
     );
-    assert_eq!(c.yes_label, "はい、99 件を取り消す");
-    assert!(!c.yes_focused);
-    assert_eq!(
-        send(&mut app, &fx, key('y')),
-        vec![Effect::UndoConfirmed(wide)]
-    );
-    assert_eq!(status(&app), "直前の操作を取り消しています…");
+    insta::assert_snapshot!(text);
 }
 
 #[test]
-fn a_bot_group_is_marked_spam_after_a_japanese_question() {
-    let fx = bots_fixture();
-    let mut app = loaded_in(&fx, Lang::Ja);
-    send(&mut app, &fx, key('4'));
-    send(&mut app, &fx, key('s'));
-    let c = confirm(&app);
-    assert!(c.title.starts_with("受付 ") && c.title.ends_with("件をスパムにしますか？"));
-    assert!(c.lines.iter().all(|l| japanese(l)), "{:?}", c.lines);
-    assert!(c.yes_label.ends_with("件はスパム"), "{}", c.yes_label);
+fn receipts_miss_ja_160x48() {
+    let fx = fixture();
+    let app = receipts_found(
+        &fx,
+        (160, 48),
+        "nobody@example.org yesterday 10:00",
+        miss_scan(),
+    );
+    let text = shown(&app, 160, 48);
+    assert!(
+        text.contains("見つからなくても、問い合わせが届かなかったとは限りません"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
 }
 
-/// The next message that is not a reading or its progress.
-fn next_answer(rx: &mpsc::Receiver<Msg>) -> Msg {
-    loop {
-        match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(Msg::Loaded(reading)) if reading.snapshot.receipts_pending => {}
-            Ok(Msg::Loaded(_) | Msg::Progress { .. }) => {}
-            Ok(msg) => return msg,
-            Err(e) => panic!("hung: no answer ({e})"),
+#[test]
+fn forms_pathways_ja_80x24() {
+    let fx = fixture();
+    let mut app = japanese(&fx, (80, 24), "7");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn forms_pathways_ja_160x48() {
+    let fx = fixture();
+    let mut app = japanese(&fx, (160, 48), "7");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let text = shown(&app, 160, 48);
+    assert!(text.contains("考えられる原因"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn log_ja_80x24() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "8j");
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn log_ja_160x48() {
+    let fx = fixture();
+    let app = japanese(&fx, (160, 48), "8j");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+#[test]
+fn confirm_failed_ja_80x24() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "3F");
+    insta::assert_snapshot!(shown(&app, 80, 24));
+}
+
+#[test]
+fn confirm_failed_ja_160x48() {
+    let fx = fixture();
+    let app = japanese(&fx, (160, 48), "3F");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+#[test]
+fn export_dialog_ja_80x24() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "e");
+    let text = shown(&app, 80, 24);
+    assert!(text.contains("レビュー記録を書き出す"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn export_dialog_ja_160x48() {
+    let fx = fixture();
+    let app = japanese(&fx, (160, 48), "e");
+    insta::assert_snapshot!(shown(&app, 160, 48));
+}
+
+// --- Alignment ------------------------------------------------------------------
+
+#[test]
+fn list_columns_line_up_under_their_japanese_headers() {
+    let fx = fixture();
+    for size in SIZES {
+        let app = japanese(&fx, size, "");
+        let terminal = render(&app, size.0, size.1);
+        let buffer = terminal.backend().buffer();
+        let header = row_of(buffer, "状態 ");
+        let column = |head: &str| xs_of(buffer, header, head)[0];
+        let (item, received, scope, visitor) = (
+            column("項目"),
+            column("受付日時"),
+            column("フォーム"),
+            column("訪問者"),
+        );
+        for (id, form, who) in [
+            ("dup:140", "site-b/quote", "Carol"),
+            ("dup:110", "site-jp/お問い合わせ", "山田太郎"),
+            ("dup:120", "site-jp/お問い合わせ", "佐藤花子"),
+        ] {
+            // The list's row: its id under the item header (the detail
+            // beside it may name the item too).
+            let y = (header + 1..buffer.area.height)
+                .find(|&y| xs_of(buffer, y, id).contains(&item))
+                .unwrap_or_else(|| panic!("{size:?}: {id} not in the list"));
+            assert_eq!(xs_of(buffer, y, "11-29")[0], received, "{size:?}: {id}");
+            assert_eq!(xs_of(buffer, y, form)[0], scope, "{size:?}: {id}");
+            assert_eq!(xs_of(buffer, y, who)[0], visitor, "{size:?}: {id}");
         }
+        // No header is cut where its column has room for it.
+        assert!(!row_text(buffer, header).contains('…'), "{size:?}");
     }
 }
 
 #[test]
-fn the_worker_answers_in_the_screen_language() {
-    const NOW_MS: i64 = 1_795_947_330_123;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ja.db");
-    let options = DemoOptions {
-        receipts: 1_500,
-        seed: 3,
-        now_ms: NOW_MS,
-    };
-    generate(&path, &options).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let config = WorkerConfig {
-        path,
-        read_only: false,
-        settings: Settings::new(NOW_MS),
-        fixed_now: Some(NOW_MS),
-        operator: "aiko".into(),
-        export_dir: dir.path().to_path_buf(),
-        lang: Lang::Ja,
-    };
-    let worker = Worker::start(config, tx).unwrap();
-    worker.send(Request::Load);
-    // Its progress is told in Japanese too.
-    let reading = loop {
-        match rx.recv_timeout(Duration::from_secs(60)).unwrap() {
-            Msg::Progress { stage, .. } => assert!(japanese(stage), "{stage}"),
-            Msg::Loaded(r) if !r.snapshot.receipts_pending => break r,
-            Msg::LoadFailed(why) => panic!("{why}"),
-            _ => {}
-        }
-    };
-    let exact: Vec<ItemDecision> = reading
-        .snapshot
-        .triage
-        .duplicates
-        .iter()
-        .filter(|g| g.is_exact())
-        .map(|g| ItemDecision {
-            item: g.item(),
-            decision: "duplicate".into(),
-            receipt_ids: g.receipt_ids(),
-            note: None,
-            expected_last: None,
-            kept: None,
+fn the_copies_of_a_group_line_up_under_their_japanese_headers() {
+    let fx = fixture();
+    // dup:140, two exact copies.
+    let app = japanese(&fx, (160, 48), "");
+    let terminal = render(&app, 160, 48);
+    let buffer = terminal.backend().buffer();
+    let header = row_of(buffer, "受付番号 ");
+    let column = |head: &str| xs_of(buffer, header, head)[0];
+    let (receipt, time, class, state, matched) = (
+        column("受付番号"),
+        column("時刻 (UTC)"),
+        column("間隔の分類"),
+        column("状態"),
+        column("一致"),
+    );
+    let second = row_of(buffer, "2. #141");
+    assert_eq!(xs_of(buffer, second, "#141")[0], receipt);
+    assert_eq!(xs_of(buffer, second, "11:08:30.123")[0], time);
+    assert_eq!(xs_of(buffer, second, "数分差")[0], class);
+    assert_eq!(xs_of(buffer, second, "処理完了")[0], state);
+    assert_eq!(xs_of(buffer, second, "同一")[0], matched);
+}
+
+#[test]
+fn the_forms_pathways_line_up_with_japanese_titles() {
+    let fx = fixture();
+    let mut app = japanese(&fx, (160, 48), "7");
+    send(&mut app, &fx, code(KeyCode::Enter));
+    let terminal = render(&app, 160, 48);
+    let buffer = terminal.backend().buffer();
+    // Each pathway's count ends in the same column, whatever its title's width.
+    let rows: Vec<u16> = (0..buffer.area.height)
+        .filter(|&y| {
+            let text = row_text(buffer, y);
+            ["件 ", "回 "].iter().any(|unit| text.contains(unit)) && text.contains("例: ")
         })
         .collect();
-    assert!(exact.len() >= 3, "{} exact groups", exact.len());
-    // One decision: its words, and the copy it keeps.
-    let one = exact[0].clone();
-    worker.send(Request::Decide(vec![one.clone()]));
-    match next_answer(&rx) {
-        Msg::Recorded(Ok(text)) => {
-            let prefix = format!("{}: 「重複」を記録しました（#", one.item);
-            assert!(text.starts_with(&prefix), "{text}");
-            assert!(text.ends_with(" を残します）"), "{text}");
+    assert!(rows.len() >= 2, "pathways on screen: {rows:?}");
+    let unit_at: Vec<u16> = rows
+        .iter()
+        .map(|&y| {
+            let cells = visible_row(buffer, y);
+            cells
+                .iter()
+                .find(|(_, s)| s == "件" || s == "回")
+                .map(|(x, _)| *x)
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        unit_at.windows(2).all(|w| w[0] == w[1]),
+        "units at {unit_at:?}"
+    );
+}
+
+#[test]
+fn the_canvas_says_its_own_words_in_japanese() {
+    let fx = fixture();
+    for size in SIZES {
+        let app = japanese(&fx, size, "");
+        let text = screen(&app, size.0, size.1);
+        for word in [
+            "未対応 ",
+            "対応済み ",
+            "詳細",
+            "状態",
+            "受付日時",
+            "担当者 alice",
+        ] {
+            assert!(text.contains(word), "{size:?}: {word}\n{text}");
         }
-        other => panic!("{other:?}"),
-    }
-    // Decided again: refused, in Japanese.
-    worker.send(Request::Decide(vec![one]));
-    match next_answer(&rx) {
-        Msg::Recorded(Err(text)) => assert!(japanese(&text), "{text}"),
-        other => panic!("{other:?}"),
-    }
-    // The rest as one step, then undone as one.
-    let rest = exact[1..].to_vec();
-    let n = rest.len();
-    worker.send(Request::DecideBatch(rest));
-    match next_answer(&rx) {
-        Msg::Recorded(Ok(text)) => assert_eq!(
-            text,
-            format!("{n} 件の判断を 1 回の操作として記録しました（u でまとめて取り消せます）")
-        ),
-        other => panic!("{other:?}"),
-    }
-    worker.send(Request::Undo(None));
-    let wide = match next_answer(&rx) {
-        Msg::UndoAsks(wide) => wide,
-        other => panic!("{other:?}"),
-    };
-    worker.send(Request::Undo(Some(wide)));
-    match next_answer(&rx) {
-        Msg::Recorded(Ok(text)) => {
-            assert_eq!(text, format!("{n} 件の判断を取り消し、未対応に戻しました"))
+        for english in ["Detail", "received", "operator", "as of", "keep #"] {
+            assert!(!text.contains(english), "{size:?}: {english}\n{text}");
         }
-        other => panic!("{other:?}"),
+    }
+    // Visitor data stays as it was typed.
+    let app = japanese(&fx, (160, 48), "");
+    let text = screen(&app, 160, 48);
+    assert!(
+        text.contains("Carol") && text.contains("site-b/quote"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_english_screen_is_unchanged_by_the_catalogue() {
+    // The same state in both languages: only our words differ.
+    let fx = fixture();
+    let en = screen(&loaded_in(Lang::En, &fx, 160, 48), 160, 48);
+    let default = screen(&loaded(&fx, 160, 48, false), 160, 48);
+    assert_eq!(en, default);
+    assert!(en.contains("keep #140: most complete · c keeps #141, the latest · [/] choose"));
+    let ja = screen(&loaded_in(Lang::Ja, &fx, 160, 48), 160, 48);
+    assert!(ja.contains("#140 を残す: いちばん入力が多い · c なら最新の #141 · [/] で選ぶ"));
+}
+
+#[test]
+fn a_dialog_over_japanese_text_keeps_its_border_whole() {
+    // The stuck receipt's explanation, in Japanese, runs under the dialog's
+    // left border: a wide character there must not hide it.
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "3F");
+    let terminal = render(&app, 80, 24);
+    let buffer = terminal.backend().buffer();
+    let top = row_of(buffer, "┌");
+    let left = xs_of(buffer, top, "┌")[0];
+    let bottom = row_of(buffer, "└");
+    for y in top + 1..bottom {
+        assert_eq!(
+            xs_of(buffer, y, "│").first(),
+            Some(&left),
+            "row {y}: {:?}",
+            row_text(buffer, y)
+        );
+    }
+}
+
+#[test]
+fn help_loading_and_too_small_in_japanese() {
+    let fx = fixture();
+    let app = japanese(&fx, (80, 24), "?");
+    let text = shown(&app, 80, 24);
+    assert!(
+        text.contains("キーと用語 — j/k でスクロール · Esc、q、? で閉じる"),
+        "{text}"
+    );
+
+    let app = App::new(false)
+        .with_lang(Lang::Ja)
+        .with_database("/srv/intake/receipts.db");
+    let text = shown(&app, 80, 24);
+    assert!(
+        text.contains("/srv/intake/receipts.db を読み込み中…"),
+        "{text}"
+    );
+    assert!(
+        text.contains("大きなデータベースは少し時間がかかります。q で終了します。"),
+        "{text}"
+    );
+
+    let app = loaded_in(Lang::Ja, &fx, 30, 8);
+    let text = screen(&app, 30, 8);
+    assert!(text.contains("端末が小さすぎます"), "{text}");
+}
+
+#[test]
+fn the_copies_table_names_the_zone_its_times_are_in() {
+    let fx = fixture();
+    for (lang, head) in [(Lang::En, "time (JST)"), (Lang::Ja, "時刻 (JST)")] {
+        let mut app = loaded_in(lang, &fx, 160, 48);
+        app.zone = tokyo();
+        let text = screen(&app, 160, 48);
+        assert!(text.contains(head), "{lang:?}\n{text}");
+        // dup:140's first copy, 11:05:30 UTC.
+        assert!(text.contains("20:05:30.123"), "{lang:?}\n{text}");
+        assert!(!text.contains("(UTC)"), "{lang:?}\n{text}");
     }
 }

@@ -12,6 +12,8 @@ mod filter_index;
 mod find;
 mod forms;
 mod japanese;
+mod japanese_update;
+mod no_english;
 mod update;
 mod view;
 mod worker;

@@ -19,6 +19,18 @@ pub struct Column {
     pub keep: u8,
 }
 
+impl Column {
+    /// The cells it wants: at least its header's, counted in terminal cells
+    /// (a Japanese header is twice as wide as its characters), and a blank.
+    fn wants(&self) -> usize {
+        if self.want == 0 {
+            0
+        } else {
+            self.want.max(text::width(self.head) + 1)
+        }
+    }
+}
+
 pub const fn column(head: &'static str, want: usize, min: usize, keep: u8) -> Column {
     Column {
         head,
@@ -30,7 +42,7 @@ pub const fn column(head: &'static str, want: usize, min: usize, keep: u8) -> Co
 
 /// The cells all the columns want.
 pub fn wanted(columns: &[Column]) -> usize {
-    columns.iter().map(|c| c.want).sum()
+    columns.iter().map(Column::wants).sum()
 }
 
 /// The width of each column in `width` cells (0: left out). Columns are
@@ -45,15 +57,20 @@ pub fn fit(columns: &[Column], width: usize) -> Vec<usize> {
     let mut left = width;
     for &i in &order {
         let c = &columns[i];
-        let w = if c.want == 0 { left } else { c.want.min(left) };
+        let w = if c.want == 0 {
+            left
+        } else {
+            c.wants().min(left)
+        };
         if w >= c.min.max(1) {
             widths[i] = w;
             left -= w;
         }
     }
     for &i in &order {
-        if widths[i] > 0 && widths[i] < columns[i].want {
-            let more = (columns[i].want - widths[i]).min(left);
+        let want = columns[i].wants();
+        if widths[i] > 0 && widths[i] < want {
+            let more = (want - widths[i]).min(left);
             widths[i] += more;
             left -= more;
         }
@@ -122,6 +139,17 @@ mod tests {
         assert_eq!(fit(&COLUMNS, 43), [10, 0, 20, 13]);
         assert_eq!(fit(&COLUMNS, 35), [10, 0, 25, 0]);
         assert_eq!(fit(&COLUMNS, 0), [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn a_header_wider_than_its_column_widens_it_by_its_cells() {
+        // 受付日時 takes 8 cells: its column wants 9, not the 5 given.
+        let columns = [column("状態", 5, 5, 9), column("受付日時", 5, 5, 8)];
+        assert_eq!(wanted(&columns), 5 + 9);
+        assert_eq!(fit(&columns, 14), [5, 9]);
+        let heads = spans(heads(&columns, Style::default()), &fit(&columns, 14));
+        let shown: Vec<&str> = heads.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(shown, ["状態 ", "受付日時 "]);
     }
 
     #[test]

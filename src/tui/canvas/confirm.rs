@@ -3,10 +3,12 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
-use super::{Theme, centered, text};
+use super::{Theme, centered, clear_popup, text};
+use crate::i18n::Lang;
 use crate::review::ExportFile;
+use crate::t;
 use crate::tui::app::state::{Confirm, EXPORT_CHOICES, export_label};
 
 /// A button: `[ No ]`, or `> [ No ] <` in reverse video when it has the focus.
@@ -32,7 +34,7 @@ fn popup(frame: &mut Frame, area: Rect, title: &str, body: Vec<Line<'static>>, t
             text::safe(title, usize::from(width.saturating_sub(4)))
         ))
         .border_style(theme.warn());
-    frame.render_widget(Clear, rect);
+    clear_popup(frame, rect);
     frame.render_widget(Paragraph::new(body).block(block), rect);
 }
 
@@ -53,13 +55,14 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Th
     popup(frame, area, &confirm.title, body, theme);
 }
 
-pub fn draw_export(
-    frame: &mut Frame,
-    area: Rect,
-    choice: &ExportFile,
-    theme: &Theme,
-    lang: crate::i18n::Lang,
-) {
+pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFile, lang: Lang, theme: &Theme) {
+    let inner_w = usize::from(area.width.saturating_sub(4).min(76).saturating_sub(2));
+    let said = |text: &str| -> Vec<Line<'static>> {
+        text::wrap(text, inner_w.saturating_sub(1))
+            .into_iter()
+            .map(|part| Line::raw(format!(" {part}")))
+            .collect()
+    };
     let mut buttons = vec![Span::raw(" ")];
     for (i, file) in EXPORT_CHOICES.into_iter().enumerate() {
         if i > 0 {
@@ -67,13 +70,16 @@ pub fn draw_export(
         }
         buttons.extend(button(export_label(file, lang), file == *choice, theme));
     }
-    let body = vec![
-        Line::raw(" Export the whole review log (every decision and undo) as:"),
-        Line::raw(""),
-        Line::from(buttons),
-        Line::raw(""),
-        Line::raw(" CSV for Excel starts with a BOM: Excel on Japanese Windows"),
-        Line::raw(" then reads it as UTF-8."),
-    ];
-    popup(frame, area, "Export the review log", body, theme);
+    let mut body = said(t!(lang, "screen.dialog.export_what"));
+    body.push(Line::raw(""));
+    body.push(Line::from(buttons));
+    body.push(Line::raw(""));
+    body.extend(said(t!(lang, "screen.dialog.export_bom")));
+    popup(
+        frame,
+        area,
+        t!(lang, "screen.dialog.export_title"),
+        body,
+        theme,
+    );
 }

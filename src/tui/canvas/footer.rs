@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
 use crate::sanitize::clean;
+use crate::t;
 use crate::tui::app::keymap::{self, KEYMAP, KeyCommand, Mode};
 use crate::tui::app::{App, Input, StatusKind};
 
@@ -26,8 +27,8 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(input) = &app.input {
         let prompt = match input {
             Input::Filter { .. } => "/".to_string(),
-            Input::Note { item, .. } => format!("note for {item}: "),
-            Input::Find { .. } => "find: ".to_string(),
+            Input::Note { item, .. } => t!(app.lang, "screen.footer.note_prompt", item = item),
+            Input::Find { .. } => t!(app.lang, "screen.footer.find_prompt").to_string(),
         };
         // Show the end of what is typed; the cursor sits after it.
         let typed = clean(input.text()).into_owned();
@@ -82,7 +83,10 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let read_only = app.read_only().is_some() && matches!(mode, Mode::Main { .. });
     let mut lead: Vec<(String, Style)> = Vec::new();
     if read_only {
-        lead.push(("read-only: decisions off  ".into(), theme.warn()));
+        lead.push((
+            format!("{}  ", t!(app.lang, "screen.footer.read_only")),
+            theme.warn(),
+        ));
     }
     let mut essential = Vec::new();
     let mut others = Vec::new();

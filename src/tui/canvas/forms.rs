@@ -9,6 +9,8 @@ use ratatui::widgets::{Paragraph, Sparkline};
 
 use super::{Theme, fit_segments, short_time, text};
 use crate::forms::{FormRow, Forms};
+use crate::i18n::{Lang, pad_left, pad_right};
+use crate::t;
 use crate::tui::app::{App, Focus, Tab};
 
 /// From this width on, the chart and the pathways stand side by side.
@@ -33,9 +35,13 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
     if rest.height < 2 {
         return;
     }
+    let lang = app.lang;
     let Some(form) = app.forms.selected_form() else {
         frame.render_widget(
-            Paragraph::new(Line::styled("  No form selected.", theme.dim())),
+            Paragraph::new(Line::styled(
+                format!("  {}", t!(lang, "screen.forms.no_form")),
+                theme.dim(),
+            )),
             rest,
         );
         return;
@@ -48,9 +54,9 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
         ),
         (
             if focused {
-                "· j/k pathway, Enter opens its example, Esc back ".to_string()
+                format!("· {} ", t!(lang, "screen.forms.detail_hint"))
             } else {
-                "· Enter: its pathways ".to_string()
+                format!("· {} ", t!(lang, "screen.forms.list_hint"))
             },
             theme.dim(),
         ),
@@ -73,32 +79,71 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
             Rect::new(inner.x, inner.y + h, inner.width, inner.height - h),
         )
     };
-    draw_chart(frame, chart, app.shown_zone(), forms, form, theme);
+    draw_chart(frame, chart, app.shown_zone(), lang, forms, form, theme);
     draw_pathways(frame, pathways, app, form, focused, theme);
 }
 
-/// The columns that fit, most useful first: (header, width, cell).
-type Column = (&'static str, usize, fn(&FormRow) -> String);
+/// A count of a form row, as shown.
+type Cell = fn(&FormRow) -> String;
+
+/// The columns that fit, most useful first: (header, width, cell). A
+/// header wider than its width (in terminal cells) widens its column.
+type Column = (fn(Lang) -> &'static str, usize, Cell);
 
 const COLUMNS: &[Column] = &[
-    ("receipts", 9, |r| r.receipts.to_string()),
-    ("groups", 7, |r| r.duplicate_groups.to_string()),
-    ("no key", 11, |r| {
-        format!("{} {:.0}%", r.keyless, r.keyless_share() * 100.0)
-    }),
-    ("sim/sec/min", 12, |r| {
-        let [a, b, c] = r.by_class;
-        format!("{a}/{b}/{c}")
-    }),
-    ("bots", 5, |r| r.bots.to_string()),
-    ("stuck", 6, |r| r.stuck.to_string()),
-    ("confl", 6, |r| r.conflicts.to_string()),
-    ("replays", 8, |r| r.replays.to_string()),
-    ("exact/near", 11, |r| format!("{}/{}", r.exact, r.near)),
+    (
+        |l| t!(l, "screen.forms.column.receipts"),
+        9,
+        |r| r.receipts.to_string(),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.groups"),
+        7,
+        |r| r.duplicate_groups.to_string(),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.no_key"),
+        11,
+        |r| format!("{} {:.0}%", r.keyless, r.keyless_share() * 100.0),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.by_class"),
+        12,
+        |r| {
+            let [a, b, c] = r.by_class;
+            format!("{a}/{b}/{c}")
+        },
+    ),
+    (
+        |l| t!(l, "screen.forms.column.bots"),
+        5,
+        |r| r.bots.to_string(),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.stuck"),
+        6,
+        |r| r.stuck.to_string(),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.conflicts"),
+        6,
+        |r| r.conflicts.to_string(),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.replays"),
+        8,
+        |r| r.replays.to_string(),
+    ),
+    (
+        |l| t!(l, "screen.forms.column.exact_near"),
+        11,
+        |r| format!("{}/{}", r.exact, r.near),
+    ),
 ];
 
 fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &Theme) {
     let w = usize::from(area.width);
+    let lang = app.lang;
     let rows = app.forms.rows();
     let focused = app.focus == Focus::List;
     let mut title = vec![
@@ -106,24 +151,43 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
             format!(" {} ", Tab::Forms.title(app.lang)),
             theme.pane_title(focused),
         ),
-        (format!("· {} (p) ", forms.period.label()), theme.key()),
         (
-            format!("· {} of {} forms ", rows.len(), forms.rows.len()),
+            // The period's name, and the key that changes it.
+            format!("· {} (p) ", forms.period.label_in(lang)),
+            theme.key(),
+        ),
+        (
+            format!(
+                "· {} ",
+                t!(
+                    lang,
+                    "screen.forms.count",
+                    shown = rows.len(),
+                    total = forms.rows.len()
+                )
+            ),
             theme.dim(),
         ),
     ];
     if !app.filter.is_empty() {
         title.push((
-            format!("· filter \"{}\" (Esc clears) ", text::safe(&app.filter, 30)),
+            format!(
+                "· {} ",
+                t!(
+                    lang,
+                    "screen.forms.filter",
+                    text = text::safe(&app.filter, 30)
+                )
+            ),
             theme.key(),
         ));
     }
     let mut lines = vec![fit_segments(title, w)];
     if rows.is_empty() {
         let why = if app.filter.is_empty() {
-            "No receipts in this period (p shows another)."
+            t!(lang, "screen.forms.empty")
         } else {
-            "No form matches the filter (Esc clears it)."
+            t!(lang, "screen.forms.no_match")
         };
         lines.push(Line::styled(format!("  {why}"), theme.dim()));
         frame.render_widget(Paragraph::new(lines), area);
@@ -133,8 +197,13 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
     let inner = w.saturating_sub(2);
     let scope_min = 14.min(inner);
     let mut used = scope_min;
-    let columns: Vec<&Column> = COLUMNS
+    // (header, width, cell) of the columns that fit.
+    let columns: Vec<(&str, usize, Cell)> = COLUMNS
         .iter()
+        .map(|c| {
+            let head = (c.0)(lang);
+            (head, c.1.max(text::width(head) + 1), c.2)
+        })
         .take_while(|c| {
             used += c.1;
             used <= inner
@@ -144,7 +213,10 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
     let scope_w = inner.saturating_sub(counts_w).min(36).max(scope_min);
     let mut header = vec![
         Span::raw("  "),
-        Span::styled(text::pad("form", scope_w), theme.dim()),
+        Span::styled(
+            text::pad(t!(lang, "screen.forms.column.form"), scope_w),
+            theme.dim(),
+        ),
     ];
     for c in &columns {
         header.push(Span::styled(text::pad_left(c.0, c.1), theme.dim()));
@@ -182,6 +254,7 @@ fn draw_chart(
     frame: &mut Frame,
     area: Rect,
     zone: crate::model::Zone,
+    lang: Lang,
     forms: &Forms,
     form: &FormRow,
     theme: &Theme,
@@ -203,11 +276,7 @@ fn draw_chart(
         .iter()
         .flat_map(|&(_, c)| std::iter::repeat_n(c, repeat))
         .collect();
-    let unit = if forms.bucket_ms < 24 * 3_600_000 {
-        "hour"
-    } else {
-        "day"
-    };
+    let hourly = forms.bucket_ms < 24 * 3_600_000;
     let max_r = series.iter().map(|s| s.0).max().unwrap_or(0);
     let max_c = series.iter().map(|s| s.1).max().unwrap_or(0);
     let rows = area.height.saturating_sub(1);
@@ -220,15 +289,32 @@ fn draw_chart(
     let spark_w = (receipts.len() as u16).min(area.width - label_w);
     let mut y = area.y;
     for (label, data, max, h, style) in [
-        ("receipts", &receipts, max_r, h_r, theme.plain()),
-        ("dup. copies", &copies, max_c, h_c, theme.warn()),
+        (
+            t!(lang, "screen.forms.receipts"),
+            &receipts,
+            max_r,
+            h_r,
+            theme.plain(),
+        ),
+        (
+            t!(lang, "screen.forms.copies"),
+            &copies,
+            max_c,
+            h_c,
+            theme.warn(),
+        ),
     ] {
         if h == 0 {
             continue;
         }
+        let most = if hourly {
+            t!(lang, "screen.forms.max_hour", max = max)
+        } else {
+            t!(lang, "screen.forms.max_day", max = max)
+        };
         let text_lines = vec![
             Line::styled(format!(" {label}"), style),
-            Line::styled(format!(" max {max}/{unit}"), theme.dim()),
+            Line::styled(format!(" {most}"), theme.dim()),
         ];
         frame.render_widget(Paragraph::new(text_lines), Rect::new(area.x, y, label_w, h));
         frame.render_widget(
@@ -238,7 +324,12 @@ fn draw_chart(
         y += h;
     }
     let first = forms.series_start_ms + (form.series.len() - series.len()) as i64 * forms.bucket_ms;
-    let axis = format!(" per {unit}, {} to now", short_time(zone, first));
+    let from = short_time(zone, first);
+    let axis = if hourly {
+        format!(" {}", t!(lang, "screen.forms.axis_hour", from = from))
+    } else {
+        format!(" {}", t!(lang, "screen.forms.axis_day", from = from))
+    };
     frame.render_widget(
         Paragraph::new(Line::styled(
             text::fit(&axis, usize::from(area.width)),
@@ -260,10 +351,14 @@ fn draw_pathways(
         return;
     }
     let w = usize::from(area.width);
-    let mut lines = vec![Line::styled(" Likely pathways", theme.title())];
+    let lang = app.lang;
+    let mut lines = vec![Line::styled(
+        format!(" {}", t!(lang, "screen.forms.pathways")),
+        theme.title(),
+    )];
     if form.pathways.is_empty() {
         lines.push(Line::styled(
-            "  None: no copies, bots or replays in this period.",
+            format!("  {}", t!(lang, "screen.forms.no_pathways")),
             theme.dim(),
         ));
         frame.render_widget(Paragraph::new(lines), area);
@@ -274,15 +369,24 @@ fn draw_pathways(
     let height = usize::from(area.height) - 1;
     let list_h = form.pathways.len().min(height.saturating_sub(2).max(1));
     let offset = (selected + 1).saturating_sub(list_h);
+    // Titles and units line up by terminal cells (a Japanese title takes
+    // two a character); a title longer than the column widens it.
+    let title_w = form
+        .pathways
+        .iter()
+        .map(|f| text::width(f.pathway.title_in(lang)))
+        .max()
+        .unwrap_or(0)
+        .max(18);
     for (i, f) in form.pathways.iter().enumerate().skip(offset).take(list_h) {
         let is_selected = i == selected;
         let line = format!(
-            "{}{:<18} {:>6} {:<8} {}",
+            "{}{} {} {} {}",
             if is_selected { "> " } else { "  " },
-            f.pathway.title(),
-            f.count,
-            f.pathway.unit(f.count),
-            f.example_label()
+            pad_right(f.pathway.title_in(lang), title_w),
+            pad_left(&f.count.to_string(), 6),
+            pad_right(f.pathway.unit_in(f.count, lang), 8),
+            f.example_label_in(lang)
         );
         let mut line = Line::raw(text::pad(&text::fit(&line, w), w));
         if is_selected {
@@ -293,10 +397,14 @@ fn draw_pathways(
     let f = &form.pathways[selected];
     let room = height - list_h;
     let mut said = Vec::new();
-    for l in text::wrap(&format!("→ {}", f.pathway.advice()), w.saturating_sub(2)) {
+    for l in text::wrap(
+        &format!("→ {}", f.pathway.advice_in(lang)),
+        w.saturating_sub(2),
+    ) {
         said.push(Line::styled(format!("  {l}"), theme.key()));
     }
-    for l in text::wrap(&format!("seen: {}", f.evidence), w.saturating_sub(2)) {
+    let seen = t!(lang, "screen.forms.seen", evidence = f.evidence_in(lang));
+    for l in text::wrap(&seen, w.saturating_sub(2)) {
         said.push(Line::styled(format!("  {l}"), theme.dim()));
     }
     lines.extend(said.into_iter().take(room));

@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, text, whole_segments};
+use crate::t;
 use crate::tui::app::App;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -12,6 +13,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     };
     let w = usize::from(area.width);
+    let lang = app.lang;
     let c = &app.counts;
     let mut first = Vec::new();
     if w >= 100 {
@@ -21,11 +23,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let path = text::safe(&snap.database.display().to_string(), (w / 2).max(12));
     first.push((path, theme.plain()));
     match &snap.read_only {
-        Some(_) => first.push(("  ■ READ-ONLY".into(), theme.warn())),
-        None => first.push(("  ● live".into(), theme.success())),
+        Some(_) => first.push((
+            format!("  {}", t!(lang, "screen.header.read_only")),
+            theme.warn(),
+        )),
+        None => first.push((
+            format!("  {}", t!(lang, "screen.header.live")),
+            theme.success(),
+        )),
     }
     if app.stale {
-        first.push(("  ⚠ stale: reload failed".into(), theme.warn()));
+        first.push((
+            format!("  {}", t!(lang, "screen.header.stale")),
+            theme.warn(),
+        ));
     }
     if let Some(p) = &app.progress {
         let stage = text::safe(p.stage, 20);
@@ -38,60 +49,107 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         first.push((shown, theme.dim()));
     }
     if let Some(op) = &app.operator {
-        first.push((format!("  operator {}", text::safe(op, 24)), theme.plain()));
+        first.push((
+            format!(
+                "  {}",
+                t!(lang, "screen.header.operator", name = text::safe(op, 24))
+            ),
+            theme.plain(),
+        ));
     }
     let zone = app.shown_zone();
     let now = app.now_ms().unwrap_or(snap.settings.now_ms);
+    // The zone's full name where there is room, its abbreviation always.
+    let zone_name = if zone.is_utc() {
+        "UTC".to_string()
+    } else if w >= 120 {
+        format!("{} ({})", zone.abbreviation(now), zone.name())
+    } else {
+        zone.abbreviation(now)
+    };
     first.push((
         format!(
-            "  as of {} {}",
-            zone.format_minutes(now),
-            // The zone's full name where there is room, its abbreviation always.
-            if zone.is_utc() {
-                "UTC".to_string()
-            } else if w >= 120 {
-                format!("{} ({})", zone.abbreviation(now), zone.name())
-            } else {
-                zone.abbreviation(now)
-            }
+            "  {}",
+            t!(
+                lang,
+                "screen.header.as_of",
+                time = zone.format_minutes(now),
+                zone = zone_name
+            )
         ),
         theme.dim(),
     ));
 
     let pending = if c.looked_at > 0 {
-        format!("pending {} ({} looked at)", c.pending(), c.looked_at)
+        t!(
+            lang,
+            "screen.header.pending_looked_at",
+            n = c.pending(),
+            looked = c.looked_at
+        )
     } else {
-        format!("pending {}", c.pending())
+        t!(lang, "screen.header.pending", n = c.pending())
+    };
+    let [simultaneous, seconds, minutes] = c.by_class;
+    let classes = if w >= 80 {
+        t!(
+            lang,
+            "screen.header.classes",
+            simultaneous = simultaneous,
+            seconds = seconds,
+            minutes = minutes
+        )
+    } else {
+        t!(
+            lang,
+            "screen.header.classes_short",
+            simultaneous = simultaneous,
+            seconds = seconds,
+            minutes = minutes
+        )
     };
     let mut second = vec![
         (pending, theme.pending()),
-        (format!(" · resolved {}", c.resolved()), theme.resolved()),
         (
-            if w >= 80 {
-                format!(
-                    " │ simultaneous {} · seconds {} · minutes {}",
-                    c.by_class[0], c.by_class[1], c.by_class[2]
-                )
-            } else {
-                format!(
-                    " │ simult. {} · sec. {} · min. {}",
-                    c.by_class[0], c.by_class[1], c.by_class[2]
-                )
-            },
-            theme.plain(),
+            format!(
+                " · {}",
+                t!(lang, "screen.header.resolved", n = c.resolved())
+            ),
+            theme.resolved(),
         ),
+        (format!(" │ {classes}"), theme.plain()),
         (
-            format!(" │ exact {} · near {}", c.exact, c.groups - c.exact),
+            format!(
+                " │ {}",
+                t!(
+                    lang,
+                    "screen.header.matches",
+                    exact = c.exact,
+                    near = c.groups - c.exact
+                )
+            ),
             theme.plain(),
         ),
     ];
     if c.groups_new_copy > 0 {
-        second.push((format!(" │ new copy {}", c.groups_new_copy), theme.warn()));
+        second.push((
+            format!(
+                " │ {}",
+                t!(lang, "screen.header.new_copy", n = c.groups_new_copy)
+            ),
+            theme.warn(),
+        ));
     }
     if c.bots > 0 {
-        second.push((format!(" │ suspected bots {}", c.bots), theme.plain()));
+        second.push((
+            format!(" │ {}", t!(lang, "screen.header.bots", n = c.bots)),
+            theme.plain(),
+        ));
     }
-    second.push((format!(" │ {} receipts", c.receipts), theme.dim()));
+    second.push((
+        format!(" │ {}", t!(lang, "screen.header.receipts", n = c.receipts)),
+        theme.dim(),
+    ));
     let lines = vec![whole_segments(first, w), whole_segments(second, w)];
     frame.render_widget(Paragraph::new(lines), area);
 }
@@ -107,8 +165,12 @@ pub fn draw_banner(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let w = usize::from(area.width);
     let line = text::pad(
         &format!(
-            " READ-ONLY: {} — decisions are off",
-            crate::sanitize::clean(why)
+            " {}",
+            t!(
+                app.lang,
+                "screen.header.banner",
+                why = crate::sanitize::clean(why)
+            )
         ),
         w,
     );

@@ -4,10 +4,11 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
-use super::{Theme, centered, text};
+use super::{Theme, centered, clear_popup, text};
 use crate::i18n::Lang;
+use crate::t;
 use crate::tui::app::{App, keymap, words};
 
 pub fn help_lines(theme: &Theme, width: usize, lang: Lang) -> Vec<Line<'static>> {
@@ -68,7 +69,7 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
     let height = area.height.saturating_sub(2);
     let popup = centered(area, width, height);
     let block = Block::bordered()
-        .title(" Keys and words — j/k scroll · Esc, q or ? closes ")
+        .title(format!(" {} ", t!(app.lang, "screen.help.title")))
         .border_style(theme.title());
     let inner = block.inner(popup);
     let lines = help_lines(theme, usize::from(inner.width), app.lang);
@@ -77,6 +78,6 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
     app.help_max_scroll.set(max_scroll);
     let scroll = scroll.min(max_scroll);
     let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();
-    frame.render_widget(Clear, popup);
+    clear_popup(frame, popup);
     frame.render_widget(Paragraph::new(shown).block(block), popup);
 }

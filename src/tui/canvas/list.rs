@@ -11,14 +11,16 @@ use ratatui::widgets::Paragraph;
 
 use super::columns::{self, Column, column};
 use super::{Theme, fit_segments, text};
-use crate::model::time::human_duration;
-use crate::model::{Millis, Zone};
+use crate::i18n::Lang;
+use crate::model::time::human_duration_in;
+use crate::model::{Decision, Millis, Zone};
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
-use crate::triage::model::{BotEvidence, GapClass};
+use crate::t;
+use crate::triage::model::{BotEvidence, DamageReason, GapClass};
 use crate::tui::app::fresh::Fresh;
 use crate::tui::app::standing::Standing;
-use crate::tui::app::{App, Focus, Tab, words};
+use crate::tui::app::{App, ClassFilter, Focus, Tab, words};
 
 /// The marker before each row (`> ` on the selection).
 const MARKER: usize = 2;
@@ -31,6 +33,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     }
     let w = usize::from(area.width);
+    let lang = app.lang;
     let tab = app.tab;
     let rows = app.rows(tab);
     let focused = app.focus == Focus::List;
@@ -41,15 +44,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Until the items' receipts are in, a text filter has seen only part of
     // what it searches: its matches are a lower bound.
     let partial = snap.receipts_pending && !app.filter.is_empty();
-    title.push((
-        format!(
-            "· {} of {}{} ",
-            rows.len(),
-            total(snap, tab),
-            if partial { " so far" } else { "" }
-        ),
-        theme.dim(),
-    ));
+    let count = t!(
+        lang,
+        "screen.list.count",
+        shown = rows.len(),
+        total = total(snap, tab)
+    );
+    let count = if partial {
+        t!(lang, "screen.list.so_far", count = count)
+    } else {
+        count
+    };
+    title.push((format!("· {count} "), theme.dim()));
     let view = app.list_view;
     if Tab::ORDERED.contains(&tab) {
         title.push((
@@ -64,14 +70,25 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ));
     }
     if tab == Tab::Duplicates {
+        let class = match app.class_filter {
+            ClassFilter::All => t!(lang, "screen.list.class_all"),
+            ClassFilter::Only(class) => class.label_in(lang),
+        };
         title.push((
-            format!("· class {} (t) ", app.class_filter.label(app.lang)),
+            format!("· {} ", t!(lang, "screen.list.class", class = class)),
             theme.plain(),
         ));
     }
     if !app.filter.is_empty() {
         title.push((
-            format!("· filter \"{}\" (Esc clears) ", text::safe(&app.filter, 30)),
+            format!(
+                "· {} ",
+                t!(
+                    lang,
+                    "screen.list.filter",
+                    text = text::safe(&app.filter, 30)
+                )
+            ),
             theme.key(),
         ));
     }
@@ -91,9 +108,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     );
     if rows.is_empty() {
         let why = if total(snap, tab) == 0 {
-            empty_tab(tab).to_string()
+            empty_tab(tab, lang).to_string()
         } else if partial {
-            "Nothing matches so far: the receipts are still being read.".to_string()
+            t!(lang, "screen.list.still_reading").to_string()
         } else if Tab::DECIDING.contains(&tab) && words::standing_typed(&app.filter) {
             words::standing_not_text(app.lang).to_string()
         } else {
@@ -130,16 +147,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 /// What a tab with no items at all says.
-fn empty_tab(tab: Tab) -> &'static str {
+fn empty_tab(tab: Tab, lang: Lang) -> &'static str {
     match tab {
-        Tab::Duplicates => "No duplicate groups: nothing slipped past the keys.",
-        Tab::Conflicts => "No key conflicts.",
-        Tab::Stuck => "No receipts stuck in flight.",
-        Tab::Bots => "No suspected bots.",
-        Tab::Damaged => "No damaged rows.",
+        Tab::Duplicates => t!(lang, "screen.list.empty.duplicates"),
+        Tab::Conflicts => t!(lang, "screen.list.empty.conflicts"),
+        Tab::Stuck => t!(lang, "screen.list.empty.stuck"),
+        Tab::Bots => t!(lang, "screen.list.empty.bots"),
+        Tab::Damaged => t!(lang, "screen.list.empty.damaged"),
         Tab::Receipts => "",
-        Tab::Log => "The review log is empty: no decisions yet.",
-        Tab::Forms => "No forms in this period.",
+        Tab::Log => t!(lang, "screen.list.empty.log"),
+        Tab::Forms => t!(lang, "screen.list.empty.forms"),
     }
 }
 
@@ -185,12 +202,31 @@ pub fn status(app: &App, item: &str, theme: &Theme) -> (&'static str, Style) {
 // --- Columns ---------------------------------------------------------------------
 
 /// `pending`, `resolved`, `new copy`, `sending…`; the Stuck tab's `looked at`.
-const STATUS: Column = column("status", 9, 9, 10);
-const STATUS_STUCK: Column = column("status", 10, 10, 10);
-const RECEIVED: Column = column("received", 12, 12, 5);
-const VISITOR: Column = column("visitor", 22, 12, 7);
+fn status_column(lang: Lang, tab: Tab) -> Column {
+    let head = t!(lang, "screen.list.column.status");
+    if tab == Tab::Stuck {
+        column(head, 10, 10, 10)
+    } else {
+        column(head, 9, 9, 10)
+    }
+}
+
+fn received_column(lang: Lang) -> Column {
+    column(t!(lang, "screen.list.column.received"), 12, 12, 5)
+}
+
+fn visitor_column(lang: Lang) -> Column {
+    column(t!(lang, "screen.list.column.visitor"), 22, 12, 7)
+}
+
 /// Shown while some group has news (see `fresh`).
-const NEWS: Column = column("new", 4, 4, 6);
+fn news_column(lang: Lang) -> Column {
+    column(t!(lang, "screen.list.column.new"), 4, 4, 6)
+}
+
+fn key_column(lang: Lang) -> Column {
+    column(t!(lang, "screen.list.column.key"), 24, 10, 3)
+}
 
 /// The item column: as wide as the longest id of the tab (ids grow with
 /// the database), and a cell for the note mark.
@@ -209,11 +245,11 @@ fn item_column(app: &App, snap: &Snapshot, tab: Tab) -> Column {
         .max()
         .map_or(4, |key| key.to_string().len());
     let w = prefix.len() + digits + 2;
-    column("item", w, w, 10)
+    column(t!(app.lang, "screen.list.column.item"), w, w, 10)
 }
 
 /// The scope column: as wide as the longest form name of the reading, up to a limit.
-fn scope_column(snap: &Snapshot) -> Column {
+fn scope_column(lang: Lang, snap: &Snapshot) -> Column {
     let longest = snap
         .activity
         .scopes
@@ -221,66 +257,100 @@ fn scope_column(snap: &Snapshot) -> Column {
         .map(|s| text::width(&clean(&s.scope)))
         .max()
         .unwrap_or(20);
-    column("scope", longest.clamp(9, 32) + 1, 10, 8)
+    column(
+        t!(lang, "screen.list.column.scope"),
+        longest.clamp(9, 32) + 1,
+        10,
+        8,
+    )
+}
+
+/// A bot group's scopes: as wide as the longest label of the reading's
+/// groups (the first scope and how many more, in this language), within limits.
+fn scopes_column(lang: Lang, snap: &Snapshot) -> Column {
+    let longest = snap
+        .triage
+        .bot_groups
+        .iter()
+        .map(|g| text::width(&clean(&g.scopes_label_in(lang))))
+        .max()
+        .unwrap_or(0);
+    let want = (longest + 1).clamp(24, 40);
+    column(t!(lang, "screen.list.column.scopes"), want, 10, 4)
 }
 
 fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
+    let lang = app.lang;
     match tab {
         Tab::Duplicates => {
-            let mut columns = vec![STATUS];
+            let mut columns = vec![status_column(lang, tab)];
             if shows_news(app) {
-                columns.push(NEWS);
+                columns.push(news_column(lang));
             }
             columns.extend([
                 item_column(app, snap, tab),
-                RECEIVED,
-                column("gap", 13, 8, 4),
-                column("copies", 7, 7, 2),
-                column("match", 6, 6, 3),
-                scope_column(snap),
-                VISITOR,
-                column("subject", 0, 12, 0),
+                received_column(lang),
+                column(t!(lang, "screen.list.column.gap"), 13, 8, 4),
+                column(t!(lang, "screen.list.column.copies"), 7, 7, 2),
+                column(t!(lang, "screen.list.column.match"), 6, 6, 3),
+                scope_column(lang, snap),
+                visitor_column(lang),
+                column(t!(lang, "screen.list.column.subject"), 0, 12, 0),
             ]);
             columns
         }
         Tab::Conflicts => vec![
-            STATUS,
+            status_column(lang, tab),
             item_column(app, snap, tab),
-            RECEIVED,
-            column("attempts", 9, 9, 4),
-            VISITOR,
-            scope_column(snap),
-            column("key", 24, 10, 3),
+            received_column(lang),
+            column(t!(lang, "screen.list.column.attempts"), 9, 9, 4),
+            visitor_column(lang),
+            scope_column(lang, snap),
+            key_column(lang),
         ],
         Tab::Stuck => vec![
-            STATUS_STUCK,
+            status_column(lang, tab),
             item_column(app, snap, tab),
-            column("in flight", 12, 10, 9),
-            RECEIVED,
-            VISITOR,
-            scope_column(snap),
-            column("key", 24, 10, 3),
+            column(t!(lang, "screen.list.column.in_flight"), 12, 10, 9),
+            received_column(lang),
+            visitor_column(lang),
+            scope_column(lang, snap),
+            key_column(lang),
         ],
         Tab::Bots => vec![
-            STATUS,
+            status_column(lang, tab),
             item_column(app, snap, tab),
-            column("evidence", 13, 9, 8),
-            column("receipts", 9, 9, 6),
-            column("senders", 8, 8, 5),
-            column("received", 12, 12, 7),
-            column("scopes", 24, 10, 4),
+            column(t!(lang, "screen.list.column.evidence"), 13, 9, 8),
+            column(t!(lang, "screen.list.column.receipts"), 9, 9, 6),
+            column(t!(lang, "screen.list.column.senders"), 8, 8, 5),
+            column(t!(lang, "screen.list.column.received"), 12, 12, 7),
+            scopes_column(lang, snap),
         ],
-        Tab::Damaged => vec![
-            column("receipt", 10, 10, 10),
-            column("problem", 9, 9, 9),
-            column("detail", 40, 10, 8),
-        ],
+        Tab::Damaged => {
+            // As wide as the longest problem's name in this language.
+            let problem = [
+                DamageReason::Payload,
+                DamageReason::Time,
+                DamageReason::Digest,
+                DamageReason::State,
+            ]
+            .iter()
+            .map(|r| text::width(r.label_in(lang)) + 1)
+            .max()
+            .unwrap_or(0)
+            .max(9);
+            vec![
+                column(t!(lang, "screen.list.column.receipt"), 10, 10, 10),
+                column(t!(lang, "screen.list.column.problem"), problem, problem, 9),
+                column(t!(lang, "screen.list.column.detail"), 40, 10, 8),
+            ]
+        }
         Tab::Log => vec![
-            column("decided", 12, 12, 9),
-            column("operator", 13, 8, 8),
-            column("decision", 16, 16, 10),
-            column("item", 17, 10, 9),
-            column("note", 24, 8, 5),
+            column(t!(lang, "screen.list.column.decided"), 12, 12, 9),
+            column(t!(lang, "screen.list.column.operator"), 13, 8, 8),
+            column(t!(lang, "screen.list.column.decision"), 16, 16, 10),
+            column(t!(lang, "screen.list.column.item"), 17, 10, 9),
+            column(t!(lang, "screen.list.column.note"), 24, 8, 5),
         ],
         Tab::Receipts | Tab::Forms => Vec::new(),
     }
@@ -302,14 +372,24 @@ fn compact_time(zone: Zone, ms: Millis, now: Millis) -> String {
     }
 }
 
-fn class_word(class: GapClass, cells: usize) -> &'static str {
-    if cells >= class.as_str().len() {
-        return class.as_str();
+fn class_word(class: GapClass, cells: usize, lang: Lang) -> &'static str {
+    let word = class.label_in(lang);
+    if cells >= text::width(word) {
+        return word;
     }
     match class {
-        GapClass::Simultaneous => "simult.",
-        GapClass::Seconds => "seconds",
-        GapClass::Minutes => "minutes",
+        GapClass::Simultaneous => t!(lang, "screen.list.class_short.simultaneous"),
+        GapClass::Seconds => t!(lang, "screen.list.class_short.seconds"),
+        GapClass::Minutes => t!(lang, "screen.list.class_short.minutes"),
+    }
+}
+
+/// A decision as stored, in plain words in `lang` (`original stands`); a
+/// name this version does not know, with spaces for its underscores.
+pub fn decision_word(stored: &str, lang: Lang) -> String {
+    match Decision::parse(stored) {
+        Some(d) => d.label_in(lang).to_string(),
+        None => stored.replace('_', " "),
     }
 }
 
@@ -362,6 +442,7 @@ fn row_cells(
     theme: &Theme,
 ) -> (Vec<(String, Style)>, Style) {
     let t = &snap.triage;
+    let lang = app.lang;
     let plain = Style::default();
     let zone = app.shown_zone();
     let now = app.now_ms().unwrap_or(snap.settings.now_ms);
@@ -397,9 +478,13 @@ fn row_cells(
             cells.push((when(created(first)), theme.dim()));
             let class_at = if shows_news(app) { 4 } else { 3 };
             let class_w = widths.get(class_at).copied().unwrap_or(0).saturating_sub(1);
-            cells.push((class_word(g.class, class_w).to_string(), plain));
+            cells.push((class_word(g.class, class_w, lang).to_string(), plain));
             cells.push((g.members.len().to_string(), plain));
-            let kind = if g.is_exact() { "exact" } else { "near" };
+            let kind = if g.is_exact() {
+                t!(lang, "screen.list.exact")
+            } else {
+                t!(lang, "screen.list.near")
+            };
             cells.push((kind.to_string(), plain));
             cells.push((text::safe(&g.scope, 40), theme.dim()));
             cells.extend(sender_cells(app, Some(first), theme, true));
@@ -420,13 +505,13 @@ fn row_cells(
             let [status, item] = item_cells(&s.item());
             cells.push(status);
             cells.push(item);
-            cells.push((human_duration(app.age_ms(s.age_ms)), plain));
+            cells.push((human_duration_in(app.age_ms(s.age_ms), lang), plain));
             cells.push((when(created(s.receipt_id)), theme.dim()));
             cells.extend(sender_cells(app, Some(s.receipt_id), theme, false));
             cells.push((text::safe(&s.scope, 40), theme.dim()));
             let key = match s.request_key.as_deref() {
                 Some(k) => text::safe(k, 60),
-                None => "(none)".into(),
+                None => t!(lang, "screen.list.no_key").into(),
             };
             cells.push((key, plain));
         }
@@ -436,29 +521,29 @@ fn row_cells(
             cells.push(status);
             cells.push(item);
             let evidence = match g.evidence {
-                BotEvidence::Campaign => "same message",
-                BotEvidence::Honeypot => "bot trap",
-                BotEvidence::Empty => "empty",
+                BotEvidence::Campaign => t!(lang, "screen.list.bot.campaign"),
+                BotEvidence::Honeypot => t!(lang, "screen.list.bot.honeypot"),
+                BotEvidence::Empty => t!(lang, "screen.list.bot.empty"),
             };
             cells.push((evidence.to_string(), theme.warn()));
             cells.push((g.receipts.len().to_string(), plain));
             cells.push((g.senders.to_string(), plain));
             cells.push((when(Some(g.first_ms())), theme.dim()));
-            cells.push((text::safe(&g.scopes_label(), 120), theme.dim()));
+            cells.push((text::safe(&g.scopes_label_in(lang), 120), theme.dim()));
         }
         // Drawn by `canvas::receipts`.
         Tab::Receipts => {}
         Tab::Damaged => {
             let d = &t.damaged[row];
             cells.push((format!("#{}", d.receipt_id), plain));
-            cells.push((d.reason.as_str().to_string(), theme.warn()));
-            cells.push((text::safe(&d.detail, 200), plain));
+            cells.push((d.reason.label_in(lang).to_string(), theme.warn()));
+            cells.push((text::safe(&d.detail.message(lang), 200), plain));
         }
         Tab::Log => {
             let l = &snap.log[row];
             cells.push((when(l.decided_at_ms), theme.dim()));
             cells.push((text::safe(&l.operator, 40), plain));
-            let decision = text::safe(&words::decision_named(&l.decision, app.lang), 30);
+            let decision = text::safe(&decision_word(&l.decision, lang), 30);
             cells.push((decision, theme.key()));
             cells.push((text::safe(&l.item, 40), plain));
             let note = l

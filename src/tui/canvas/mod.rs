@@ -35,7 +35,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     let theme = Theme::new(app.no_color);
     if layout::too_small(area) {
-        too_small::draw(frame, area, &theme);
+        too_small::draw(frame, area, app.lang, &theme);
         return;
     }
     if app.snapshot.is_none() {
@@ -65,7 +65,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
         Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
         Some(Overlay::Export { choice }) => {
-            confirm::draw_export(frame, area, choice, &theme, app.lang)
+            confirm::draw_export(frame, area, choice, app.lang, &theme)
         }
         None => {}
     }
@@ -106,6 +106,22 @@ fn whole_segments(segments: Vec<(String, Style)>, width: usize) -> Line<'static>
         spans.push(Span::styled(text, style));
     }
     Line::from(spans)
+}
+
+/// Clears `rect` for a popup. A wide (CJK) character just left of it would
+/// spill its second half over the popup's border: it is blanked too.
+fn clear_popup(frame: &mut Frame, rect: Rect) {
+    frame.render_widget(ratatui::widgets::Clear, rect);
+    if rect.x == 0 {
+        return;
+    }
+    let buffer = frame.buffer_mut();
+    for y in rect.top()..rect.bottom() {
+        let cell = &mut buffer[(rect.x - 1, y)];
+        if text::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
 }
 
 /// A rectangle of `width` × `height` centred in `area` (clamped to it).

@@ -8,7 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text};
-use crate::find::text::{OUTCOME_UNKNOWN, explain_miss, found_where, item_line};
+use crate::find::text::{explain_miss_in, found_where_in, item_line_in, summary_in};
+use crate::model::ReceiptState;
+use crate::t;
 use crate::tui::app::find::update::{jump_target, selected_hit};
 use crate::tui::app::{App, Focus, Tab};
 
@@ -18,27 +20,43 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     }
     let w = usize::from(area.width);
+    let lang = app.lang;
     let zone = app.shown_zone();
     let focused = app.focus == Focus::List;
-    let mut title = vec![(" Receipts ".to_string(), theme.pane_title(focused))];
+    let mut title = vec![(
+        format!(" {} ", t!(lang, "screen.receipts.title")),
+        theme.pane_title(focused),
+    )];
     let outcome = app.find.outcome.as_ref();
     if let Some(q) = &app.find.searching {
         title.push((
-            format!("· searching \"{}\"… ", text::safe(&q.raw, 30)),
+            format!(
+                "· {} ",
+                t!(
+                    lang,
+                    "screen.receipts.searching",
+                    query = text::safe(&q.raw, 30)
+                )
+            ),
             theme.key(),
         ));
     } else if let Some(o) = outcome {
         let raw = o.query.as_ref().map_or("", |q| q.raw.as_str());
         let shown = if o.total > o.hits.len() as u64 {
-            format!(" (newest {})", o.hits.len())
+            t!(lang, "screen.receipts.newest", n = o.hits.len())
         } else {
             String::new()
         };
         title.push((
             format!(
-                "· {} match{shown} \"{}\" · newest first · / search ",
-                o.total,
-                text::safe(raw, 30)
+                "· {} ",
+                t!(
+                    lang,
+                    "screen.receipts.matches",
+                    total = o.total,
+                    shown = shown,
+                    query = text::safe(raw, 30)
+                )
             ),
             theme.dim(),
         ));
@@ -54,20 +72,21 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     match outcome {
         None => {
-            let hint = format!(
-                "Type to search every receipt, then Enter: an email, a name, a phone number, a request key, a scope, #1907, or a time in {} (10:00, yesterday 10:00, 11-29 10:00, 10:00..11:00).",
-                zone.name()
-            );
+            let hint = t!(lang, "screen.receipts.hint", zone = zone.name());
             push_wrapped(&mut lines, &hint, theme.dim());
         }
         Some(o) if o.hits.is_empty() => {
             let raw = o.query.as_ref().map_or("", |q| q.raw.as_str());
             push_wrapped(
                 &mut lines,
-                &format!("No receipt matches \"{}\".", text::safe(raw, 60)),
+                &t!(
+                    lang,
+                    "screen.receipts.no_match",
+                    query = text::safe(raw, 60)
+                ),
                 theme.warn(),
             );
-            for line in explain_miss(o, zone) {
+            for line in explain_miss_in(o, zone, lang) {
                 push_wrapped(&mut lines, &line, theme.plain());
             }
         }
@@ -85,17 +104,17 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 let when = hit
                     .created_ms
                     .map(|t| format!("{} {}", zone.format_minutes(t), zone.abbreviation(t)))
-                    .unwrap_or_else(|| "time unreadable".into());
+                    .unwrap_or_else(|| t!(lang, "find.time_unreadable").into());
                 let state = if hit.outcome_unknown {
-                    "⚠ not known yet".to_string()
+                    t!(lang, "screen.receipts.not_known_yet").to_string()
                 } else {
-                    hit.state.replace('_', " ")
+                    ReceiptState::say_in(&hit.state, lang).replace('_', " ")
                 };
                 let key = hit
                     .request_key
                     .as_deref()
-                    .map_or("no key".to_string(), |k| {
-                        format!("key {}", text::safe(k, 16))
+                    .map_or(t!(lang, "find.no_key").to_string(), |k| {
+                        t!(lang, "find.key", key = text::safe(k, 16))
                     });
                 let cells = [
                     text::pad(&format!("#{}", hit.receipt_id), 9),
@@ -131,6 +150,7 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let w = usize::from(area.width);
     let body_w = w.saturating_sub(2).max(1);
+    let lang = app.lang;
     let zone = app.shown_zone();
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut wrapped = |t: &str, style| {
@@ -139,34 +159,43 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     };
     match selected_hit(app) {
-        None => wrapped("Nothing selected.", theme.dim()),
+        None => wrapped(t!(lang, "screen.detail.nothing_selected"), theme.dim()),
         Some(hit) => {
-            wrapped(&crate::find::text::summary(hit, zone), theme.title());
+            wrapped(&summary_in(hit, zone, lang), theme.title());
             if hit.outcome_unknown {
-                wrapped(&format!("⚠ {OUTCOME_UNKNOWN}"), theme.warn());
+                wrapped(
+                    &format!("⚠ {}", t!(lang, "find.outcome_unknown")),
+                    theme.warn(),
+                );
             }
             wrapped(
-                &format!("Found in {}.", found_where(&hit.found)),
+                &t!(
+                    lang,
+                    "screen.receipts.found_in",
+                    place = found_where_in(&hit.found, lang)
+                ),
                 theme.dim(),
             );
             if hit.items.is_empty() {
-                wrapped(
-                    "In no item: not a duplicate, a key conflict, stuck or a suspected bot.",
-                    theme.plain(),
-                );
+                wrapped(t!(lang, "screen.receipts.no_items"), theme.plain());
             } else {
-                wrapped("Items:", theme.plain());
+                wrapped(t!(lang, "screen.receipts.items"), theme.plain());
                 for item in &hit.items {
-                    wrapped(&format!("  {}", item_line(item)), theme.key());
+                    wrapped(&format!("  {}", item_line_in(item, lang)), theme.key());
                 }
                 if let Some((tab, item)) = jump_target(app) {
                     wrapped(
-                        &format!("J goes to {item} on the {} tab.", tab.title(app.lang)),
+                        &t!(
+                            lang,
+                            "screen.receipts.jump",
+                            item = item,
+                            tab = tab.title(lang)
+                        ),
                         theme.dim(),
                     );
                 }
             }
-            wrapped("Fields:", theme.plain());
+            wrapped(t!(lang, "screen.receipts.fields"), theme.plain());
             for (k, v) in &hit.fields {
                 wrapped(
                     &format!("  {}: {}", text::safe(k, 40), text::safe(v, 2000)),
@@ -175,7 +204,10 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
             if let Some(raw) = &hit.unreadable {
                 wrapped(
-                    &format!("  stored: {}", text::safe(raw, 2000)),
+                    &format!(
+                        "  {}",
+                        t!(lang, "find.stored", text = text::safe(raw, 2000))
+                    ),
                     theme.warn(),
                 );
             }
@@ -187,12 +219,15 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let scroll = app.detail_scroll.min(max_scroll);
     let focused = app.focus == Focus::Detail;
     let title = vec![
-        (" Receipt ".to_string(), theme.pane_title(focused)),
+        (
+            format!(" {} ", t!(lang, "screen.receipts.detail_title")),
+            theme.pane_title(focused),
+        ),
         (
             if focused {
-                "· j/k scroll, Esc back ".to_string()
+                format!("· {} ", t!(lang, "screen.detail.scroll_hint"))
             } else {
-                "· Enter to read ".to_string()
+                format!("· {} ", t!(lang, "screen.detail.read_hint"))
             },
             theme.dim(),
         ),

@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text, whole_segments};
+use crate::t;
 use crate::tui::app::{App, Tab};
 
 /// How much of each tab the bar shows: the first that fits the width.
@@ -22,6 +23,7 @@ enum Fit {
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let c = &app.counts;
+    let lang = app.lang;
     let w = usize::from(area.width);
     let segments = |fit: Fit| {
         let mut segments = Vec::new();
@@ -69,7 +71,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let mut full = segments(Fit::Full);
     let line = if width(&full) <= w {
-        full.push(("  (pending/all)".to_string(), theme.dim()));
+        full.push((
+            format!("  {}", t!(lang, "screen.tabs.pending_all")),
+            theme.dim(),
+        ));
         whole_segments(full, w)
     } else {
         // Every tab stays in sight: shorter titles, fewer counts, and a cut

@@ -89,21 +89,49 @@ pub fn wrap_ranges(text: &str, cells: usize) -> Vec<std::ops::Range<usize>> {
             let at = from + i;
             let w = char_width(c);
             if used + w > cells {
-                // Prefer to break after the last space in the second half of the line.
+                // Japanese breaks between any two characters: next to a wide
+                // one the line ends where it is full (but never before a
+                // closing mark such as 。). Elsewhere, prefer to break after
+                // the last space in the second half of the line.
+                let prev_wide = text[start..end]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|p| char_width(p) == 2);
+                let between_wide = (w == 2 || prev_wide) && c != ' ' && !NO_LINE_START.contains(c);
                 let break_at = text[start..end]
                     .char_indices()
                     .filter(|(_, ch)| *ch == ' ')
                     .map(|(i, _)| start + i)
                     .next_back()
-                    .filter(|&i| width(&text[start..i]) >= cells / 2);
+                    .filter(|&i| !between_wide && width(&text[start..i]) >= cells / 2);
                 match break_at {
                     Some(i) => {
                         lines.push(start..i);
                         start = i + 1;
                     }
                     None => {
-                        lines.push(start..end);
-                        start = end;
+                        // A closing mark after a wide character takes that
+                        // character with it to the next line.
+                        let last = text[start..end].char_indices().next_back();
+                        // A word of Latin letters (a field name, an email)
+                        // is not cut in two: it goes whole to the next line.
+                        let word_from = text[start..end]
+                            .char_indices()
+                            .rev()
+                            .take_while(|(_, ch)| in_word(*ch))
+                            .last()
+                            .map(|(i, _)| start + i);
+                        let cut = match last {
+                            Some((i, _)) if prev_wide && i > 0 && NO_LINE_START.contains(c) => {
+                                start + i
+                            }
+                            _ => match word_from {
+                                Some(w) if in_word(c) && w > start => w,
+                                _ => end,
+                            },
+                        };
+                        lines.push(start..cut);
+                        start = cut;
                     }
                 }
                 used = width(&text[start..end]);
@@ -116,6 +144,14 @@ pub fn wrap_ranges(text: &str, cells: usize) -> Vec<std::ops::Range<usize>> {
     }
     lines
 }
+
+/// Part of a word of Latin letters or digits, or of an identifier.
+fn in_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Marks a Japanese line never starts with.
+const NO_LINE_START: &str = "、。，．・：；！？）」』】〉》ー…";
 
 /// The longest prefix of at most `cells` cells (no marker).
 fn prefix(text: &str, cells: usize) -> &str {
@@ -146,6 +182,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_latin_word_beside_japanese_goes_whole_to_the_next_line() {
+        let lines = wrap("項目（event_id、submitted_at など）", 20);
+        assert_eq!(lines, ["項目（event_id、", "submitted_at など）"]);
+        // A word longer than a line is cut where the line is full.
+        assert_eq!(
+            wrap("あsubmitted_at_and_more", 8),
+            ["あ", "submitte", "d_at_and", "_more"]
+        );
+    }
+
+    #[test]
     fn wide_characters_are_never_split() {
         assert_eq!(fit("山田太郎", 5), "山田…");
         assert_eq!(width(&fit("山田太郎", 5)), 5);
@@ -170,6 +217,16 @@ mod tests {
             assert!(width(&line) <= 7, "{line}");
         }
         assert_eq!(wrap("a\nb", 5), vec!["a", "b"]);
+        // Japanese fills its lines, a space in it or not, and a closing
+        // mark such as 。 never starts a line.
+        assert_eq!(
+            wrap("読み直してください。v で表示します。", 12),
+            vec!["読み直してく", "ださい。v で", "表示します。"]
+        );
+        assert_eq!(
+            wrap("確認してください。", 8),
+            vec!["確認して", "くださ", "い。"]
+        );
         let cut = wrap_at_most("one two three four five six", 9, 2);
         assert_eq!(cut.len(), 2);
         assert!(cut[1].ends_with('…'));

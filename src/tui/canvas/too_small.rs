@@ -6,16 +6,22 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::Theme;
+use crate::i18n::Lang;
+use crate::t;
 use crate::tui::app::layout::{MIN_HEIGHT, MIN_WIDTH};
 
-pub fn draw(frame: &mut Frame, area: Rect, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, lang: Lang, theme: &Theme) {
     let lines = vec![
-        Line::styled("Terminal too small", theme.warn()),
-        Line::raw(format!(
-            "{}×{} here, {MIN_WIDTH}×{MIN_HEIGHT} needed.",
-            area.width, area.height
+        Line::styled(t!(lang, "screen.progress.too_small"), theme.warn()),
+        Line::raw(t!(
+            lang,
+            "screen.progress.size",
+            width = area.width,
+            height = area.height,
+            min_width = MIN_WIDTH,
+            min_height = MIN_HEIGHT
         )),
-        Line::raw("Enlarge the window, or q to quit."),
+        Line::raw(t!(lang, "screen.progress.enlarge")),
     ];
     let height = (lines.len() as u16 + 2).min(area.height);
     let top = area.y + area.height.saturating_sub(height) / 2;

@@ -4,26 +4,20 @@
 use ratatui::text::{Line, Span};
 
 use super::super::{Theme, short_time, text};
+use crate::i18n::Lang;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
+use crate::t;
 use crate::triage::model::BotEvidence;
 use crate::tui::app::App;
 use crate::tui::app::bots::sender_of;
 use crate::tui::app::msg::PayloadRef;
 
-fn why(evidence: BotEvidence) -> &'static str {
+fn why(evidence: BotEvidence, lang: Lang) -> &'static str {
     match evidence {
-        BotEvidence::Campaign => {
-            "One message body arrived from three or more different senders within the window, \
-             on one form or several: a bot posting every form it finds."
-        }
-        BotEvidence::Honeypot => {
-            "A hidden bot-trap field was filled in. People never see that field; bots fill \
-             every field they find."
-        }
-        BotEvidence::Empty => {
-            "Every field the visitor could type was empty: a scanner trying the form."
-        }
+        BotEvidence::Campaign => t!(lang, "screen.detail.bots.campaign"),
+        BotEvidence::Honeypot => t!(lang, "screen.detail.bots.honeypot"),
+        BotEvidence::Empty => t!(lang, "screen.detail.bots.empty"),
     }
 }
 
@@ -34,17 +28,25 @@ pub fn lines(
     w: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let g = &snap.triage.bot_groups[index];
     let item = g.item();
     let review = app.review(&item);
     let (word, style) = super::super::list::status(app, &item, theme);
     let n = g.receipts.len();
+    let receipts = if n == 1 {
+        t!(lang, "screen.detail.bots.receipts_one", n = n)
+    } else {
+        t!(lang, "screen.detail.bots.receipts_many", n = n)
+    };
+    let senders = if g.senders == 1 {
+        t!(lang, "screen.detail.bots.senders_one", n = g.senders)
+    } else {
+        t!(lang, "screen.detail.bots.senders_many", n = g.senders)
+    };
     let rest = format!(
-        "  {} · {n} receipt{} · {} sender{}",
-        g.evidence.describe(),
-        if n == 1 { "" } else { "s" },
-        g.senders,
-        if g.senders == 1 { "" } else { "s" }
+        "  {} · {receipts} · {senders}",
+        g.evidence.describe_in(lang)
     );
     let used = text::width(&item) + 2 + text::width(word);
     let mut lines = vec![Line::from(vec![
@@ -53,28 +55,33 @@ pub fn lines(
         Span::styled(word.to_string(), style),
         Span::raw(text::fit(&rest, w.saturating_sub(used))),
     ])];
-    for part in text::wrap(why(g.evidence), w) {
+    for part in text::wrap(why(g.evidence, lang), w) {
         lines.push(Line::styled(part, theme.dim()));
     }
-    let span = format!(
-        "From {} to {}.",
-        app.shown_zone().format_rfc3339(g.first_ms()),
-        app.shown_zone().format_rfc3339(g.last_ms())
+    let span = t!(
+        lang,
+        "screen.detail.bots.span",
+        from = app.shown_zone().format_rfc3339(g.first_ms()),
+        to = app.shown_zone().format_rfc3339(g.last_ms())
     );
     lines.push(Line::raw(text::fit(&span, w)));
     lines.extend(super::review_lines(app, &item, &review, w, theme));
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        text::fit("receipt    time              sender / scope", w),
-        theme.dim(),
-    ));
+    // The receipt's number and time columns, as the rows below pad them.
+    let head = format!(
+        "{}{}{}",
+        text::pad(t!(lang, "screen.detail.bots.receipt"), 11),
+        text::pad(t!(lang, "screen.detail.bots.time"), 18),
+        t!(lang, "screen.detail.bots.sender_scope")
+    );
+    lines.push(Line::styled(text::fit(&head, w), theme.dim()));
     for r in &g.receipts {
         let asked = app.payload(PayloadRef::Receipt(r.id));
         let payload = asked.and_then(|p| p.as_ref().ok()).map(String::as_str);
         let read = asked.is_some() || snap.receipt_view(r.id).is_some();
         let sender = match sender_of(snap, payload, r.id) {
             Some(s) => clean(&s).into_owned(),
-            None if read => "(no sender)".into(),
+            None if read => t!(lang, "screen.detail.bots.no_sender").into(),
             // Not read yet (or past the first receipts, whose payloads are read).
             None => "…".into(),
         };
@@ -88,10 +95,7 @@ pub fn lines(
         lines.push(Line::raw(text::fit(&row, w)));
     }
     lines.push(Line::raw(""));
-    for part in text::wrap(
-        "s marks the whole group spam (asks first); N marks it not spam; u undoes.",
-        w,
-    ) {
+    for part in text::wrap(t!(lang, "screen.detail.bots.keys"), w) {
         lines.push(Line::styled(part, theme.dim()));
     }
     lines

@@ -11,7 +11,9 @@ use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::diff;
+use crate::i18n::Lang;
 use crate::sanitize::clean;
+use crate::t;
 use crate::triage::model::VisitorFields;
 use crate::triage::visitor::{IgnoreList, fingerprint, normalize_key};
 use crate::tui::app::App;
@@ -49,9 +51,10 @@ pub fn compared_fields(app: &App, r: PayloadRef) -> Fields {
 }
 
 fn parsed(app: &App, r: PayloadRef, fold: bool) -> Fields {
+    let lang = app.lang;
     match app.payload(r) {
         None => Fields::Loading,
-        Some(Err(why)) => Fields::Failed(format!("could not load: {why}")),
+        Some(Err(why)) => Fields::Failed(t!(lang, "screen.detail.could_not_load", why = why)),
         Some(Ok(body)) => match serde_json::from_str::<serde_json::Value>(body) {
             Ok(serde_json::Value::Object(map)) => {
                 let visitor = (fold && body.len() <= FOLDED_BYTES).then(|| {
@@ -74,8 +77,8 @@ fn parsed(app: &App, r: PayloadRef, fold: bool) -> Fields {
                     .collect();
                 Fields::Object(shown, visitor)
             }
-            Ok(_) => Fields::Failed("the payload is not a JSON object".into()),
-            Err(e) => Fields::Failed(format!("the payload is not JSON: {e}")),
+            Ok(_) => Fields::Failed(t!(lang, "screen.detail.not_an_object").into()),
+            Err(e) => Fields::Failed(t!(lang, "screen.detail.not_json", error = e)),
         },
     }
 }
@@ -141,36 +144,46 @@ fn marker_style(marker: &str, theme: &Theme) -> Style {
     }
 }
 
-pub fn legend(use_visitor: bool, theme: &Theme, width: usize) -> Line<'static> {
+pub fn legend(use_visitor: bool, lang: Lang, theme: &Theme, width: usize) -> Line<'static> {
     // The longest wording that fits.
-    const WORDINGS: [(&str, &str, &str); 3] = [
+    let differs = t!(lang, "screen.detail.legend.differs");
+    let noise = t!(lang, "screen.detail.legend.noise");
+    let wordings = [
         (
-            " differs (the changed words marked)",
-            "  ≈ same once case and spacing are folded  ",
-            " not compared (noise field)",
+            format!(" {}", t!(lang, "screen.detail.legend.differs_long")),
+            format!("  ≈ {}  ", t!(lang, "screen.detail.legend.folded_long")),
+            format!(" {}", t!(lang, "screen.detail.legend.noise_long")),
         ),
-        (" differs", "  ≈ same once folded  ", " not compared"),
-        (" differs", " ≈ folded ", " not compared"),
+        (
+            format!(" {differs}"),
+            format!("  ≈ {}  ", t!(lang, "screen.detail.legend.folded")),
+            format!(" {noise}"),
+        ),
+        (
+            format!(" {differs}"),
+            format!(" ≈ {} ", t!(lang, "screen.detail.legend.folded_short")),
+            format!(" {noise}"),
+        ),
     ];
-    let spans = |(differs, folded, noise): (&str, &str, &str)| {
+    let spans = |(differs, folded, noise): &(String, String, String)| {
         let mut spans = vec![
             Span::styled(DIFFERS.to_string(), theme.differs()),
-            Span::raw(differs.to_string()),
+            Span::raw(differs.clone()),
         ];
         if use_visitor {
-            spans.push(Span::raw(folded.to_string()));
+            spans.push(Span::raw(folded.clone()));
             spans.push(Span::styled(IGNORED.to_string(), theme.dim()));
-            spans.push(Span::raw(noise.to_string()));
+            spans.push(Span::raw(noise.clone()));
         }
         spans
     };
     let fits =
         |s: &Vec<Span<'static>>| s.iter().map(|s| text::width(&s.content)).sum::<usize>() <= width;
-    let chosen = WORDINGS
-        .into_iter()
+    let chosen = wordings
+        .iter()
         .map(spans)
         .find(fits)
-        .unwrap_or_else(|| spans(WORDINGS[2]));
+        .unwrap_or_else(|| spans(&wordings[2]));
     Line::from(chosen)
 }
 
@@ -182,11 +195,15 @@ pub fn compare(
     columns: &[Column],
     width: usize,
     use_visitor: bool,
+    lang: Lang,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if columns.iter().any(|c| matches!(c.fields, Fields::Loading)) {
-        lines.push(Line::styled("  loading…", theme.dim()));
+        lines.push(Line::styled(
+            format!("  {}", t!(lang, "screen.detail.loading")),
+            theme.dim(),
+        ));
         return lines;
     }
     for c in columns {
@@ -213,24 +230,29 @@ pub fn compare(
     }
     if names.is_empty() {
         if lines.is_empty() {
-            lines.push(Line::styled("  (no fields)", theme.dim()));
+            lines.push(Line::styled(
+                format!("  {}", t!(lang, "screen.detail.no_fields")),
+                theme.dim(),
+            ));
         }
         return lines;
     }
     let n = columns.len().max(1);
+    let head = t!(lang, "screen.detail.field");
     let field_w = names
         .iter()
         .map(|f| text::width(&clean(f)))
         .max()
         .unwrap_or(5)
-        .clamp(5, 16);
+        .clamp(5, 16)
+        .max(text::width(head));
     // marker, space, field, then a space before each column.
     let value_w = width.saturating_sub(2 + field_w + n) / n;
     if value_w >= 10 {
         table(
             columns,
             &names,
-            field_w,
+            (head, field_w),
             value_w,
             use_visitor,
             theme,
@@ -242,7 +264,7 @@ pub fn compare(
     if left_out > 0 {
         lines.push(Line::styled(
             text::fit(
-                &format!("  … {left_out} more fields not compared (v shows the raw payloads)"),
+                &format!("  {}", t!(lang, "screen.detail.more_fields", n = left_out)),
                 width,
             ),
             theme.dim(),
@@ -329,17 +351,18 @@ fn padded(spans: &[Span<'static>], cells: usize) -> Vec<Span<'static>> {
     out
 }
 
+/// The table of fields: `field` is the field column's header and width.
 fn table(
     columns: &[Column],
     names: &BTreeSet<&str>,
-    field_w: usize,
+    (field_head, field_w): (&str, usize),
     value_w: usize,
     use_visitor: bool,
     theme: &Theme,
     lines: &mut Vec<Line<'static>>,
 ) {
     let mut head = vec![Span::styled(
-        format!("  {}", text::pad("field", field_w)),
+        format!("  {}", text::pad(field_head, field_w)),
         theme.dim(),
     )];
     for c in columns {

@@ -8,11 +8,13 @@ use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::compare::{self, Column};
+use crate::i18n::Lang;
 use crate::model::Zone;
-use crate::model::time::human_duration;
+use crate::model::time::human_duration_in;
 use crate::model::{Millis, ReceiptId};
 use crate::reading::{ItemReview, Snapshot};
 use crate::sanitize::clean;
+use crate::t;
 use crate::triage::model::{DuplicateGroup, GapClass, MatchKind};
 use crate::tui::app::msg::PayloadRef;
 use crate::tui::app::{App, keep, words};
@@ -39,6 +41,7 @@ pub fn lines(
     w: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let g = &snap.triage.duplicates[index];
     let item = g.item();
     let review = app.review(&item);
@@ -54,36 +57,41 @@ pub fn lines(
         .filter(|m| m.match_kind == MatchKind::Edited)
         .count();
     let kind = if g.is_exact() {
-        "exact copies".to_string()
+        t!(lang, "screen.detail.group.exact").to_string()
     } else {
         let mut parts = Vec::new();
         if partial > 0 {
-            parts.push(format!("{partial} partial"));
+            parts.push(t!(lang, "screen.detail.group.partial", n = partial));
         }
         if edited > 0 {
-            parts.push(format!("{edited} edited"));
+            parts.push(t!(lang, "screen.detail.group.edited", n = edited));
         }
-        format!("near: {}", parts.join(", "))
+        let kinds = parts.join(t!(lang, "screen.detail.group.list_separator"));
+        t!(lang, "screen.detail.group.near", kinds = kinds)
     };
+    let heading = t!(
+        lang,
+        "screen.detail.group.heading",
+        class = g.class.label_in(lang),
+        copies = g.members.len(),
+        kind = kind
+    );
     let mut lines = vec![Line::from(vec![
         Span::styled(item.clone(), theme.title()),
         Span::raw("  "),
         Span::styled(word.to_string(), word_style),
         Span::raw(text::fit(
-            &format!(
-                "  {} · {} copies · {kind}",
-                g.class.as_str(),
-                g.members.len()
-            ),
+            &format!("  {heading}"),
             w.saturating_sub(text::width(&item) + 2 + text::width(word)),
         )),
     ])];
     let first_ms = snap.receipt(g.members[0].id).map(|r| r.created_ms);
-    let mut about = format!("scope {}", clean(&g.scope));
+    let mut about = t!(lang, "screen.detail.scope", scope = clean(&g.scope));
     if let Some(first) = first_ms {
+        let time = app.shown_zone().format_rfc3339(first);
         about.push_str(&format!(
-            " · first copy {}",
-            app.shown_zone().format_rfc3339(first)
+            " · {}",
+            t!(lang, "screen.detail.group.first_copy", time = time)
         ));
     }
     for part in text::wrap_at_most(&about, w, 2) {
@@ -97,10 +105,12 @@ pub fn lines(
         .map(|m| format!("#{}", m.id))
         .collect();
     if !bots.is_empty() {
-        lines.push(Line::styled(
-            text::fit(&format!("⚠ suspected bot: {}", bots.join(", ")), w),
-            theme.warn(),
-        ));
+        let said = t!(
+            lang,
+            "screen.detail.group.suspected_bot",
+            receipts = bots.join(", ")
+        );
+        lines.push(Line::styled(text::fit(&said, w), theme.warn()));
     }
     lines.push(Line::raw(""));
     let kept = if review.resolved {
@@ -109,7 +119,7 @@ pub fn lines(
         keep::keeping(app, snap, g).kept
     };
     lines.extend(keep_lines(app, snap, g, &review, w, theme));
-    lines.extend(copies(app.shown_zone(), snap, g, kept, w, theme, app.lang));
+    lines.extend(copies(app.shown_zone(), lang, snap, g, kept, w, theme));
     lines.push(Line::raw(""));
 
     // Made whole for this drawing only (the reading keeps them compact).
@@ -124,9 +134,12 @@ pub fn lines(
             visitor: r.as_ref().map(|r| &r.visitor),
         })
         .collect();
-    lines.push(Line::styled("Fields", theme.title()));
-    lines.push(compare::legend(true, theme, w));
-    lines.extend(compare::compare(&columns, w, true, theme));
+    lines.push(Line::styled(
+        t!(lang, "screen.detail.fields"),
+        theme.title(),
+    ));
+    lines.push(compare::legend(true, lang, theme, w));
+    lines.extend(compare::compare(&columns, w, true, lang, theme));
     lines
 }
 
@@ -142,27 +155,42 @@ fn keep_lines(
     w: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let text = if review.resolved {
         match review.kept {
-            Some(id) => format!("{KEPT} kept #{id}, as recorded"),
+            Some(id) => format!(
+                "{KEPT} {}",
+                t!(lang, "screen.detail.group.kept_recorded", id = id)
+            ),
             None => return Vec::new(),
         }
     } else {
         let k = keep::keeping(app, snap, g);
         let what = match (k.kept, k.chosen) {
-            (Some(id), true) => format!("{KEPT} keep #{id}: your choice (d and c)"),
-            (Some(id), false) if id == k.latest => format!("{KEPT} keep #{id}: most complete"),
-            (Some(id), false) => format!(
-                "{KEPT} keep #{id}: most complete · c keeps #{}, the latest",
-                k.latest
+            (Some(id), true) => format!(
+                "{KEPT} {}",
+                t!(lang, "screen.detail.group.keep_chosen", id = id)
             ),
-            (None, _) => "keep: the most complete copy, once the copies are read".to_string(),
+            (Some(id), false) if id == k.latest => format!(
+                "{KEPT} {}",
+                t!(lang, "screen.detail.group.keep_complete", id = id)
+            ),
+            (Some(id), false) => format!(
+                "{KEPT} {}",
+                t!(
+                    lang,
+                    "screen.detail.group.keep_complete_or_latest",
+                    id = id,
+                    latest = k.latest
+                )
+            ),
+            (None, _) => t!(lang, "screen.detail.group.keep_unread").to_string(),
         };
         // Decisions are off: nothing to choose for.
         if app.read_only().is_some() {
             what
         } else {
-            format!("{what} · [/] choose")
+            format!("{what} · {}", t!(lang, "screen.detail.group.choose"))
         }
     };
     text::wrap_at_most(&text, w, 2)
@@ -175,12 +203,12 @@ fn keep_lines(
 /// here); the copy `kept` is marked.
 fn copies(
     zone: Zone,
+    lang: Lang,
     snap: &Snapshot,
     g: &DuplicateGroup,
     kept: Option<ReceiptId>,
     w: usize,
     theme: &Theme,
-    lang: crate::i18n::Lang,
 ) -> Vec<Line<'static>> {
     // Fixed columns; the key takes what is left.
     const NUM: usize = 3;
@@ -195,24 +223,33 @@ fn copies(
     // On a narrow pane the key goes on a line of its own under each copy.
     let key_inline = w >= fixed + 12;
     let key_w = if key_inline { (w - fixed).min(40) } else { 0 };
+    let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
+    // The zone the times are shown in (the first copy's abbreviation).
+    let zone_name = match first {
+        _ if zone.is_utc() => "UTC".to_string(),
+        Some(t) => zone.abbreviation(t),
+        None => zone.abbreviation(0),
+    };
     let mut header = vec![
         text::pad("", NUM),
-        text::pad("receipt", ID),
-        text::pad("time (UTC)", TIME),
-        text::pad("gap", GAP),
-        text::pad("gap class", CLASS),
+        text::pad(t!(lang, "screen.detail.group.receipt"), ID),
+        text::pad(
+            &t!(lang, "screen.detail.group.time", zone = zone_name),
+            TIME,
+        ),
+        text::pad(t!(lang, "screen.detail.group.gap"), GAP),
+        text::pad(t!(lang, "screen.detail.group.class"), CLASS),
     ];
     if key_inline {
-        header.push(text::pad("key", key_w));
+        header.push(text::pad(t!(lang, "screen.detail.group.key"), key_w));
     }
     header.extend([
-        text::pad("state", STATE),
-        text::pad("replays", REPLAYS),
-        text::pad("match", MATCH),
+        text::pad(t!(lang, "screen.detail.group.state"), STATE),
+        text::pad(t!(lang, "screen.detail.group.replays"), REPLAYS),
+        text::pad(t!(lang, "screen.detail.group.match"), MATCH),
     ]);
     let header = header.join(" ");
     let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
-    let first = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     for (i, m) in g.members.iter().enumerate() {
         let r = snap.receipt(m.id);
         let r = r.as_ref();
@@ -222,24 +259,21 @@ fn copies(
         };
         let (gap, class) = match i.checked_sub(1).and_then(|p| g.gaps_ms.get(p)) {
             Some(&gap) => (
-                format!("+{}", human_duration(gap)),
-                GapClass::of_gap(gap).as_str().to_string(),
+                format!("+{}", human_duration_in(gap, lang)),
+                GapClass::of_gap(gap).label_in(lang).to_string(),
             ),
             None => ("—".into(), String::new()),
         };
         // A receipt not read yet (the items' receipts follow the analysis)
         // may well have a key: "?" as for its time and state, not "(none)".
         let key = match r {
-            Some(r) => r
-                .request_key
-                .as_deref()
-                .map_or_else(|| "(none)".into(), |k| clean(k).into_owned()),
+            Some(r) => r.request_key.as_deref().map_or_else(
+                || t!(lang, "screen.detail.no_key").into(),
+                |k| clean(k).into_owned(),
+            ),
             None => "?".into(),
         };
-        let state = r.map_or_else(
-            || "?".into(),
-            |r| words::state_named(r.state.as_str(), lang),
-        );
+        let state = r.map_or_else(|| "?".into(), |r| r.state.label_in(lang).to_string());
         let replays = snap.replays_of(m.id).to_string();
         let match_style = if m.match_kind == MatchKind::Exact {
             theme.plain()
@@ -269,14 +303,15 @@ fn copies(
             spans.push(Span::raw(cell));
         }
         spans.push(Span::styled(
-            text::fit(m.match_kind.as_str(), w.saturating_sub(used)),
+            text::fit(match_word(m.match_kind, lang), w.saturating_sub(used)),
             match_style,
         ));
         lines.push(clip(spans, w));
         let indent = " ".repeat(NUM + 1 + ID + 1);
         if !key_inline {
+            let key = t!(lang, "screen.detail.key", key = key);
             lines.push(Line::styled(
-                text::fit(&format!("{indent}key {key}"), w),
+                text::fit(&format!("{indent}{key}"), w),
                 theme.dim(),
             ));
         }
@@ -291,6 +326,15 @@ fn copies(
         }
     }
     lines
+}
+
+/// How a copy matches the first, in words.
+fn match_word(kind: MatchKind, lang: Lang) -> &'static str {
+    match kind {
+        MatchKind::Exact => t!(lang, "screen.detail.match.exact"),
+        MatchKind::Partial => t!(lang, "screen.detail.match.partial"),
+        MatchKind::Edited => t!(lang, "screen.detail.match.edited"),
+    }
 }
 
 /// Keeps a row of spans within `w` cells.

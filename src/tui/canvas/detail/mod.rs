@@ -14,9 +14,11 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::list::decision_word;
 use super::{Theme, fit_segments, text};
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
+use crate::t;
 use crate::tui::app::standing::Standing;
 use crate::tui::app::{App, Focus, Selected, words};
 
@@ -28,19 +30,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     };
     let w = usize::from(area.width);
+    let lang = app.lang;
     let body_w = w.saturating_sub(1).max(1);
     let selection = app.selected();
     let lines: Vec<Line<'static>> = match selection {
-        None => vec![Line::styled("  Nothing selected.", theme.dim())],
+        None => vec![Line::styled(
+            format!("  {}", t!(lang, "screen.detail.nothing_selected")),
+            theme.dim(),
+        )],
         Some(_) if app.raw_view => raw::lines(app, body_w, theme),
         Some(Selected::Group(i)) => group::lines(app, snap, i, body_w, theme),
         Some(Selected::Conflict(i)) => other::conflict(app, snap, i, body_w, theme),
         Some(Selected::Stuck(i)) => other::stuck(app, snap, i, body_w, theme),
         Some(Selected::Bot(i)) => bots::lines(app, snap, i, body_w, theme),
-        Some(Selected::Damaged(i)) => other::damaged(snap, i, body_w, theme),
-        Some(Selected::Log(i)) => {
-            other::log_entry(app.shown_zone(), snap, i, body_w, theme, app.lang)
-        }
+        Some(Selected::Damaged(i)) => other::damaged(lang, snap, i, body_w, theme),
+        Some(Selected::Log(i)) => other::log_entry(app, snap, i, body_w, theme),
         // Drawn by `canvas::receipts`.
         Some(Selected::Receipt(_)) => Vec::new(),
     };
@@ -50,22 +54,32 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let scroll = app.detail_scroll.min(max_scroll);
 
     let focused = app.focus == Focus::Detail;
-    let mut title = vec![(" Detail ".to_string(), theme.pane_title(focused))];
+    let mut title = vec![(
+        format!(" {} ", t!(lang, "screen.detail.title")),
+        theme.pane_title(focused),
+    )];
     if app.raw_view {
-        title.push(("· raw payloads (v) ".into(), theme.key()));
+        title.push((
+            format!("· {} ", t!(lang, "screen.detail.raw_view")),
+            theme.key(),
+        ));
     }
     if max_scroll > 0 {
         let last = (scroll + visible).min(lines.len());
-        title.push((
-            format!("· lines {}–{last} of {} ", scroll + 1, lines.len()),
-            theme.dim(),
-        ));
+        let shown = t!(
+            lang,
+            "screen.detail.lines",
+            from = scroll + 1,
+            to = last,
+            total = lines.len()
+        );
+        title.push((format!("· {shown} "), theme.dim()));
     }
     title.push((
         if focused {
-            "· j/k scroll, Esc back ".to_string()
+            format!("· {} ", t!(lang, "screen.detail.scroll_hint"))
         } else if selection.is_some() {
-            "· Enter to read ".to_string()
+            format!("· {} ", t!(lang, "screen.detail.read_hint"))
         } else {
             String::new()
         },
@@ -97,23 +111,41 @@ pub(crate) fn review_lines(
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let mut lines = Vec::new();
     let who = |r: &ItemReview| {
-        let mut s = r
+        let decision = r
             .decision
             .as_deref()
-            .map(|d| words::decision_named(&clean(d), app.lang))
+            .map(|d| decision_word(&clean(d), lang))
             .unwrap_or_else(|| "?".into());
-        if let Some(op) = &r.operator {
-            s.push_str(&format!(" by {}", clean(op)));
+        let operator = r.operator.as_deref().map(clean);
+        let at = r
+            .decided_at_ms
+            .map(|at| app.shown_zone().format_rfc3339(at));
+        match (operator, at) {
+            (Some(operator), Some(at)) => t!(
+                lang,
+                "screen.detail.who_by_at",
+                decision = decision,
+                operator = operator,
+                at = at
+            ),
+            (Some(operator), None) => t!(
+                lang,
+                "screen.detail.who_by",
+                decision = decision,
+                operator = operator
+            ),
+            (None, Some(at)) => t!(lang, "screen.detail.who_at", decision = decision, at = at),
+            (None, None) => decision,
         }
-        if let Some(at) = r.decided_at_ms {
-            s.push_str(&format!(" at {}", app.shown_zone().format_rfc3339(at)));
-        }
-        s
     };
     if app.awaiting.contains_key(item) {
-        lines.push(Line::styled("A decision is being recorded…", theme.dim()));
+        lines.push(Line::styled(
+            t!(lang, "screen.detail.recording"),
+            theme.dim(),
+        ));
     }
     let standing = Standing::of(review);
     if standing == Standing::LookedAt {
@@ -121,7 +153,8 @@ pub(crate) fn review_lines(
             lines.push(Line::styled(part, theme.plain()));
         }
         if let Some(note) = &review.note {
-            for part in text::wrap_at_most(&format!("Note: {}", clean(note)), width, 4) {
+            let said = t!(lang, "screen.detail.note", note = clean(note));
+            for part in text::wrap_at_most(&said, width, 4) {
                 lines.push(Line::raw(part));
             }
         }
@@ -130,7 +163,8 @@ pub(crate) fn review_lines(
             lines.push(Line::styled(part, theme.resolved()));
         }
         if let Some(note) = &review.note {
-            for part in text::wrap_at_most(&format!("Note: {}", clean(note)), width, 4) {
+            let said = t!(lang, "screen.detail.note", note = clean(note));
+            for part in text::wrap_at_most(&said, width, 4) {
                 lines.push(Line::raw(part));
             }
         }
@@ -146,11 +180,8 @@ pub(crate) fn review_lines(
         }
     }
     if let Some(note) = app.notes.get(item) {
-        for part in text::wrap_at_most(
-            &format!("✎ Note for your next decision: {}", clean(note)),
-            width,
-            4,
-        ) {
+        let said = t!(lang, "screen.detail.next_note", note = clean(note));
+        for part in text::wrap_at_most(&said, width, 4) {
             lines.push(Line::styled(part, theme.key()));
         }
     }

@@ -4,10 +4,11 @@ use ratatui::text::{Line, Span};
 
 use super::super::{Theme, text};
 use super::compare::{self, Column};
-use crate::model::Zone;
-use crate::model::time::human_duration;
+use crate::i18n::Lang;
+use crate::model::time::human_duration_in;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
+use crate::t;
 use crate::triage::model::AttemptSource;
 use crate::tui::app::msg::PayloadRef;
 use crate::tui::app::rows::attempt_ref;
@@ -37,6 +38,7 @@ pub fn conflict(
     w: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let c = &snap.triage.conflicts[index];
     let item = c.item();
     let review = app.review(&item);
@@ -44,16 +46,20 @@ pub fn conflict(
         app,
         &item,
         format!(
-            "  key {} · scope {}",
-            clean(&c.request_key),
-            clean(&c.scope)
+            "  {}",
+            t!(
+                lang,
+                "screen.detail.conflict.heading",
+                key = clean(&c.request_key),
+                scope = clean(&c.scope)
+            )
         ),
         w,
         theme,
     )];
     wrapped(
         &mut lines,
-        "The same key came back with a different body. The original was kept; decide whether the change needs a follow-up.",
+        t!(lang, "screen.detail.conflict.explain"),
         w,
         theme.dim(),
     );
@@ -61,28 +67,43 @@ pub fn conflict(
     lines.push(Line::raw(""));
     let original = snap.receipt(c.receipt_id);
     let original_ms = original.as_ref().map(|r| r.created_ms);
-    let mut head = format!("original  #{}", c.receipt_id);
+    let mut head = t!(lang, "screen.detail.conflict.original", id = c.receipt_id);
     if let Some(r) = original {
         head.push_str(&format!(
-            "  {}  {} · replays {}",
-            app.shown_zone().format_rfc3339(r.created_ms),
-            words::state_named(r.state.as_str(), app.lang),
-            snap.replays_of(r.id)
+            "  {}",
+            t!(
+                lang,
+                "screen.detail.conflict.original_facts",
+                time = app.shown_zone().format_rfc3339(r.created_ms),
+                state = r.state.label_in(lang),
+                replays = snap.replays_of(r.id)
+            )
         ));
     }
     lines.push(Line::raw(text::fit(&head, w)));
     for (i, a) in c.attempts.iter().enumerate() {
         let source = match a.source {
-            AttemptSource::KeyConflicts => format!("refused, key_conflicts #{}", a.id),
-            AttemptSource::Receipts => format!("receipt #{}", a.id),
+            AttemptSource::KeyConflicts => {
+                t!(lang, "screen.detail.conflict.refused", id = a.id)
+            }
+            AttemptSource::Receipts => t!(lang, "screen.detail.conflict.receipt", id = a.id),
         };
-        let mut line = format!("attempt {} {source}", i + 1);
+        let mut line = t!(
+            lang,
+            "screen.detail.conflict.attempt",
+            n = i + 1,
+            source = source
+        );
         if let Some(at) = a.at_ms {
             line.push_str(&format!("  {}", app.shown_zone().format_rfc3339(at)));
             if let Some(first) = original_ms {
                 line.push_str(&format!(
-                    "  +{} after the original",
-                    human_duration(at - first)
+                    "  {}",
+                    t!(
+                        lang,
+                        "screen.detail.conflict.after",
+                        gap = human_duration_in(at - first, lang)
+                    )
                 ));
             }
         }
@@ -90,21 +111,28 @@ pub fn conflict(
     }
     lines.push(Line::raw(""));
     let mut columns = vec![Column {
-        label: format!("original #{}", c.receipt_id),
+        label: t!(
+            lang,
+            "screen.detail.conflict.original_column",
+            id = c.receipt_id
+        ),
         fields: compare::compared_fields(app, PayloadRef::Receipt(c.receipt_id)),
         visitor: None,
     }];
     for (i, a) in c.attempts.iter().enumerate() {
         columns.push(Column {
-            label: format!("attempt {}", i + 1),
+            label: t!(lang, "screen.detail.conflict.attempt_column", n = i + 1),
             fields: compare::compared_fields(app, attempt_ref(a)),
             visitor: None,
         });
     }
-    lines.push(Line::styled("Fields", theme.title()));
+    lines.push(Line::styled(
+        t!(lang, "screen.detail.fields"),
+        theme.title(),
+    ));
     // Compared as a group's copies are: by what the visitor typed.
-    lines.push(compare::legend(true, theme, w));
-    lines.extend(compare::compare(&columns, w, true, theme));
+    lines.push(compare::legend(true, lang, theme, w));
+    lines.extend(compare::compare(&columns, w, true, lang, theme));
     lines
 }
 
@@ -115,36 +143,37 @@ pub fn stuck(
     w: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let s = &snap.triage.stuck[index];
     let item = s.item();
     let review = app.review(&item);
     let r = snap.receipt(s.receipt_id);
+    let age = human_duration_in(app.age_ms(s.age_ms), lang);
     let mut lines = vec![heading(
         app,
         &item,
-        format!("  in flight for {}", human_duration(app.age_ms(s.age_ms))),
+        format!("  {}", t!(lang, "screen.detail.stuck.heading", age = age)),
         w,
         theme,
     )];
-    let mut facts = vec![format!("receipt #{}", s.receipt_id)];
+    let zone = app.shown_zone();
+    let mut facts = vec![t!(lang, "screen.detail.receipt", id = s.receipt_id)];
     if let Some(r) = r {
-        facts.push(format!(
-            "since {}",
-            app.shown_zone().format_rfc3339(r.created_ms)
-        ));
-        facts.push(format!(
-            "state {}",
-            words::state_named(r.state.as_str(), app.lang)
-        ));
+        let since = zone.format_rfc3339(r.created_ms);
+        facts.push(t!(lang, "screen.detail.stuck.since", time = since));
+        let state = r.state.label_in(lang);
+        facts.push(t!(lang, "screen.detail.stuck.state", state = state));
         if let Some(u) = r.updated_ms {
-            facts.push(format!("updated {}", app.shown_zone().format_rfc3339(u)));
+            let updated = zone.format_rfc3339(u);
+            facts.push(t!(lang, "screen.detail.stuck.updated", time = updated));
         }
     }
-    facts.push(format!("replays {}", snap.replays_of(s.receipt_id)));
+    let replays = snap.replays_of(s.receipt_id);
+    facts.push(t!(lang, "screen.detail.replays", n = replays));
     wrapped(&mut lines, &facts.join(" · "), w, theme.plain());
     wrapped(
         &mut lines,
-        &format!("scope {}", clean(&s.scope)),
+        &t!(lang, "screen.detail.scope", scope = clean(&s.scope)),
         w,
         theme.plain(),
     );
@@ -152,38 +181,60 @@ pub fn stuck(
         .request_key
         .as_deref()
         .map(|k| clean(k).into_owned())
-        .unwrap_or_else(|| "(none)".into());
-    wrapped(&mut lines, &format!("key {key}"), w, theme.plain());
+        .unwrap_or_else(|| t!(lang, "screen.detail.no_key").into());
     wrapped(
         &mut lines,
-        "The outcome is unknown. Time alone never makes a receipt failed: mark it completed (C) or failed (F) only after checking; p if it is still pending.",
+        &t!(lang, "screen.detail.key", key = key),
+        w,
+        theme.plain(),
+    );
+    wrapped(
+        &mut lines,
+        t!(lang, "screen.detail.stuck.explain"),
         w,
         theme.dim(),
     );
     lines.extend(super::review_lines(app, &item, &review, w, theme));
     lines.push(Line::raw(""));
-    lines.push(Line::styled("Fields", theme.title()));
+    lines.push(Line::styled(
+        t!(lang, "screen.detail.fields"),
+        theme.title(),
+    ));
     let columns = [Column {
         label: format!("#{}", s.receipt_id),
         fields: compare::fields(app, PayloadRef::Receipt(s.receipt_id)),
         visitor: None,
     }];
-    lines.extend(compare::compare(&columns, w, false, theme));
+    lines.extend(compare::compare(&columns, w, false, lang, theme));
     lines
 }
 
-pub fn damaged(snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn damaged(
+    lang: Lang,
+    snap: &Snapshot,
+    index: usize,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let d = &snap.triage.damaged[index];
     let mut lines = vec![Line::from(vec![
-        Span::styled(format!("receipt #{}", d.receipt_id), theme.title()),
-        Span::raw("  damaged: "),
-        Span::styled(d.reason.as_str().to_string(), theme.warn()),
+        Span::styled(
+            t!(lang, "screen.detail.receipt", id = d.receipt_id),
+            theme.title(),
+        ),
+        Span::raw(format!("  {} ", t!(lang, "screen.detail.damaged.heading"))),
+        Span::styled(d.reason.label_in(lang).to_string(), theme.warn()),
     ])];
-    wrapped(&mut lines, &clean(&d.detail), w, theme.plain());
+    wrapped(
+        &mut lines,
+        &clean(&d.detail.message(lang)),
+        w,
+        theme.plain(),
+    );
     lines.push(Line::raw(""));
     wrapped(
         &mut lines,
-        "Listed so that it is never silently skipped: the row could not be analysed. Fix it at the source, then r reads the database again. v shows its raw payload.",
+        t!(lang, "screen.detail.damaged.explain"),
         w,
         theme.dim(),
     );
@@ -191,16 +242,17 @@ pub fn damaged(snap: &Snapshot, index: usize, w: usize, theme: &Theme) -> Vec<Li
 }
 
 pub fn log_entry(
-    zone: Zone,
+    app: &App,
     snap: &Snapshot,
     index: usize,
     w: usize,
     theme: &Theme,
-    lang: crate::i18n::Lang,
 ) -> Vec<Line<'static>> {
+    let lang = app.lang;
+    let zone = app.shown_zone();
     let l = &snap.log[index];
     let mut lines = vec![Line::styled(
-        text::fit(&format!("review log entry #{}", l.id), w),
+        text::fit(&t!(lang, "screen.detail.log.heading", id = l.id), w),
         theme.title(),
     )];
     let when = l
@@ -223,14 +275,14 @@ pub fn log_entry(
     let ids: Vec<String> = l.receipt_ids.iter().map(|id| format!("#{id}")).collect();
     wrapped(
         &mut lines,
-        &format!("receipts {}", ids.join(", ")),
+        &t!(lang, "screen.detail.log.receipts", ids = ids.join(", ")),
         w,
         theme.plain(),
     );
     if let Some(r) = l.reopens {
         wrapped(
             &mut lines,
-            &format!("It reopens entry #{r}: that decision no longer stands."),
+            &t!(lang, "screen.detail.log.reopens", id = r),
             w,
             theme.plain(),
         );
@@ -238,7 +290,7 @@ pub fn log_entry(
     if let Some(kept) = l.kept {
         wrapped(
             &mut lines,
-            &format!("keeps #{kept} as the copy to answer"),
+            &t!(lang, "screen.detail.log.keeps", id = kept),
             w,
             theme.plain(),
         );
@@ -247,14 +299,17 @@ pub fn log_entry(
         let n = snap.log.iter().filter(|e| e.batch == Some(batch)).count();
         wrapped(
             &mut lines,
-            &format!("one of {n} entries written together (from entry #{batch})"),
+            &t!(lang, "screen.detail.log.batch", n = n, id = batch),
             w,
             theme.plain(),
         );
     }
     if let Some(note) = &l.note {
         lines.push(Line::raw(""));
-        lines.push(Line::styled("Note", theme.title()));
+        lines.push(Line::styled(
+            t!(lang, "screen.detail.log.note"),
+            theme.title(),
+        ));
         for line in crate::sanitize::clean_lines(note) {
             wrapped(&mut lines, &line, w, theme.plain());
         }

@@ -3,14 +3,16 @@
 use ratatui::text::Line;
 
 use super::super::{Theme, text};
+use crate::i18n::Lang;
 use crate::sanitize::clean_lines;
+use crate::t;
 use crate::tui::app::App;
 use crate::tui::app::msg::PayloadRef;
 
-fn label(r: PayloadRef) -> String {
+fn label(r: PayloadRef, lang: Lang) -> String {
     match r {
-        PayloadRef::Receipt(id) => format!("receipt #{id}"),
-        PayloadRef::KeyConflict(id) => format!("refused attempt (key_conflicts #{id})"),
+        PayloadRef::Receipt(id) => t!(lang, "screen.detail.raw.receipt", id = id),
+        PayloadRef::KeyConflict(id) => t!(lang, "screen.detail.raw.refused", id = id),
     }
 }
 
@@ -33,15 +35,25 @@ fn cut(text: &str, max: usize) -> (&str, usize) {
 }
 
 pub fn lines(app: &App, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let lang = app.lang;
     let mut lines = Vec::new();
     let wanted = app.wanted_payloads();
     if wanted.is_empty() {
-        lines.push(Line::styled("  No payload for this row.", theme.dim()));
+        lines.push(Line::styled(
+            format!("  {}", t!(lang, "screen.detail.raw.none")),
+            theme.dim(),
+        ));
     }
     for r in wanted {
-        lines.push(Line::styled(format!("── {} ──", label(r)), theme.title()));
+        lines.push(Line::styled(
+            format!("── {} ──", label(r, lang)),
+            theme.title(),
+        ));
         match app.payload(r) {
-            None => lines.push(Line::styled("  loading…", theme.dim())),
+            None => lines.push(Line::styled(
+                format!("  {}", t!(lang, "screen.detail.loading")),
+                theme.dim(),
+            )),
             Some(Err(why)) => {
                 for part in text::wrap(&crate::sanitize::clean(why), width) {
                     lines.push(Line::styled(part, theme.warn()));
@@ -61,7 +73,8 @@ pub fn lines(app: &App, width: usize, theme: &Theme) -> Vec<Line<'static>> {
                 if left_out > 0 {
                     lines.push(Line::styled(
                         format!(
-                            "  … {left_out} more bytes not shown (see the database or an export)"
+                            "  {}",
+                            t!(lang, "screen.detail.raw.more_bytes", n = left_out)
                         ),
                         theme.dim(),
                     ));
