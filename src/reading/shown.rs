@@ -200,22 +200,10 @@ fn merge_unique(a: &[ReceiptId], b: &[ReceiptId]) -> Vec<ReceiptId> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::model::{GapClass, MatchKind, Member, Stuck};
+    use crate::triage::model::Stuck;
 
     fn group(ids: &[ReceiptId]) -> Arc<DuplicateGroup> {
-        Arc::new(DuplicateGroup {
-            scope: "s".into(),
-            class: GapClass::Seconds,
-            members: ids
-                .iter()
-                .map(|&id| Member {
-                    id,
-                    match_kind: MatchKind::Exact,
-                    fields: Vec::new(),
-                })
-                .collect(),
-            gaps_ms: vec![1000; ids.len() - 1],
-        })
+        DuplicateGroup::exact_for_tests(ids)
     }
 
     fn stuck(id: ReceiptId) -> Stuck {

@@ -293,6 +293,24 @@ pub struct DuplicateGroup {
 }
 
 impl DuplicateGroup {
+    /// A group of exact copies one second apart, for tests.
+    #[cfg(test)]
+    pub(crate) fn exact_for_tests(ids: &[ReceiptId]) -> std::sync::Arc<DuplicateGroup> {
+        std::sync::Arc::new(DuplicateGroup {
+            scope: "s".into(),
+            class: GapClass::Seconds,
+            members: ids
+                .iter()
+                .map(|&id| Member {
+                    id,
+                    match_kind: MatchKind::Exact,
+                    fields: Vec::new(),
+                })
+                .collect(),
+            gaps_ms: vec![1_000; ids.len() - 1],
+        })
+    }
+
     /// The stable item id: `dup:<earliest receipt id>`.
     pub fn item(&self) -> String {
         format!("dup:{}", self.members[0].id)

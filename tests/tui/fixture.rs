@@ -16,7 +16,7 @@ use receipt_review::triage::model::{
     DuplicateGroup, GapClass, MatchKind, Member, Receipt, Stuck, Triage, VisitorFields,
 };
 use receipt_review::tui::app::indexed::IndexedSnapshot;
-use receipt_review::tui::app::msg::{Effect, Msg, PayloadRef};
+use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg, PayloadRef};
 use receipt_review::tui::app::{App, update};
 
 /// 2026-11-29T10:15:30.123Z
@@ -673,4 +673,23 @@ fn loaded_with(app: App, fx: &Fixture, width: u16, height: u16) -> App {
         Msg::Loaded(IndexedSnapshot::new(fx.snapshot.clone())),
     );
     app
+}
+
+/// What `D` sends for a reading: every exact group as a duplicate, the
+/// copy kept left to the worker.
+pub fn every_exact_group_as_duplicate(snapshot: &Snapshot) -> Vec<ItemDecision> {
+    snapshot
+        .triage
+        .duplicates
+        .iter()
+        .filter(|g| g.is_exact())
+        .map(|g| ItemDecision {
+            item: g.item(),
+            decision: "duplicate".into(),
+            receipt_ids: g.receipt_ids(),
+            note: None,
+            expected_last: None,
+            kept: None,
+        })
+        .collect()
 }

@@ -232,21 +232,7 @@ fn the_worker_answers_in_the_screen_language() {
             _ => {}
         }
     };
-    let exact: Vec<ItemDecision> = reading
-        .snapshot
-        .triage
-        .duplicates
-        .iter()
-        .filter(|g| g.is_exact())
-        .map(|g| ItemDecision {
-            item: g.item(),
-            decision: "duplicate".into(),
-            receipt_ids: g.receipt_ids(),
-            note: None,
-            expected_last: None,
-            kept: None,
-        })
-        .collect();
+    let exact: Vec<ItemDecision> = every_exact_group_as_duplicate(&reading.snapshot);
     assert!(exact.len() >= 3, "{} exact groups", exact.len());
     // One decision: its words, and the copy it keeps.
     let one = exact[0].clone();

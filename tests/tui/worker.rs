@@ -4,6 +4,7 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::fixture::every_exact_group_as_duplicate;
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::model::Settings;
 use receipt_review::tui::app::indexed::IndexedSnapshot;
@@ -103,21 +104,7 @@ fn a_bulk_decision_is_one_batch_and_undo_asks_then_reopens_it_whole() {
     worker.send(Request::Load);
     let reading = readings_until_complete(&rx).pop().unwrap();
     // What `D` sends: every exact group, the copy kept left to the worker.
-    let requests: Vec<ItemDecision> = reading
-        .snapshot
-        .triage
-        .duplicates
-        .iter()
-        .filter(|g| g.is_exact())
-        .map(|g| ItemDecision {
-            item: g.item(),
-            decision: "duplicate".into(),
-            receipt_ids: g.receipt_ids(),
-            note: None,
-            expected_last: None,
-            kept: None,
-        })
-        .collect();
+    let requests: Vec<ItemDecision> = every_exact_group_as_duplicate(&reading.snapshot);
     let n = requests.len();
     assert!(n >= 2, "{n} exact groups");
     worker.send(Request::DecideBatch(requests));

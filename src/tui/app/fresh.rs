@@ -64,22 +64,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::triage::model::{DuplicateGroup, GapClass, MatchKind, Member};
+    use crate::triage::model::DuplicateGroup;
 
     fn group(ids: &[ReceiptId]) -> Arc<DuplicateGroup> {
-        Arc::new(DuplicateGroup {
-            scope: "s".into(),
-            class: GapClass::Seconds,
-            members: ids
-                .iter()
-                .map(|&id| Member {
-                    id,
-                    match_kind: MatchKind::Exact,
-                    fields: Vec::new(),
-                })
-                .collect(),
-            gaps_ms: vec![1_000; ids.len() - 1],
-        })
+        DuplicateGroup::exact_for_tests(ids)
     }
 
     #[test]
