@@ -105,18 +105,40 @@ async fn handle(
         window_ms: form.window_ms,
         complete_now: form.action.is_none(),
     };
+    let html = kind == BodyType::Form && wants_html(headers);
+    // From here on nothing depends on the client: the work goes on (and is
+    // committed) even if it goes away, so that its retry finds the receipt.
+    let app = app.clone();
+    let work = tokio::spawn(async move { process(&app, form, job, key, html).await });
+    Ok(work.await.unwrap_or_else(|_| {
+        Problem::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal Server Error",
+            "The submission could not be processed. Look it up with its key, or send it again with the same key.",
+        )
+        .into_response()
+    }))
+}
+
+/// Writes a checked submission and answers as the protocol says.
+async fn process(
+    app: &AppState,
+    form: Arc<FormConfig>,
+    job: Job,
+    key: Option<String>,
+    html: bool,
+) -> Response {
     let webhook_body = form.action.as_ref().map(|_| job.submission.clone());
-    let outcome = app
-        .writer
-        .submit(job)
-        .await
-        .map_err(|e| store_failed(&form, e))?;
+    let outcome = match app.writer.submit(job).await {
+        Ok(outcome) => outcome,
+        Err(e) => return store_failed(&form, e).into_response(),
+    };
     let answer = Answer {
         form: &form,
-        html: kind == BodyType::Form && wants_html(headers),
+        html,
         key: key.as_deref(),
     };
-    Ok(match outcome {
+    match outcome {
         Outcome::Stored { id, response } | Outcome::Absorbed { id, response } => {
             answer.done(id, response, false)
         }
@@ -125,11 +147,11 @@ async fn handle(
         }
         Outcome::InFlight { id } => answer.in_flight(id),
         Outcome::Conflict { id } => answer.conflict(id),
-        Outcome::Claimed { id } => {
-            let submission = webhook_body.expect("a claim is left in flight only for an action");
-            run_action(app, &answer, id, &submission).await
-        }
-    })
+        Outcome::Claimed { id } => match webhook_body {
+            Some(submission) => run_action(app, &answer, id, &submission).await,
+            None => answer.pending(id),
+        },
+    }
 }
 
 /// Runs the form's action on a receipt committed in flight, and records

@@ -1,7 +1,7 @@
 use super::*;
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
-    Config::parse(text, "forms.toml")
+    Config::parse(text, "site.toml")
 }
 
 fn error(text: &str) -> String {
@@ -119,7 +119,7 @@ fn every_mistake_is_one_line_naming_the_key() {
     for (text, key) in cases {
         let message = error(text);
         assert!(
-            message.starts_with(&format!("forms.toml: {key}")),
+            message.starts_with(&format!("site.toml: {key}")),
             "{text:?} → {message}"
         );
         assert!(!message.contains('\n'), "{message}");
@@ -130,10 +130,10 @@ fn every_mistake_is_one_line_naming_the_key() {
 fn syntax_and_unknown_keys_name_the_line() {
     let message =
         error("[server]\nlisten = \"127.0.0.1:1\"\n\n[forms.c]\nrequried = [\"email\"]\n");
-    assert!(message.starts_with("forms.toml line 5: "), "{message}");
+    assert!(message.starts_with("site.toml line 5: "), "{message}");
     assert!(message.contains("requried"), "{message}");
     assert!(!message.contains('\n'));
     let message = error("[forms.c\n");
-    assert!(message.starts_with("forms.toml line 1: "), "{message}");
+    assert!(message.starts_with("site.toml line 1: "), "{message}");
     assert!(error("[server]\n").contains("no form"));
 }
