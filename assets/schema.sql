@@ -1,7 +1,7 @@
 -- receipt-review database contract: the single source of truth.
--- The intake writes receipts, key_conflicts and replays; receipt-review writes
--- review_log (created only by commands that write) and, for stuck receipts only,
--- a guarded receipts.state.
+-- The intake writes receipts, key_conflicts and replays (the intake server also
+-- absorbed); receipt-review writes review_log (created only by commands that
+-- write) and, for stuck receipts only, a guarded receipts.state.
 
 CREATE TABLE IF NOT EXISTS receipts (
   id INTEGER PRIMARY KEY,
@@ -31,5 +31,16 @@ CREATE TABLE IF NOT EXISTS replays (
   received_at TEXT NOT NULL
 );
 
+-- Exact copies of one visitor's fields that the intake server absorbed within
+-- a form's window: counted, never stored as a second receipt. Optional: a
+-- database without it has absorbed nothing.
+CREATE TABLE IF NOT EXISTS absorbed (
+  id INTEGER PRIMARY KEY,
+  receipt_id INTEGER NOT NULL REFERENCES receipts(id),
+  request_key TEXT,
+  received_at TEXT NOT NULL
+);
+
 CREATE INDEX IF NOT EXISTS key_conflicts_receipt ON key_conflicts(receipt_id);
 CREATE INDEX IF NOT EXISTS replays_receipt ON replays(receipt_id);
+CREATE INDEX IF NOT EXISTS absorbed_receipt ON absorbed(receipt_id);

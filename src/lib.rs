@@ -18,6 +18,8 @@
 //!   likely pathways that make duplicates, with their fix);
 //! - [`i18n`]: the English and Japanese catalogues every screen and
 //!   command-line string is read from;
+//! - [`server`]: the intake protocol over HTTP (`serve`), writing through
+//!   the intake's store;
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!
@@ -37,6 +39,7 @@ pub mod reading;
 pub mod report;
 pub mod review;
 pub mod sanitize;
+pub mod server;
 pub mod storage;
 pub mod triage;
 pub mod tui;

@@ -213,6 +213,14 @@ pub enum Command {
         /// The database file to create (its folder must exist).
         db: PathBuf,
     },
+    /// Run the intake server: the forms of a config take submissions over HTTP into DB.
+    Serve {
+        /// The receipts database to write (created when new; its folder must exist).
+        db: PathBuf,
+        /// The forms and server settings (see assets/forms.toml).
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+    },
     /// Write a realistic demo database.
     Demo {
         /// The file to write (new or empty; its folder must exist).

@@ -46,7 +46,11 @@ impl std::error::Error for Finding {}
 
 pub fn exit_code(error: &anyhow::Error) -> i32 {
     for cause in error.chain() {
-        if cause.is::<Unusable>() || cause.is::<CanonicalError>() {
+        if cause.is::<Unusable>()
+            || cause.is::<CanonicalError>()
+            || cause.is::<crate::server::ConfigError>()
+            || cause.is::<crate::server::Refused>()
+        {
             return 2;
         }
         if let Some(e) = cause.downcast_ref::<StorageError>() {

@@ -10,6 +10,7 @@ mod lang;
 pub mod localize;
 mod operator;
 mod output;
+mod serve;
 mod usage;
 
 use std::ffi::OsString;
@@ -81,6 +82,7 @@ pub fn main() -> i32 {
         }) => commands::export(&db, format, bom, out.as_deref(), &limits),
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),
+        Some(Command::Serve { db, config }) => serve::run(&db, &config),
         Some(Command::Demo {
             out,
             receipts,

@@ -24,7 +24,10 @@ fn init_creates_the_schema_in_wal_mode() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.db");
     storage::init(&path).unwrap();
-    assert_eq!(tables(&path), ["key_conflicts", "receipts", "replays"]);
+    assert_eq!(
+        tables(&path),
+        ["absorbed", "key_conflicts", "receipts", "replays"]
+    );
     let header = fs::read(&path).unwrap();
     assert_eq!((header[18], header[19]), (2, 2), "WAL mode is persistent");
     let db = open(&path, Access::PreferWrite).unwrap();
@@ -41,7 +44,10 @@ fn init_accepts_an_existing_empty_file() {
     let path = dir.path().join("empty.db");
     fs::write(&path, b"").unwrap();
     storage::init(&path).unwrap();
-    assert_eq!(tables(&path), ["key_conflicts", "receipts", "replays"]);
+    assert_eq!(
+        tables(&path),
+        ["absorbed", "key_conflicts", "receipts", "replays"]
+    );
 }
 
 #[test]

@@ -1,0 +1,114 @@
+//! A JSON body: one object, nested at most [`MAX_DEPTH`] deep. The depth is
+//! measured before parsing, so a hostile nesting never reaches the parser.
+
+use serde_json::{Map, Value};
+
+use super::{MAX_DEPTH, MAX_FIELDS, invalid};
+use crate::server::problem::Problem;
+
+pub fn object(bytes: &[u8]) -> Result<Map<String, Value>, Problem> {
+    let depth = depth(bytes);
+    if depth > MAX_DEPTH {
+        return Err(invalid(&format!(
+            "The JSON is nested {depth} deep; at most {MAX_DEPTH} levels are taken."
+        )));
+    }
+    if top_level_fields_exceed(bytes, MAX_FIELDS) {
+        return Err(invalid(&format!(
+            "The body has more than {MAX_FIELDS} fields; at most {MAX_FIELDS} are taken."
+        )));
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(invalid(
+            "The JSON body is not an object of fields ({\"name\": ...}).",
+        )),
+        Err(e) => Err(invalid(&format!(
+            "The body is not valid JSON (line {}, column {}).",
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
+/// The deepest nesting of `[` and `{` outside strings.
+fn depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// True when the top-level object has more than `max` members (counted by
+/// their separating commas), before anything is built.
+fn top_level_fields_exceed(bytes: &[u8], max: usize) -> bool {
+    let (mut depth, mut commas) = (0usize, 0usize);
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => commas += 1,
+            _ => {}
+        }
+    }
+    commas >= max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_ignores_brackets_in_strings() {
+        assert_eq!(depth(br#"{"a": "[[[{{{"}"#), 1);
+        assert_eq!(depth(br#"{"a": [{"b": [1]}]}"#), 4);
+        assert_eq!(depth(br#"{"a": "\"[["}"#), 1);
+    }
+
+    #[test]
+    fn only_a_shallow_object_is_taken() {
+        assert!(object(br#"{"email": "a@b.c", "tags": ["x", "y"]}"#).is_ok());
+        assert!(object(br#"[1, 2]"#).is_err());
+        assert!(object(br#""text""#).is_err());
+        assert!(object(br#"{"a": "#).is_err());
+        assert!(object(br#"{"a": [[[[1]]]]}"#).is_err());
+        let deep = "[".repeat(100_000);
+        assert!(object(deep.as_bytes()).is_err(), "refused before parsing");
+        let many: Vec<String> = (0..65).map(|i| format!("\"f{i}\": 1")).collect();
+        assert!(object(format!("{{{}}}", many.join(",")).as_bytes()).is_err());
+        let enough: Vec<String> = (0..64).map(|i| format!("\"f{i}\": 1")).collect();
+        assert!(object(format!("{{{}}}", enough.join(",")).as_bytes()).is_ok());
+    }
+}

@@ -1,0 +1,139 @@
+use super::*;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, "site.toml")
+}
+
+fn error(text: &str) -> String {
+    parse(text).expect_err("refused").0
+}
+
+#[test]
+fn the_shipped_example_loads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/forms.toml");
+    let config = Config::load(&path).unwrap();
+    assert_eq!(config.server.listen, "127.0.0.1:8080".parse().unwrap());
+    assert_eq!(config.server.body_limit, 65_536);
+    assert_eq!(
+        config.server.rate,
+        Some(Rate {
+            count: 30,
+            per: Duration::from_secs(60)
+        })
+    );
+    let contact = &config.forms["contact"];
+    assert_eq!(contact.scope, "acme.example/contact");
+    let names: Vec<&str> = contact.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["name", "email", "company", "phone", "message"],
+        "the file's order"
+    );
+    assert_eq!(contact.max_chars("email"), Some(254));
+    assert_eq!(contact.max_chars("anything"), Some(5000), "extra = keep");
+    assert_eq!(contact.required, ["email", "message"]);
+    assert_eq!(contact.extra, Extra::Keep);
+    assert_eq!(contact.key, KeyPolicy::Optional);
+    assert_eq!(contact.window_ms, 600_000);
+    assert_eq!(contact.honeypot.as_deref(), Some("_gotcha"));
+    assert_eq!(contact.origins, ["https://acme.example"]);
+    assert_eq!(contact.action, None);
+}
+
+#[test]
+fn the_specs_action_parses() {
+    let config = parse(
+        r#"[forms.contact]
+action = { webhook = "http://127.0.0.1:9000/inquiries", timeout = "5s" }"#,
+    )
+    .unwrap();
+    let form = &config.forms["contact"];
+    assert_eq!(
+        form.action,
+        Some(Action {
+            webhook: "http://127.0.0.1:9000/inquiries".into(),
+            timeout: Duration::from_secs(5)
+        })
+    );
+    assert_eq!(
+        form.scope, "contact",
+        "the scope defaults to the form's name"
+    );
+    assert_eq!(form.window_ms, DEFAULT_WINDOW_MS);
+    assert_eq!(config.server, ServerSettings::default());
+}
+
+#[test]
+fn extra_drop_and_refuse_take_only_listed_fields() {
+    let config = parse(
+        r#"[forms.a]
+fields = { email = 10 }
+extra = "drop"
+honeypot = "website"
+window = "0s"
+[forms.b]
+fields = { email = 10 }
+extra = "refuse"
+key = "required""#,
+    )
+    .unwrap();
+    let a = &config.forms["a"];
+    assert_eq!(a.max_chars("email"), Some(10));
+    assert_eq!(a.max_chars("other"), None);
+    assert_eq!(a.max_chars("website"), Some(10), "the honeypot is taken");
+    assert_eq!(a.window_ms, 0);
+    assert_eq!(config.forms["b"].extra, Extra::Refuse);
+    assert_eq!(config.forms["b"].key, KeyPolicy::Required);
+}
+
+#[test]
+fn every_mistake_is_one_line_naming_the_key() {
+    let cases = [
+        ("[server]\nbody_limit = \"lots\"", "[server] body_limit"),
+        ("[server]\nrate = \"30 per minute\"", "[server] rate"),
+        ("[server]\nlisten = \"localhost\"", "[server] listen"),
+        ("[server]\nbody_timeout = \"0s\"", "[server] body_timeout"),
+        ("[forms.c]\nwindow = \"ten minutes\"", "[forms.c] window"),
+        ("[forms.c]\nextra = \"ignore\"", "[forms.c] extra"),
+        ("[forms.c]\nkey = \"maybe\"", "[forms.c] key"),
+        ("[forms.c]\nscope = \" \"", "[forms.c] scope"),
+        (
+            "[forms.c]\nfields = { email = 0 }",
+            "[forms.c] fields email",
+        ),
+        (
+            "[forms.c]\nfields = { email = 9 }\nextra = \"refuse\"\nrequired = [\"message\"]",
+            "[forms.c] required",
+        ),
+        ("[forms.c]\nhoneypot = \"\"", "[forms.c] honeypot"),
+        (
+            "[forms.c]\norigins = [\"acme.example\"]",
+            "[forms.c] origins",
+        ),
+        (
+            "[forms.c]\naction = { webhook = \"https://hook.example\" }",
+            "[forms.c] action.webhook",
+        ),
+        ("[forms.\"a b\"]", "[forms.a b]"),
+    ];
+    for (text, key) in cases {
+        let message = error(text);
+        assert!(
+            message.starts_with(&format!("site.toml: {key}")),
+            "{text:?} → {message}"
+        );
+        assert!(!message.contains('\n'), "{message}");
+    }
+}
+
+#[test]
+fn syntax_and_unknown_keys_name_the_line() {
+    let message =
+        error("[server]\nlisten = \"127.0.0.1:1\"\n\n[forms.c]\nrequried = [\"email\"]\n");
+    assert!(message.starts_with("site.toml line 5: "), "{message}");
+    assert!(message.contains("requried"), "{message}");
+    assert!(!message.contains('\n'));
+    let message = error("[forms.c\n");
+    assert!(message.starts_with("site.toml line 1: "), "{message}");
+    assert!(error("[server]\n").contains("no form"));
+}

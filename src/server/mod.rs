@@ -1,0 +1,212 @@
+//! The intake server (`receipt-review serve DB --config forms.toml`): the
+//! intake protocol over HTTP, for a web form's page, a plain HTML form or a
+//! site's own script, writing the receipts database through the crate's own
+//! store, so that the screen, `report` and `serve` share one definition of it.
+//!
+//! axum on tokio and hyper, with tower-http's limits, timeouts and CORS: the
+//! most used and best kept Rust HTTP stack. The pieces, one purpose each:
+//! - [`config`]: `forms.toml`, checked when read;
+//! - [`routes`]: SPEC's routes and the layers around them;
+//! - [`submit`]: `POST /f/{form}`, reading its body ([`body`]), its key
+//!   ([`key_header`]) and checking its fields ([`fields`]);
+//! - [`writer`]: the one thread that commits, batching what is queued into
+//!   one durable transaction (group commit);
+//! - [`lookup`]: `GET /f/{form}/receipts/{key}`;
+//! - [`problem`]: every refusal as problem+json;
+//! - [`rate`], [`deadline`]: the per-client rate limit and the header
+//!   deadline that drops slow clients;
+//! - [`action`]: a form's webhook; [`shutdown`]: stopping gracefully.
+
+pub mod action;
+pub mod body;
+pub mod config;
+pub mod database;
+pub mod deadline;
+pub mod fields;
+pub mod fingerprint;
+pub mod key_header;
+pub mod log;
+pub mod lookup;
+pub mod pages_route;
+pub mod problem;
+pub mod rate;
+pub mod routes;
+pub mod shutdown;
+pub mod state;
+pub mod submit;
+pub mod writer;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::thread::JoinHandle;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub use config::{
+    Action, Config, ConfigError, Extra, FieldRule, FormConfig, KeyPolicy, ServerSettings,
+};
+use deadline::{DeadlineListener, Peer};
+use state::AppState;
+use writer::{FormWindow, Writer};
+
+use crate::t;
+
+/// Input `serve` cannot use: a database it cannot write, a config it cannot
+/// read (the command exits 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// A server bound to its address, its database open, not yet serving.
+pub struct Bound {
+    listener: TcpListener,
+    state: AppState,
+    writer: Writer,
+}
+
+/// Opens the database, starts the writer and binds the config's address
+/// (port 0: any free port; see [`Bound::local_addr`]).
+pub async fn bind(db: &Path, config: Config) -> anyhow::Result<Bound> {
+    let store = database::open(db)?;
+    let windows: Vec<FormWindow> = config
+        .forms
+        .values()
+        .map(|f| FormWindow {
+            scope: f.scope.clone(),
+            window_ms: f.window_ms,
+            honeypot: f.honeypot.clone(),
+        })
+        .collect();
+    let writer = Writer::start(store, &windows)?;
+    let listen = config.server.listen;
+    let listener = TcpListener::bind(listen).await.with_context(|| {
+        t!(
+            crate::i18n::current(),
+            "serve.log.cannot_listen",
+            address = listen
+        )
+    })?;
+    let state = AppState::new(config, writer.handle.clone());
+    Ok(Bound {
+        listener,
+        state,
+        writer,
+    })
+}
+
+impl Bound {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or(self.state.config.server.listen)
+    }
+
+    /// Serves until `stop` resolves, then finishes the requests in progress
+    /// and the writer's queue.
+    pub async fn run(self, stop: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+        let Bound {
+            listener,
+            state,
+            writer,
+        } = self;
+        let header_timeout = state.config.server.header_timeout;
+        let app = routes::router(state.clone());
+        drop(state);
+        let listener = DeadlineListener::new(listener, header_timeout);
+        axum::serve(listener, app.into_make_service_with_connect_info::<Peer>())
+            .with_graceful_shutdown(stop)
+            .await?;
+        tokio::task::spawn_blocking(move || writer.finish()).await?;
+        Ok(())
+    }
+}
+
+/// `receipt-review serve`: serves until SIGTERM or Ctrl-C.
+pub fn serve(db: &Path, config: Config) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let forms = config.forms.keys().cloned().collect::<Vec<_>>().join(", ");
+        let bound = bind(db, config).await?;
+        let lang = crate::i18n::current();
+        log::line(&t!(
+            lang,
+            "serve.log.listening",
+            url = format!("http://{}", bound.local_addr()),
+            forms = forms
+        ));
+        bound.run(shutdown::signal()).await?;
+        log::line(t!(lang, "serve.log.stopped"));
+        Ok(())
+    })
+}
+
+/// A server running on a thread of its own (for tests and embedding);
+/// stopped gracefully by [`Running::stop`] or when dropped.
+pub struct Running {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// Starts a server on its own thread and runtime; returns once it listens.
+pub fn start(db: &Path, config: Config) -> anyhow::Result<Running> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let bound = runtime.block_on(bind(db, config))?;
+    let addr = bound.local_addr();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("receipt-server".into())
+        .spawn(move || {
+            runtime.block_on(bound.run(async {
+                let _ = stopped.await;
+            }))
+        })?;
+    Ok(Running {
+        addr,
+        stop: Some(stop),
+        thread: Some(thread),
+    })
+}
+
+impl Running {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops taking connections, finishes the requests in progress, and
+    /// waits for the writer to commit what is queued.
+    pub fn stop(mut self) -> anyhow::Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("the server thread panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}

@@ -1,0 +1,94 @@
+//! The routes of SPEC's table and the layers around them: CORS from the
+//! forms' origins, the request and body timeouts, the header deadline's
+//! pause, and problem+json for every bare error.
+
+use axum::Router;
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::middleware;
+use axum::routing::get;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
+
+use super::config::Config;
+use super::deadline::pause_while_handling;
+use super::problem::{fill_bare_errors, not_found};
+use super::state::AppState;
+use super::{lookup, pages_route, submit};
+
+pub fn router(state: AppState) -> Router {
+    let settings = state.config.server.clone();
+    let cors = cors(&state.config);
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route(
+            "/f/{form}",
+            get(pages_route::form_page).post(submit::submit),
+        )
+        .route("/f/{form}/thanks", get(pages_route::thanks_page))
+        .route("/f/{form}/receipts/{key}", get(lookup::lookup))
+        .fallback(not_found)
+        .layer(RequestBodyTimeoutLayer::new(settings.body_timeout))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            settings.request_timeout,
+        ))
+        .layer(cors)
+        .layer(middleware::from_fn(fill_bare_errors))
+        .layer(middleware::from_fn(pause_while_handling))
+        .with_state(state)
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// A browser page of an origin a form lists may post to that form and read
+/// the answer; no other origin may.
+fn cors(config: &Config) -> CorsLayer {
+    let forms = config.forms.clone();
+    let allowed = move |origin: &HeaderValue, parts: &Parts| {
+        let Some(name) = form_of(parts.uri.path()) else {
+            return false;
+        };
+        let Ok(origin) = origin.to_str() else {
+            return false;
+        };
+        forms
+            .get(name)
+            .is_some_and(|f| f.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)))
+    };
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::predicate(allowed))
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+            HeaderName::from_static(super::key_header::HEADER),
+        ])
+        .expose_headers([
+            header::RETRY_AFTER,
+            HeaderName::from_static(submit::REPLAYED),
+        ])
+        .max_age(std::time::Duration::from_secs(600))
+}
+
+/// `contact` of `/f/contact`, `/f/contact/thanks`, `/f/contact/receipts/k`.
+fn form_of(path: &str) -> Option<&str> {
+    path.strip_prefix("/f/")?
+        .split('/')
+        .next()
+        .filter(|n| !n.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::form_of;
+
+    #[test]
+    fn the_form_of_a_path() {
+        assert_eq!(form_of("/f/contact"), Some("contact"));
+        assert_eq!(form_of("/f/contact/receipts/k1"), Some("contact"));
+        assert_eq!(form_of("/healthz"), None);
+        assert_eq!(form_of("/f/"), None);
+    }
+}

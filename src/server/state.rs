@@ -1,0 +1,41 @@
+//! What every handler shares: the config, the writer and the rate limiter.
+
+use std::sync::Arc;
+
+use super::config::{Config, FormConfig};
+use super::rate::RateLimiter;
+use super::writer::WriterHandle;
+
+#[derive(Clone, Debug)]
+pub struct AppState(Arc<Shared>);
+
+#[derive(Debug)]
+pub struct Shared {
+    pub config: Config,
+    pub writer: WriterHandle,
+    pub rate: RateLimiter,
+}
+
+impl AppState {
+    pub fn new(config: Config, writer: WriterHandle) -> Self {
+        let rate = RateLimiter::new(config.server.rate);
+        Self(Arc::new(Shared {
+            config,
+            writer,
+            rate,
+        }))
+    }
+
+    /// The form of the route `/f/{name}`.
+    pub fn form(&self, name: &str) -> Option<&Arc<FormConfig>> {
+        self.0.config.forms.get(name)
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}

@@ -1,0 +1,86 @@
+//! At start, the receipts stored within each form's window, read back from
+//! the database: a copy sent just before a restart is still absorbed after it.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use super::recent::Recent;
+use crate::intake::store::StoreError;
+use crate::model::Millis;
+use crate::server::fingerprint::visitor_hash;
+
+/// A form's part in absorbing copies.
+#[derive(Clone, Debug)]
+pub struct FormWindow {
+    pub scope: String,
+    pub window_ms: Millis,
+    pub honeypot: Option<String>,
+}
+
+/// How many rows older than the horizon are read before the scan stops
+/// (receipts written by other tools need not be in time order).
+const OLD_ROWS_BEFORE_STOP: usize = 1000;
+
+pub fn recent(
+    conn: &Connection,
+    forms: &[FormWindow],
+    now_ms: Millis,
+) -> Result<Recent, StoreError> {
+    let horizon = forms.iter().map(|f| f.window_ms).max().unwrap_or(0);
+    let mut recent = Recent::new(horizon);
+    if horizon <= 0 {
+        return Ok(recent);
+    }
+    let mut by_scope: HashMap<&str, Vec<&FormWindow>> = HashMap::new();
+    for f in forms.iter().filter(|f| f.window_ms > 0) {
+        by_scope.entry(f.scope.as_str()).or_default().push(f);
+    }
+    let mut found = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT id, scope, payload, created_at FROM receipts WHERE state = 'completed' ORDER BY id DESC",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut old_in_a_row = 0;
+    while let Some(row) = rows.next()? {
+        let created: Option<Millis> = match row.get_ref(3)? {
+            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t)
+                .ok()
+                .and_then(|t| crate::model::time::read_text(t).ok()),
+            rusqlite::types::ValueRef::Integer(n) => {
+                crate::model::time::parse_time_ref(crate::model::TimeRef::Integer(n)).ok()
+            }
+            _ => None,
+        };
+        let Some(created) = created else { continue };
+        if now_ms.saturating_sub(created) > horizon {
+            old_in_a_row += 1;
+            if old_in_a_row >= OLD_ROWS_BEFORE_STOP {
+                break;
+            }
+            continue;
+        }
+        old_in_a_row = 0;
+        let scope: String = row.get(1)?;
+        let Some(windows) = by_scope.get(scope.as_str()) else {
+            continue;
+        };
+        let Ok(Value::Object(payload)) = serde_json::from_str::<Value>(&row.get::<_, String>(2)?)
+        else {
+            continue;
+        };
+        for w in windows {
+            if now_ms.saturating_sub(created) <= w.window_ms
+                && let Some(hash) = visitor_hash(&scope, &payload, w.honeypot.as_deref())
+            {
+                found.push((created, hash, row.get::<_, i64>(0)?));
+            }
+        }
+    }
+    found.sort_unstable();
+    for (created, hash, id) in found {
+        recent.note(hash, id, created);
+    }
+    Ok(recent)
+}

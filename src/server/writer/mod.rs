@@ -1,0 +1,304 @@
+//! The one writer: a thread that owns the database connection and commits
+//! the submissions queued meanwhile in ONE transaction (group commit), so
+//! that a durable commit (`synchronous=FULL`) is shared by every request
+//! waiting for it. A request is answered only after its commit returned.
+//!
+//! Handlers send [`Request`]s through a channel and await the answer; the
+//! async runtime never waits on SQLite. When every handle is gone (the
+//! server stopped), the thread finishes the queue and ends.
+
+mod apply;
+mod load;
+mod recent;
+
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use rusqlite::{OptionalExtension, params};
+use tokio::sync::oneshot;
+
+pub use apply::{Job, Outcome, completed_response};
+use apply::{Seen, apply};
+use recent::Recent;
+
+use crate::intake::store::{IntakeStore, Lookup, StoreError};
+use crate::model::{Millis, ReceiptId, ReceiptState};
+
+/// The most submissions committed together.
+pub const MAX_BATCH: usize = 512;
+
+/// What a key's lookup found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Nothing committed under this key (yet): not proof of a failure.
+    NotYet,
+    Receipt {
+        id: ReceiptId,
+        state: ReceiptState,
+    },
+}
+
+/// Why the writer gave no answer.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WriteError {
+    /// The database refused; nothing of this request was committed.
+    #[error("{0}")]
+    Store(String),
+    /// The writer is gone (the server is stopping).
+    #[error("the writer has stopped")]
+    Gone,
+}
+
+enum Work {
+    Submit(Job),
+    Settle {
+        id: ReceiptId,
+        /// `Some`: completed with this response; `None`: failed.
+        response: Option<String>,
+        at_ms: Millis,
+    },
+}
+
+enum Answer {
+    Submitted(Outcome),
+    Settled(bool),
+}
+
+enum Reply {
+    Submit(oneshot::Sender<Result<Outcome, WriteError>>),
+    Settle(oneshot::Sender<Result<bool, WriteError>>),
+}
+
+enum Request {
+    Write(Work, Reply),
+    Lookup {
+        scope: String,
+        key: String,
+        reply: oneshot::Sender<Result<Found, WriteError>>,
+    },
+}
+
+/// A handle for handlers: cheap to clone.
+#[derive(Clone, Debug)]
+pub struct WriterHandle {
+    tx: mpsc::Sender<Request>,
+}
+
+impl WriterHandle {
+    pub async fn submit(&self, job: Job) -> Result<Outcome, WriteError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Request::Write(Work::Submit(job), Reply::Submit(reply)))?;
+        answer.await.map_err(|_| WriteError::Gone)?
+    }
+
+    /// Completes (`Some(response)`) or fails (`None`) an in-flight receipt;
+    /// false when it was no longer in flight.
+    pub async fn settle(
+        &self,
+        id: ReceiptId,
+        response: Option<String>,
+        at_ms: Millis,
+    ) -> Result<bool, WriteError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Request::Write(
+            Work::Settle {
+                id,
+                response,
+                at_ms,
+            },
+            Reply::Settle(reply),
+        ))?;
+        answer.await.map_err(|_| WriteError::Gone)?
+    }
+
+    pub async fn lookup(&self, scope: &str, key: &str) -> Result<Found, WriteError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Request::Lookup {
+            scope: scope.to_string(),
+            key: key.to_string(),
+            reply,
+        })?;
+        answer.await.map_err(|_| WriteError::Gone)?
+    }
+
+    fn send(&self, request: Request) -> Result<(), WriteError> {
+        self.tx.send(request).map_err(|_| WriteError::Gone)
+    }
+}
+
+/// The running writer.
+pub struct Writer {
+    pub handle: WriterHandle,
+    thread: JoinHandle<()>,
+}
+
+impl Writer {
+    /// Starts the thread on `store`, remembering the receipts stored within
+    /// the longest window of `windows` (scope, window, honeypot).
+    pub fn start(store: IntakeStore, windows: &[load::FormWindow]) -> anyhow::Result<Self> {
+        let now = crate::model::time::now_ms();
+        let recent = load::recent(store.connection(), windows, now)?;
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("receipt-writer".into())
+            .spawn(move || run(store, recent, rx))?;
+        Ok(Self {
+            handle: WriterHandle { tx },
+            thread,
+        })
+    }
+
+    /// Drops this handle and waits until the thread has answered everything
+    /// queued (every other handle must be gone too).
+    pub fn finish(self) {
+        drop(self.handle);
+        let _ = self.thread.join();
+    }
+}
+
+pub use load::FormWindow;
+
+fn run(mut store: IntakeStore, mut recent: Recent, rx: mpsc::Receiver<Request>) {
+    while let Ok(first) = rx.recv() {
+        let mut writes = Vec::new();
+        let mut next = Some(first);
+        while let Some(request) = next.take() {
+            match request {
+                Request::Lookup { scope, key, reply } => {
+                    let _ = reply.send(lookup(&store, &scope, &key));
+                }
+                Request::Write(work, reply) => writes.push((work, reply)),
+            }
+            if writes.len() < MAX_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        if !writes.is_empty() {
+            write_batch(&mut store, &mut recent, writes);
+        }
+    }
+}
+
+/// The batch in one transaction; when it fails, each request alone, so that
+/// one bad request never takes the others down.
+fn write_batch(store: &mut IntakeStore, recent: &mut Recent, writes: Vec<(Work, Reply)>) {
+    recent.forget_before(crate::model::time::now_ms());
+    let (work, replies): (Vec<Work>, Vec<Reply>) = writes.into_iter().unzip();
+    match commit(store, recent, &work) {
+        Ok(answers) => {
+            for (reply, answer) in replies.into_iter().zip(answers) {
+                send(reply, Ok(answer));
+            }
+        }
+        Err(e) if work.len() == 1 => {
+            let reply = replies.into_iter().next().expect("one reply");
+            send(reply, Err(WriteError::Store(e.to_string())));
+        }
+        Err(_) => {
+            for (w, reply) in work.into_iter().zip(replies) {
+                let answer = commit(store, recent, std::slice::from_ref(&w))
+                    .map(|mut a| a.remove(0))
+                    .map_err(|e| WriteError::Store(e.to_string()));
+                send(reply, answer);
+            }
+        }
+    }
+}
+
+fn send(reply: Reply, answer: Result<Answer, WriteError>) {
+    // A client that went away meanwhile gets nothing; what was committed stays.
+    match (reply, answer) {
+        (Reply::Submit(tx), Ok(Answer::Submitted(o))) => drop(tx.send(Ok(o))),
+        (Reply::Settle(tx), Ok(Answer::Settled(b))) => drop(tx.send(Ok(b))),
+        (Reply::Submit(tx), Err(e)) => drop(tx.send(Err(e))),
+        (Reply::Settle(tx), Err(e)) => drop(tx.send(Err(e))),
+        (Reply::Submit(tx), Ok(_)) => drop(tx.send(Err(WriteError::Gone))),
+        (Reply::Settle(tx), Ok(_)) => drop(tx.send(Err(WriteError::Gone))),
+    }
+}
+
+/// The receipts a batch stores, noted in [`Recent`] only once committed.
+struct BatchSeen<'a> {
+    recent: &'a Recent,
+    noted: Vec<(u128, ReceiptId, Millis)>,
+}
+
+impl Seen for BatchSeen<'_> {
+    fn latest(&self, visitor: u128) -> Option<(ReceiptId, Millis)> {
+        self.noted
+            .iter()
+            .rev()
+            .find(|(v, ..)| *v == visitor)
+            .map(|&(_, id, at)| (id, at))
+            .or_else(|| self.recent.get(visitor))
+    }
+
+    fn note(&mut self, visitor: u128, id: ReceiptId, at_ms: Millis) {
+        self.noted.push((visitor, id, at_ms));
+    }
+}
+
+fn commit(
+    store: &mut IntakeStore,
+    recent: &mut Recent,
+    work: &[Work],
+) -> Result<Vec<Answer>, StoreError> {
+    let mut seen = BatchSeen {
+        recent: &*recent,
+        noted: Vec::new(),
+    };
+    let answers = store.bulk(|w| {
+        work.iter()
+            .map(|item| match item {
+                Work::Submit(job) => apply(w, &mut seen, job).map(Answer::Submitted),
+                Work::Settle {
+                    id,
+                    response: Some(text),
+                    at_ms,
+                } => w.complete(*id, text, *at_ms).map(Answer::Settled),
+                Work::Settle {
+                    id,
+                    response: None,
+                    at_ms,
+                } => w.fail(*id, *at_ms).map(Answer::Settled),
+            })
+            .collect::<Result<Vec<_>, StoreError>>()
+    })?;
+    let BatchSeen { noted, .. } = seen;
+    for (visitor, id, at) in noted {
+        recent.note(visitor, id, at);
+    }
+    Ok(answers)
+}
+
+/// A key's receipt: the one holding it, else the one an exact copy sent
+/// with it was absorbed into.
+fn lookup(store: &IntakeStore, scope: &str, key: &str) -> Result<Found, WriteError> {
+    let err = |e: StoreError| WriteError::Store(e.to_string());
+    let found = match store.lookup(scope, key).map_err(err)? {
+        Lookup::NotFoundYet => None,
+        Lookup::InFlight { id } => Some((id, ReceiptState::InFlight)),
+        Lookup::Completed { id, .. } => Some((id, ReceiptState::Completed)),
+        Lookup::Failed { id } => Some((id, ReceiptState::Failed)),
+    };
+    if let Some((id, state)) = found {
+        return Ok(Found::Receipt { id, state });
+    }
+    let absorbed: Option<(ReceiptId, String)> = store
+        .connection()
+        .query_row(
+            "SELECT r.id, r.state FROM absorbed a JOIN receipts r ON r.id = a.receipt_id \
+             WHERE a.request_key = ?1 AND r.scope = ?2 ORDER BY a.id LIMIT 1",
+            params![key, scope],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(|e| err(e.into()))?;
+    Ok(match absorbed {
+        Some((id, state)) => Found::Receipt {
+            id,
+            state: ReceiptState::parse(&state).unwrap_or(ReceiptState::Completed),
+        },
+        None => Found::NotYet,
+    })
+}

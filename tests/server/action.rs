@@ -1,0 +1,160 @@
+//! A form's action (a webhook): the receipt is committed in flight first; a
+//! 2xx completes it (201), a refusal fails it and releases the key (502), an
+//! unknown outcome leaves it in flight (202) for an operator.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::support::{BODY, TestServer};
+
+#[derive(Clone, Copy)]
+enum Hook {
+    Answer(u16),
+    /// Reads the post and answers nothing for this long.
+    Stall(Duration),
+}
+
+/// A webhook that answers each post as told, in order; returns its URL and
+/// the bodies it received.
+fn webhook(plan: Vec<Hook>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/inquiries", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for hook in plan {
+            let Ok((stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut reader = BufReader::new(stream);
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            log.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&body).into_owned());
+            let mut stream = reader.into_inner();
+            match hook {
+                Hook::Answer(status) => {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                }
+                Hook::Stall(d) => std::thread::sleep(d),
+            }
+        }
+    });
+    (url, seen)
+}
+
+fn config(url: &str) -> String {
+    format!(
+        r#"[server]
+listen = "127.0.0.1:0"
+rate = "off"
+[forms.hooked]
+scope = "acme.example/hooked"
+fields = {{ name = 100, email = 254, message = 500 }}
+window = "0s"
+action = {{ webhook = "{url}", timeout = "400ms" }}
+"#
+    )
+}
+
+fn state(s: &TestServer) -> String {
+    s.conn()
+        .query_row("SELECT state FROM receipts WHERE id = 1", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_2xx_completes_the_receipt_and_the_webhook_gets_its_number_and_fields() {
+    let (url, seen) = webhook(vec![Hook::Answer(204)]);
+    let s = TestServer::with_config(&config(&url));
+    let r = s.post_json("hooked", Some("k-hook"), BODY);
+    assert_eq!(
+        (r.status, r.body.as_str()),
+        (201, r#"{"receipt":1,"state":"completed"}"#)
+    );
+    assert_eq!(state(&s), "completed");
+    let posted: serde_json::Value = serde_json::from_str(&seen.lock().unwrap()[0]).unwrap();
+    assert_eq!(posted["receipt"], 1);
+    assert_eq!(posted["scope"], "acme.example/hooked");
+    assert_eq!(posted["key"], "k-hook");
+    assert_eq!(posted["fields"]["email"], "ada@example.org");
+    // A retry replays; the webhook is not called again.
+    let again = s.post_json("hooked", Some("k-hook"), BODY);
+    assert_eq!((again.status, again.body), (201, r.body));
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_refusal_fails_the_receipt_and_releases_the_key_for_a_retry() {
+    let (url, seen) = webhook(vec![Hook::Answer(500), Hook::Answer(200)]);
+    let s = TestServer::with_config(&config(&url));
+    let r = s.post_json("hooked", Some("k-refused"), BODY);
+    let p = r.problem(502);
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("safe to send it again")
+    );
+    assert_eq!(state(&s), "failed");
+    let retry = s.post_json("hooked", Some("k-refused"), BODY);
+    assert_eq!(
+        (retry.status, retry.body.as_str()),
+        (201, r#"{"receipt":1,"state":"completed"}"#)
+    );
+    assert_eq!(state(&s), "completed");
+    assert_eq!(seen.lock().unwrap().len(), 2);
+    assert_eq!(s.count("receipts"), 1);
+}
+
+#[test]
+fn an_unknown_outcome_leaves_the_receipt_in_flight_and_answers_202() {
+    let (url, _) = webhook(vec![Hook::Stall(Duration::from_secs(2))]);
+    let s = TestServer::with_config(&config(&url));
+    let r = s.post_json("hooked", Some("k-unknown"), BODY);
+    assert_eq!(
+        (r.status, r.body.as_str()),
+        (202, r#"{"receipt":1,"state":"in_flight"}"#)
+    );
+    assert_eq!(
+        state(&s),
+        "in_flight",
+        "for an operator, never failed by time"
+    );
+    // The same key meanwhile: 409, nothing written.
+    s.post_json("hooked", Some("k-unknown"), BODY).problem(409);
+    assert_eq!(s.counts(), [1, 0, 0, 0]);
+    assert_eq!(
+        s.get("/f/hooked/receipts/k-unknown").body,
+        r#"{"receipt":1,"state":"in_flight"}"#
+    );
+}
+
+#[test]
+fn a_webhook_that_cannot_be_reached_never_got_it() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let s = TestServer::with_config(&config(&format!("http://127.0.0.1:{port}/x")));
+    s.post_json("hooked", Some("k-down"), BODY).problem(502);
+    assert_eq!(state(&s), "failed");
+}
