@@ -37,6 +37,9 @@ pub mod reading;
 pub mod report;
 pub mod review;
 pub mod sanitize;
+pub mod server {
+    pub mod page;
+}
 pub mod storage;
 pub mod triage;
 pub mod tui;
