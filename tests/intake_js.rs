@@ -27,5 +27,8 @@ fn the_form_script_passes_its_node_tests() {
         String::from_utf8_lossy(&output.stderr)
     );
     // Node runs nothing, successfully, when it finds no test file.
-    assert!(stdout.contains("# pass ") && !stdout.contains("# pass 0\n"), "{stdout}");
+    assert!(
+        stdout.contains("# pass ") && !stdout.contains("# pass 0\n"),
+        "{stdout}"
+    );
 }
