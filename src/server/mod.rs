@@ -27,6 +27,7 @@ pub mod fingerprint;
 pub mod key_header;
 pub mod log;
 pub mod lookup;
+pub mod page;
 pub mod pages_route;
 pub mod problem;
 pub mod rate;

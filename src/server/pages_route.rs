@@ -1,23 +1,69 @@
-//! `GET /f/{form}` and `GET /f/{form}/thanks`: the form's page and the page
-//! a plain form's post is redirected to (303). Their HTML is rendered by the
-//! page module; until it is wired here they answer a minimal page.
+//! `GET /f/{form}`, `GET /f/{form}/thanks` and `GET /intake.js`: the form's
+//! page (with a key minted once per page), the page a plain form's post is
+//! redirected to (303), and the script that enhances the page. The HTML is
+//! rendered by [`super::page`].
 
 use axum::extract::{Path, State};
+use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 
+use super::config::FormConfig;
+use super::page::{self, FormPage};
 use super::problem::not_found;
 use super::state::AppState;
+use crate::i18n;
 
 pub async fn form_page(State(app): State<AppState>, Path(form): Path<String>) -> Response {
-    if app.form(&form).is_none() {
+    let Some(config) = app.form(&form) else {
         return not_found().await.into_response();
-    }
-    Html("form page").into_response()
+    };
+    let fields = field_limits(config);
+    let required: Vec<&str> = config.required.iter().map(String::as_str).collect();
+    let key = minted_key();
+    Html(page::form_page(&form_of(config, &fields, &required), &key)).into_response()
 }
 
 pub async fn thanks_page(State(app): State<AppState>, Path(form): Path<String>) -> Response {
-    if app.form(&form).is_none() {
+    let Some(config) = app.form(&form) else {
         return not_found().await.into_response();
+    };
+    let fields = field_limits(config);
+    Html(page::thanks_page(&form_of(config, &fields, &[]))).into_response()
+}
+
+pub async fn intake_js() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        page::INTAKE_JS,
+    )
+        .into_response()
+}
+
+fn field_limits(config: &FormConfig) -> Vec<(&str, usize)> {
+    config
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.max_chars))
+        .collect()
+}
+
+fn form_of<'a>(
+    config: &'a FormConfig,
+    fields: &'a [(&'a str, usize)],
+    required: &'a [&'a str],
+) -> FormPage<'a> {
+    FormPage {
+        form: &config.name,
+        title: &config.name,
+        fields,
+        required,
+        honeypot: config.honeypot.as_deref(),
+        lang: i18n::current(),
     }
-    Html("form page").into_response()
+}
+
+/// A key for one page view: 128 random bits as hex, valid for the intake.
+fn minted_key() -> String {
+    let bytes: [u8; 16] = rand::random();
+    hex::encode(bytes)
 }

@@ -25,6 +25,7 @@ pub fn router(state: AppState) -> Router {
             get(pages_route::form_page).post(submit::submit),
         )
         .route("/f/{form}/thanks", get(pages_route::thanks_page))
+        .route("/intake.js", get(pages_route::intake_js))
         .route("/f/{form}/receipts/{key}", get(lookup::lookup))
         .fallback(not_found)
         .layer(RequestBodyTimeoutLayer::new(settings.body_timeout))

@@ -39,4 +39,23 @@ fn health_and_pages() {
         );
     }
     s.get("/f/nosuchform").problem(404);
+
+    // The form page posts to its route with a key minted once per page view.
+    let first = s.get("/f/contact").body;
+    assert!(first.contains(r#"action="/f/contact""#), "{first}");
+    assert!(first.contains(r#"src="/intake.js""#), "{first}");
+    let key = |page: &str| {
+        let at = page.find(r#"name="_key" value=""#).expect("a hidden key") + 19;
+        page[at..at + 32].to_string()
+    };
+    assert_ne!(key(&first), key(&s.get("/f/contact").body));
+    let script = s.get("/intake.js");
+    assert_eq!(script.status, 200);
+    assert!(
+        script
+            .header("content-type")
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    assert!(script.body.contains("Idempotency-Key"));
 }
