@@ -114,8 +114,10 @@ pub async fn fill_bare_errors(request: Request, next: Next) -> Response {
         let title = status.canonical_reason().unwrap_or("Error");
         let detail = match status {
             StatusCode::METHOD_NOT_ALLOWED => "This address does not take this method.",
+            // The request's time ran out; its submission may still be committed.
             StatusCode::REQUEST_TIMEOUT => {
-                "The request took too long; nothing was stored. It is safe to send it again with the same key."
+                "The request took too long to answer; it may still have been stored. Send it again \
+                 with the same key (a stored one is answered as stored), or look it up by its key."
             }
             _ => "The request was not accepted; nothing was stored.",
         };
