@@ -31,38 +31,10 @@ pub fn object(bytes: &[u8]) -> Result<Map<String, Value>, Problem> {
     }
 }
 
-/// The deepest nesting of `[` and `{` outside strings.
-fn depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in bytes {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
-
-/// True when the top-level object has more than `max` members (counted by
-/// their separating commas), before anything is built.
-fn top_level_fields_exceed(bytes: &[u8], max: usize) -> bool {
-    let (mut depth, mut commas) = (0usize, 0usize);
+/// Calls `each` with every byte outside strings and the nesting depth
+/// after it (`[` and `{` open, `]` and `}` close).
+fn outside_strings(bytes: &[u8], mut each: impl FnMut(u8, usize)) {
+    let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
     for &b in bytes {
@@ -79,10 +51,28 @@ fn top_level_fields_exceed(bytes: &[u8], max: usize) -> bool {
             b'"' => in_string = true,
             b'[' | b'{' => depth += 1,
             b']' | b'}' => depth = depth.saturating_sub(1),
-            b',' if depth == 1 => commas += 1,
             _ => {}
         }
+        each(b, depth);
     }
+}
+
+/// The deepest nesting of `[` and `{` outside strings.
+fn depth(bytes: &[u8]) -> usize {
+    let mut deepest = 0;
+    outside_strings(bytes, |_, depth| deepest = deepest.max(depth));
+    deepest
+}
+
+/// True when the top-level object has more than `max` members (counted by
+/// their separating commas), before anything is built.
+fn top_level_fields_exceed(bytes: &[u8], max: usize) -> bool {
+    let mut commas = 0usize;
+    outside_strings(bytes, |b, depth| {
+        if b == b',' && depth == 1 {
+            commas += 1;
+        }
+    });
     commas >= max
 }
 
