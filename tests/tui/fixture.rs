@@ -693,3 +693,51 @@ pub fn every_exact_group_as_duplicate(snapshot: &Snapshot) -> Vec<ItemDecision> 
         })
         .collect()
 }
+
+/// A worker on a fresh 1,500-receipt demo database in `dir` (demo `seed`,
+/// as of [`DEMO_NOW`]), and the channel it answers on.
+pub fn demo_worker(
+    dir: &std::path::Path,
+    seed: u64,
+    read_only: bool,
+    operator: &str,
+    lang: Lang,
+) -> (
+    receipt_review::tui::collection::Worker,
+    std::sync::mpsc::Receiver<Msg>,
+) {
+    use receipt_review::demo::{DemoOptions, generate};
+    use receipt_review::tui::collection::{Worker, WorkerConfig};
+    let path = dir.join("worker.db");
+    let options = DemoOptions {
+        receipts: 1_500,
+        seed,
+        now_ms: DEMO_NOW,
+    };
+    generate(&path, &options).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let config = WorkerConfig {
+        path,
+        read_only,
+        settings: Settings::new(DEMO_NOW),
+        fixed_now: Some(DEMO_NOW),
+        operator: operator.into(),
+        export_dir: dir.to_path_buf(),
+        lang,
+    };
+    (Worker::start(config, tx).unwrap(), rx)
+}
+
+/// The demo databases' "now": 2026-11-29T10:15:30.123Z.
+pub const DEMO_NOW: Millis = 1_795_947_330_123;
+
+/// The worker's next message that is not a reading or its progress.
+pub fn next_answer(rx: &std::sync::mpsc::Receiver<Msg>) -> Msg {
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(Msg::Loaded(_) | Msg::Progress { .. }) => {}
+            Ok(msg) => return msg,
+            Err(e) => panic!("hung: no answer ({e})"),
+        }
+    }
+}

@@ -2,20 +2,17 @@
 //! and answer it makes (and the worker's) speaks the screen's language, while
 //! an English screen beside it says the same things in English.
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::fixture::*;
 use ratatui::crossterm::event::KeyCode;
-use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::i18n::Lang;
-use receipt_review::model::Settings;
 use receipt_review::review::Wide;
 use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg};
 use receipt_review::tui::app::state::Confirm;
 use receipt_review::tui::app::{App, Overlay, update};
-use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
+use receipt_review::tui::collection::Request;
 
 /// An 80×24 screen in `lang` that has read the fixture.
 fn loaded_in(fx: &Fixture, lang: Lang) -> App {
@@ -188,40 +185,10 @@ fn a_bot_group_is_marked_spam_after_a_japanese_question() {
     assert!(c.yes_label.ends_with("件はスパム"), "{}", c.yes_label);
 }
 
-/// The next message that is not a reading or its progress.
-fn next_answer(rx: &mpsc::Receiver<Msg>) -> Msg {
-    loop {
-        match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(Msg::Loaded(reading)) if reading.snapshot.receipts_pending => {}
-            Ok(Msg::Loaded(_) | Msg::Progress { .. }) => {}
-            Ok(msg) => return msg,
-            Err(e) => panic!("hung: no answer ({e})"),
-        }
-    }
-}
-
 #[test]
 fn the_worker_answers_in_the_screen_language() {
-    const NOW_MS: i64 = 1_795_947_330_123;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ja.db");
-    let options = DemoOptions {
-        receipts: 1_500,
-        seed: 3,
-        now_ms: NOW_MS,
-    };
-    generate(&path, &options).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let config = WorkerConfig {
-        path,
-        read_only: false,
-        settings: Settings::new(NOW_MS),
-        fixed_now: Some(NOW_MS),
-        operator: "aiko".into(),
-        export_dir: dir.path().to_path_buf(),
-        lang: Lang::Ja,
-    };
-    let worker = Worker::start(config, tx).unwrap();
+    let (worker, rx) = demo_worker(dir.path(), 3, false, "aiko", Lang::Ja);
     worker.send(Request::Load);
     // Its progress is told in Japanese too.
     let reading = loop {

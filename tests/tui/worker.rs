@@ -4,14 +4,11 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::fixture::every_exact_group_as_duplicate;
-use receipt_review::demo::{DemoOptions, generate};
-use receipt_review::model::Settings;
+use crate::fixture::{demo_worker, every_exact_group_as_duplicate, next_answer};
+use receipt_review::i18n::Lang;
 use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::Msg;
-use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
-
-const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
+use receipt_review::tui::collection::Request;
 
 /// The readings the worker hands over until one says its receipts are in.
 fn readings_until_complete(rx: &mpsc::Receiver<Msg>) -> Vec<IndexedSnapshot> {
@@ -35,24 +32,7 @@ fn readings_until_complete(rx: &mpsc::Receiver<Msg>) -> Vec<IndexedSnapshot> {
 #[test]
 fn a_first_reading_hands_over_the_analysis_then_its_receipts() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("worker.db");
-    let options = DemoOptions {
-        receipts: 1_500,
-        seed: 2,
-        now_ms: NOW_MS,
-    };
-    generate(&path, &options).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let config = WorkerConfig {
-        path,
-        read_only: true,
-        settings: Settings::new(NOW_MS),
-        fixed_now: Some(NOW_MS),
-        operator: "test".into(),
-        export_dir: dir.path().to_path_buf(),
-        lang: Default::default(),
-    };
-    let worker = Worker::start(config, tx).unwrap();
+    let (worker, rx) = demo_worker(dir.path(), 2, true, "test", Lang::En);
     worker.send(Request::Load);
     let readings = readings_until_complete(&rx);
     // The analysis first, saying that its items' receipts are still being
@@ -67,40 +47,13 @@ fn a_first_reading_hands_over_the_analysis_then_its_receipts() {
     assert_eq!(first.snapshot.triage, second.snapshot.triage);
 }
 
-/// The next message that is not a reading or its progress.
-fn next_answer(rx: &mpsc::Receiver<Msg>) -> Msg {
-    loop {
-        match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(Msg::Loaded(_) | Msg::Progress { .. }) => {}
-            Ok(msg) => return msg,
-            Err(e) => panic!("hung: no answer ({e})"),
-        }
-    }
-}
-
 #[test]
 fn a_bulk_decision_is_one_batch_and_undo_asks_then_reopens_it_whole() {
     use receipt_review::review::Wide;
     use receipt_review::tui::app::msg::ItemDecision;
     let dir = tempfile::tempdir().unwrap();
+    let (worker, rx) = demo_worker(dir.path(), 3, false, "aiko", Lang::En);
     let path = dir.path().join("worker.db");
-    let options = DemoOptions {
-        receipts: 1_500,
-        seed: 3,
-        now_ms: NOW_MS,
-    };
-    generate(&path, &options).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let config = WorkerConfig {
-        path: path.clone(),
-        read_only: false,
-        settings: Settings::new(NOW_MS),
-        fixed_now: Some(NOW_MS),
-        operator: "aiko".into(),
-        export_dir: dir.path().to_path_buf(),
-        lang: Default::default(),
-    };
-    let worker = Worker::start(config, tx).unwrap();
     worker.send(Request::Load);
     let reading = readings_until_complete(&rx).pop().unwrap();
     // What `D` sends: every exact group, the copy kept left to the worker.
