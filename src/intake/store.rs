@@ -339,6 +339,19 @@ impl BulkWrite<'_> {
         self.ops.complete(id, response, at_ms)
     }
 
+    /// A new receipt completed at once (no action to wait for): its claim and
+    /// its completion written as one row, with `response(id)` for the id it
+    /// gets. `None` when the scope's key is held already, with nothing
+    /// written: [`Self::claim_prepared`] then gives the protocol's answer.
+    pub fn store_completed(
+        &self,
+        s: &Submission,
+        at_ms: Millis,
+        response: impl FnOnce(ReceiptId) -> String,
+    ) -> Result<Option<(ReceiptId, String)>, StoreError> {
+        self.ops.store_completed(s, at_ms, response)
+    }
+
     pub fn fail(&self, id: ReceiptId, at_ms: Millis) -> Result<bool, StoreError> {
         self.ops.fail(id, at_ms)
     }
@@ -541,6 +554,30 @@ impl Ops<'_> {
             state,
             response,
         })
+    }
+
+    fn store_completed(
+        &self,
+        p: &Submission,
+        at_ms: Millis,
+        response: impl FnOnce(ReceiptId) -> String,
+    ) -> Result<Option<(ReceiptId, String)>, StoreError> {
+        // The id SQLite would choose itself; the transaction holds the write
+        // lock, so no other row can take it meanwhile.
+        let id: ReceiptId = self
+            .conn
+            .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM receipts")?
+            .query_row([], |r| r.get(0))?;
+        let text = response(id);
+        let inserted = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO receipts (id, scope, request_key, digest, payload, state, response, created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'completed', ?6, ?7, ?7) \
+                 ON CONFLICT (scope, request_key) DO NOTHING",
+            )?
+            .execute(params![id, p.scope, p.key, p.digest, p.payload, text, format_rfc3339(at_ms)])?;
+        Ok((inserted == 1).then_some((id, text)))
     }
 
     fn complete(&self, id: ReceiptId, response: &str, at_ms: Millis) -> Result<bool, StoreError> {

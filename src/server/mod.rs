@@ -24,6 +24,7 @@ pub mod database;
 pub mod deadline;
 pub mod fields;
 pub mod fingerprint;
+pub mod job;
 pub mod key_header;
 pub mod log;
 pub mod lookup;
@@ -71,17 +72,7 @@ pub struct Bound {
 /// Opens the database, starts the writer and binds the config's address
 /// (port 0: any free port; see [`Bound::local_addr`]).
 pub async fn bind(db: &Path, config: Config) -> anyhow::Result<Bound> {
-    let store = database::open(db)?;
-    let windows: Vec<FormWindow> = config
-        .forms
-        .values()
-        .map(|f| FormWindow {
-            scope: f.scope.clone(),
-            window_ms: f.window_ms,
-            honeypot: f.honeypot.clone(),
-        })
-        .collect();
-    let writer = Writer::start(store, &windows)?;
+    let writer = open_writer(db, &config)?;
     let listen = config.server.listen;
     let listener = TcpListener::bind(listen).await.with_context(|| {
         t!(
@@ -96,6 +87,22 @@ pub async fn bind(db: &Path, config: Config) -> anyhow::Result<Bound> {
         state,
         writer,
     })
+}
+
+/// Opens the database and starts its one writer, which remembers the
+/// receipts within each of `config`'s forms' windows.
+pub fn open_writer(db: &Path, config: &Config) -> anyhow::Result<Writer> {
+    let store = database::open(db)?;
+    let windows: Vec<FormWindow> = config
+        .forms
+        .values()
+        .map(|f| FormWindow {
+            scope: f.scope.clone(),
+            window_ms: f.window_ms,
+            honeypot: f.honeypot.clone(),
+        })
+        .collect();
+    Writer::start(store, &windows)
 }
 
 impl Bound {

@@ -9,14 +9,13 @@ use std::time::Duration;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::action::{self, ActionOutcome};
 use super::body::{self, BodyType};
-use super::config::{FormConfig, KeyPolicy};
+use super::config::FormConfig;
 use super::deadline::Peer;
-use super::fields;
-use super::fingerprint::visitor_hash;
+use super::job::{Prepared, prepare};
 use super::key_header;
 use super::log;
 use super::problem::Problem;
@@ -58,53 +57,8 @@ async fn handle(
     let kind = body::body_type(headers)?;
     let header_key = key_header::from_headers(headers)?;
     let bytes = body::read(headers, body, app.config.server.body_limit).await?;
-    let mut fields = body::fields(kind, &bytes)?;
+    let Prepared { job, key } = prepare(&form, kind, &bytes, header_key, now_ms())?;
     drop(bytes);
-    let field_key = match fields.remove(key_header::FIELD) {
-        None => None,
-        Some(Value::String(k)) if k.is_empty() => None,
-        Some(Value::String(k)) => Some(k),
-        Some(_) => {
-            return Err(Problem::new(
-                StatusCode::BAD_REQUEST,
-                "Invalid idempotency key",
-                "The _key field must be one text value.",
-            ));
-        }
-    };
-    let key = key_header::either(header_key, field_key)?;
-    if key.is_none() && form.key == KeyPolicy::Required {
-        return Err(Problem::new(
-            StatusCode::BAD_REQUEST,
-            "Idempotency key required",
-            "This form needs an idempotency key: an Idempotency-Key header, or a hidden _key field, \
-             made once per submission and sent again with every retry. Nothing was stored.",
-        ));
-    }
-    let fields = fields::check(&form, fields)?;
-    let visitor = if form.window_ms > 0 {
-        visitor_hash(&form.scope, &fields, form.honeypot.as_deref())
-    } else {
-        None
-    };
-    let submission = Submission::new(&form.scope, key.as_deref(), &fields).map_err(|e| {
-        Problem::new(
-            StatusCode::BAD_REQUEST,
-            "Invalid body",
-            format!(
-                "The fields cannot be stored: {}. Nothing was stored.",
-                e.message(crate::i18n::Lang::En)
-            ),
-        )
-    })?;
-    drop(fields);
-    let job = Job {
-        submission,
-        at_ms: now_ms(),
-        visitor,
-        window_ms: form.window_ms,
-        complete_now: form.action.is_none(),
-    };
     let html = kind == BodyType::Form && wants_html(headers);
     // From here on nothing depends on the client: the work goes on (and is
     // committed) even if it goes away, so that its retry finds the receipt.

@@ -550,3 +550,39 @@ fn bulk_has_the_same_semantics_in_one_transaction() {
     assert_eq!(r.5, "completed");
     assert_eq!(r.8.as_deref(), Some("2026-11-29T10:15:30.623Z"));
 }
+
+#[test]
+fn store_completed_writes_one_finished_row_or_nothing_when_the_key_is_held() {
+    use receipt_review::intake::store::Submission;
+    let db = Db::new("wal");
+    let mut store = db.store();
+    let answer = |id: i64| format!("{{\"receipt\":{id}}}");
+    let (first, keyless, held) = store
+        .bulk(|b| {
+            let first = b.store_completed(
+                &Submission::new(SCOPE, Some("k1"), &form("m1"))?,
+                T0,
+                answer,
+            )?;
+            let keyless =
+                b.store_completed(&Submission::new(SCOPE, None, &form("m2"))?, T0 + 1, answer)?;
+            let held = b.store_completed(
+                &Submission::new(SCOPE, Some("k1"), &form("other"))?,
+                T0 + 2,
+                answer,
+            )?;
+            Ok::<_, StoreError>((first, keyless, held))
+        })
+        .unwrap();
+    assert_eq!(first, Some((1, "{\"receipt\":1}".to_string())));
+    assert_eq!(keyless, Some((2, "{\"receipt\":2}".to_string())));
+    assert_eq!(held, None, "a held key: nothing written");
+    assert_eq!(db.count("receipts"), 2);
+    assert_eq!(db.count("key_conflicts"), 0);
+    let r = &rows(&db.path)[0];
+    assert_eq!(
+        (r.5.as_str(), r.6.as_deref()),
+        ("completed", Some("{\"receipt\":1}"))
+    );
+    assert_eq!(r.7, r.8.clone().unwrap(), "created and completed at once");
+}

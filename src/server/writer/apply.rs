@@ -58,6 +58,17 @@ pub trait Seen {
 
 pub fn apply(w: &BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcome, StoreError> {
     let s = &job.submission;
+    // The usual case, a new receipt that repeats nothing recent: one row
+    // written once. A held key falls through to the whole protocol below.
+    if job.complete_now
+        && copy_candidate(seen, job).is_none()
+        && let Some((id, response)) = w.store_completed(s, job.at_ms, completed_response)?
+    {
+        if let Some(visitor) = job.visitor {
+            seen.note(visitor, id, job.at_ms);
+        }
+        return Ok(Outcome::Stored { id, response });
+    }
     let mut holder = None;
     if let Some(key) = s.key() {
         holder = key_holder(w, s.scope(), key)?;
@@ -119,6 +130,15 @@ fn key_holder(
         .optional()?)
 }
 
+/// The receipt stored last with the job's visitor fields within its window.
+fn copy_candidate(seen: &dyn Seen, job: &Job) -> Option<ReceiptId> {
+    if job.window_ms <= 0 {
+        return None;
+    }
+    let (id, at) = seen.latest(job.visitor?)?;
+    (job.at_ms.saturating_sub(at) <= job.window_ms).then_some(id)
+}
+
 /// An exact copy of a completed receipt within the window: counted in
 /// `absorbed` and answered with the original's response.
 fn absorb(
@@ -126,18 +146,9 @@ fn absorb(
     seen: &mut dyn Seen,
     job: &Job,
 ) -> Result<Option<Outcome>, StoreError> {
-    if job.window_ms <= 0 {
-        return Ok(None);
-    }
-    let Some(visitor) = job.visitor else {
+    let Some(id) = copy_candidate(seen, job) else {
         return Ok(None);
     };
-    let Some((id, at)) = seen.latest(visitor) else {
-        return Ok(None);
-    };
-    if job.at_ms.saturating_sub(at) > job.window_ms {
-        return Ok(None);
-    }
     let original: Option<(String, Option<String>)> = w
         .connection()
         .prepare_cached("SELECT state, response FROM receipts WHERE id = ?1")?

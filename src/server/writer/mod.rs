@@ -8,6 +8,7 @@
 //! server stopped), the thread finishes the queue and ends.
 
 mod apply;
+mod checkpoint;
 mod load;
 mod recent;
 
@@ -19,6 +20,7 @@ use tokio::sync::oneshot;
 
 pub use apply::{Job, Outcome, completed_response};
 use apply::{Seen, apply};
+use checkpoint::WalSize;
 use recent::Recent;
 
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
@@ -138,10 +140,13 @@ impl Writer {
     pub fn start(store: IntakeStore, windows: &[load::FormWindow]) -> anyhow::Result<Self> {
         let now = crate::model::time::now_ms();
         let recent = load::recent(store.connection(), windows, now)?;
+        let mut conn = store.into_connection();
+        let wal = WalSize::watch(&mut conn)?;
+        let store = IntakeStore::new(conn)?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
-            .spawn(move || run(store, recent, rx))?;
+            .spawn(move || run(store, wal, recent, rx))?;
         Ok(Self {
             handle: WriterHandle { tx },
             thread,
@@ -158,7 +163,7 @@ impl Writer {
 
 pub use load::FormWindow;
 
-fn run(mut store: IntakeStore, mut recent: Recent, rx: mpsc::Receiver<Request>) {
+fn run(mut store: IntakeStore, wal: WalSize, mut recent: Recent, rx: mpsc::Receiver<Request>) {
     while let Ok(first) = rx.recv() {
         let mut writes = Vec::new();
         let mut next = Some(first);
@@ -175,6 +180,7 @@ fn run(mut store: IntakeStore, mut recent: Recent, rx: mpsc::Receiver<Request>) 
         }
         if !writes.is_empty() {
             write_batch(&mut store, &mut recent, writes);
+            wal.checkpoint_if_due(store.connection());
         }
     }
 }

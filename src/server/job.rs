@@ -1,0 +1,81 @@
+//! A submission's body, checked into the writer's [`Job`]: everything a
+//! `POST /f/{form}` does before the database, with no I/O, so that the
+//! benchmark's floor runs exactly this work without HTTP.
+
+use axum::http::StatusCode;
+use serde_json::Value;
+
+use super::body::{self, BodyType};
+use super::config::{FormConfig, KeyPolicy};
+use super::fields;
+use super::fingerprint::visitor_hash;
+use super::key_header;
+use super::problem::Problem;
+use super::writer::Job;
+use crate::intake::store::Submission;
+use crate::model::Millis;
+
+/// A checked submission and the key it came with (from the header or the
+/// plain form's `_key` field).
+#[derive(Debug)]
+pub struct Prepared {
+    pub job: Job,
+    pub key: Option<String>,
+}
+
+/// Checks `bytes` of type `kind` for `form` and builds its job, received at
+/// `at_ms`. `header_key`: the `Idempotency-Key` header's key, if any.
+pub fn prepare(
+    form: &FormConfig,
+    kind: BodyType,
+    bytes: &[u8],
+    header_key: Option<String>,
+    at_ms: Millis,
+) -> Result<Prepared, Problem> {
+    let mut fields = body::fields(kind, bytes)?;
+    let field_key = match fields.remove(key_header::FIELD) {
+        None => None,
+        Some(Value::String(k)) if k.is_empty() => None,
+        Some(Value::String(k)) => Some(k),
+        Some(_) => {
+            return Err(Problem::new(
+                StatusCode::BAD_REQUEST,
+                "Invalid idempotency key",
+                "The _key field must be one text value.",
+            ));
+        }
+    };
+    let key = key_header::either(header_key, field_key)?;
+    if key.is_none() && form.key == KeyPolicy::Required {
+        return Err(Problem::new(
+            StatusCode::BAD_REQUEST,
+            "Idempotency key required",
+            "This form needs an idempotency key: an Idempotency-Key header, or a hidden _key field, \
+             made once per submission and sent again with every retry. Nothing was stored.",
+        ));
+    }
+    let fields = fields::check(form, fields)?;
+    let visitor = if form.window_ms > 0 {
+        visitor_hash(&form.scope, &fields, form.honeypot.as_deref())
+    } else {
+        None
+    };
+    let submission = Submission::new(&form.scope, key.as_deref(), &fields).map_err(|e| {
+        Problem::new(
+            StatusCode::BAD_REQUEST,
+            "Invalid body",
+            format!(
+                "The fields cannot be stored: {}. Nothing was stored.",
+                e.message(crate::i18n::Lang::En)
+            ),
+        )
+    })?;
+    let job = Job {
+        submission,
+        at_ms,
+        visitor,
+        window_ms: form.window_ms,
+        complete_now: form.action.is_none(),
+    };
+    Ok(Prepared { job, key })
+}
