@@ -1,13 +1,12 @@
 //! `receipt-review serve` as a user runs it: a bad config, and SIGTERM in
 //! the middle of a request.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpStream;
-use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{bin, run};
-use crate::support::read_until_closed;
+use crate::common::run;
+use crate::support::{Serving, read_until_closed};
 
 #[test]
 fn a_bad_config_is_one_line_naming_the_key_and_exit_2() {
@@ -48,27 +47,9 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
     )
     .unwrap();
     let db = dir.path().join("r.db");
-    let mut child = Serving(
-        bin()
-            .args([
-                "serve",
-                db.to_str().unwrap(),
-                "--config",
-                config.to_str().unwrap(),
-            ])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_string();
+    let (mut child, addr) = Serving::start(&db, &config);
+    let mut stderr = child.stderr.take().unwrap();
+    let first = child.first_line.clone();
     // A refused one and a good one, both with text that must stay out of the log.
     let mut bad = TcpStream::connect(&addr).unwrap();
     bad.write_all(b"POST /f/contact HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 27\r\nConnection: close\r\n\r\n{\"email\": \"SECRET-1@x.y\"}\r\n").unwrap();
@@ -86,7 +67,7 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
     stream.write_all(&body[..10]).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     unsafe {
-        libc::kill(child.0.id() as i32, libc::SIGTERM);
+        libc::kill(child.child.id() as i32, libc::SIGTERM);
     }
     std::thread::sleep(Duration::from_millis(300));
     stream.write_all(&body[10..]).unwrap();
@@ -97,7 +78,7 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
         answer.ends_with(r#"{"receipt":1,"state":"completed"}"#),
         "{answer}"
     );
-    let status = child.0.wait().unwrap();
+    let status = child.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
@@ -109,14 +90,4 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
         .query_row("SELECT count(*) FROM receipts", [], |r| r.get(0))
         .unwrap();
     assert_eq!(n, 1);
-}
-
-/// The server process, killed if a test fails before it stops by itself.
-struct Serving(std::process::Child);
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

@@ -209,3 +209,52 @@ pub fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (Vec<u8>, b
 
 pub const BODY: &str =
     r#"{"name": "Ada Lovelace", "email": "ada@example.org", "message": "Please call me back."}"#;
+
+/// `receipt-review serve` as a process of its own (its config must listen
+/// on port 0), killed if a test fails before it stops by itself.
+pub struct Serving {
+    pub child: std::process::Child,
+    /// The rest of its log, after the first line.
+    pub stderr: Option<std::io::BufReader<std::process::ChildStderr>>,
+    /// The log's first line, which names the address.
+    pub first_line: String,
+}
+
+impl Serving {
+    /// Starts it and waits until it listens; its address `127.0.0.1:PORT`.
+    pub fn start(db: &std::path::Path, config: &std::path::Path) -> (Self, String) {
+        use std::io::BufRead;
+        let mut child = crate::common::bin()
+            .args([
+                "serve",
+                db.to_str().unwrap(),
+                "--config",
+                config.to_str().unwrap(),
+            ])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut first_line = String::new();
+        stderr.read_line(&mut first_line).unwrap();
+        let addr = first_line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in {first_line:?}"))
+            .to_string();
+        let serving = Self {
+            child,
+            stderr: Some(stderr),
+            first_line,
+        };
+        (serving, addr)
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
