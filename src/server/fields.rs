@@ -28,12 +28,10 @@ pub fn check(
         Extra::Refuse if !unlisted.is_empty() => {
             return Err(Problem::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "Unknown fields",
-                format!(
-                    "This form does not take the fields {}; nothing was stored.",
-                    listed(&unlisted)
-                ),
+                "server.problem.unknown_fields.title",
+                "server.problem.unknown_fields.detail",
             )
+            .arg("fields", listed(&unlisted))
             .with_fields(&unlisted));
         }
         Extra::Refuse => {}
@@ -47,21 +45,24 @@ pub fn check(
         .collect();
     if let Some((first, max)) = too_long.first() {
         let names: Vec<String> = too_long.iter().map(|(n, _)| n.clone()).collect();
-        let detail = if too_long.len() == 1 {
-            format!(
-                "The field {} is longer than {max} characters; nothing was stored.",
-                listed(std::slice::from_ref(first))
+        let title = "server.problem.too_long.title";
+        let problem = if too_long.len() == 1 {
+            Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                title,
+                "server.problem.too_long.one",
             )
+            .arg("field", listed(std::slice::from_ref(first)))
+            .arg("max", max)
         } else {
-            format!(
-                "The fields {} are longer than this form takes; nothing was stored.",
-                listed(&names)
+            Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                title,
+                "server.problem.too_long.many",
             )
+            .arg("fields", listed(&names))
         };
-        return Err(
-            Problem::new(StatusCode::UNPROCESSABLE_ENTITY, "Field too long", detail)
-                .with_fields(&names),
-        );
+        return Err(problem.with_fields(&names));
     }
     let missing: Vec<String> = form
         .required
@@ -72,9 +73,10 @@ pub fn check(
     if !missing.is_empty() {
         return Err(Problem::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "Required fields missing",
-            format!("Fill in {}; nothing was stored.", listed(&missing)),
+            "server.problem.missing.title",
+            "server.problem.missing.detail",
         )
+        .arg("fields", listed(&missing))
         .with_fields(&missing));
     }
     Ok(fields)
@@ -138,8 +140,9 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.fields, ["message"]);
-        assert!(err.detail.contains("message") && err.detail.contains("20"));
-        assert!(!err.detail.contains("0123456789"));
+        let detail = err.detail(crate::i18n::Lang::En);
+        assert!(detail.contains("message") && detail.contains("20"));
+        assert!(!detail.contains("0123456789"));
         let ok = check(&form("keep"), map(json!({"email": "山田@例え.jp"})));
         assert!(ok.is_ok(), "characters, not bytes");
     }

@@ -38,20 +38,15 @@ pub fn prepare(
         Some(Value::String(k)) if k.is_empty() => None,
         Some(Value::String(k)) => Some(k),
         Some(_) => {
-            return Err(Problem::new(
-                StatusCode::BAD_REQUEST,
-                "Invalid idempotency key",
-                "The _key field must be one text value.",
-            ));
+            return Err(key_header::bad("server.problem.key.field_not_text"));
         }
     };
     let key = key_header::either(header_key, field_key)?;
     if key.is_none() && form.key == KeyPolicy::Required {
         return Err(Problem::new(
             StatusCode::BAD_REQUEST,
-            "Idempotency key required",
-            "This form needs an idempotency key: an Idempotency-Key header, or a hidden _key field, \
-             made once per submission and sent again with every retry. Nothing was stored.",
+            "server.problem.key_required.title",
+            "server.problem.key_required.detail",
         ));
     }
     let fields = fields::check(form, fields)?;
@@ -61,14 +56,8 @@ pub fn prepare(
         None
     };
     let submission = Submission::new(&form.scope, key.as_deref(), &fields).map_err(|e| {
-        Problem::new(
-            StatusCode::BAD_REQUEST,
-            "Invalid body",
-            format!(
-                "The fields cannot be stored: {}. Nothing was stored.",
-                e.message(crate::i18n::Lang::En)
-            ),
-        )
+        body::invalid("server.problem.invalid_body.cannot_store")
+            .arg_in("why", |lang| e.message(lang))
     })?;
     let job = Job {
         submission,

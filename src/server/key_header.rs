@@ -19,13 +19,12 @@ pub fn from_headers(headers: &HeaderMap) -> Result<Option<String>, Problem> {
         return Ok(None);
     };
     if values.next().is_some() {
-        return Err(bad("The Idempotency-Key header was sent more than once."));
+        return Err(bad("server.problem.key.twice"));
     }
     let text = value
         .to_str()
-        .map_err(|_| bad("The Idempotency-Key header is not ASCII text."))?;
-    let key = unquote(text.trim())
-        .ok_or_else(|| bad("The Idempotency-Key header is not a string (\"...\") or a token."))?;
+        .map_err(|_| bad("server.problem.key.not_ascii"))?;
+    let key = unquote(text.trim()).ok_or_else(|| bad("server.problem.key.not_string"))?;
     checked(key).map(Some)
 }
 
@@ -33,19 +32,14 @@ pub fn from_headers(headers: &HeaderMap) -> Result<Option<String>, Problem> {
 pub fn checked(key: String) -> Result<String, Problem> {
     match valid_key(&key) {
         Ok(_) => Ok(key),
-        Err(e) => Err(bad(&format!(
-            "The idempotency key is not valid: {}. A key is 1 to 64 of A-Z, a-z, 0-9, '_' and '-'.",
-            e.message(crate::i18n::Lang::En)
-        ))),
+        Err(e) => Err(bad("server.problem.key.invalid").arg_in("why", |lang| e.message(lang))),
     }
 }
 
 /// The header's and the field's key: one of them, or the same in both.
 pub fn either(header: Option<String>, field: Option<String>) -> Result<Option<String>, Problem> {
     match (header, field) {
-        (Some(h), Some(f)) if h != f => Err(bad(
-            "The Idempotency-Key header and the _key field name different keys.",
-        )),
+        (Some(h), Some(f)) if h != f => Err(bad("server.problem.key.differ")),
         (Some(h), _) => Ok(Some(h)),
         (None, Some(f)) => checked(f).map(Some),
         (None, None) => Ok(None),
@@ -76,8 +70,8 @@ fn unquote(text: &str) -> Option<String> {
     None
 }
 
-fn bad(detail: &str) -> Problem {
-    Problem::new(StatusCode::BAD_REQUEST, "Invalid idempotency key", detail)
+pub(crate) fn bad(detail: &'static str) -> Problem {
+    Problem::new(StatusCode::BAD_REQUEST, "server.problem.key.title", detail)
 }
 
 #[cfg(test)]

@@ -44,15 +44,14 @@ pub async fn lookup(
             .into_response(),
         Ok(Found::NotYet) => Problem::new(
             StatusCode::NOT_FOUND,
-            "Not found",
-            "No receipt with this key has been committed. This is not proof that a submission \
-             failed: it may still be on its way. To be sure, send it again with the same key.",
+            "server.problem.lookup_none.title",
+            "server.problem.lookup_none.detail",
         )
         .into_response(),
         Err(_) => Problem::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "Lookup unavailable",
-            "The receipts cannot be read just now; ask again in a moment.",
+            "server.problem.lookup_unavailable.title",
+            "server.problem.lookup_unavailable.detail",
         )
         .retry_after(1)
         .into_response(),

@@ -26,6 +26,7 @@ pub mod fields;
 pub mod fingerprint;
 pub mod job;
 pub mod key_header;
+pub mod language;
 pub mod log;
 pub mod lookup;
 pub mod page;

@@ -4,31 +4,63 @@
 //! rendered by [`super::page`].
 
 use axum::extract::{Path, State};
-use axum::http::header;
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use super::config::FormConfig;
+use super::language::negotiate;
 use super::page::{self, FormPage};
 use super::problem::not_found;
 use super::state::AppState;
-use crate::i18n;
+use crate::i18n::{self, Lang};
 
-pub async fn form_page(State(app): State<AppState>, Path(form): Path<String>) -> Response {
+pub async fn form_page(
+    State(app): State<AppState>,
+    Path(form): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let Some(config) = app.form(&form) else {
         return not_found().await.into_response();
     };
     let fields = field_limits(config);
     let required: Vec<&str> = config.required.iter().map(String::as_str).collect();
     let key = minted_key();
-    Html(page::form_page(&form_of(config, &fields, &required), &key)).into_response()
+    let lang = negotiate(&headers, i18n::current());
+    with_language(
+        Html(page::form_page(
+            &form_of(config, &fields, &required, lang),
+            &key,
+        )),
+        lang,
+    )
 }
 
-pub async fn thanks_page(State(app): State<AppState>, Path(form): Path<String>) -> Response {
+pub async fn thanks_page(
+    State(app): State<AppState>,
+    Path(form): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let Some(config) = app.form(&form) else {
         return not_found().await.into_response();
     };
     let fields = field_limits(config);
-    Html(page::thanks_page(&form_of(config, &fields, &[]))).into_response()
+    let lang = negotiate(&headers, i18n::current());
+    with_language(
+        Html(page::thanks_page(&form_of(config, &fields, &[], lang))),
+        lang,
+    )
+}
+
+/// A page in `lang`, saying so (caches keep one page per language).
+fn with_language(page: Html<String>, lang: Lang) -> Response {
+    let mut response = page.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_LANGUAGE,
+        HeaderValue::from_static(lang.code()),
+    );
+    headers.insert(header::VARY, HeaderValue::from_static("accept-language"));
+    response
 }
 
 pub async fn intake_js() -> Response {
@@ -51,6 +83,7 @@ fn form_of<'a>(
     config: &'a FormConfig,
     fields: &'a [(&'a str, usize)],
     required: &'a [&'a str],
+    lang: Lang,
 ) -> FormPage<'a> {
     FormPage {
         form: &config.name,
@@ -58,7 +91,7 @@ fn form_of<'a>(
         fields,
         required,
         honeypot: config.honeypot.as_deref(),
-        lang: i18n::current(),
+        lang,
     }
 }
 

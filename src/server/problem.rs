@@ -8,6 +8,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+use super::language::negotiate;
+use crate::i18n::Lang;
 use crate::sanitize::inline;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -15,8 +17,11 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     pub status: StatusCode,
-    pub title: String,
-    pub detail: String,
+    /// Catalogue keys of the title and the detail, rendered in the language
+    /// of the request that gets the answer.
+    title: &'static str,
+    detail: &'static str,
+    args: Vec<(&'static str, Arg)>,
     /// The fields the problem is about, by name.
     pub fields: Vec<String>,
     /// Seconds, for 409 and 429.
@@ -25,16 +30,39 @@ pub struct Problem {
     pub extra: Map<String, Value>,
 }
 
+/// A value the detail names: the same in every language, or said in each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Arg {
+    Same(String),
+    /// In the order of [`Lang::ALL`].
+    PerLang(Vec<String>),
+}
+
 impl Problem {
-    pub fn new(status: StatusCode, title: impl Into<String>, detail: impl Into<String>) -> Self {
+    /// `title` and `detail` are keys of the language catalogues.
+    pub fn new(status: StatusCode, title: &'static str, detail: &'static str) -> Self {
         Self {
             status,
-            title: title.into(),
-            detail: detail.into(),
+            title,
+            detail,
+            args: Vec::new(),
             fields: Vec::new(),
             retry_after: None,
             extra: Map::new(),
         }
+    }
+
+    /// A value for the detail's `{name}`.
+    pub fn arg(mut self, name: &'static str, value: impl std::fmt::Display) -> Self {
+        self.args.push((name, Arg::Same(value.to_string())));
+        self
+    }
+
+    /// A value for the detail's `{name}` that is said differently in each language.
+    pub fn arg_in(mut self, name: &'static str, value: impl Fn(Lang) -> String) -> Self {
+        self.args
+            .push((name, Arg::PerLang(Lang::ALL.map(&value).to_vec())));
+        self
     }
 
     /// Names the fields (shortened: a name is client text and may be long).
@@ -53,12 +81,33 @@ impl Problem {
         self
     }
 
-    pub fn body(&self) -> String {
+    pub fn title(&self, lang: Lang) -> String {
+        crate::i18n::text(lang, self.title).to_string()
+    }
+
+    pub fn detail(&self, lang: Lang) -> String {
+        let at = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+        let values: Vec<(&str, &str)> = self
+            .args
+            .iter()
+            .map(|(name, arg)| match arg {
+                Arg::Same(v) => (*name, v.as_str()),
+                Arg::PerLang(v) => (*name, v[at].as_str()),
+            })
+            .collect();
+        let shown: Vec<(&str, &dyn std::fmt::Display)> = values
+            .iter()
+            .map(|(n, v)| (*n, v as &dyn std::fmt::Display))
+            .collect();
+        crate::i18n::fill(lang, self.detail, &shown)
+    }
+
+    pub fn body(&self, lang: Lang) -> String {
         let mut body = json!({
             "type": "about:blank",
-            "title": self.title,
+            "title": self.title(lang),
             "status": self.status.as_u16(),
-            "detail": self.detail,
+            "detail": self.detail(lang),
         });
         let map = body.as_object_mut().expect("an object");
         if !self.fields.is_empty() {
@@ -68,6 +117,29 @@ impl Problem {
             map.insert(k.clone(), v.clone());
         }
         body.to_string()
+    }
+
+    /// The answer in `lang`.
+    fn response(self, lang: Lang) -> Response {
+        let mut response = (
+            self.status,
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)),
+                (
+                    header::CONTENT_LANGUAGE,
+                    HeaderValue::from_static(lang.code()),
+                ),
+            ],
+            self.body(lang),
+        )
+            .into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response.extensions_mut().insert(self);
+        response
     }
 }
 
@@ -85,48 +157,60 @@ pub fn listed(names: &[String]) -> String {
         .join(", ")
 }
 
+/// In the server's language; [`answer_problems`] says it again in the
+/// request's.
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
-        let mut response = (
-            self.status,
-            [(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON))],
-            self.body(),
-        )
-            .into_response();
-        if let Some(seconds) = self.retry_after {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        response
+        self.response(crate::i18n::current())
     }
 }
 
-/// Middleware: an error that a lower layer answered without a body (405
-/// from the router, 408 from a timeout) becomes a problem too.
-pub async fn fill_bare_errors(request: Request, next: Next) -> Response {
+/// Middleware, around every route: a problem is said in the request's
+/// language (`Accept-Language`), and an error that a lower layer answered
+/// without a body (405 from the router, 408 from a timeout) becomes a
+/// problem too.
+pub async fn answer_problems(request: Request, next: Next) -> Response {
+    let lang = negotiate(request.headers(), crate::i18n::current());
     let response = next.run(request).await;
+    if let Some(problem) = response.extensions().get::<Problem>() {
+        if response.headers().get(header::CONTENT_LANGUAGE)
+            == Some(&HeaderValue::from_static(lang.code()))
+        {
+            return response;
+        }
+        let problem = problem.clone();
+        return problem.response(lang);
+    }
     let status = response.status();
     if (status.is_client_error() || status.is_server_error())
         && !response.headers().contains_key(header::CONTENT_TYPE)
     {
-        let (mut parts, _) = response.into_parts();
-        let title = status.canonical_reason().unwrap_or("Error");
-        let detail = match status {
-            StatusCode::METHOD_NOT_ALLOWED => "This address does not take this method.",
+        let problem = match status {
+            StatusCode::METHOD_NOT_ALLOWED => Problem::new(
+                status,
+                "server.problem.method.title",
+                "server.problem.method.detail",
+            ),
             // The request's time ran out; its submission may still be committed.
-            StatusCode::REQUEST_TIMEOUT => {
-                "The request took too long to answer; it may still have been stored. Send it again \
-                 with the same key (a stored one is answered as stored), or look it up by its key."
-            }
-            _ => "The request was not accepted; nothing was stored.",
+            StatusCode::REQUEST_TIMEOUT => Problem::new(
+                status,
+                "server.problem.timeout.title",
+                "server.problem.timeout.detail",
+            ),
+            _ => Problem::new(
+                status,
+                "server.problem.refused.title",
+                "server.problem.refused.detail",
+            ),
         };
-        let problem = Problem::new(status, title, detail);
-        parts
-            .headers
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        parts.headers.remove(header::CONTENT_LENGTH);
-        return Response::from_parts(parts, problem.body().into());
+        let (parts, _) = response.into_parts();
+        let mut answer = problem.response(lang);
+        for (name, value) in &parts.headers {
+            if name != header::CONTENT_LENGTH && !answer.headers().contains_key(name) {
+                answer.headers_mut().insert(name, value.clone());
+            }
+        }
+        return answer;
     }
     response
 }
@@ -135,8 +219,8 @@ pub async fn fill_bare_errors(request: Request, next: Next) -> Response {
 pub async fn not_found() -> Problem {
     Problem::new(
         StatusCode::NOT_FOUND,
-        "Not Found",
-        "There is nothing at this address.",
+        "server.problem.not_found.title",
+        "server.problem.not_found.detail",
     )
 }
 
@@ -148,13 +232,22 @@ mod tests {
     fn a_problem_is_json_with_its_fields() {
         let p = Problem::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "Too long",
-            "email is too long",
+            "server.problem.too_long.title",
+            "server.problem.too_long.one",
         )
+        .arg("field", "email")
+        .arg("max", 254)
         .with_fields(["email"]);
-        let v: Value = serde_json::from_str(&p.body()).unwrap();
+        let v: Value = serde_json::from_str(&p.body(Lang::En)).unwrap();
         assert_eq!(v["status"], 422);
-        assert_eq!(v["title"], "Too long");
+        assert_eq!(v["title"], "Field too long");
+        assert_eq!(
+            v["detail"],
+            "The field email is longer than 254 characters; nothing was stored."
+        );
+        let v: Value = serde_json::from_str(&p.body(Lang::Ja)).unwrap();
+        assert_eq!(v["title"], "入力が長すぎます");
+        assert!(v["detail"].as_str().unwrap().contains("email"));
         assert_eq!(v["fields"], json!(["email"]));
         let long = "x".repeat(500);
         let p = p.with_fields([long.as_str()]);

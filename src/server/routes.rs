@@ -11,7 +11,7 @@ use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 
 use super::config::Config;
 use super::deadline::pause_while_handling;
-use super::problem::{fill_bare_errors, not_found};
+use super::problem::{answer_problems, not_found};
 use super::state::AppState;
 use super::{lookup, pages_route, submit};
 
@@ -34,7 +34,7 @@ pub fn router(state: AppState) -> Router {
             settings.request_timeout,
         ))
         .layer(cors)
-        .layer(middleware::from_fn(fill_bare_errors))
+        .layer(middleware::from_fn(answer_problems))
         .layer(middleware::from_fn(pause_while_handling))
         .with_state(state)
 }

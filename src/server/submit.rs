@@ -67,8 +67,8 @@ async fn handle(
     Ok(work.await.unwrap_or_else(|_| {
         Problem::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "Internal Server Error",
-            "The submission could not be processed. Look it up with its key, or send it again with the same key.",
+            "server.problem.internal.title",
+            "server.problem.internal.detail",
         )
         .into_response()
     }))
@@ -217,13 +217,10 @@ impl Answer<'_> {
     fn in_flight(&self, id: ReceiptId) -> Response {
         let mut p = Problem::new(
             StatusCode::CONFLICT,
-            "Still in progress",
-            format!(
-                "The first submission with this key is still being processed; nothing was written. \
-                 Ask again in a moment, or look it up at {}.",
-                self.lookup_path()
-            ),
+            "server.problem.in_progress.title",
+            "server.problem.in_progress.detail",
         )
+        .arg("lookup", self.lookup_path())
         .retry_after(1);
         p = p.with("receipt", json!(id));
         p.into_response()
@@ -232,9 +229,8 @@ impl Answer<'_> {
     fn conflict(&self, id: ReceiptId) -> Response {
         Problem::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "Key already used",
-            "This idempotency key was already used with different fields. The first submission \
-             stands and this one was not stored; send new fields with a new key.",
+            "server.problem.key_used.title",
+            "server.problem.key_used.detail",
         )
         .with("receipt", json!(id))
         .into_response()
@@ -243,9 +239,8 @@ impl Answer<'_> {
     fn refused(&self, id: ReceiptId) -> Response {
         Problem::new(
             StatusCode::BAD_GATEWAY,
-            "Not accepted",
-            "The form's action did not accept the submission, so it was not taken. \
-             It is safe to send it again (with the same key).",
+            "server.problem.not_accepted.title",
+            "server.problem.not_accepted.detail",
         )
         .with("receipt", json!(id))
         .into_response()
@@ -271,8 +266,8 @@ fn wants_html(headers: &HeaderMap) -> bool {
 pub fn unknown_form() -> Problem {
     Problem::new(
         StatusCode::NOT_FOUND,
-        "Unknown form",
-        "There is no form at this address.",
+        "server.problem.unknown_form.title",
+        "server.problem.unknown_form.detail",
     )
 }
 
@@ -280,8 +275,8 @@ pub fn too_many(wait: Duration) -> Problem {
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     Problem::new(
         StatusCode::TOO_MANY_REQUESTS,
-        "Too Many Requests",
-        "Too many submissions from this address; nothing was stored. Send it again after the time in Retry-After.",
+        "server.problem.too_many.title",
+        "server.problem.too_many.detail",
     )
     .retry_after(seconds)
 }
@@ -294,7 +289,7 @@ fn store_failed(form: &FormConfig, e: WriteError) -> Problem {
     };
     Problem::new(
         status,
-        "Not stored",
-        "The submission could not be stored; nothing was accepted. It is safe to send it again with the same key.",
+        "server.problem.not_stored.title",
+        "server.problem.not_stored.detail",
     )
 }

@@ -11,6 +11,7 @@ mod action;
 mod command;
 mod crash;
 mod hardening;
+mod language;
 mod lookup;
 mod protocol;
 mod race;

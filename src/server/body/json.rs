@@ -9,25 +9,19 @@ use crate::server::problem::Problem;
 pub fn object(bytes: &[u8]) -> Result<Map<String, Value>, Problem> {
     let depth = depth(bytes);
     if depth > MAX_DEPTH {
-        return Err(invalid(&format!(
-            "The JSON is nested {depth} deep; at most {MAX_DEPTH} levels are taken."
-        )));
+        return Err(invalid("server.problem.invalid_body.too_deep")
+            .arg("depth", depth)
+            .arg("max", MAX_DEPTH));
     }
     if top_level_fields_exceed(bytes, MAX_FIELDS) {
-        return Err(invalid(&format!(
-            "The body has more than {MAX_FIELDS} fields; at most {MAX_FIELDS} are taken."
-        )));
+        return Err(invalid("server.problem.invalid_body.too_many").arg("max", MAX_FIELDS));
     }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(invalid(
-            "The JSON body is not an object of fields ({\"name\": ...}).",
-        )),
-        Err(e) => Err(invalid(&format!(
-            "The body is not valid JSON (line {}, column {}).",
-            e.line(),
-            e.column()
-        ))),
+        Ok(_) => Err(invalid("server.problem.invalid_body.not_object")),
+        Err(e) => Err(invalid("server.problem.invalid_body.not_json")
+            .arg("line", e.line())
+            .arg("column", e.column())),
     }
 }
 

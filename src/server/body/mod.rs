@@ -33,8 +33,8 @@ pub fn body_type(headers: &HeaderMap) -> Result<BodyType, Problem> {
     let unsupported = || {
         Problem::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported Media Type",
-            "Send the fields as application/json or application/x-www-form-urlencoded (UTF-8).",
+            "server.problem.media_type.title",
+            "server.problem.media_type.detail",
         )
     };
     let value = headers
@@ -61,9 +61,10 @@ pub fn body_type(headers: &HeaderMap) -> Result<BodyType, Problem> {
 fn too_large(limit: usize) -> Problem {
     Problem::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        "Content Too Large",
-        format!("The body is larger than {limit} bytes; nothing was stored."),
+        "server.problem.too_large.title",
+        "server.problem.too_large.detail",
     )
+    .arg("limit", limit)
 }
 
 /// How much of a too-large body is still read (and thrown away) before the
@@ -95,13 +96,13 @@ pub async fn read(headers: &HeaderMap, mut body: Body, limit: usize) -> Result<B
         }
         Err(e) if is_timeout(&e) => Err(Problem::new(
             StatusCode::REQUEST_TIMEOUT,
-            "Request Timeout",
-            "The body did not arrive in time; nothing was stored. It is safe to send it again with the same key.",
+            "server.problem.body_timeout.title",
+            "server.problem.body_timeout.detail",
         )),
         Err(_) => Err(Problem::new(
             StatusCode::BAD_REQUEST,
-            "Unreadable body",
-            "The body could not be read; nothing was stored.",
+            "server.problem.unreadable.title",
+            "server.problem.unreadable.detail",
         )),
     }
 }
@@ -142,14 +143,18 @@ pub fn fields(kind: BodyType, bytes: &[u8]) -> Result<Map<String, Value>, Proble
         BodyType::Form => urlencoded::object(bytes)?,
     };
     if map.len() > MAX_FIELDS {
-        return Err(invalid(&format!(
-            "The body has {} fields; at most {MAX_FIELDS} are taken.",
-            map.len()
-        )));
+        return Err(invalid("server.problem.invalid_body.field_count")
+            .arg("count", map.len())
+            .arg("max", MAX_FIELDS));
     }
     Ok(map)
 }
 
-pub(crate) fn invalid(detail: &str) -> Problem {
-    Problem::new(StatusCode::BAD_REQUEST, "Invalid body", detail)
+/// 400: the body is not what a form sends; `detail` says why.
+pub(crate) fn invalid(detail: &'static str) -> Problem {
+    Problem::new(
+        StatusCode::BAD_REQUEST,
+        "server.problem.invalid_body.title",
+        detail,
+    )
 }

@@ -13,10 +13,9 @@ pub fn object(bytes: &[u8]) -> Result<Map<String, Value>, Problem> {
     for part in bytes.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
         pairs += 1;
         if pairs > MAX_FIELDS * 4 {
-            return Err(invalid(&format!(
-                "The body has more than {} values; at most {MAX_FIELDS} fields are taken.",
-                MAX_FIELDS * 4
-            )));
+            return Err(invalid("server.problem.invalid_body.too_many_values")
+                .arg("values", MAX_FIELDS * 4)
+                .arg("max", MAX_FIELDS));
         }
         let (name, value) = match part.iter().position(|&b| b == b'=') {
             Some(at) => (&part[..at], &part[at + 1..]),
@@ -57,7 +56,7 @@ fn decode(bytes: &[u8]) -> Result<String, Problem> {
         }
         i += 1;
     }
-    String::from_utf8(out).map_err(|_| invalid("The form body is not UTF-8 text."))
+    String::from_utf8(out).map_err(|_| invalid("server.problem.invalid_body.not_utf8"))
 }
 
 fn hex(b: u8) -> Option<u8> {
