@@ -129,7 +129,7 @@ mod tests {
         );
         let refused = check(&form("refuse"), map(fields)).unwrap_err();
         assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
-        assert_eq!(refused.fields, ["utm_source"]);
+        assert_eq!(refused.fields(), ["utm_source"]);
     }
 
     #[test]
@@ -139,7 +139,7 @@ mod tests {
             map(json!({"email": "a@b.c", "message": "0123456789-0123456789"})),
         )
         .unwrap_err();
-        assert_eq!(err.fields, ["message"]);
+        assert_eq!(err.fields(), ["message"]);
         let detail = err.detail(crate::i18n::Lang::En);
         assert!(detail.contains("message") && detail.contains("20"));
         assert!(!detail.contains("0123456789"));
@@ -156,7 +156,7 @@ mod tests {
             json!({"email": []}),
         ] {
             let err = check(&form("keep"), map(fields)).unwrap_err();
-            assert_eq!(err.fields, ["email"]);
+            assert_eq!(err.fields(), ["email"]);
         }
     }
 }

@@ -21,13 +21,19 @@ pub struct Problem {
     /// of the request that gets the answer.
     title: &'static str,
     detail: &'static str,
+    /// Boxed: a problem travels in every `Result` of a request's checks.
+    more: Box<More>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct More {
     args: Vec<(&'static str, Arg)>,
     /// The fields the problem is about, by name.
-    pub fields: Vec<String>,
+    fields: Vec<String>,
     /// Seconds, for 409 and 429.
-    pub retry_after: Option<u64>,
+    retry_after: Option<u64>,
     /// Extension members (`receipt`, ...).
-    pub extra: Map<String, Value>,
+    extra: Map<String, Value>,
 }
 
 /// A value the detail names: the same in every language, or said in each.
@@ -45,40 +51,43 @@ impl Problem {
             status,
             title,
             detail,
-            args: Vec::new(),
-            fields: Vec::new(),
-            retry_after: None,
-            extra: Map::new(),
+            more: Box::default(),
         }
     }
 
     /// A value for the detail's `{name}`.
     pub fn arg(mut self, name: &'static str, value: impl std::fmt::Display) -> Self {
-        self.args.push((name, Arg::Same(value.to_string())));
+        self.more.args.push((name, Arg::Same(value.to_string())));
         self
     }
 
     /// A value for the detail's `{name}` that is said differently in each language.
     pub fn arg_in(mut self, name: &'static str, value: impl Fn(Lang) -> String) -> Self {
-        self.args
+        self.more
+            .args
             .push((name, Arg::PerLang(Lang::ALL.map(&value).to_vec())));
         self
     }
 
     /// Names the fields (shortened: a name is client text and may be long).
     pub fn with_fields<S: AsRef<str>>(mut self, fields: impl IntoIterator<Item = S>) -> Self {
-        self.fields = fields.into_iter().map(|f| shown_name(f.as_ref())).collect();
+        self.more.fields = fields.into_iter().map(|f| shown_name(f.as_ref())).collect();
         self
     }
 
     pub fn retry_after(mut self, seconds: u64) -> Self {
-        self.retry_after = Some(seconds.max(1));
+        self.more.retry_after = Some(seconds.max(1));
         self
     }
 
     pub fn with(mut self, name: &str, value: Value) -> Self {
-        self.extra.insert(name.to_string(), value);
+        self.more.extra.insert(name.to_string(), value);
         self
+    }
+
+    /// The fields the problem is about, by name as shown.
+    pub fn fields(&self) -> &[String] {
+        &self.more.fields
     }
 
     pub fn title(&self, lang: Lang) -> String {
@@ -88,6 +97,7 @@ impl Problem {
     pub fn detail(&self, lang: Lang) -> String {
         let at = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
         let values: Vec<(&str, &str)> = self
+            .more
             .args
             .iter()
             .map(|(name, arg)| match arg {
@@ -110,10 +120,10 @@ impl Problem {
             "detail": self.detail(lang),
         });
         let map = body.as_object_mut().expect("an object");
-        if !self.fields.is_empty() {
-            map.insert("fields".into(), json!(self.fields));
+        if !self.more.fields.is_empty() {
+            map.insert("fields".into(), json!(self.more.fields));
         }
-        for (k, v) in &self.extra {
+        for (k, v) in &self.more.extra {
             map.insert(k.clone(), v.clone());
         }
         body.to_string()
@@ -133,7 +143,7 @@ impl Problem {
             self.body(lang),
         )
             .into_response();
-        if let Some(seconds) = self.retry_after {
+        if let Some(seconds) = self.more.retry_after {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
@@ -251,6 +261,6 @@ mod tests {
         assert_eq!(v["fields"], json!(["email"]));
         let long = "x".repeat(500);
         let p = p.with_fields([long.as_str()]);
-        assert_eq!(p.fields[0].chars().count(), 64);
+        assert_eq!(p.fields()[0].chars().count(), 64);
     }
 }
