@@ -20,8 +20,8 @@ use crate::webdriver::Session;
 /// How long a page may take to reach the state a test waits for.
 pub const WAIT: Duration = Duration::from_secs(20);
 
-/// Chromium's flags: headless, nothing fetched from outside, a profile of
-/// its own (added per test).
+/// Chromium's flags: headless, nothing fetched from outside, Japanese, a
+/// profile of its own (added per test).
 const FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
@@ -33,6 +33,9 @@ const FLAGS: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--window-size=1024,900",
+    // A Japanese visitor: the server answers in the language it is asked for.
+    "--lang=ja",
+    "--accept-lang=ja",
 ];
 
 /// One browser at a time: the machines that run these have two cores, and a
