@@ -110,7 +110,8 @@ pub fn form_page(page: &FormPage<'_>, key: &str) -> String {
 /// The thank-you page a plain form's post is redirected to (303): it says
 /// the submission was received, and since it is reached by a GET, reloading
 /// it posts nothing. Its link leads back to a fresh form page (a new key).
-pub fn thanks_page(page: &FormPage<'_>) -> String {
+/// `receipt`: the number the redirect named, for the visitor to quote.
+pub fn thanks_page(page: &FormPage<'_>, receipt: Option<u64>) -> String {
     let lang = page.lang;
     let mut html = String::with_capacity(1024);
     let heading = t!(lang, "page.thanks.title");
@@ -120,7 +121,15 @@ pub fn thanks_page(page: &FormPage<'_>) -> String {
     html.push_str(&escape(heading));
     html.push_str("</h1>\n<p id=\"intake-status\" role=\"status\">");
     html.push_str(&escape(t!(lang, "page.thanks.received")));
-    html.push_str("</p>\n<p>");
+    html.push_str("</p>\n");
+    if let Some(n) = receipt {
+        let _ = writeln!(
+            html,
+            "<p id=\"intake-receipt\">{}</p>",
+            escape(&t!(lang, "page.thanks.number", receipt = n))
+        );
+    }
+    html.push_str("<p>");
     html.push_str(&escape(t!(lang, "page.thanks.reload")));
     html.push_str("</p>\n");
     let _ = writeln!(
@@ -461,7 +470,7 @@ mod tests {
             honeypot: Some("h\"p"),
             lang: Lang::En,
         };
-        for html in [form_page(&page, "k"), thanks_page(&page)] {
+        for html in [form_page(&page, "k"), thanks_page(&page, Some(7))] {
             assert!(!html.contains("<script>alert"), "{html}");
             assert!(!html.contains("<img"), "{html}");
             assert!(!html.contains('\u{202e}'), "{html}");
@@ -504,15 +513,20 @@ mod tests {
 
     #[test]
     fn the_thanks_page_says_received_and_posts_nothing() {
-        let en = thanks_page(&contact(Lang::En));
+        let en = thanks_page(&contact(Lang::En), Some(12));
         assert!(en.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
         assert!(en.contains("<title>Thank you — Contact</title>"));
         assert!(en.contains(
             "<p id=\"intake-status\" role=\"status\">We have received your submission.</p>"
         ));
+        assert!(en.contains("<p id=\"intake-receipt\">Your receipt number is 12.</p>"));
         assert!(en.contains("<a href=\"/f/contact\">Back to the form</a>"));
         assert!(!en.contains("<form") && !en.contains("<script"));
-        let ja = thanks_page(&contact(Lang::Ja));
+        let ja = thanks_page(&contact(Lang::Ja), None);
+        assert!(
+            !ja.contains("intake-receipt"),
+            "no number named: none shown"
+        );
         assert!(ja.contains("<h1>送信ありがとうございました</h1>"));
         assert!(ja.contains("お問い合わせを受け付けました。"));
         assert!(ja.contains("再読み込みしても、もう一度送信されることはありません。"));

@@ -3,7 +3,7 @@
 //! redirected to (303), and the script that enhances the page. The HTML is
 //! rendered by [`super::page`].
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 
@@ -38,6 +38,7 @@ pub async fn form_page(
 pub async fn thanks_page(
     State(app): State<AppState>,
     Path(form): Path<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     let Some(config) = app.form(&form) else {
@@ -46,9 +47,20 @@ pub async fn thanks_page(
     let fields = field_limits(config);
     let lang = negotiate(&headers, i18n::current());
     with_language(
-        Html(page::thanks_page(&form_of(config, &fields, &[], lang))),
+        Html(page::thanks_page(
+            &form_of(config, &fields, &[], lang),
+            receipt_of(query.as_deref()),
+        )),
         lang,
     )
+}
+
+/// `receipt=N` of the redirect's query; anything else shows no number.
+fn receipt_of(query: Option<&str>) -> Option<u64> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("receipt="))
+        .and_then(|n| n.parse().ok())
 }
 
 /// A page in `lang`, saying so (caches keep one page per language).
@@ -99,4 +111,18 @@ fn form_of<'a>(
 fn minted_key() -> String {
     let bytes: [u8; 16] = rand::random();
     hex::encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::receipt_of;
+
+    #[test]
+    fn the_receipt_number_of_the_thanks_address() {
+        assert_eq!(receipt_of(Some("receipt=42")), Some(42));
+        assert_eq!(receipt_of(Some("a=1&receipt=7")), Some(7));
+        assert_eq!(receipt_of(Some("receipt=<script>")), None);
+        assert_eq!(receipt_of(Some("receipt=-1")), None);
+        assert_eq!(receipt_of(None), None);
+    }
 }

@@ -87,6 +87,10 @@ fn a_double_click_on_a_plain_form_stores_one_receipt_and_shows_the_thanks_page()
         browser.text(&browser.find("#intake-status")),
         "お問い合わせを受け付けました。"
     );
+    assert_eq!(
+        browser.text(&browser.find("#intake-receipt")),
+        format!("受付番号は {} です。", receipt.id)
+    );
     assert_stored_as_typed(&receipt.payload);
     // However many posts the browser let through, each carried the page's
     // one key, and every one after the first was answered as a replay.

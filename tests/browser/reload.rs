@@ -47,7 +47,11 @@ fn reloading_the_thanks_page_sends_nothing_again() {
         "お問い合わせを受け付けました。"
     );
     assert_eq!(
-        browser.text(&browser.find("main p:nth-of-type(2)")),
+        browser.text(&browser.find("#intake-receipt")),
+        format!("受付番号は {} です。", receipt.id)
+    );
+    assert_eq!(
+        browser.text(&browser.find("main p:nth-of-type(3)")),
         "このページを再読み込みしても、もう一度送信されることはありません。"
     );
     let receipt = intake.only_receipt();
