@@ -264,6 +264,9 @@ pub struct SimulateArgs {
     /// How long after the first post a reload posts again (and up to a quarter more).
     #[arg(long, value_name = "DURATION", default_value = "90s", value_parser = parse_duration_ms, allow_hyphen_values = true)]
     pub reload_after: Millis,
+    /// How long after its first post a corrected resend or a second message comes (up to half more).
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = parse_duration_ms, allow_hyphen_values = true)]
+    pub resend_after: Millis,
     /// No progress line, only the summary.
     #[arg(long)]
     pub quiet: bool,

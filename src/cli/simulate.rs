@@ -6,6 +6,7 @@
 //! server could not be reached, or stopped answering; 2 for a bad address,
 //! a form that is not there, or a page that is not a form.
 
+use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -41,6 +42,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<i32> {
         honeypot: args.honeypot.clone(),
         timing: Timing {
             reload_after_ms: args.reload_after,
+            resend_after_ms: args.resend_after,
         },
     };
     let stop = stop_on_signals()?;
@@ -48,7 +50,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<i32> {
     let shown_url = inline(&url, 100);
     let mut events = |event: Event<'_>| match event {
         Event::Started { honeypot } => live.line(&started(lang, &options, &shown_url, honeypot)),
-        Event::Progress(p) => live.progress(&progress_line(lang, p)),
+        Event::Progress(p) => live.progress(p.tally.posts, &progress_line(lang, p)),
         Event::RateLimited => live.line(t!(lang, "simulate.notice.rate_limited")),
     };
     let outcome = match simulate::run(&options, &stop, &mut events) {
@@ -185,13 +187,15 @@ fn progress_line(lang: Lang, p: &Progress<'_>) -> String {
     line
 }
 
-/// The progress line: rewritten in place on a terminal, a line a second
-/// otherwise.
+/// The progress line: rewritten in place each second on a terminal;
+/// otherwise (a log) a line a second while requests are sent.
 struct Live {
     quiet: bool,
     /// The terminal's width, when stderr is one.
     columns: Option<usize>,
-    shown: std::cell::Cell<bool>,
+    shown: Cell<bool>,
+    /// Posts when the last line was written.
+    posts: Cell<Option<u64>>,
 }
 
 impl Live {
@@ -202,11 +206,12 @@ impl Live {
         Self {
             quiet,
             columns,
-            shown: std::cell::Cell::new(false),
+            shown: Cell::new(false),
+            posts: Cell::new(None),
         }
     }
 
-    fn progress(&self, text: &str) {
+    fn progress(&self, posts: u64, text: &str) {
         if self.quiet {
             return;
         }
@@ -216,6 +221,7 @@ impl Live {
                 self.shown.set(true);
                 write!(err, "\r\x1b[K{}", fit(text, columns.saturating_sub(1)))
             }
+            None if self.posts.replace(Some(posts)) == Some(posts) => return,
             None => writeln!(err, "{text}"),
         };
         let _ = err.flush();

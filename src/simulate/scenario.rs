@@ -135,13 +135,27 @@ pub struct Timing {
     /// A reload comes this long after the first post (and up to a quarter
     /// more): a minute or more is SPEC's `minutes` class.
     pub reload_after_ms: Millis,
+    /// A corrected resend or a second message comes this long after the
+    /// first post (and up to half more).
+    pub resend_after_ms: Millis,
 }
 
 impl Default for Timing {
     fn default() -> Self {
         Self {
             reload_after_ms: 90_000,
+            resend_after_ms: 20_000,
         }
+    }
+}
+
+impl Timing {
+    fn reload(&self, rng: &mut ChaCha8Rng) -> Millis {
+        self.reload_after_ms + rng.random_range(0..=self.reload_after_ms / 4)
+    }
+
+    fn resend(&self, rng: &mut ChaCha8Rng) -> Millis {
+        self.resend_after_ms + rng.random_range(0..=self.resend_after_ms / 2)
     }
 }
 
@@ -190,8 +204,7 @@ pub fn steps(
         Pathway::Reload => {
             let fields = payload::page_fields(shape, &typed);
             b.page(at, 0, fields.clone());
-            let later =
-                at + timing.reload_after_ms + rng.random_range(0..=timing.reload_after_ms / 4);
+            let later = at + timing.reload(rng);
             // The back button re-posts the same page (its key); reopening
             // the form makes a new page and a new key, the browser filling
             // in the same values.
@@ -217,7 +230,7 @@ pub fn steps(
             }
         }
         Pathway::CorrectedResend => {
-            let later = at + rng.random_range(20_000..50_000);
+            let later = at + timing.resend(rng);
             let fixed = typed.corrected(rng);
             if rng.random_bool(0.7) {
                 b.script(rng, at, shape, &typed, true);
@@ -232,7 +245,7 @@ pub fn steps(
         Pathway::FollowUp => {
             b.script(rng, at, shape, &typed, true);
             let again = typed.writes_again(rng);
-            let later = at + rng.random_range(15_000..40_000);
+            let later = at + timing.resend(rng);
             b.script(rng, later, shape, &again, true);
         }
         Pathway::HoneypotBot => {
@@ -446,7 +459,7 @@ mod tests {
                 };
                 assert_eq!(field(0, "email"), field(1, "email"));
                 assert_ne!(field(0, "message"), field(1, "message"));
-                assert!(s[1].at_ms - s[0].at_ms >= 15_000);
+                assert!((20_000..=30_000).contains(&(s[1].at_ms - s[0].at_ms)));
             }
         }
     }

@@ -14,3 +14,4 @@ mod lookup;
 mod protocol;
 mod race;
 mod refusals;
+mod simulate;
