@@ -221,7 +221,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
     },
-    /// Send realistic traffic to a running `serve`: every pathway of seed 004, through HTTP.
+    /// Send realistic traffic to a running `serve` over HTTP: second clicks, retries, reloads,
+    /// two handlers, bots, follow-ups.
     Simulate(SimulateArgs),
     /// Write a realistic demo database.
     Demo {

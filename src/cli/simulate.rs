@@ -49,7 +49,11 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<i32> {
     let live = Live::new(args.quiet);
     let shown_url = inline(&url, 100);
     let mut events = |event: Event<'_>| match event {
-        Event::Started { honeypot } => live.line(&started(lang, &options, &shown_url, honeypot)),
+        Event::Started { honeypot } => {
+            if !args.quiet {
+                live.line(&started(lang, &options, &shown_url, honeypot));
+            }
+        }
         Event::Progress(p) => live.progress(p.tally.posts, &progress_line(lang, p)),
         Event::RateLimited => live.line(t!(lang, "simulate.notice.rate_limited")),
     };
@@ -168,23 +172,25 @@ fn started(lang: Lang, options: &Options, url: &str, honeypot: &str) -> String {
 }
 
 fn progress_line(lang: Lang, p: &Progress<'_>) -> String {
-    let mut line = t!(
-        lang,
-        "simulate.live",
-        elapsed = p.elapsed.as_secs(),
-        visitors = p.visitors,
-        answers = p.tally.answers_line(lang),
-        receipts = p.tally.receipts()
-    );
-    if !p.arriving && p.waiting > 0 {
-        line.push_str(&t!(
+    let finishing = if !p.arriving && p.waiting > 0 {
+        t!(
             lang,
             "simulate.finishing",
             waiting = p.waiting,
             seconds = p.last_due_in.map_or(0, |d| d.as_secs())
-        ));
-    }
-    line
+        )
+    } else {
+        String::new()
+    };
+    t!(
+        lang,
+        "simulate.live",
+        elapsed = p.elapsed.as_secs(),
+        visitors = p.visitors,
+        receipts = p.tally.receipts(),
+        finishing = finishing,
+        answers = p.tally.answers_line(lang)
+    )
 }
 
 /// The progress line: rewritten in place each second on a terminal;

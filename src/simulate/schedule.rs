@@ -69,21 +69,19 @@ impl Plan {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut intro = Pathway::ALL.to_vec();
         intro.shuffle(&mut rng);
-        let mut plan = Self {
+        Self {
             rng,
             shape,
             timing,
             mean_gap_ms: 1000.0 / rate.max(f64::MIN_POSITIVE),
+            // The first visitor comes at once.
             next_arrival_ms: 0.0,
             arrivals_end_ms: arrivals_for_ms,
             visitors: 0,
             intro,
             queue: BinaryHeap::new(),
             seq: 0,
-        };
-        // The first visitor comes at once.
-        plan.next_arrival_ms = 0.0;
-        plan
+        }
     }
 
     /// When the next request is due (ms after the start); `None` when the
