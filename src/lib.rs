@@ -20,6 +20,8 @@
 //!   command-line string is read from;
 //! - [`server`]: the intake protocol over HTTP (`serve`), writing through
 //!   the intake's store;
+//! - [`simulate`]: realistic traffic for a running server (`simulate`),
+//!   every pathway of seed 004 through HTTP;
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!
@@ -40,6 +42,7 @@ pub mod report;
 pub mod review;
 pub mod sanitize;
 pub mod server;
+pub mod simulate;
 pub mod storage;
 pub mod triage;
 pub mod tui;

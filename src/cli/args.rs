@@ -221,6 +221,9 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
     },
+    /// Send realistic traffic to a running `serve` over HTTP: second clicks, retries, reloads,
+    /// two handlers, bots, follow-ups.
+    Simulate(SimulateArgs),
     /// Write a realistic demo database.
     Demo {
         /// The file to write (new or empty; its folder must exist).
@@ -236,6 +239,87 @@ pub enum Command {
         #[arg(long, value_name = "TIME", value_parser = parse_time_arg)]
         now: Option<Millis>,
     },
+}
+
+/// `simulate URL`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct SimulateArgs {
+    /// The server's address, e.g. http://127.0.0.1:8080 (or a form's, …/f/contact).
+    pub url: String,
+    /// The form to post to (default: the one the URL names, else contact).
+    #[arg(long, value_name = "NAME", value_parser = parse_form_name)]
+    pub form: Option<String>,
+    /// Visitors a second (each sends one to five requests).
+    #[arg(long, value_name = "N", default_value = "5", value_parser = parse_rate)]
+    pub rate: f64,
+    /// How long visitors keep arriving, in seconds (0: until Ctrl-C); their
+    /// follow-ups are still sent afterwards.
+    #[arg(long, value_name = "S", default_value_t = 60)]
+    pub seconds: u64,
+    /// The seed of the random choices (default: a new one, printed).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// The honeypot field bots fill (default: the form page's, else _gotcha).
+    #[arg(long, value_name = "NAME", value_parser = parse_field_name)]
+    pub honeypot: Option<String>,
+    /// How long after the first post a reload posts again (and up to a quarter more).
+    #[arg(long, value_name = "DURATION", default_value = "90s", value_parser = parse_duration_ms, allow_hyphen_values = true)]
+    pub reload_after: Millis,
+    /// How long after its first post a corrected resend or a second message comes (up to half more).
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = parse_duration_ms, allow_hyphen_values = true)]
+    pub resend_after: Millis,
+    /// No progress line, only the summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Visitors a second: more than 0, at most 1000.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    let lang = i18n::current();
+    match text.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= 1000.0 => Ok(r),
+        _ => Err(t!(
+            lang,
+            "simulate.value.rate",
+            text = crate::sanitize::inline(text, 40)
+        )),
+    }
+}
+
+/// A form's name as the server's routes take it: 1-64 of A-Z, a-z, 0-9, _ and -.
+fn parse_form_name(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(t!(
+            i18n::current(),
+            "simulate.value.form",
+            text = crate::sanitize::inline(text, 40)
+        ))
+    }
+}
+
+/// A field's name: not empty, printable, at most 64 characters.
+fn parse_field_name(text: &str) -> Result<String, String> {
+    let ok = !text.trim().is_empty()
+        && text.chars().count() <= 64
+        && !text
+            .chars()
+            .any(|c| c.is_control() || crate::sanitize::is_unsafe(c));
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(t!(
+            i18n::current(),
+            "simulate.value.field",
+            text = crate::sanitize::inline(text, 40)
+        ))
+    }
 }
 
 /// `--format csv|jsonl`: the review log's own formats, by their own names.

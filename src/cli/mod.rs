@@ -11,6 +11,7 @@ pub mod localize;
 mod operator;
 mod output;
 mod serve;
+mod simulate;
 mod usage;
 
 use std::ffi::OsString;
@@ -83,6 +84,7 @@ pub fn main() -> i32 {
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),
         Some(Command::Serve { db, config }) => serve::run(&db, &config),
+        Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Demo {
             out,
             receipts,

@@ -16,3 +16,4 @@ mod lookup;
 mod protocol;
 mod race;
 mod refusals;
+mod simulate;
