@@ -53,6 +53,11 @@ pub struct Tally {
     pub pathways: BTreeMap<Pathway, u64>,
     /// Receipt numbers answered (201, 202, 303).
     receipts: HashSet<u64>,
+    /// Of them, those named by an answer that was not a replay. A replay
+    /// can be counted before the answer it repeats (sender threads answer
+    /// in any order), so a replay's number alone must not make that answer
+    /// look like an absorbed copy.
+    first_named: HashSet<u64>,
 }
 
 impl Tally {
@@ -76,7 +81,7 @@ impl Tally {
                 receipt,
             } => (*status, *replayed, *receipt),
         };
-        let known = receipt.is_some_and(|r| self.receipts.contains(&r));
+        let known = receipt.is_some_and(|r| self.first_named.contains(&r));
         let count = |a: &mut Accepted| {
             a.n += 1;
             if replayed {
@@ -100,6 +105,9 @@ impl Tally {
             && let Some(r) = receipt
         {
             self.receipts.insert(r);
+            if !replayed {
+                self.first_named.insert(r);
+            }
         }
     }
 
@@ -200,6 +208,28 @@ mod tests {
             pages: 0,
             pages_failed: 0,
         }
+    }
+
+    #[test]
+    fn a_replay_counted_before_its_original_leaves_the_original_new() {
+        let mut t = Tally::default();
+        let first = step(Pathway::SecondClick);
+        let mut later = first.clone();
+        later.first = false;
+        // The second click's replay reaches the tally first.
+        t.add(&later, &http(201, true, Some(7)));
+        t.add(&first, &http(201, false, Some(7)));
+        assert_eq!(
+            t.created,
+            Accepted {
+                n: 2,
+                replayed: 1,
+                absorbed: 0
+            }
+        );
+        // An exact copy answered with that number afterwards is absorbed.
+        t.add(&later, &http(201, false, Some(7)));
+        assert_eq!(t.created.absorbed, 1);
     }
 
     #[test]
