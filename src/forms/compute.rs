@@ -174,15 +174,19 @@ pub fn compute(snap: &Snapshot, period: Period) -> Forms {
             b.seen[Pathway::Bots as usize].add(1, p.created_ms, item, p.id);
         }
     }
-    for p in &a.replayed {
+    // Retries the keys answered and exact copies the intake absorbed: one
+    // pathway (neither became a duplicate), counted apart in the row.
+    for p in &a.answered {
         let Some(scope) = a.scopes.get(p.scope as usize) else {
             continue;
         };
         if within(Some(p.created_ms)) {
             let b = table.form(&scope.scope);
-            b.row.replays += u64::from(p.count);
+            let (replays, absorbed) = (u64::from(p.replays), u64::from(p.absorbed));
+            b.row.replays += replays;
+            b.row.absorbed += absorbed;
             b.seen[Pathway::RetriesAbsorbed as usize].add(
-                u64::from(p.count),
+                replays + absorbed,
                 p.created_ms,
                 None,
                 p.id,
@@ -198,6 +202,7 @@ pub fn compute(snap: &Snapshot, period: Period) -> Forms {
         series_start_ms: series_start,
         bucket_ms: bucket,
         rows,
+        absorbed_counted: snap.absorbed_total.is_some(),
     }
 }
 
@@ -268,6 +273,11 @@ fn finish(mut b: Building) -> FormRow {
             continue;
         }
         let keyless = (p == Pathway::NoKey && many_keyless).then_some((row.keyless, row.receipts));
+        let absorbed = if p == Pathway::RetriesAbsorbed {
+            row.absorbed
+        } else {
+            0
+        };
         let (example, example_receipt) = match &seen.example {
             Some((_, item, receipt)) => (item.clone(), Some(*receipt)),
             None => (None, None),
@@ -275,9 +285,10 @@ fn finish(mut b: Building) -> FormRow {
         found.push(Finding {
             pathway: p,
             count: seen.count,
+            absorbed,
             example,
             example_receipt,
-            evidence: super::evidence_of(p, keyless, Lang::En),
+            evidence: super::evidence_of(p, keyless, seen.count, absorbed, Lang::En),
             keyless,
         });
     }
@@ -440,13 +451,15 @@ mod tests {
             id: 20,
             scope: 0,
             created_ms: at,
-            count: 0,
+            replays: 0,
+            absorbed: 0,
         }];
-        activity.replayed = vec![Placed {
+        activity.answered = vec![Placed {
             id: 21,
             scope: 0,
             created_ms: at,
-            count: 3,
+            replays: 3,
+            absorbed: 0,
         }];
         triage.stuck = vec![Stuck {
             receipt_id: 22,

@@ -218,8 +218,15 @@ fn copies(
     const CLASS: usize = 12;
     const STATE: usize = 9;
     const REPLAYS: usize = 7;
+    const ABSORBED: usize = 8;
     const MATCH: usize = 7;
-    let fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
+    // Copies the intake absorbed, beside the replays: only where the
+    // database counts them.
+    let absorbed = snap.absorbed_total.is_some();
+    let mut fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
+    if absorbed {
+        fixed += ABSORBED + 1;
+    }
     // On a narrow pane the key goes on a line of its own under each copy.
     let key_inline = w >= fixed + 12;
     let key_w = if key_inline { (w - fixed).min(40) } else { 0 };
@@ -246,8 +253,14 @@ fn copies(
     header.extend([
         text::pad(t!(lang, "screen.detail.group.state"), STATE),
         text::pad(t!(lang, "screen.detail.group.replays"), REPLAYS),
-        text::pad(t!(lang, "screen.detail.group.match"), MATCH),
     ]);
+    if absorbed {
+        header.push(text::pad(
+            t!(lang, "screen.detail.group.absorbed"),
+            ABSORBED,
+        ));
+    }
+    header.push(text::pad(t!(lang, "screen.detail.group.match"), MATCH));
     let header = header.join(" ");
     let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
     for (i, m) in g.members.iter().enumerate() {
@@ -295,6 +308,9 @@ fn copies(
             text::pad(&state, STATE),
             text::pad_left(&replays, REPLAYS - 1) + " ",
         ]);
+        if let Some(n) = snap.absorbed_of(m.id) {
+            cells.push(text::pad_left(&n.to_string(), ABSORBED - 1) + " ");
+        }
         let mut used = 0;
         let mut spans = Vec::new();
         for cell in cells {
