@@ -512,6 +512,72 @@ mod tests {
     }
 
     #[test]
+    fn copies_the_intake_absorbed_join_the_retries_absorbed() {
+        let mut snap = planted();
+        let forms = compute(&snap, Period::Week);
+        assert!(!forms.absorbed_counted);
+        let retries = |forms: &Forms| {
+            let row = forms.rows.iter().find(|r| r.scope == "f/bots").unwrap();
+            (row.clone(), row.pathways.last().unwrap().clone())
+        };
+        let (row, f) = retries(&forms);
+        assert_eq!((row.replays, row.absorbed), (3, 0));
+        assert_eq!(
+            (f.count, f.absorbed, f.unit_in(Lang::En)),
+            (3, 0, "replays")
+        );
+        assert_eq!(f.advice_in(Lang::En), Pathway::RetriesAbsorbed.advice());
+
+        // Two exact copies of receipt 21 absorbed, and one copy of a receipt
+        // that had no replay (23), an hour later.
+        snap.absorbed_total = Some(3);
+        let at = NOW - HOUR_MS;
+        let activity = Arc::make_mut(&mut snap.activity);
+        activity.answered[0].absorbed = 2;
+        activity.answered.push(Placed {
+            id: 23,
+            scope: 0,
+            created_ms: at,
+            replays: 0,
+            absorbed: 1,
+        });
+        let forms = compute(&snap, Period::Week);
+        assert!(forms.absorbed_counted);
+        let (row, f) = retries(&forms);
+        assert_eq!((row.replays, row.absorbed), (3, 3));
+        assert_eq!(f.pathway, Pathway::RetriesAbsorbed);
+        assert_eq!((f.count, f.absorbed), (6, 3));
+        assert_eq!(f.example_receipt, Some(23), "the latest");
+        assert_eq!(f.unit_in(Lang::En), "retries");
+        assert_eq!(
+            f.evidence,
+            "retries the key answered with the stored response (3), and exact copies \
+             the intake answered with the original's response, never stored (3)"
+        );
+        assert_eq!(f.evidence_in(Lang::En), f.evidence);
+        assert!(f.evidence_in(Lang::Ja).contains("完全な重複（3 回、"));
+        assert!(
+            f.advice_in(Lang::En)
+                .contains("came with another key or none")
+        );
+
+        // Absorbed copies alone: no replay is claimed.
+        Arc::make_mut(&mut snap.activity).answered[0].replays = 0;
+        let (_, f) = retries(&compute(&snap, Period::Week));
+        assert_eq!((f.count, f.absorbed), (3, 3));
+        assert!(
+            f.evidence
+                .starts_with("exact copies of one visitor's fields"),
+            "{}",
+            f.evidence
+        );
+        // Outside the period, by the receipt's arrival, as replays are.
+        Arc::make_mut(&mut snap.activity).answered[1].created_ms = NOW - 40 * 24 * HOUR_MS;
+        let (row, f) = retries(&compute(&snap, Period::Week));
+        assert_eq!((row.absorbed, f.count), (2, 2));
+    }
+
+    #[test]
     fn a_bot_receipts_example_is_its_bot_group() {
         use crate::triage::model::{BotEvidence, BotGroup, BotReceipt};
         let mut snap = planted();

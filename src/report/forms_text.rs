@@ -226,8 +226,8 @@ mod tests {
             "{en}"
         );
         assert!(en.contains(
-            "3 retries the key answered with the stored response; \
-             2 exact copies the intake answered with the original's response"
+            "retries the key answered with the stored response (3), \
+             and exact copies the intake answered with the original's response, never stored (2)"
         ));
         assert!(en.contains("came with another key or none"), "{en}");
         let ja = render(&forms, Lang::Ja);
@@ -237,7 +237,7 @@ mod tests {
             at("再送") < at("吸収") && at("吸収") < at("競合"),
             "{heading}"
         );
-        assert!(ja.contains("完全な重複 2 回"), "{ja}");
+        assert!(ja.contains("完全な重複（2 回、"), "{ja}");
         // Headings and cells still end in the same columns.
         let table: Vec<&str> = ja
             .lines()

@@ -220,10 +220,12 @@ fn copies(
     const REPLAYS: usize = 7;
     const ABSORBED: usize = 8;
     const MATCH: usize = 7;
-    // Copies the intake absorbed, beside the replays: only where the
-    // database counts them.
-    let absorbed = snap.absorbed_total.is_some();
+    // Copies the intake absorbed, where the database counts them: a column
+    // beside the replays when the pane has room, else said on the key's
+    // line under a copy that has any.
+    let counted = snap.absorbed_total.is_some();
     let mut fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
+    let absorbed = counted && w >= fixed + ABSORBED + 1;
     if absorbed {
         fixed += ABSORBED + 1;
     }
@@ -308,8 +310,9 @@ fn copies(
             text::pad(&state, STATE),
             text::pad_left(&replays, REPLAYS - 1) + " ",
         ]);
-        if let Some(n) = snap.absorbed_of(m.id) {
-            cells.push(text::pad_left(&n.to_string(), ABSORBED - 1) + " ");
+        let absorbed_n = snap.absorbed_of(m.id).unwrap_or(0);
+        if absorbed {
+            cells.push(text::pad_left(&absorbed_n.to_string(), ABSORBED - 1) + " ");
         }
         let mut used = 0;
         let mut spans = Vec::new();
@@ -325,7 +328,11 @@ fn copies(
         lines.push(clip(spans, w));
         let indent = " ".repeat(NUM + 1 + ID + 1);
         if !key_inline {
-            let key = t!(lang, "screen.detail.key", key = key);
+            let mut key = t!(lang, "screen.detail.key", key = key);
+            if counted && !absorbed && absorbed_n > 0 {
+                key.push_str(" · ");
+                key.push_str(&t!(lang, "screen.detail.absorbed", n = absorbed_n));
+            }
             lines.push(Line::styled(
                 text::fit(&format!("{indent}{key}"), w),
                 theme.dim(),
