@@ -225,7 +225,7 @@ fn copies(
     // line under a copy that has any.
     let counted = snap.absorbed_total.is_some();
     let mut fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
-    let absorbed = counted && w >= fixed + ABSORBED + 1;
+    let absorbed = counted && w > fixed + ABSORBED;
     if absorbed {
         fixed += ABSORBED + 1;
     }
