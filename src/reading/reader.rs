@@ -2,10 +2,11 @@
 //! the rows appended since, as long as nothing else changed.
 //!
 //! A reading goes: begin a [`Session`] → read the receipts into the
-//! engine → count the replays and absorbed copies while the engine works out
-//! which receipts to read again → read those → analyse → join in the review log. The screen is
-//! handed the analysis then, and the receipts its items show follow from
-//! [`Reader::fill_receipts`], still in the same state of the database.
+//! engine → count the replays and absorbed copies while the engine works
+//! out which receipts to read again → read those → analyse → join in the
+//! review log. The screen is handed the analysis then, and the receipts its
+//! items show follow from [`Reader::fill_receipts`], still in the same state
+//! of the database.
 
 use std::collections::HashSet;
 use std::sync::Arc;

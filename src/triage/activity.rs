@@ -1,8 +1,8 @@
 //! When receipts arrived, per scope, in hourly buckets, and the few facts of
 //! each item's receipts that the per-form view needs (a copy's time and
 //! request key, the retries and copies a receipt's response answered): what
-//! a reading collects from the engine's facts so that the
-//! forms can be counted over any period without holding the receipts.
+//! a reading collects from the engine's facts so that the forms can be
+//! counted over any period without holding the receipts.
 //!
 //! A [`Collector`] kept between readings of the same facts counts only the
 //! receipts appended since, and looks up only the receipts of the groups and

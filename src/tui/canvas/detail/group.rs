@@ -329,7 +329,7 @@ fn copies(
         let indent = " ".repeat(NUM + 1 + ID + 1);
         if !key_inline {
             let mut key = t!(lang, "screen.detail.key", key = key);
-            if counted && !absorbed && absorbed_n > 0 {
+            if !absorbed && absorbed_n > 0 {
                 key.push_str(" · ");
                 key.push_str(&t!(lang, "screen.detail.absorbed", n = absorbed_n));
             }
