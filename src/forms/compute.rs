@@ -174,15 +174,19 @@ pub fn compute(snap: &Snapshot, period: Period) -> Forms {
             b.seen[Pathway::Bots as usize].add(1, p.created_ms, item, p.id);
         }
     }
-    for p in &a.replayed {
+    // Retries the keys answered and exact copies the intake absorbed: one
+    // pathway (neither became a duplicate), counted apart in the row.
+    for p in &a.answered {
         let Some(scope) = a.scopes.get(p.scope as usize) else {
             continue;
         };
         if within(Some(p.created_ms)) {
             let b = table.form(&scope.scope);
-            b.row.replays += u64::from(p.count);
+            let (replays, absorbed) = (u64::from(p.replays), u64::from(p.absorbed));
+            b.row.replays += replays;
+            b.row.absorbed += absorbed;
             b.seen[Pathway::RetriesAbsorbed as usize].add(
-                u64::from(p.count),
+                replays + absorbed,
                 p.created_ms,
                 None,
                 p.id,
@@ -198,6 +202,7 @@ pub fn compute(snap: &Snapshot, period: Period) -> Forms {
         series_start_ms: series_start,
         bucket_ms: bucket,
         rows,
+        absorbed_counted: snap.absorbed_total.is_some(),
     }
 }
 
@@ -268,6 +273,11 @@ fn finish(mut b: Building) -> FormRow {
             continue;
         }
         let keyless = (p == Pathway::NoKey && many_keyless).then_some((row.keyless, row.receipts));
+        let absorbed = if p == Pathway::RetriesAbsorbed {
+            row.absorbed
+        } else {
+            0
+        };
         let (example, example_receipt) = match &seen.example {
             Some((_, item, receipt)) => (item.clone(), Some(*receipt)),
             None => (None, None),
@@ -275,9 +285,10 @@ fn finish(mut b: Building) -> FormRow {
         found.push(Finding {
             pathway: p,
             count: seen.count,
+            absorbed,
             example,
             example_receipt,
-            evidence: super::evidence_of(p, keyless, Lang::En),
+            evidence: super::evidence_of(p, keyless, seen.count, absorbed, Lang::En),
             keyless,
         });
     }
@@ -440,13 +451,15 @@ mod tests {
             id: 20,
             scope: 0,
             created_ms: at,
-            count: 0,
+            replays: 0,
+            absorbed: 0,
         }];
-        activity.replayed = vec![Placed {
+        activity.answered = vec![Placed {
             id: 21,
             scope: 0,
             created_ms: at,
-            count: 3,
+            replays: 3,
+            absorbed: 0,
         }];
         triage.stuck = vec![Stuck {
             receipt_id: 22,
@@ -496,6 +509,72 @@ mod tests {
         assert_eq!(bots.pathways[0].example_receipt, Some(20));
         // No bot group holds receipt 20 in this triage: nothing to jump to.
         assert_eq!(bots.pathways[0].example, None);
+    }
+
+    #[test]
+    fn copies_the_intake_absorbed_join_the_retries_absorbed() {
+        let mut snap = planted();
+        let forms = compute(&snap, Period::Week);
+        assert!(!forms.absorbed_counted);
+        let retries = |forms: &Forms| {
+            let row = forms.rows.iter().find(|r| r.scope == "f/bots").unwrap();
+            (row.clone(), row.pathways.last().unwrap().clone())
+        };
+        let (row, f) = retries(&forms);
+        assert_eq!((row.replays, row.absorbed), (3, 0));
+        assert_eq!(
+            (f.count, f.absorbed, f.unit_in(Lang::En)),
+            (3, 0, "replays")
+        );
+        assert_eq!(f.advice_in(Lang::En), Pathway::RetriesAbsorbed.advice());
+
+        // Two exact copies of receipt 21 absorbed, and one copy of a receipt
+        // that had no replay (23), an hour later.
+        snap.absorbed_total = Some(3);
+        let at = NOW - HOUR_MS;
+        let activity = Arc::make_mut(&mut snap.activity);
+        activity.answered[0].absorbed = 2;
+        activity.answered.push(Placed {
+            id: 23,
+            scope: 0,
+            created_ms: at,
+            replays: 0,
+            absorbed: 1,
+        });
+        let forms = compute(&snap, Period::Week);
+        assert!(forms.absorbed_counted);
+        let (row, f) = retries(&forms);
+        assert_eq!((row.replays, row.absorbed), (3, 3));
+        assert_eq!(f.pathway, Pathway::RetriesAbsorbed);
+        assert_eq!((f.count, f.absorbed), (6, 3));
+        assert_eq!(f.example_receipt, Some(23), "the latest");
+        assert_eq!(f.unit_in(Lang::En), "retries");
+        assert_eq!(
+            f.evidence,
+            "retries the key answered with the stored response (3), and exact copies \
+             the intake answered with the original's response, never stored (3)"
+        );
+        assert_eq!(f.evidence_in(Lang::En), f.evidence);
+        assert!(f.evidence_in(Lang::Ja).contains("完全な重複（3 回、"));
+        assert!(
+            f.advice_in(Lang::En)
+                .contains("came with another key or none")
+        );
+
+        // Absorbed copies alone: no replay is claimed.
+        Arc::make_mut(&mut snap.activity).answered[0].replays = 0;
+        let (_, f) = retries(&compute(&snap, Period::Week));
+        assert_eq!((f.count, f.absorbed), (3, 3));
+        assert!(
+            f.evidence
+                .starts_with("exact copies of one visitor's fields"),
+            "{}",
+            f.evidence
+        );
+        // Outside the period, by the receipt's arrival, as replays are.
+        Arc::make_mut(&mut snap.activity).answered[1].created_ms = NOW - 40 * 24 * HOUR_MS;
+        let (row, f) = retries(&compute(&snap, Period::Week));
+        assert_eq!((row.absorbed, f.count), (2, 2));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The per-form view: one row per scope over a period (receipts, duplicate
-//! groups by class, copies without a key, replays, conflicts, stuck, bots),
+//! groups by class, copies without a key, replays, absorbed copies,
+//! conflicts, stuck, bots),
 //! a series for a chart, and the likely pathways with their fix.
 //!
 //! Pure: computed from a [`Snapshot`] and its activity summary
@@ -44,6 +45,9 @@ pub struct Forms {
     pub bucket_ms: Millis,
     /// Ordered by scope.
     pub rows: Vec<FormRow>,
+    /// Whether the database counts the exact copies the intake absorbed (it
+    /// has a usable `absorbed` table): when not, nothing is said of them.
+    pub absorbed_counted: bool,
 }
 
 /// One scope over the period.
@@ -60,8 +64,11 @@ pub struct FormRow {
     pub copies: usize,
     /// Receipts that came without a request key.
     pub keyless: u64,
-    /// Retries absorbed by the keys of the period's receipts.
+    /// Retries answered by the keys of the period's receipts.
     pub replays: u64,
+    /// Exact copies of the period's receipts that the intake answered with
+    /// their response and never stored.
+    pub absorbed: u64,
     pub conflicts: usize,
     pub stuck: usize,
     pub bots: usize,
@@ -87,12 +94,16 @@ impl FormRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     pub pathway: Pathway,
-    /// Copies (replays for retries absorbed, receipts for bots) that show it.
+    /// Copies (replays and absorbed copies for retries absorbed, receipts
+    /// for bots) that show it.
     pub count: u64,
+    /// Of `count`, the exact copies the intake absorbed (retries absorbed
+    /// only; the rest are replays).
+    pub absorbed: u64,
     /// The most recent item that shows it (`dup:12`), when one does.
     pub example: Option<String>,
-    /// A receipt that shows it (the example item's first, or a bot's, or a
-    /// replayed one's).
+    /// A receipt that shows it (the example item's first, or a bot's, or
+    /// one whose response answered a retry or an absorbed copy).
     pub example_receipt: Option<ReceiptId>,
     /// What was seen, in plain English words (`report --json`'s `evidence`;
     /// [`Finding::evidence_in`] says it in any language).
@@ -119,13 +130,54 @@ impl Finding {
 
     /// What was seen, in plain words in `lang`.
     pub fn evidence_in(&self, lang: Lang) -> String {
-        evidence_of(self.pathway, self.keyless, lang)
+        evidence_of(self.pathway, self.keyless, self.count, self.absorbed, lang)
+    }
+
+    /// What the count counts, in `lang`: the pathway's unit, except that
+    /// retries some of which were absorbed copies are not all "replays".
+    pub fn unit_in(&self, lang: Lang) -> &'static str {
+        match (self.absorbed > 0, self.count == 1) {
+            (true, true) => t!(lang, "forms.unit.retry"),
+            (true, false) => t!(lang, "forms.unit.retries"),
+            (false, _) => self.pathway.unit_in(self.count, lang),
+        }
+    }
+
+    /// The fix, in plain words in `lang` (English: `report --json`'s
+    /// `advice`): copies the intake absorbed came without the original's
+    /// key, which the advice for retries the keys answered does not say.
+    pub fn advice_in(&self, lang: Lang) -> &'static str {
+        if self.absorbed > 0 {
+            t!(lang, "forms.advice.copies_absorbed")
+        } else {
+            self.pathway.advice_in(lang)
+        }
     }
 }
 
 /// A pathway's evidence, with the share of keyless receipts where that
-/// share is itself evidence.
-pub(crate) fn evidence_of(pathway: Pathway, keyless: Option<(u64, u64)>, lang: Lang) -> String {
+/// share is itself evidence, and for retries absorbed how many were replays
+/// and how many exact copies the intake absorbed (of `count`), when any were.
+pub(crate) fn evidence_of(
+    pathway: Pathway,
+    keyless: Option<(u64, u64)>,
+    count: u64,
+    absorbed: u64,
+    lang: Lang,
+) -> String {
+    if absorbed > 0 {
+        let replays = count.saturating_sub(absorbed);
+        return if replays > 0 {
+            t!(
+                lang,
+                "forms.evidence.replays_and_copies_absorbed",
+                replays = replays,
+                absorbed = absorbed
+            )
+        } else {
+            t!(lang, "forms.evidence.copies_absorbed").to_string()
+        };
+    }
     let seen = pathway.evidence_in(lang);
     match keyless {
         Some((keyless, receipts)) => t!(

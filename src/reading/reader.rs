@@ -2,10 +2,11 @@
 //! the rows appended since, as long as nothing else changed.
 //!
 //! A reading goes: begin a [`Session`] → read the receipts into the
-//! engine → read the replays while the engine works out which receipts to
-//! read again → read those → analyse → join in the review log. The screen is
-//! handed the analysis then, and the receipts its items show follow from
-//! [`Reader::fill_receipts`], still in the same state of the database.
+//! engine → count the replays and absorbed copies while the engine works
+//! out which receipts to read again → read those → analyse → join in the
+//! review log. The screen is handed the analysis then, and the receipts its
+//! items show follow from [`Reader::fill_receipts`], still in the same state
+//! of the database.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use super::shown::{self, Shown};
 use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
-use crate::storage::{Connections, Replays, Session, Storage, StorageError};
+use crate::storage::{Connections, Session, Storage, StorageError, Tallies};
 use crate::triage::activity::Collector;
 use crate::triage::engine::{
     DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
@@ -64,8 +65,9 @@ pub struct Reader {
     /// read them again (the new copies are most of both).
     texts_read: Vec<Receipt>,
     verified: Option<Instant>,
-    /// Replays counted so far, brought up to date by each reading.
-    replays: Replays,
+    /// Replays and absorbed copies counted so far, brought up to date by
+    /// each reading.
+    tallies: Tallies,
     pub verify_every: Duration,
     /// How many windows back the engine keeps the fields of receipts (see
     /// `Engine::keep_fields_for`).
@@ -134,7 +136,7 @@ impl Reader {
             touched: Vec::new(),
             texts_read: Vec::new(),
             verified: None,
-            replays: Replays::default(),
+            tallies: Tallies::default(),
             verify_every: Duration::from_secs(30),
             fields_horizon: Some(DEFAULT_WINDOWS),
             activity_took: Duration::ZERO,
@@ -170,7 +172,7 @@ impl Reader {
         self.shown = Receipts::default();
         self.stale.clear();
         self.texts_read.clear();
-        self.replays = Replays::default();
+        self.tallies = Tallies::default();
         self.activity.reset();
     }
 
@@ -248,11 +250,14 @@ impl Reader {
             return Ok(None);
         }
         progress(Progress::new(Stage::Replays, 0, None));
-        // The replays are read while the engine works out what to read again.
-        let replays = &mut self.replays;
+        // The tallies are read while the engine works out what to read again.
+        let tallies = &mut self.tallies;
         let (read, mut supplying) = std::thread::scope(|scope| {
             let wanted = scope.spawn(move || ingesting.wanted());
-            let read = session.replays(replays);
+            let read = tallies
+                .each_mut()
+                .into_iter()
+                .try_for_each(|tally| session.tally(tally));
             let supplying = wanted
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -297,14 +302,18 @@ impl Reader {
         progress(Progress::new(Stage::ReviewLog, total, Some(total)));
         let mut snap = assemble(db, &mut *session, settings, receipt_count, triage)?;
         let started = Instant::now();
+        let (replays, absorbed) = (&self.tallies.replays, &self.tallies.absorbed);
         snap.activity = Arc::new(self.activity.collect(
             engine.store(),
             &snap.triage,
-            &self.replays.per_receipt,
+            &replays.per_receipt,
+            &absorbed.per_receipt,
         ));
         self.activity_took = started.elapsed();
-        snap.replays = self.replays.per_receipt.clone();
-        snap.replay_total = self.replays.total;
+        snap.replays = replays.per_receipt.clone();
+        snap.replay_total = replays.total;
+        snap.absorbed = absorbed.per_receipt.clone();
+        snap.absorbed_total = db.source().absorbed.is_usable().then_some(absorbed.total);
         Ok(Some((snap, PendingReceipts { session })))
     }
 
@@ -339,7 +348,7 @@ impl Reader {
             engine.store().rows(),
             self.sum_ids,
             engine.conflict_rows(),
-            &self.replays,
+            &self.tallies,
         )?)
     }
 

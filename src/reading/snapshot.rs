@@ -84,9 +84,15 @@ pub struct Snapshot {
     /// analysis is handed to the screen first): what is said of their texts,
     /// such as which items a text filter matches, is not yet the whole answer.
     pub receipts_pending: bool,
-    /// Retries absorbed by each receipt's key.
+    /// Retries answered by each receipt's key (`replays`).
     pub replays: HashMap<ReceiptId, u32>,
     pub replay_total: u64,
+    /// Exact copies of each receipt that the intake server answered with its
+    /// response and never stored (`absorbed`).
+    pub absorbed: HashMap<ReceiptId, u32>,
+    /// All absorbed copies; `None` when the database has no usable
+    /// `absorbed` table (nothing is said of them then, not "0").
+    pub absorbed_total: Option<u64>,
     /// Shared with the screen's reader, which keeps it for the next reading.
     pub triage: Arc<Triage>,
     /// Keyed by item id (`dup:12`); an item absent here is pending.
@@ -117,6 +123,13 @@ impl Snapshot {
 
     pub fn replays_of(&self, id: ReceiptId) -> u32 {
         self.replays.get(&id).copied().unwrap_or(0)
+    }
+
+    /// The exact copies of this receipt the intake absorbed; `None` when the
+    /// database does not count them.
+    pub fn absorbed_of(&self, id: ReceiptId) -> Option<u32> {
+        self.absorbed_total
+            .map(|_| self.absorbed.get(&id).copied().unwrap_or(0))
     }
 
     /// A group's copies as the choice of the one to keep sees them (see
@@ -208,6 +221,8 @@ pub(super) fn assemble(
         receipts_pending: false,
         replays: HashMap::new(),
         replay_total: 0,
+        absorbed: HashMap::new(),
+        absorbed_total: None,
         triage,
         reviews,
         activity: Arc::default(),

@@ -16,6 +16,9 @@ pub struct FormOut<'a> {
     copies: usize,
     keyless: u64,
     replays: u64,
+    /// Absent when the database does not count absorbed copies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    absorbed: Option<u64>,
     conflicts: usize,
     stuck: usize,
     bots: usize,
@@ -41,10 +44,14 @@ struct PathwayOut<'a> {
 }
 
 pub fn forms_out(forms: &Forms) -> Vec<FormOut<'_>> {
-    forms.rows.iter().map(form_out).collect()
+    forms
+        .rows
+        .iter()
+        .map(|r| form_out(r, forms.absorbed_counted))
+        .collect()
 }
 
-fn form_out(r: &FormRow) -> FormOut<'_> {
+fn form_out(r: &FormRow, absorbed_counted: bool) -> FormOut<'_> {
     let [simultaneous, seconds, minutes] = r.by_class;
     FormOut {
         scope: &r.scope,
@@ -60,6 +67,7 @@ fn form_out(r: &FormRow) -> FormOut<'_> {
         copies: r.copies,
         keyless: r.keyless,
         replays: r.replays,
+        absorbed: absorbed_counted.then_some(r.absorbed),
         conflicts: r.conflicts,
         stuck: r.stuck,
         bots: r.bots,
@@ -72,7 +80,7 @@ fn form_out(r: &FormRow) -> FormOut<'_> {
                 example: f.example.as_deref(),
                 example_receipt: f.example_receipt,
                 evidence: &f.evidence,
-                advice: f.pathway.advice(),
+                advice: f.advice_in(crate::i18n::Lang::En),
             })
             .collect(),
     }

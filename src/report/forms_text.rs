@@ -10,6 +10,8 @@ use crate::t;
 
 /// How many forms' pathways the text shows.
 const PATHWAYS_SHOWN: usize = 10;
+/// Where the absorbed copies' column goes: right after the replays'.
+const ABSORBED_AT: usize = 7;
 use crate::sanitize::inline;
 
 /// The section in `lang`, starting with a blank line.
@@ -28,7 +30,10 @@ pub fn render(forms: &Forms, lang: Lang) -> String {
         let _ = writeln!(out, "  {}", t!(lang, "report.forms.empty"));
         return out;
     }
-    let headings = [
+    // The absorbed copies' column stands beside the replays', and only where
+    // the database counts them.
+    let absorbed = forms.absorbed_counted;
+    let mut headings = vec![
         t!(lang, "report.forms.column.form"),
         t!(lang, "report.forms.column.receipts"),
         t!(lang, "report.forms.column.groups"),
@@ -41,11 +46,15 @@ pub fn render(forms: &Forms, lang: Lang) -> String {
         t!(lang, "report.forms.column.bots"),
     ];
     // Each column as wide as its usual width or its heading, whichever is wider.
-    let mut widths = [28, 8, 6, 13, 10, 12, 7, 9, 5, 5];
-    for (w, h) in widths.iter_mut().zip(headings) {
+    let mut widths = vec![28, 8, 6, 13, 10, 12, 7, 9, 5, 5];
+    if absorbed {
+        headings.insert(ABSORBED_AT, t!(lang, "report.forms.column.absorbed"));
+        widths.insert(ABSORBED_AT, 8);
+    }
+    for (w, h) in widths.iter_mut().zip(&headings) {
         *w = (*w).max(width(h));
     }
-    let row = |cells: [&str; 10]| {
+    let row = |cells: &[&str]| {
         let mut line = format!("  {}", pad_right(cells[0], widths[0]));
         for (cell, &w) in cells[1..].iter().zip(&widths[1..]) {
             line.push(' ');
@@ -53,25 +62,26 @@ pub fn render(forms: &Forms, lang: Lang) -> String {
         }
         line
     };
-    let _ = writeln!(out, "{}", row(headings));
+    let _ = writeln!(out, "{}", row(&headings));
     for r in &forms.rows {
         let [sim, sec, min] = r.by_class;
-        let _ = writeln!(
-            out,
-            "{}",
-            row([
-                &inline(&r.scope, 28),
-                &r.receipts.to_string(),
-                &r.duplicate_groups.to_string(),
-                &format!("{sim}/{sec}/{min}"),
-                &format!("{}/{}", r.exact, r.near),
-                &format!("{} ({:.0}%)", r.keyless, r.keyless_share() * 100.0),
-                &r.replays.to_string(),
-                &r.conflicts.to_string(),
-                &r.stuck.to_string(),
-                &r.bots.to_string(),
-            ])
-        );
+        let mut cells = vec![
+            inline(&r.scope, 28),
+            r.receipts.to_string(),
+            r.duplicate_groups.to_string(),
+            format!("{sim}/{sec}/{min}"),
+            format!("{}/{}", r.exact, r.near),
+            format!("{} ({:.0}%)", r.keyless, r.keyless_share() * 100.0),
+            r.replays.to_string(),
+            r.conflicts.to_string(),
+            r.stuck.to_string(),
+            r.bots.to_string(),
+        ];
+        if absorbed {
+            cells.insert(ABSORBED_AT, r.absorbed.to_string());
+        }
+        let cells: Vec<&str> = cells.iter().map(String::as_str).collect();
+        let _ = writeln!(out, "{}", row(&cells));
     }
     // The pathways of the forms with the most copies (then the most
     // receipts), in scope order; the rest are in --json.
@@ -101,11 +111,11 @@ pub fn render(forms: &Forms, lang: Lang) -> String {
                 "    {} {} {} {}",
                 pad_right(f.pathway.title_in(lang), title_width),
                 pad_left(&f.count.to_string(), 6),
-                pad_right(f.pathway.unit_in(f.count, lang), 8),
+                pad_right(f.unit_in(lang), 8),
                 f.example_label_in(lang)
             );
             let _ = writeln!(out, "      {}", f.evidence_in(lang));
-            let _ = writeln!(out, "      → {}", f.pathway.advice_in(lang));
+            let _ = writeln!(out, "      → {}", f.advice_in(lang));
         }
     }
     if more > 0 {
@@ -123,6 +133,7 @@ mod tests {
         let finding = |pathway, count, keyless| Finding {
             pathway,
             count,
+            absorbed: 0,
             example: Some("dup:7".into()),
             example_receipt: Some(7),
             evidence: String::new(),
@@ -182,6 +193,63 @@ mod tests {
             .collect();
         assert_eq!(counts.len(), 2);
         assert_eq!(counts[0], counts[1], "{ja}");
+    }
+
+    #[test]
+    fn absorbed_copies_have_a_column_beside_the_replays_where_counted() {
+        let mut forms = forms();
+        let en = render(&forms, Lang::En);
+        assert!(!en.contains("absorbed"), "{en}");
+        forms.absorbed_counted = true;
+        let row = &mut forms.rows[0];
+        (row.replays, row.absorbed) = (3, 2);
+        row.pathways.push(Finding {
+            pathway: Pathway::RetriesAbsorbed,
+            count: 5,
+            absorbed: 2,
+            example: None,
+            example_receipt: Some(21),
+            evidence: String::new(),
+            keyless: None,
+        });
+        let en = render(&forms, Lang::En);
+        let lines: Vec<&str> = en.lines().collect();
+        let heading = lines.iter().find(|l| l.contains("replays")).unwrap();
+        assert!(heading.contains("replays absorbed conflicts"), "{en}");
+        let cells: Vec<&str> = lines[lines.iter().position(|l| l == heading).unwrap() + 1]
+            .split_whitespace()
+            .collect();
+        // The no-key cell is two words ("8 (40%)").
+        assert_eq!(cells[7..10], ["3", "2", "0"], "{en}");
+        assert!(
+            en.contains("    retries absorbed        5 retries  e.g. receipt #21"),
+            "{en}"
+        );
+        assert!(en.contains(
+            "retries the key answered with the stored response (3), \
+             and exact copies the intake answered with the original's response, never stored (2)"
+        ));
+        assert!(en.contains("came with another key or none"), "{en}");
+        let ja = render(&forms, Lang::Ja);
+        let heading = ja.lines().find(|l| l.contains("再送")).unwrap();
+        let at = |word| heading.find(word).unwrap();
+        assert!(
+            at("再送") < at("吸収") && at("吸収") < at("競合"),
+            "{heading}"
+        );
+        assert!(ja.contains("完全な重複（2 回、"), "{ja}");
+        // Headings and cells still end in the same columns.
+        let table: Vec<&str> = ja
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+            .collect();
+        assert_eq!(
+            width(table[0]),
+            width(table[1]),
+            "\n{}\n{}",
+            table[0],
+            table[1]
+        );
     }
 
     #[test]

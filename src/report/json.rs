@@ -44,6 +44,10 @@ struct CountsJson {
     bot_groups: usize,
     damaged: usize,
     replays: u64,
+    /// Exact copies the intake absorbed; absent when the database has no
+    /// `absorbed` table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    absorbed: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -187,6 +191,7 @@ pub fn write_for(
             bot_groups: t.bot_groups.len(),
             damaged: t.damaged.len(),
             replays: input.replay_total,
+            absorbed: input.absorbed_total,
         },
         // The long lists are put in place of these (see below).
         duplicates: Vec::new(),
@@ -446,5 +451,14 @@ mod tests {
         assert_eq!(b["status"], "pending");
         assert!(b["decision"].is_null());
         assert_eq!(v["damaged"][0]["reason"], "payload");
+        // A database without an `absorbed` table: nothing said of it.
+        assert_eq!(v["counts"].get("absorbed"), None);
+        let with_table = Snapshot {
+            absorbed_total: Some(4),
+            ..input
+        };
+        let v: serde_json::Value = serde_json::from_str(&render(&with_table)).unwrap();
+        assert_eq!(v["counts"]["absorbed"].as_u64(), Some(4));
+        assert_eq!(v["counts"]["replays"].as_u64(), Some(7));
     }
 }

@@ -115,6 +115,15 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
             count = count(input.replay_total)
         ),
     );
+    // Copies the intake dropped are counted, so that a deduplicating intake
+    // is told apart from a delivery path that lost them; a database without
+    // the table says nothing of them.
+    if let Some(absorbed) = input.absorbed_total {
+        row(
+            t!(lang, "report.label.absorbed"),
+            t!(lang, "report.summary.absorbed", count = count(absorbed)),
+        );
+    }
 
     if !t.duplicates.is_empty() {
         let _ = writeln!(out, "\n{}", t!(lang, "report.section.duplicates"));
@@ -298,5 +307,47 @@ mod tests {
         assert!(ja.contains("間隔 2分"), "{ja}");
         assert!(ja.contains("受付 9        時刻     bad"), "{ja}");
         assert!(ja.contains("フォーム別（すべての受付。"), "{ja}");
+    }
+
+    #[test]
+    fn absorbed_copies_are_counted_only_where_the_database_counts_them() {
+        let without = Snapshot {
+            replay_total: 3,
+            ..Snapshot::default()
+        };
+        let text = render(&without);
+        assert!(text.contains("Replays              3 retries absorbed by their key"));
+        assert!(!text.contains("Absorbed"), "{text}");
+        assert!(!render_in(&without, Zone::UTC, Period::All, Lang::Ja).contains("吸収した重複"));
+
+        let with = Snapshot {
+            absorbed_total: Some(12),
+            ..without
+        };
+        let text = render(&with);
+        assert!(
+            text.contains(
+                "Absorbed            12 exact copies absorbed by the intake \
+                 (answered with the original's receipt, not stored)"
+            ),
+            "{text}"
+        );
+        // Beside the replays, in the summary.
+        let replays = text.find("Replays").unwrap();
+        assert_eq!(
+            text[replays..].lines().nth(1).map(|l| &l[..8]),
+            Some("Absorbed")
+        );
+        let ja = render_in(&with, Zone::UTC, Period::All, Lang::Ja);
+        assert!(
+            ja.contains("    12 件の完全な重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"),
+            "{ja}"
+        );
+        // A table that is there but empty says 0: the intake absorbed none.
+        let none = Snapshot {
+            absorbed_total: Some(0),
+            ..with
+        };
+        assert!(render(&none).contains("Absorbed             0 exact copies"));
     }
 }

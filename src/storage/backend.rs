@@ -12,8 +12,8 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use super::error::{LogError, StorageError};
-use super::replays::Replays;
 use super::source::Source;
+use super::tally::{Tallies, Tally};
 use crate::model::{
     LogEntry, NewEntry, RawConflict, ReceiptId, ReceiptStamp, ReceiptState, RowSink, RowSource,
 };
@@ -30,7 +30,8 @@ pub trait Storage {
     fn begin_write(&mut self) -> Result<Box<dyn WriteTx + '_>, LogError>;
 
     /// The shape of `receipts` (a table or a view, its columns) and of the
-    /// optional `key_conflicts` and `replays`, as found when it was opened.
+    /// optional `key_conflicts`, `replays` and `absorbed`, as found when it
+    /// was opened.
     fn source(&self) -> &Source;
 
     /// What the user named to open it (for SQLite, the file), to show.
@@ -127,19 +128,21 @@ pub trait Session: ReviewRead {
     /// id, their payloads (which no rule reads) left empty.
     fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;
 
-    /// Brings the replay counts up to date.
-    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError>;
+    /// Brings the counts of one table's rows per receipt (its
+    /// [`Tally::table`]) up to date; a table that is absent or unusable
+    /// counts none.
+    fn tally(&mut self, tally: &mut Tally) -> Result<(), StorageError>;
 
     /// True when the database holds what a reader read: `count` receipts
     /// with ids summing to `sum` up to `max`, the key conflict rows
-    /// `conflicts`, and the replays counted.
+    /// `conflicts`, and the rows `tallies` counted.
     fn holds(
         &mut self,
         max: ReceiptId,
         count: usize,
         sum: i128,
         conflicts: &[RawConflict],
-        replays: &Replays,
+        tallies: &Tallies,
     ) -> Result<bool, StorageError>;
 }
 

@@ -27,6 +27,7 @@ pub fn schema_problems(db: &Database) -> Vec<String> {
     for (name, related) in [
         ("key_conflicts", &source.key_conflicts),
         ("replays", &source.replays),
+        ("absorbed", &source.absorbed),
     ] {
         if let Related::Unusable { kind, missing } = related {
             let kind = match kind {
@@ -81,6 +82,9 @@ pub fn schema_notes(db: &Database) -> Vec<String> {
     }
     if source.replays == Related::Absent {
         notes.push(t!(lang, "check.note.no_replays").to_string());
+    }
+    if source.absorbed == Related::Absent {
+        notes.push(t!(lang, "check.note.no_absorbed").to_string());
     }
     if !db.is_wal() {
         notes.push(t!(lang, "check.note.not_wal").to_string());

@@ -326,6 +326,8 @@ pub fn doing_in(lang: Lang, context: &str) -> String {
         "counting receipts" => "error.storage.doing.counting_receipts",
         "reading replays" => "error.storage.doing.reading_replays",
         "counting replays" => "error.storage.doing.counting_replays",
+        "reading absorbed" => "error.storage.doing.reading_absorbed",
+        "counting absorbed" => "error.storage.doing.counting_absorbed",
         "watching for changes" => "error.storage.doing.watching",
         _ => return context.to_string(),
     };

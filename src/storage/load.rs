@@ -1,4 +1,5 @@
-//! Reading receipts, key conflicts and replay counts, faithfully and fast.
+//! Reading receipts, key conflicts and the tallies (replays, absorbed
+//! copies), faithfully and fast.
 //!
 //! Everything is read in one short read transaction (one consistent snapshot,
 //! and nothing held afterwards, so the intake's WAL can checkpoint). Each value
@@ -12,8 +13,8 @@ use rusqlite::types::ValueRef;
 
 use super::error::StorageError;
 use super::open::Database;
-use super::replays::load_replays;
 use super::source::{ReceiptColumns, Source};
+use super::tally::{CountedTable, load_tally};
 use super::value::{bad_id, integer_id, is_overflow};
 use crate::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
 
@@ -24,20 +25,26 @@ pub struct Loaded {
     pub receipts: Vec<RawReceipt>,
     /// Ascending by id; empty when there is no usable `key_conflicts`.
     pub conflicts: Vec<RawConflict>,
-    /// Replays absorbed per receipt; empty when there is no usable `replays`.
+    /// Replays per receipt; empty when there is no usable `replays`.
     pub replays: HashMap<ReceiptId, u32>,
     /// All replay rows, including any whose receipt id is not an integer.
     pub replay_total: u64,
+    /// Exact copies absorbed per receipt; empty when there is no usable
+    /// `absorbed`.
+    pub absorbed: HashMap<ReceiptId, u32>,
+    /// All absorbed rows, including any whose receipt id is not an integer.
+    pub absorbed_total: u64,
 }
 
-/// Reads all receipts, key conflicts and replay counts.
+/// Reads all receipts, key conflicts, replays and absorbed copies.
 pub fn load(db: &Database) -> Result<Loaded, StorageError> {
     let source = db.source();
     // Inside a caller's transaction its snapshot is used; otherwise one of our own.
     let tx = db.read_transaction()?;
     let receipts = load_receipts(db, source)?;
     let conflicts = load_conflicts(db)?;
-    let (replays, replay_total) = load_replays(db)?;
+    let (replays, replay_total) = load_tally(db, CountedTable::Replays)?;
+    let (absorbed, absorbed_total) = load_tally(db, CountedTable::Absorbed)?;
     if let Some(tx) = tx {
         tx.commit().map_err(|e| db.error("ending a read", e))?;
     }
@@ -46,6 +53,8 @@ pub fn load(db: &Database) -> Result<Loaded, StorageError> {
         conflicts,
         replays,
         replay_total,
+        absorbed,
+        absorbed_total,
     })
 }
 

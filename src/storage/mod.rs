@@ -10,8 +10,9 @@
 //! - [`schema`]: the schema (`assets/schema.sql`) and [`init`];
 //! - [`open`]: [`Database::open`], read-only or writable when possible;
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
-//! - [`load`]: reading receipts, key conflicts and replays for triage;
-//! - [`replays`]: replay counts, kept between readings and brought up to date;
+//! - [`load`]: reading receipts, key conflicts and the tallies for triage;
+//! - [`tally`]: replays and absorbed copies counted per receipt, kept between
+//!   readings and brought up to date;
 //! - [`stream`]: reading receipts in batches, for analyses that keep only facts;
 //! - [`session`]: [`ReadSession`], one state of the database read on one connection or several;
 //! - [`split`]: helper connections that read ranges of rows in the same state;
@@ -30,7 +31,6 @@ pub mod file;
 pub mod load;
 mod log_upgrade;
 pub mod open;
-pub mod replays;
 pub mod review_log;
 pub mod schema;
 pub mod session;
@@ -38,6 +38,7 @@ pub mod source;
 pub mod split;
 pub mod sqlite;
 pub mod stream;
+pub mod tally;
 mod value;
 pub mod write;
 
@@ -49,10 +50,10 @@ pub use load::{
     load_conflict_rows, load_conflicts, load_payload,
 };
 pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
-pub use replays::{Replays, load_replays};
 pub use review_log::{REVIEW_LOG_SQL, ensure_review_log};
 pub use schema::{SCHEMA_SQL, init};
 pub use session::ReadSession;
 pub use source::{ReceiptColumns, Related, RelationKind, Source};
 pub use sqlite::open_database;
+pub use tally::{CountedTable, Tallies, Tally, load_tally};
 pub use write::WriteSession;

@@ -144,7 +144,8 @@ impl Database {
         self.read_only_reason.as_deref()
     }
 
-    /// The shape of `receipts`, `key_conflicts` and `replays` as found at open.
+    /// The shape of `receipts`, `key_conflicts`, `replays` and `absorbed` as
+    /// found at open.
     pub fn source(&self) -> &Source {
         &self.source
     }

@@ -1,7 +1,7 @@
 //! One state of the database, read on one connection or on one per core.
 //!
 //! A [`ReadSession`] is a read transaction held as a value: everything read
-//! through it (receipts, receipts read again, key conflicts, replays, counts)
+//! through it (receipts, receipts read again, key conflicts, tallies, counts)
 //! comes from the same state of the database, and the transaction ends when
 //! the session ends or is dropped. Whether the receipts are read on several
 //! connections is decided here, once, when the session begins (see
@@ -22,10 +22,10 @@ use rusqlite::{Connection, Transaction};
 use super::backend::{Connections, ReviewRead, Session};
 use super::error::{LogError, StorageError};
 use super::open::Database;
-use super::replays::Replays;
 use super::review_log;
 use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
+use super::tally::{Tallies, Tally};
 use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
 
 /// What one connection does with its piece of a reading: reads it into
@@ -335,21 +335,21 @@ impl Session for ReadSession<'_> {
         super::load::load_conflict_rows(self.db, after, false)
     }
 
-    /// Brings the replay counts up to date.
-    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError> {
-        replays.read(self.db)
+    /// Brings the counts of one table's rows per receipt up to date.
+    fn tally(&mut self, tally: &mut Tally) -> Result<(), StorageError> {
+        tally.read(self.db)
     }
 
     /// True when the database holds the receipts and key conflicts a reader
     /// read: `count` receipts with ids summing to `sum` up to `max`, the
-    /// `conflicts` (by id), and the replays counted.
+    /// `conflicts` (by id), and the rows `tallies` counted.
     fn holds(
         &mut self,
         max: ReceiptId,
         count: usize,
         sum: i128,
         conflicts: &[RawConflict],
-        replays: &Replays,
+        tallies: &Tallies,
     ) -> Result<bool, StorageError> {
         let Some((n, s)) = super::load::count_and_sum_ids(self.db, max)? else {
             return Ok(false);
@@ -365,7 +365,7 @@ impl Session for ReadSession<'_> {
                     .is_some_and(|(n, s)| n == conflicts.len() as i64 && i128::from(s) == sum)
             }
         };
-        Ok(conflicts_ok && replays.unchanged(self.db)?)
+        Ok(conflicts_ok && tallies.unchanged(self.db)?)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Where the receipts come from: the `receipts` table, or a view named
 //! `receipts` that maps a legacy table's columns, plus the optional
-//! `key_conflicts` and `replays`.
+//! `key_conflicts`, `replays` and `absorbed`.
 //!
 //! Only `SELECT` on these is ever needed to read. Column names are matched
 //! case-insensitively (as SQLite does) against a fixed set of known names; no
@@ -45,8 +45,8 @@ pub const RECEIPT_COLUMNS: [&str; 9] = [
 pub const REQUIRED_RECEIPT_COLUMNS: [&str; 3] = ["id", "payload", "created_at"];
 /// Columns `key_conflicts` must have to be used.
 pub const CONFLICT_COLUMNS: [&str; 5] = ["id", "receipt_id", "digest", "payload", "received_at"];
-/// Columns `replays` must have to be counted.
-pub const REPLAY_COLUMNS: [&str; 1] = ["receipt_id"];
+/// Columns `replays` and `absorbed` must have to be counted.
+pub const COUNTED_COLUMNS: [&str; 1] = ["receipt_id"];
 
 /// Which of the known optional columns `receipts` has (the required ones are
 /// always there once a [`Source`] exists).
@@ -76,7 +76,7 @@ impl ReceiptColumns {
     }
 }
 
-/// An optional related table (`key_conflicts`, `replays`) as found.
+/// An optional related table (`key_conflicts`, `replays`, `absorbed`) as found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Related {
     Absent,
@@ -104,6 +104,9 @@ pub struct Source {
     pub all_columns: Vec<String>,
     pub key_conflicts: Related,
     pub replays: Related,
+    /// Exact copies the intake server absorbed (a table only it writes:
+    /// older databases, and other intakes, have none).
+    pub absorbed: Related,
 }
 
 impl Source {
@@ -111,7 +114,7 @@ impl Source {
         self.receipts == RelationKind::View
     }
 
-    /// Reads the shape of `receipts`, `key_conflicts` and `replays`.
+    /// Reads the shape of `receipts`, `key_conflicts`, `replays` and `absorbed`.
     /// `busy_timeout` is the connection's, for the message of a Busy error.
     pub fn detect(
         conn: &Connection,
@@ -157,13 +160,15 @@ impl Source {
             updated_at: has("updated_at"),
         };
         let key_conflicts = related(conn, "key_conflicts", &CONFLICT_COLUMNS).map_err(sqlite)?;
-        let replays = related(conn, "replays", &REPLAY_COLUMNS).map_err(sqlite)?;
+        let replays = related(conn, "replays", &COUNTED_COLUMNS).map_err(sqlite)?;
+        let absorbed = related(conn, "absorbed", &COUNTED_COLUMNS).map_err(sqlite)?;
         Ok(Source {
             receipts,
             columns,
             all_columns,
             key_conflicts,
             replays,
+            absorbed,
         })
     }
 }

@@ -1,7 +1,8 @@
 //! When receipts arrived, per scope, in hourly buckets, and the few facts of
 //! each item's receipts that the per-form view needs (a copy's time and
-//! request key): what a reading collects from the engine's facts so that the
-//! forms can be counted over any period without holding the receipts.
+//! request key, the retries and copies a receipt's response answered): what
+//! a reading collects from the engine's facts so that the forms can be
+//! counted over any period without holding the receipts.
 //!
 //! A [`Collector`] kept between readings of the same facts counts only the
 //! receipts appended since, and looks up only the receipts of the groups and
@@ -49,8 +50,10 @@ pub struct Placed {
     pub id: ReceiptId,
     pub scope: u32,
     pub created_ms: Millis,
-    /// Replays absorbed by its key (for a replayed receipt).
-    pub count: u32,
+    /// Retries its key answered with its response (`replays`).
+    pub replays: u32,
+    /// Exact copies the intake answered with its response (`absorbed`).
+    pub absorbed: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,8 +70,9 @@ pub struct Activity {
     pub conflicts_ms: Vec<Option<Millis>>,
     /// The suspected bot receipts, ascending by id.
     pub bots: Vec<Placed>,
-    /// Receipts whose key absorbed replays, ascending by id.
-    pub replayed: Vec<Placed>,
+    /// Receipts whose response was sent again, to retries with their key or
+    /// to exact copies the intake absorbed, ascending by id.
+    pub answered: Vec<Placed>,
 }
 
 impl Activity {
@@ -88,9 +92,15 @@ impl Activity {
     }
 
     /// Collects the activity of the receipts in `store` and of the items of
-    /// `triage` (found in it), with the replays absorbed per receipt.
-    pub fn collect(store: &Store, triage: &Arc<Triage>, replays: &HashMap<ReceiptId, u32>) -> Self {
-        Collector::default().collect(store, triage, replays)
+    /// `triage` (found in it), with the replays and absorbed copies per
+    /// receipt.
+    pub fn collect(
+        store: &Store,
+        triage: &Arc<Triage>,
+        replays: &HashMap<ReceiptId, u32>,
+        absorbed: &HashMap<ReceiptId, u32>,
+    ) -> Self {
+        Collector::default().collect(store, triage, replays, absorbed)
     }
 
     /// The activity of whole receipts (a reading made by hand, as tests and
@@ -100,6 +110,7 @@ impl Activity {
         receipts: &[Receipt],
         triage: &Triage,
         replays: &HashMap<ReceiptId, u32>,
+        absorbed: &HashMap<ReceiptId, u32>,
     ) -> Self {
         let mut store = Store::new();
         let random = store.random;
@@ -126,7 +137,7 @@ impl Activity {
                 flags: if r.request_key.is_some() { FLAG_KEY } else { 0 },
             });
         }
-        Self::collect(&store, &Arc::new(triage.clone()), replays)
+        Self::collect(&store, &Arc::new(triage.clone()), replays, absorbed)
     }
 
     /// Bytes held (for measurements; shared copies counted whole).
@@ -140,7 +151,7 @@ impl Activity {
             + self.copies.capacity() * std::mem::size_of::<Copy>()
             + self.starts.capacity() * 4
             + self.conflicts_ms.capacity() * 16
-            + (self.bots.capacity() + self.replayed.capacity()) * std::mem::size_of::<Placed>()
+            + (self.bots.capacity() + self.answered.capacity()) * std::mem::size_of::<Placed>()
     }
 }
 
@@ -182,15 +193,19 @@ pub struct Collector {
     triage: Option<Arc<Triage>>,
     copies: Arc<Vec<Copy>>,
     starts: Arc<Vec<u32>>,
-    /// Facts of the receipts conflicts, bots and replays named.
+    /// Facts of the receipts conflicts, bots, replays and absorbed copies named.
     facts: foldhash::HashMap<ReceiptId, Fact>,
     /// The bots last placed, for the ids they were placed for.
     bots: (Vec<ReceiptId>, Vec<Placed>),
-    /// The replayed receipts last placed, for (receipts, replays) counted.
-    replayed: ((usize, u64), Vec<Placed>),
+    /// The answered receipts last placed, for what was counted of them.
+    answered: (AnsweredCounts, Vec<Placed>),
     /// The store's scope ids in name order, as the lists were placed.
     scope_order: Vec<usize>,
 }
+
+/// The receipts and rows counted of replays and of absorbed copies: the same
+/// counts are taken for the same lists (a list is placed again otherwise).
+type AnsweredCounts = [(usize, u64); 2];
 
 /// With more receipts to find than one in this many of the store's, a walk
 /// of every fact is quicker than looking each one up.
@@ -212,6 +227,7 @@ impl Collector {
         store: &Store,
         triage: &Arc<Triage>,
         replays: &HashMap<ReceiptId, u32>,
+        absorbed: &HashMap<ReceiptId, u32>,
     ) -> Activity {
         let same = self.counted <= store.receipts.len()
             && self
@@ -261,9 +277,11 @@ impl Collector {
                     .all(|(a, b)| Arc::ptr_eq(a, b))
         });
         let bots_same = self.bots.0 == triage.suspected_bots;
-        let total: u64 = replays.values().map(|&n| u64::from(n)).sum();
-        let counts = (replays.len(), total);
-        let replays_same = self.replayed.0 == counts;
+        let counts = [replays, absorbed].map(|per| {
+            let total: u64 = per.values().map(|&n| u64::from(n)).sum();
+            (per.len(), total)
+        });
+        let answered_same = self.answered.0 == counts;
         let mut named: Vec<ReceiptId> = Vec::new();
         if !conflicts_same {
             named.extend(triage.conflicts.iter().map(|c| c.receipt_id));
@@ -271,8 +289,8 @@ impl Collector {
         if !bots_same {
             named.extend(&triage.suspected_bots);
         }
-        if !replays_same {
-            named.extend(replays.keys());
+        if !answered_same {
+            named.extend(replays.keys().chain(absorbed.keys()));
         }
         named.retain(|id| !self.facts.contains_key(id));
         self.facts.extend(look_up(store, &mut named));
@@ -332,12 +350,13 @@ impl Collector {
                     .or_else(|| fact(c.receipt_id).map(|f| f.created_ms))
             })
             .collect();
-        let placed = |id: ReceiptId, count: u32| {
+        let placed = |id: ReceiptId, replays: u32, absorbed: u32| {
             fact(id).map(|f| Placed {
                 id,
                 scope: place.get(f.scope as usize).copied().unwrap_or(u32::MAX),
                 created_ms: f.created_ms,
-                count,
+                replays,
+                absorbed,
             })
         };
         // The scopes' places change only with a new scope: the lists are
@@ -349,18 +368,22 @@ impl Collector {
             let bots = triage
                 .suspected_bots
                 .iter()
-                .filter_map(|&id| placed(id, 0))
+                .filter_map(|&id| placed(id, 0, 0))
                 .collect();
             self.bots = (triage.suspected_bots.clone(), bots);
         }
-        if !scopes_same || !replays_same {
-            let mut replayed: Vec<Placed> = replays
-                .iter()
-                .filter(|&(_, &n)| n > 0)
-                .filter_map(|(&id, &n)| placed(id, n))
+        if !scopes_same || !answered_same {
+            let count = |per: &HashMap<ReceiptId, u32>, id| per.get(&id).copied().unwrap_or(0);
+            let mut ids: Vec<ReceiptId> = replays.keys().chain(absorbed.keys()).copied().collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let answered = ids
+                .into_iter()
+                .map(|id| (id, count(replays, id), count(absorbed, id)))
+                .filter(|&(_, r, a)| r > 0 || a > 0)
+                .filter_map(|(id, r, a)| placed(id, r, a))
                 .collect();
-            replayed.sort_unstable_by_key(|p| p.id);
-            self.replayed = (counts, replayed);
+            self.answered = (counts, answered);
         }
         Activity {
             scopes,
@@ -368,7 +391,7 @@ impl Collector {
             starts: Arc::clone(&self.starts),
             conflicts_ms,
             bots: self.bots.1.clone(),
-            replayed: self.replayed.1.clone(),
+            answered: self.answered.1.clone(),
         }
     }
 
@@ -514,23 +537,45 @@ mod tests {
             suspected_bots: vec![5],
             ..Triage::default()
         };
-        let mut replays = HashMap::new();
-        replays.insert(7, 2u32);
+        let replays = HashMap::from([(7, 2u32)]);
+        let mut absorbed = HashMap::from([(7, 1u32), (9, 3)]);
         let mut kept = Collector::default();
-        let first = kept.collect(&store_of(&receipts), &Arc::new(triage.clone()), &replays);
+        let first = kept.collect(
+            &store_of(&receipts),
+            &Arc::new(triage.clone()),
+            &replays,
+            &absorbed,
+        );
         assert_eq!(
             first,
-            Activity::collect(&store_of(&receipts), &Arc::new(triage.clone()), &replays)
+            Activity::collect(
+                &store_of(&receipts),
+                &Arc::new(triage.clone()),
+                &replays,
+                &absorbed
+            )
         );
+        let answered: Vec<_> = first
+            .answered
+            .iter()
+            .map(|p| (p.id, p.replays, p.absorbed))
+            .collect();
+        assert_eq!(answered, [(7, 2, 1), (9, 0, 3)]);
         // Receipts appended, a group changed, another bot.
         receipts.extend((41..=60).map(|i| receipt(i, "c", None, i * 20 * 60_000)));
         triage.duplicates = vec![Arc::clone(&triage.duplicates[0]), group(&[41, 42, 43])];
         triage.suspected_bots.push(50);
+        // And an exact copy of an appended receipt absorbed.
+        absorbed.insert(41, 1);
         let store = store_of(&receipts);
-        let again = kept.collect(&store, &Arc::new(triage.clone()), &replays);
+        let again = kept.collect(&store, &Arc::new(triage.clone()), &replays, &absorbed);
         assert_eq!(
             again,
-            Activity::collect(&store, &Arc::new(triage.clone()), &replays)
+            Activity::collect(&store, &Arc::new(triage.clone()), &replays, &absorbed)
+        );
+        assert_eq!(
+            again.answered.last().map(|p| (p.id, p.absorbed)),
+            Some((41, 1))
         );
         assert_eq!(again.copies_of(1).len(), 3);
         assert_eq!(again.copies_of(1)[0].key, None);
@@ -539,8 +584,8 @@ mod tests {
         // Another store (fewer receipts): counted again from the start.
         let fewer = store_of(&receipts[..10]);
         assert_eq!(
-            kept.collect(&fewer, &Arc::default(), &HashMap::new()),
-            Activity::collect(&fewer, &Arc::default(), &HashMap::new())
+            kept.collect(&fewer, &Arc::default(), &HashMap::new(), &HashMap::new()),
+            Activity::collect(&fewer, &Arc::default(), &HashMap::new(), &HashMap::new())
         );
     }
 }

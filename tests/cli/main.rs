@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod absorbed;
 mod commands;
 mod decisions;
 mod demo;

@@ -9,6 +9,7 @@ mod support;
 mod absorb;
 mod action;
 mod command;
+mod counted;
 mod crash;
 mod hardening;
 mod language;

@@ -25,6 +25,15 @@ fn both(dir: &Path, receipts: usize) -> (Database, Memory) {
         now_ms: NOW_MS,
     };
     generate(&path, &options).unwrap();
+    // Exact copies an intake server absorbed (the demo's intake absorbs none).
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO absorbed (receipt_id, request_key, received_at) VALUES
+               (5, NULL, '2026-11-29T10:00:00Z'), (5, 'k-2', '2026-11-29T10:00:01Z'),
+               (2900, NULL, '2026-11-29T10:00:02Z');",
+        )
+        .unwrap();
     let sqlite = Database::open(&path, Access::PreferWrite).unwrap();
     let rows = storage::load(&sqlite).unwrap();
     let memory = Memory {
@@ -34,6 +43,8 @@ fn both(dir: &Path, receipts: usize) -> (Database, Memory) {
         conflicts: rows.conflicts,
         replays: rows.replays,
         replay_total: rows.replay_total,
+        absorbed: rows.absorbed,
+        absorbed_total: rows.absorbed_total,
         log: None,
         read_only: false,
         commits: 0,
@@ -83,6 +94,8 @@ fn a_reading_in_memory_reports_what_the_sqlite_reading_reports() {
     let t = &snap.triage;
     assert!(!t.duplicates.is_empty() && !t.conflicts.is_empty() && !t.stuck.is_empty());
     assert!(!t.damaged.is_empty() && snap.replay_total > 0);
+    assert_eq!(snap.absorbed_total, Some(3));
+    assert_eq!(snap.absorbed_of(5), Some(2));
     assert_eq!(report(&memory), expected);
     // The items' receipts, as the screen shows them, agree as well.
     let sqlite_snap = snapshot(&sqlite);
@@ -171,7 +184,14 @@ fn a_refresh_in_memory_reads_only_what_was_appended_and_agrees() {
         .cloned()
         .partition(|c| c.receipt_id > last);
     let all = (memory.replays.clone(), memory.replay_total);
+    let all_absorbed = (memory.absorbed.clone(), memory.absorbed_total);
     memory.conflicts = conflicts;
+    memory.absorbed.retain(|&id, _| id <= last);
+    memory.absorbed_total = memory.absorbed.values().map(|&n| u64::from(n)).sum();
+    assert_eq!(
+        memory.absorbed_total, 2,
+        "receipt 2900's copy arrives later"
+    );
     memory.replays.retain(|&id, _| id <= last);
     memory.replay_total -= all
         .0
@@ -186,12 +206,14 @@ fn a_refresh_in_memory_reads_only_what_was_appended_and_agrees() {
     memory.conflicts.extend::<Vec<_>>(later_conflicts);
     memory.conflicts.sort_by_key(|c| c.id);
     (memory.replays, memory.replay_total) = all;
+    (memory.absorbed, memory.absorbed_total) = all_absorbed;
     let (mut refreshed, pending) = reader.read(&memory, NOW_MS, &mut |_| {}).unwrap();
     assert_eq!(reader.last_extent(), reading::Extent::Appended);
     reader
         .fill_receipts(pending, &mut refreshed, &mut |_| {})
         .unwrap();
     let fresh = snapshot(&memory);
+    assert_eq!(refreshed.absorbed_total, Some(3));
     assert_eq!(
         receipt_review::report::json::render(&refreshed),
         receipt_review::report::json::render(&fresh)

@@ -11,8 +11,8 @@ use receipt_review::model::{
     RowSink, RowSource, TimeValue,
 };
 use receipt_review::storage::{
-    ChangeMark, Connections, Failure, LogError, Replays, ReviewRead, Session, Source, Storage,
-    StorageError, WriteTx,
+    ChangeMark, Connections, CountedTable, Failure, LogError, ReviewRead, Session, Source, Storage,
+    StorageError, Tallies, Tally, WriteTx,
 };
 
 /// The database: what the intake wrote, and the review log.
@@ -24,9 +24,12 @@ pub struct Memory {
     pub receipts: Vec<RawReceipt>,
     /// Ascending by id.
     pub conflicts: Vec<RawConflict>,
-    /// Replays absorbed per receipt, and all replay rows.
+    /// Replays per receipt, and all replay rows.
     pub replays: HashMap<ReceiptId, u32>,
     pub replay_total: u64,
+    /// Exact copies absorbed per receipt, and all absorbed rows.
+    pub absorbed: HashMap<ReceiptId, u32>,
+    pub absorbed_total: u64,
     /// `None` until the first decision makes the log.
     pub log: Option<Vec<LogEntry>>,
     pub read_only: bool,
@@ -42,6 +45,14 @@ impl Memory {
 
     fn entries(&self) -> &[LogEntry] {
         self.log.as_deref().unwrap_or_default()
+    }
+
+    /// One table's rows per receipt, and all its rows.
+    fn counted(&self, table: CountedTable) -> (&HashMap<ReceiptId, u32>, u64) {
+        match table {
+            CountedTable::Replays => (&self.replays, self.replay_total),
+            CountedTable::Absorbed => (&self.absorbed, self.absorbed_total),
+        }
     }
 }
 
@@ -301,9 +312,14 @@ impl Session for MemorySession<'_> {
             .collect())
     }
 
-    fn replays(&mut self, replays: &mut Replays) -> Result<(), StorageError> {
-        replays.per_receipt = self.db.replays.clone();
-        replays.total = self.db.replay_total;
+    fn tally(&mut self, tally: &mut Tally) -> Result<(), StorageError> {
+        let table = tally.table();
+        *tally = Tally::new(table);
+        if table.related(&self.db.source).is_usable() {
+            let (per_receipt, total) = self.db.counted(table);
+            tally.per_receipt = per_receipt.clone();
+            tally.total = total;
+        }
         Ok(())
     }
 
@@ -313,7 +329,7 @@ impl Session for MemorySession<'_> {
         count: usize,
         sum: i128,
         conflicts: &[RawConflict],
-        replays: &Replays,
+        tallies: &Tallies,
     ) -> Result<bool, StorageError> {
         let below: Vec<ReceiptId> = self
             .db
@@ -334,8 +350,10 @@ impl Session for MemorySession<'_> {
         Ok(below.len() == count
             && below.iter().map(|&id| i128::from(id)).sum::<i128>() == sum
             && ids_of(&conflicts_now) == ids_of(conflicts)
-            && replays.per_receipt == self.db.replays
-            && replays.total == self.db.replay_total)
+            && [&tallies.replays, &tallies.absorbed].iter().all(|t| {
+                let (per_receipt, total) = self.db.counted(t.table());
+                t.per_receipt == *per_receipt && t.total == total
+            }))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The screen's reader analyses only what the intake appended: after random
 //! appends (exact, edited and partial copies, new messages, times a little out
-//! of order, receipts settling, refused attempts, replays, damaged rows) its
+//! of order, receipts settling, refused attempts, replays, copies the intake
+//! absorbed, damaged rows) its
 //! triage is the one a full reading of the database gives.
 
 use std::path::{Path, PathBuf};
@@ -49,6 +50,17 @@ fn assert_same(incremental: &Snapshot, full: &Snapshot, round: usize) {
         incremental.replay_total, full.replay_total,
         "round {round}: replay rows"
     );
+    assert_eq!(
+        incremental.absorbed, full.absorbed,
+        "round {round}: absorbed"
+    );
+    assert_eq!(
+        incremental.absorbed_total, full.absorbed_total,
+        "round {round}: absorbed rows"
+    );
+    // The per-form counts, kept between readings, agree too.
+    let forms = |snap| receipt_review::forms::compute(snap, receipt_review::forms::Period::All);
+    assert_eq!(forms(incremental), forms(full), "round {round}: forms");
     let (a, b) = (&incremental.triage, &full.triage);
     assert_eq!(a.damaged, b.damaged, "round {round}: damaged");
     assert_eq!(a.stuck, b.stuck, "round {round}: stuck");
@@ -186,8 +198,15 @@ impl Appender {
                 );
                 self.insert(&scope, &serde_json::Value::Object(fields), when, state);
             }
-            // A refused attempt at an existing key, and a replay.
+            // A refused attempt at an existing key, a replay, and an exact
+            // copy the intake absorbed.
             7 => {
+                self.conn
+                    .execute(
+                        "INSERT INTO absorbed (receipt_id, received_at) VALUES (?1, ?2)",
+                        params![id, format_rfc3339(when)],
+                    )
+                    .unwrap();
                 self.conn
                     .execute(
                         "INSERT INTO key_conflicts (receipt_id, digest, payload, received_at) VALUES (?1, ?2, ?3, ?4)",
@@ -376,6 +395,13 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
             );
         }
     }
+
+    // Copies were absorbed along the way, and counted.
+    let absorbed: i64 = appender
+        .conn
+        .query_row("SELECT count(*) FROM absorbed", [], |r| r.get(0))
+        .unwrap();
+    assert!(absorbed > 0);
 
     // An undone decision puts a receipt back in flight: the screen says so.
     let id: i64 = appender

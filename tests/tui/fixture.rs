@@ -112,7 +112,15 @@ const SITE_A: &str = "site-a/contact";
 /// - `dup:140` (minutes, exact): pending;
 /// - `conflict:150` with two refused attempts; `stuck:160`; three damaged rows.
 pub fn fixture() -> Fixture {
-    fixture_with(Vec::new(), Vec::new())
+    fixture_with(Vec::new(), Vec::new(), None)
+}
+
+/// The fixture of a database that counts the exact copies its intake
+/// absorbed: two of `dup:101`'s second copy (#102, which also has a replay),
+/// one of `conflict:150`'s original and three of `stuck:160`'s receipt.
+pub fn absorbed_fixture() -> Fixture {
+    let absorbed = HashMap::from([(102, 2), (150, 1), (160, 3)]);
+    fixture_with(Vec::new(), Vec::new(), Some(absorbed))
 }
 
 /// The fixture with bot groups: a campaign posted to two forms by three
@@ -191,10 +199,15 @@ pub fn bots_fixture() -> Fixture {
             scopes: vec![SITE_A.into()],
         }),
     ];
-    fixture_with(bots, groups)
+    fixture_with(bots, groups, None)
 }
 
-fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
+/// `absorbed`: the copies absorbed per receipt, when the database counts them.
+fn fixture_with(
+    bots: Vec<Receipt>,
+    bot_groups: Vec<Arc<BotGroup>>,
+    absorbed: Option<HashMap<i64, u32>>,
+) -> Fixture {
     use ReceiptState::*;
     let mut payloads = HashMap::new();
     let mut put = |r: PayloadRef, json: &str| {
@@ -595,7 +608,11 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
     replays.insert(102, 1);
     replays.insert(150, 2);
     replays.insert(160, 2);
-    let activity = Activity::of_receipts(&receipts, &triage, &replays).into();
+    let absorbed_total = absorbed
+        .as_ref()
+        .map(|per| per.values().map(|&n| u64::from(n)).sum());
+    let absorbed = absorbed.unwrap_or_default();
+    let activity = Activity::of_receipts(&receipts, &triage, &replays, &absorbed).into();
     Fixture {
         snapshot: Snapshot {
             database: PathBuf::from("/srv/intake/receipts.db"),
@@ -607,6 +624,8 @@ fn fixture_with(bots: Vec<Receipt>, bot_groups: Vec<Arc<BotGroup>>) -> Fixture {
             receipts_pending: false,
             replays,
             replay_total: 5,
+            absorbed,
+            absorbed_total,
             triage: triage.into(),
             reviews,
             activity,

@@ -5,6 +5,7 @@
 mod common;
 mod fixture;
 
+mod absorbed;
 mod bots;
 mod clock;
 mod e2e;

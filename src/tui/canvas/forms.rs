@@ -141,6 +141,15 @@ const COLUMNS: &[Column] = &[
     ),
 ];
 
+/// The absorbed copies' column: right after the replays' (at
+/// [`ABSORBED_AT`]), and only where the database counts them.
+const ABSORBED: Column = (
+    |l| t!(l, "screen.forms.column.absorbed"),
+    9,
+    |r| r.absorbed.to_string(),
+);
+const ABSORBED_AT: usize = 8;
+
 fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &Theme) {
     let w = usize::from(area.width);
     let lang = app.lang;
@@ -198,8 +207,11 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
     let scope_min = 14.min(inner);
     let mut used = scope_min;
     // (header, width, cell) of the columns that fit.
-    let columns: Vec<(&str, usize, Cell)> = COLUMNS
+    let absorbed = forms.absorbed_counted.then_some(&ABSORBED);
+    let columns: Vec<(&str, usize, Cell)> = COLUMNS[..ABSORBED_AT]
         .iter()
+        .chain(absorbed)
+        .chain(&COLUMNS[ABSORBED_AT..])
         .map(|c| {
             let head = (c.0)(lang);
             (head, c.1.max(text::width(head) + 1), c.2)
@@ -385,7 +397,7 @@ fn draw_pathways(
             if is_selected { "> " } else { "  " },
             pad_right(f.pathway.title_in(lang), title_w),
             pad_left(&f.count.to_string(), 6),
-            pad_right(f.pathway.unit_in(f.count, lang), 8),
+            pad_right(f.unit_in(lang), 8),
             f.example_label_in(lang)
         );
         let mut line = Line::raw(text::pad(&text::fit(&line, w), w));
@@ -397,10 +409,7 @@ fn draw_pathways(
     let f = &form.pathways[selected];
     let room = height - list_h;
     let mut said = Vec::new();
-    for l in text::wrap(
-        &format!("→ {}", f.pathway.advice_in(lang)),
-        w.saturating_sub(2),
-    ) {
+    for l in text::wrap(&format!("→ {}", f.advice_in(lang)), w.saturating_sub(2)) {
         said.push(Line::styled(format!("  {l}"), theme.key()));
     }
     let seen = t!(lang, "screen.forms.seen", evidence = f.evidence_in(lang));

@@ -98,6 +98,9 @@ fn open_example(app: &mut App) {
     let Some(item) = finding.example.clone() else {
         let what = match (finding.pathway, finding.example_receipt) {
             (Pathway::Bots, Some(id)) => t!(lang, "status.forms.bot_receipt", id = id),
+            (Pathway::RetriesAbsorbed, Some(id)) if finding.absorbed > 0 => {
+                t!(lang, "status.forms.retries_and_copies", id = id)
+            }
             (Pathway::RetriesAbsorbed, Some(id)) => t!(lang, "status.forms.retries", id = id),
             _ => t!(
                 lang,

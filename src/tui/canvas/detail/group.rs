@@ -218,8 +218,17 @@ fn copies(
     const CLASS: usize = 12;
     const STATE: usize = 9;
     const REPLAYS: usize = 7;
+    const ABSORBED: usize = 8;
     const MATCH: usize = 7;
-    let fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
+    // Copies the intake absorbed, where the database counts them: a column
+    // beside the replays when the pane has room, else said on the key's
+    // line under a copy that has any.
+    let counted = snap.absorbed_total.is_some();
+    let mut fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
+    let absorbed = counted && w > fixed + ABSORBED;
+    if absorbed {
+        fixed += ABSORBED + 1;
+    }
     // On a narrow pane the key goes on a line of its own under each copy.
     let key_inline = w >= fixed + 12;
     let key_w = if key_inline { (w - fixed).min(40) } else { 0 };
@@ -246,8 +255,14 @@ fn copies(
     header.extend([
         text::pad(t!(lang, "screen.detail.group.state"), STATE),
         text::pad(t!(lang, "screen.detail.group.replays"), REPLAYS),
-        text::pad(t!(lang, "screen.detail.group.match"), MATCH),
     ]);
+    if absorbed {
+        header.push(text::pad(
+            t!(lang, "screen.detail.group.absorbed"),
+            ABSORBED,
+        ));
+    }
+    header.push(text::pad(t!(lang, "screen.detail.group.match"), MATCH));
     let header = header.join(" ");
     let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
     for (i, m) in g.members.iter().enumerate() {
@@ -295,6 +310,10 @@ fn copies(
             text::pad(&state, STATE),
             text::pad_left(&replays, REPLAYS - 1) + " ",
         ]);
+        let absorbed_n = snap.absorbed_of(m.id).unwrap_or(0);
+        if absorbed {
+            cells.push(text::pad_left(&absorbed_n.to_string(), ABSORBED - 1) + " ");
+        }
         let mut used = 0;
         let mut spans = Vec::new();
         for cell in cells {
@@ -309,7 +328,11 @@ fn copies(
         lines.push(clip(spans, w));
         let indent = " ".repeat(NUM + 1 + ID + 1);
         if !key_inline {
-            let key = t!(lang, "screen.detail.key", key = key);
+            let mut key = t!(lang, "screen.detail.key", key = key);
+            if !absorbed && absorbed_n > 0 {
+                key.push_str(" · ");
+                key.push_str(&t!(lang, "screen.detail.absorbed", n = absorbed_n));
+            }
             lines.push(Line::styled(
                 text::fit(&format!("{indent}{key}"), w),
                 theme.dim(),

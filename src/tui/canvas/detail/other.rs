@@ -79,6 +79,9 @@ pub fn conflict(
                 replays = snap.replays_of(r.id)
             )
         ));
+        if let Some(n) = snap.absorbed_of(r.id) {
+            head.push_str(&t!(lang, "screen.detail.conflict.original_absorbed", n = n));
+        }
     }
     lines.push(Line::raw(text::fit(&head, w)));
     for (i, a) in c.attempts.iter().enumerate() {
@@ -170,6 +173,9 @@ pub fn stuck(
     }
     let replays = snap.replays_of(s.receipt_id);
     facts.push(t!(lang, "screen.detail.replays", n = replays));
+    if let Some(n) = snap.absorbed_of(s.receipt_id) {
+        facts.push(t!(lang, "screen.detail.absorbed", n = n));
+    }
     wrapped(&mut lines, &facts.join(" · "), w, theme.plain());
     wrapped(
         &mut lines,
