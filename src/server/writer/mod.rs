@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 
 pub use apply::{Job, Outcome, completed_response};
 use apply::{Seen, apply};
-use checkpoint::WalSize;
+use checkpoint::Checkpoints;
 use recent::Recent;
 
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
@@ -141,12 +141,15 @@ impl Writer {
         let now = crate::model::time::now_ms();
         let recent = load::recent(store.connection(), windows, now)?;
         let mut conn = store.into_connection();
-        let wal = WalSize::watch(&mut conn)?;
+        let checkpoints = Checkpoints::start(&mut conn)?;
         let store = IntakeStore::new(conn)?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
-            .spawn(move || run(store, wal, recent, rx))?;
+            .spawn(move || {
+                run(store, &checkpoints, recent, rx);
+                checkpoints.finish();
+            })?;
         Ok(Self {
             handle: WriterHandle { tx },
             thread,
@@ -163,7 +166,12 @@ impl Writer {
 
 pub use load::FormWindow;
 
-fn run(mut store: IntakeStore, wal: WalSize, mut recent: Recent, rx: mpsc::Receiver<Request>) {
+fn run(
+    mut store: IntakeStore,
+    checkpoints: &Checkpoints,
+    mut recent: Recent,
+    rx: mpsc::Receiver<Request>,
+) {
     while let Ok(first) = rx.recv() {
         let mut writes = Vec::new();
         let mut next = Some(first);
@@ -180,7 +188,7 @@ fn run(mut store: IntakeStore, wal: WalSize, mut recent: Recent, rx: mpsc::Recei
         }
         if !writes.is_empty() {
             write_batch(&mut store, &mut recent, writes);
-            wal.checkpoint_if_due(store.connection());
+            checkpoints.after_batch(store.connection());
         }
     }
 }
