@@ -4,11 +4,12 @@
 
 use serde_json::json;
 
-use crate::chromium::{Chromium, Scripts, eventually};
+use crate::chromium::{Chromium, Scripts};
 use crate::intake::Intake;
 use crate::proxy::Proxy;
 use crate::{
-    assert_stored_as_typed, fill_in, received_text, sent_key, settled_status, wait_for_script,
+    assert_stored_as_typed, fill_in, received_text, sent_key, settled_status, thanks_page,
+    wait_for_script,
 };
 
 #[test]
@@ -70,14 +71,7 @@ fn a_double_click_on_a_plain_form_stores_one_receipt_and_shows_the_thanks_page()
 
     browser.double_click(&browser.find("#intake-submit"));
 
-    let url = eventually("the thanks page", || {
-        let url = browser.current_url();
-        if url.contains("/f/contact/thanks") {
-            Ok(url)
-        } else {
-            Err(url)
-        }
-    });
+    let url = thanks_page(&browser);
     let receipt = intake.only_receipt();
     assert_eq!(
         url,

@@ -73,6 +73,18 @@ pub fn settled_status(browser: &Chromium, status: &str) -> (String, String) {
 
 /// The script's words for a received submission with this number
 /// (`page.script.received` in Japanese).
+/// Waits until the browser is on the thank-you page; its address.
+pub fn thanks_page(browser: &Chromium) -> String {
+    eventually("the thanks page", || {
+        let url = browser.current_url();
+        if url.contains("/thanks") {
+            Ok(url)
+        } else {
+            Err(url)
+        }
+    })
+}
+
 pub fn received_text(receipt: i64) -> String {
     format!("受け付けました。受付番号は {receipt} です。")
 }

@@ -2,10 +2,10 @@
 //! is reached by a GET, so reloading it sends nothing again; and a reload of
 //! the form page before sending mints a new key for a new page.
 
-use crate::chromium::{Chromium, Scripts, eventually};
+use crate::chromium::{Chromium, Scripts};
 use crate::intake::Intake;
 use crate::proxy::Proxy;
-use crate::{assert_stored_as_typed, fill_in};
+use crate::{assert_stored_as_typed, fill_in, thanks_page};
 
 #[test]
 fn reloading_the_thanks_page_sends_nothing_again() {
@@ -27,14 +27,7 @@ fn reloading_the_thanks_page_sends_nothing_again() {
 
     fill_in(&browser, "#intake-form");
     browser.click(&browser.find("#intake-submit"));
-    let thanks = eventually("the thanks page", || {
-        let url = browser.current_url();
-        if url.contains("/thanks") {
-            Ok(url)
-        } else {
-            Err(url)
-        }
-    });
+    let thanks = thanks_page(&browser);
     let receipt = intake.only_receipt();
     assert_eq!(receipt.key.as_ref(), Some(&second));
     assert_eq!(thanks, format!("{form}/thanks?receipt={}", receipt.id));
