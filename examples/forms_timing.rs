@@ -8,6 +8,9 @@
 //! "activity_bytes", "compute_ms":{"24h":…}, "open_tab_ms", "forms",
 //! "pathways", "rss_mb"}` (each time the median of RUNS, default 5).
 
+#[path = "common/peak_rss.rs"]
+mod peak_rss;
+
 use std::time::Instant;
 
 use receipt_review::forms::{Period, compute};
@@ -19,6 +22,8 @@ use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::Msg;
 use receipt_review::tui::app::{App, update};
 
+use peak_rss::peak_rss_mb;
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -26,15 +31,6 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
-}
-
-fn rss_mb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -118,7 +114,7 @@ fn main() -> anyhow::Result<()> {
         "open_tab_ms": median(open),
         "forms": forms,
         "pathways": pathways,
-        "rss_mb": rss_mb(),
+        "rss_mb": peak_rss_mb(),
     });
     println!("{out}");
     Ok(())

@@ -7,6 +7,9 @@
 //! prints one JSON line: `{"kind":"floor","clients","accepted","errors",
 //! "seconds","per_s","p50_ms","p99_ms","rss_mb"}`.
 
+#[path = "common/peak_rss.rs"]
+mod peak_rss;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +19,8 @@ use receipt_review::server::body::BodyType;
 use receipt_review::server::job::prepare;
 use receipt_review::server::writer::Outcome;
 use receipt_review::server::{Config, open_writer};
+
+use peak_rss::peak_rss_mb;
 
 /// The body every load of the benchmark sends, made unique by `n`.
 fn body(n: &str) -> String {
@@ -30,15 +35,6 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     }
     let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[i].as_secs_f64() * 1000.0
-}
-
-fn rss_mb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -116,7 +112,7 @@ fn main() -> anyhow::Result<()> {
         times.len() as f64 / elapsed,
         percentile(&times, 0.50),
         percentile(&times, 0.99),
-        rss_mb()
+        peak_rss_mb()
     );
     Ok(())
 }
