@@ -164,6 +164,14 @@ function keysSent(intake) {
   return intake.posts().map((c) => c.headers['Idempotency-Key']);
 }
 
+/** The post went out twice, under one key, and ended received. */
+function assertSentTwiceWithOneKeyThenReceived(intake, page) {
+  const keys = keysSent(intake);
+  assert.equal(keys.length, 2);
+  assert.equal(keys[0], keys[1]);
+  assert.equal(page.status.getAttribute('data-intake-outcome'), 'received');
+}
+
 test('a 201 says the receipt number and clears the key', async () => {
   const intake = fakeIntake();
   const page = load({ intake });
@@ -318,10 +326,7 @@ test('409 waits for Retry-After and asks again with the same key', async () => {
   const page = load({ intake });
   page.form.submit();
   await settled(page);
-  const keys = keysSent(intake);
-  assert.equal(keys.length, 2);
-  assert.equal(keys[0], keys[1]);
-  assert.equal(page.status.getAttribute('data-intake-outcome'), 'received');
+  assertSentTwiceWithOneKeyThenReceived(intake, page);
 });
 
 test('409 to the end is received, pending: the first holds the key', async () => {
@@ -357,10 +362,7 @@ test('a gateway\'s 502 is no answer: retried with the same key', async () => {
   const page = load({ intake });
   page.form.submit();
   await settled(page);
-  const keys = keysSent(intake);
-  assert.equal(keys.length, 2);
-  assert.equal(keys[0], keys[1]);
-  assert.equal(page.status.getAttribute('data-intake-outcome'), 'received');
+  assertSentTwiceWithOneKeyThenReceived(intake, page);
 });
 
 test('a 4xx problem shows its detail and keeps the form', async () => {
