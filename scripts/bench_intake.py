@@ -29,6 +29,7 @@ target/bench-results/intake-latest.json.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -135,23 +136,31 @@ def wrk(url, clients, seconds, tag):
     }
 
 
-def run_server(binary, clients, seconds):
+@contextlib.contextmanager
+def serving(binary, db):
+    """`receipt-review serve` on `db` and a free port, stopped by SIGTERM
+    afterwards; yields its form's URL and the process."""
     port = free_port()
-    db = fresh_db(f"server-{clients}.db")
     config = WORK / "forms.toml"
     config.write_text(CONFIG.format(port=port))
     proc = subprocess.Popen([str(binary), "serve", str(db), "--config", str(config)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until_up(("127.0.0.1", port), proc)
-        cpu0 = cpu_seconds(proc.pid)
-        result = wrk(f"http://127.0.0.1:{port}/f/contact", clients, seconds, f"s{clients}-{time.time_ns()}")
-        cpu = cpu_seconds(proc.pid) - cpu0
-        result["rss_mb"] = peak_rss_mb(proc.pid)
-        result["cpu_us_per_submission"] = round(cpu * 1e6 / max(result["accepted"], 1))
+        yield f"http://127.0.0.1:{port}/f/contact", proc
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def run_server(binary, clients, seconds):
+    db = fresh_db(f"server-{clients}.db")
+    with serving(binary, db) as (url, proc):
+        cpu0 = cpu_seconds(proc.pid)
+        result = wrk(url, clients, seconds, f"s{clients}-{time.time_ns()}")
+        cpu = cpu_seconds(proc.pid) - cpu0
+        result["rss_mb"] = peak_rss_mb(proc.pid)
+        result["cpu_us_per_submission"] = round(cpu * 1e6 / max(result["accepted"], 1))
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT count(*) FROM receipts").fetchone()[0]
     # wrk stops with requests on the wire: those may be stored unanswered.
@@ -185,19 +194,10 @@ def run_peer(clients, seconds, journal):
 
 
 def run_storm(binary, example, keys, clients, drop_percent):
-    port = free_port()
     db = fresh_db("storm.db")
-    config = WORK / "forms.toml"
-    config.write_text(CONFIG.format(port=port))
-    proc = subprocess.Popen([str(binary), "serve", str(db), "--config", str(config)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until_up(("127.0.0.1", port), proc)
-        out = subprocess.run([str(example), f"http://127.0.0.1:{port}/f/contact", str(db), str(keys),
-                              str(clients), str(drop_percent)], capture_output=True, text=True, check=True).stdout
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+    with serving(binary, db) as (url, _):
+        out = subprocess.run([str(example), url, str(db), str(keys), str(clients), str(drop_percent)],
+                             capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
 
