@@ -18,8 +18,12 @@ pub struct FormShape {
     /// The visitor's fields in the page's order, with their longest value
     /// in characters (`None`: the page sets none).
     pub fields: Vec<(String, Option<usize>)>,
-    /// The field only a bot fills in.
+    /// The page's field only a bot fills in.
     pub honeypot: Option<String>,
+    /// The field the simulated bots fill, when not the page's own (the
+    /// command line's, or the usual name on a page that shows none).
+    /// People's posts never carry it.
+    pub bot_field: Option<String>,
 }
 
 /// One page view: the form, and the key minted for it.
@@ -39,6 +43,7 @@ impl FormShape {
                 .map(|n| (n.to_string(), None))
                 .collect(),
             honeypot: Some("_gotcha".into()),
+            bot_field: None,
         }
     }
 
@@ -82,7 +87,11 @@ pub fn read_page(html: &str) -> PageView {
         }
     }
     PageView {
-        shape: FormShape { fields, honeypot },
+        shape: FormShape {
+            fields,
+            honeypot,
+            bot_field: None,
+        },
         key,
     }
 }
@@ -216,6 +225,7 @@ mod tests {
                     ("message".into(), Some(5000)),
                 ],
                 honeypot: Some("_gotcha".into()),
+                bot_field: None,
             }
         );
     }

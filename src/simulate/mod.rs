@@ -130,7 +130,7 @@ pub fn run(
         .clone()
         .or_else(|| shape.honeypot.clone())
         .unwrap_or_else(|| DEFAULT_HONEYPOT.to_string());
-    shape.honeypot = Some(honeypot.clone());
+    shape.bot_field = Some(honeypot.clone());
     events(Event::Started {
         honeypot: &honeypot,
     });

@@ -265,7 +265,8 @@ pub fn bot_fields(
         };
         out.push((field.clone(), fit(shape, field, value)));
     }
-    if let (Some(hp), Some(filled)) = (&shape.honeypot, honeypot) {
+    let field = shape.bot_field.as_ref().or(shape.honeypot.as_ref());
+    if let (Some(hp), Some(filled)) = (field, honeypot) {
         out.push((hp.clone(), filled.to_string()));
     }
     out
@@ -382,6 +383,7 @@ mod tests {
         let shape = FormShape {
             fields: vec![("email".into(), Some(254)), ("message".into(), Some(10))],
             honeypot: None,
+            bot_field: None,
         };
         let fields = script_fields(&shape, &t);
         assert_eq!(fields[1].1.chars().count(), 10);
@@ -452,6 +454,19 @@ mod tests {
             urlencoded(&fields, Some("k-1")),
             "_key=k-1&name=%E4%BD%90%E8%97%A4+%E8%8A%B1%E5%AD%90&message=a%26b%3Dc%2Bd"
         );
+    }
+
+    #[test]
+    fn people_never_send_the_bots_field_a_page_does_not_show() {
+        let mut shape = FormShape::contact();
+        shape.honeypot = None;
+        shape.bot_field = Some("_gotcha".into());
+        let t = Typed::new(&mut rng());
+        assert!(page_fields(&shape, &t).iter().all(|(n, _)| n != "_gotcha"));
+        let sender = ("Mike".to_string(), "mike1@spam.example".to_string());
+        let spam = ("Boost".to_string(), "Visit https://x.example".to_string());
+        let fell = bot_fields(&shape, &sender, &spam, Some("1"));
+        assert_eq!(fell.last(), Some(&("_gotcha".to_string(), "1".to_string())));
     }
 
     #[test]
