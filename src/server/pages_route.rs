@@ -56,7 +56,7 @@ pub async fn thanks_page(
 }
 
 /// `receipt=N` of the redirect's query; anything else shows no number.
-fn receipt_of(query: Option<&str>) -> Option<u64> {
+pub(crate) fn receipt_of(query: Option<&str>) -> Option<u64> {
     query?
         .split('&')
         .find_map(|pair| pair.strip_prefix("receipt="))

@@ -14,10 +14,8 @@ use super::payload;
 use super::scenario::{Channel, Step};
 use crate::i18n::Lang;
 use crate::model::Millis;
+use crate::server::submit::REPLAYED;
 use crate::t;
-
-/// The header a replayed answer carries.
-const REPLAYED: &str = "idempotent-replayed";
 
 /// What a browser's plain post accepts.
 const ACCEPT_HTML: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
@@ -184,6 +182,9 @@ impl Client {
             .max_redirects(0)
             .timeout_connect(Some(timeout.min(Duration::from_secs(3))))
             .timeout_global(Some(timeout))
+            // One kept connection for each sender thread (ureq keeps 3).
+            .max_idle_connections(super::SENDERS)
+            .max_idle_connections_per_host(super::SENDERS)
             .user_agent(concat!(
                 "receipt-review-simulate/",
                 env!("CARGO_PKG_VERSION")
@@ -285,9 +286,11 @@ impl Client {
             .get("location")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        // Read to its end, so that the connection goes back to the pool.
+        let body = read_body(response).ok();
         let receipt = match &location {
             Some(l) if status == 303 => form::receipt_of_location(l),
-            _ => read_body(response).ok().and_then(|b| receipt_of_body(&b)),
+            _ => body.as_deref().and_then(receipt_of_body),
         };
         sent.answer = Answer::Http {
             status,
@@ -309,7 +312,7 @@ impl Client {
                 .get(url)
                 .header("accept", ACCEPT_HTML)
                 .call()
-                .is_ok_and(|r| r.status().as_u16() == 200);
+                .is_ok_and(|r| r.status().as_u16() == 200 && read_body(r).is_ok());
             sent.pages_failed += u32::from(!ok);
         }
         sent

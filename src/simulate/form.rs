@@ -188,11 +188,7 @@ fn unescape(text: &str) -> String {
 
 /// The receipt number of a thank-you page's address (`…/thanks?receipt=12`).
 pub fn receipt_of_location(location: &str) -> Option<u64> {
-    let query = location.split_once('?')?.1;
-    query
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("receipt="))
-        .and_then(|n| n.parse().ok())
+    crate::server::pages_route::receipt_of(Some(location.split_once('?')?.1))
 }
 
 #[cfg(test)]

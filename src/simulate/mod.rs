@@ -46,7 +46,7 @@ pub const GIVE_UP_AFTER: Duration = Duration::from_secs(5);
 pub const DEFAULT_HONEYPOT: &str = "_gotcha";
 
 /// Threads sending requests at once.
-const SENDERS: usize = 16;
+pub(crate) const SENDERS: usize = 16;
 
 /// What to simulate.
 #[derive(Clone, Debug)]

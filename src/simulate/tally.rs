@@ -138,7 +138,7 @@ impl Tally {
                 absorbed = a.absorbed
             )
         };
-        t!(
+        let line = t!(
             lang,
             "simulate.answers.line",
             posts = self.posts,
@@ -149,9 +149,14 @@ impl Tally {
             conflicts = self.conflicts,
             too_many = self.too_many,
             refused = self.refused,
-            server_errors = self.server_errors + self.other,
+            server_errors = self.server_errors,
             no_answer = self.no_answer
-        )
+        );
+        // A status outside these (200, 302, ...) is said as such, never as a 5xx.
+        match self.other {
+            0 => line,
+            n => line + &t!(lang, "simulate.answers.other", n = n),
+        }
     }
 
     /// `receipts 40 · pages 12 (0 failed) · lost on purpose 5 · not sent 0`
@@ -290,6 +295,12 @@ mod tests {
             t.answers_line(Lang::En),
             "posts 11: 201 3 (1 replayed, 1 absorbed) · 303 2 (0 replayed, 1 absorbed) · 202 0 · 409 1 · \
              422 1 · 429 1 · other 4xx 1 · 5xx 1 · no answer 1"
+        );
+        t.add(&later, &http(200, false, None));
+        assert!(
+            t.answers_line(Lang::En)
+                .ends_with("5xx 1 · no answer 1 · other statuses 1"),
+            "a 200 is not a 5xx"
         );
         assert!(
             t.pathways_line(Lang::En)
