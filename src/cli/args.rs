@@ -288,12 +288,7 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 
 /// A form's name as the server's routes take it: 1-64 of A-Z, a-z, 0-9, _ and -.
 fn parse_form_name(text: &str) -> Result<String, String> {
-    let ok = !text.is_empty()
-        && text.len() <= 64
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
+    if crate::intake::key::valid_key(text).is_ok() {
         Ok(text.to_string())
     } else {
         Err(t!(

@@ -74,7 +74,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<i32> {
             return Err(unusable(t!(
                 lang,
                 "simulate.error.no_form",
-                form = form,
+                form = crate::sanitize::inline(&form, 64),
                 url = shown_url
             )));
         }

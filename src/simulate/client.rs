@@ -107,6 +107,8 @@ impl Target {
             && !name.is_empty()
             && !name.contains('/')
         {
+            // A form name as the server's routes take it.
+            crate::intake::key::valid_key(name).map_err(|_| BadUrl::Invalid)?;
             named = Some(name.to_string());
             path = prefix.to_string();
         }
