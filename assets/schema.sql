@@ -32,15 +32,18 @@ CREATE TABLE IF NOT EXISTS replays (
 );
 
 -- Exact copies of one visitor's fields that the intake server absorbed within
--- a form's window: counted, never stored as a second receipt. Optional: a
--- database without it has absorbed nothing.
+-- a form's window: counted, never stored as a second receipt. A copy's key
+-- holds the receipt from then on: the same body (digest) replays it, another
+-- body is a conflict. Optional: a database without it has absorbed nothing.
 CREATE TABLE IF NOT EXISTS absorbed (
   id INTEGER PRIMARY KEY,
   receipt_id INTEGER NOT NULL REFERENCES receipts(id),
   request_key TEXT,
-  received_at TEXT NOT NULL
+  received_at TEXT NOT NULL,
+  digest TEXT                   -- sha256 hex of the copy's canonical body; NULL when keyless
 );
 
 CREATE INDEX IF NOT EXISTS key_conflicts_receipt ON key_conflicts(receipt_id);
 CREATE INDEX IF NOT EXISTS replays_receipt ON replays(receipt_id);
 CREATE INDEX IF NOT EXISTS absorbed_receipt ON absorbed(receipt_id);
+CREATE INDEX IF NOT EXISTS absorbed_key ON absorbed(request_key);

@@ -56,6 +56,7 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let writer = open_writer(db.as_ref(), &config)?;
+    let request_timeout = config.server.request_timeout;
     let handle = writer.handle.clone();
     let started = Instant::now();
     let until = started + Duration::from_secs_f64(seconds);
@@ -72,6 +73,7 @@ fn main() -> anyhow::Result<()> {
                         let t = Instant::now();
                         let job = prepare(
                             &form,
+                            request_timeout,
                             BodyType::Json,
                             body(&id).as_bytes(),
                             Some(id),

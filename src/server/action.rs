@@ -15,10 +15,64 @@ use crate::model::ReceiptId;
 pub enum ActionOutcome {
     /// The webhook answered 2xx.
     Accepted,
-    /// The webhook answered with this status, or never received the post.
-    Refused(String),
-    /// Unknown: the receipt stays in flight.
-    Unknown(String),
+    /// The webhook said no, or never received the post: the receipt fails.
+    Refused(Refusal),
+    /// Nobody knows whether the webhook acted: the receipt stays in flight.
+    Unknown(Unknown),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It answered with this status (not 2xx).
+    Status(u16),
+    /// It could not be reached: the post was never delivered.
+    Unreachable,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// No answer within the action's timeout.
+    TimedOut,
+    /// The connection broke after the post may have arrived.
+    Lost,
+}
+
+/// The HTTP client of one form's webhook, built once for the server's life
+/// so that its connections are reused rather than opened per receipt.
+#[derive(Clone, Debug)]
+pub struct Webhook {
+    agent: ureq::Agent,
+    url: String,
+}
+
+impl Webhook {
+    pub fn new(action: &Action) -> Self {
+        let connect = action.timeout.min(Duration::from_secs(2));
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(connect))
+            .timeout_global(Some(action.timeout))
+            .build()
+            .into();
+        Self {
+            agent,
+            url: action.webhook.clone(),
+        }
+    }
+
+    /// Posts `body` (blocking: run it off the async runtime).
+    pub fn post(&self, body: String) -> ActionOutcome {
+        let sent = self
+            .agent
+            .post(self.url.as_str())
+            .header("content-type", "application/json")
+            .send(body);
+        match sent {
+            Ok(response) if response.status().is_success() => ActionOutcome::Accepted,
+            Ok(response) => ActionOutcome::Refused(Refusal::Status(response.status().as_u16())),
+            Err(e) => classify(&e),
+        }
+    }
 }
 
 /// What the webhook receives: the receipt's number, form, scope, key and fields.
@@ -33,41 +87,22 @@ pub fn body(form: &FormConfig, id: ReceiptId, s: &Submission) -> String {
     )
 }
 
-/// Posts `body` to the webhook (blocking: run it off the async runtime).
-pub fn post(action: &Action, body: String) -> ActionOutcome {
-    let connect = action.timeout.min(Duration::from_secs(2));
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(Some(connect))
-        .timeout_global(Some(action.timeout))
-        .build()
-        .into();
-    let sent = agent
-        .post(action.webhook.as_str())
-        .header("content-type", "application/json")
-        .send(body);
-    match sent {
-        Ok(response) if response.status().is_success() => ActionOutcome::Accepted,
-        Ok(response) => ActionOutcome::Refused(format!(
-            "the webhook answered {}",
-            response.status().as_u16()
-        )),
-        Err(e) => classify(e),
-    }
-}
-
-fn classify(e: ureq::Error) -> ActionOutcome {
+fn classify(e: &ureq::Error) -> ActionOutcome {
     use ureq::Timeout;
     match e {
         ureq::Error::ConnectionFailed
         | ureq::Error::HostNotFound
         | ureq::Error::BadUri(_)
         | ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => {
-            ActionOutcome::Refused(format!("the webhook could not be reached ({e})"))
+            ActionOutcome::Refused(Refusal::Unreachable)
         }
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
-            ActionOutcome::Refused(format!("the webhook could not be reached ({io})"))
+            ActionOutcome::Refused(Refusal::Unreachable)
         }
-        other => ActionOutcome::Unknown(other.to_string()),
+        ureq::Error::Timeout(_) => ActionOutcome::Unknown(Unknown::TimedOut),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+            ActionOutcome::Unknown(Unknown::TimedOut)
+        }
+        _ => ActionOutcome::Unknown(Unknown::Lost),
     }
 }

@@ -63,10 +63,25 @@ pub fn open(db: &Path) -> anyhow::Result<IntakeStore> {
         )));
     }
     conn.execute_batch(SCHEMA_SQL)
+        .and_then(|()| add_absorbed_digest(&conn))
         .with_context(|| t!(lang, "serve.db.cannot_open", path = shown.clone()))?;
     Ok(IntakeStore::new(conn)?)
 }
 
 fn refused(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Refused(message.into()))
+}
+
+/// An `absorbed` table made before copies' digests were kept gains the
+/// column; its old rows keep NULL (their receipt's digest stands in).
+fn add_absorbed_digest(conn: &Connection) -> rusqlite::Result<()> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('absorbed') WHERE name = 'digest'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has {
+        conn.execute_batch("ALTER TABLE absorbed ADD COLUMN digest TEXT")?;
+    }
+    Ok(())
 }

@@ -24,9 +24,11 @@ pub struct Prepared {
 }
 
 /// Checks `bytes` of type `kind` for `form` and builds its job, received at
-/// `at_ms`. `header_key`: the `Idempotency-Key` header's key, if any.
+/// `at_ms`. `header_key`: the `Idempotency-Key` header's key, if any;
+/// `request_timeout`: the server's, the longest any request of it runs.
 pub fn prepare(
     form: &FormConfig,
+    request_timeout: std::time::Duration,
     kind: BodyType,
     bytes: &[u8],
     header_key: Option<String>,
@@ -65,6 +67,18 @@ pub fn prepare(
         visitor,
         window_ms: form.window_ms,
         complete_now: form.action.is_none(),
+        action_timeout_ms: action_timeout_ms(form, request_timeout),
     };
     Ok(Prepared { job, key })
+}
+
+/// How long whoever claimed a receipt of `form` may still be working on it:
+/// its action's timeout; for a form without one (whose receipts this server
+/// completes at once, so that one in flight was claimed elsewhere), the
+/// longest a request may take.
+fn action_timeout_ms(form: &FormConfig, request_timeout: std::time::Duration) -> Millis {
+    form.action
+        .as_ref()
+        .map_or(request_timeout, |a| a.timeout)
+        .as_millis() as Millis
 }

@@ -1,7 +1,9 @@
 //! What every handler shares: the config, the writer and the rate limiter.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::action::Webhook;
 use super::config::{Config, FormConfig};
 use super::rate::RateLimiter;
 use super::writer::WriterHandle;
@@ -14,15 +16,23 @@ pub struct Shared {
     pub config: Config,
     pub writer: WriterHandle,
     pub rate: RateLimiter,
+    /// Each form's webhook client, by form name, for the server's life.
+    pub webhooks: HashMap<String, Webhook>,
 }
 
 impl AppState {
     pub fn new(config: Config, writer: WriterHandle) -> Self {
         let rate = RateLimiter::new(config.server.rate);
+        let webhooks = config
+            .forms
+            .iter()
+            .filter_map(|(name, form)| Some((name.clone(), Webhook::new(form.action.as_ref()?))))
+            .collect();
         Self(Arc::new(Shared {
             config,
             writer,
             rate,
+            webhooks,
         }))
     }
 

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::action::{self, ActionOutcome};
+use super::action::{self, ActionOutcome, Refusal, Unknown};
 use super::body::{self, BodyType};
 use super::config::FormConfig;
 use super::deadline::Peer;
@@ -20,10 +20,11 @@ use super::key_header;
 use super::log;
 use super::problem::Problem;
 use super::state::AppState;
-use super::writer::{Job, Outcome, WriteError, completed_response};
+use super::writer::{Job, Outcome, WriteError, completed_response, pending_response};
 use crate::intake::store::Submission;
-use crate::model::ReceiptId;
-use crate::model::time::now_ms;
+use crate::model::time::{human_duration_in, now_ms};
+use crate::model::{Millis, ReceiptId};
+use crate::t;
 
 /// The header a replayed answer carries.
 pub const REPLAYED: &str = "idempotent-replayed";
@@ -57,7 +58,14 @@ async fn handle(
     let kind = body::body_type(headers)?;
     let header_key = key_header::from_headers(headers)?;
     let bytes = body::read(headers, body, app.config.server.body_limit).await?;
-    let Prepared { job, key } = prepare(&form, kind, &bytes, header_key, now_ms())?;
+    let Prepared { job, key } = prepare(
+        &form,
+        app.config.server.request_timeout,
+        kind,
+        &bytes,
+        header_key,
+        now_ms(),
+    )?;
     drop(bytes);
     let html = kind == BodyType::Form && wants_html(headers);
     // From here on nothing depends on the client: the work goes on (and is
@@ -100,10 +108,11 @@ async fn process(
             answer.done(id, response.unwrap_or_else(|| completed_response(id)), true)
         }
         Outcome::InFlight { id } => answer.in_flight(id),
+        Outcome::Pending { id } => answer.pending(id, true),
         Outcome::Conflict { id } => answer.conflict(id),
         Outcome::Claimed { id } => match webhook_body {
             Some(submission) => run_action(app, &answer, id, &submission).await,
-            None => answer.pending(id),
+            None => answer.pending(id, false),
         },
     }
 }
@@ -117,14 +126,17 @@ async fn run_action(
     s: &Submission,
 ) -> Response {
     let form = answer.form;
-    let Some(action) = form.action.clone() else {
-        return answer.pending(id);
+    let (Some(action), Some(webhook)) = (form.action.as_ref(), app.webhooks.get(&form.name)) else {
+        return answer.pending(id, false);
     };
     let body = action::body(form, id, s);
-    let outcome = tokio::task::spawn_blocking(move || action::post(&action, body))
+    let webhook = webhook.clone();
+    let outcome = tokio::task::spawn_blocking(move || webhook.post(body))
         .await
-        .unwrap_or_else(|e| ActionOutcome::Unknown(e.to_string()));
-    match outcome {
+        .unwrap_or(ActionOutcome::Unknown(Unknown::Lost));
+    let lang = crate::i18n::current();
+    let (name, receipt) = (form.name.as_str(), id);
+    let settled = match outcome {
         ActionOutcome::Accepted => {
             let response = completed_response(id);
             match app
@@ -132,31 +144,60 @@ async fn run_action(
                 .settle(id, Some(response.clone()), now_ms())
                 .await
             {
-                Ok(_) => answer.done(id, response, false),
-                Err(e) => {
-                    log::line(&format!("{}: receipt {id} stays in flight: {e}", form.name));
-                    answer.pending(id)
-                }
+                Ok(_) => return answer.done(id, response, false),
+                Err(e) => Err(e),
             }
         }
         ActionOutcome::Refused(why) => {
-            log::line(&format!("{}: receipt {id} failed: {why}", form.name));
+            log::line(&match why {
+                Refusal::Status(status) => t!(
+                    lang,
+                    "serve.log.action_refused",
+                    form = name,
+                    receipt = receipt,
+                    status = status
+                ),
+                Refusal::Unreachable => t!(
+                    lang,
+                    "serve.log.action_unreachable",
+                    form = name,
+                    receipt = receipt
+                ),
+            });
             match app.writer.settle(id, None, now_ms()).await {
-                Ok(_) => answer.refused(id),
-                Err(e) => {
-                    log::line(&format!("{}: receipt {id} stays in flight: {e}", form.name));
-                    answer.pending(id)
-                }
+                Ok(_) => return answer.refused(id),
+                Err(e) => Err(e),
             }
         }
         ActionOutcome::Unknown(why) => {
-            log::line(&format!(
-                "{}: receipt {id} stays in flight: {why}",
-                form.name
-            ));
-            answer.pending(id)
+            log::line(&match why {
+                Unknown::TimedOut => t!(
+                    lang,
+                    "serve.log.action_timed_out",
+                    form = name,
+                    receipt = receipt,
+                    timeout = human_duration_in(action.timeout.as_millis() as Millis, lang)
+                ),
+                Unknown::Lost => t!(
+                    lang,
+                    "serve.log.action_lost",
+                    form = name,
+                    receipt = receipt
+                ),
+            });
+            Ok(())
         }
+    };
+    if let Err(e) = settled {
+        log::line(&t!(
+            lang,
+            "serve.log.action_unrecorded",
+            form = name,
+            receipt = receipt,
+            error = e
+        ));
     }
+    answer.pending(id, false)
 }
 
 struct Answer<'a> {
@@ -201,17 +242,23 @@ impl Answer<'_> {
             .into_response()
     }
 
-    /// 202: received, its action's outcome unknown.
-    fn pending(&self, id: ReceiptId) -> Response {
-        (
+    /// 202: received, its action's outcome unknown; `replayed` for a retry
+    /// after the action gave up.
+    fn pending(&self, id: ReceiptId, replayed: bool) -> Response {
+        let mut r = (
             StatusCode::ACCEPTED,
             [(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             )],
-            json!({"receipt": id, "state": "in_flight"}).to_string(),
+            pending_response(id),
         )
-            .into_response()
+            .into_response();
+        if replayed {
+            r.headers_mut()
+                .insert(REPLAYED, HeaderValue::from_static("true"));
+        }
+        r
     }
 
     fn in_flight(&self, id: ReceiptId) -> Response {
@@ -282,7 +329,12 @@ pub fn too_many(wait: Duration) -> Problem {
 }
 
 fn store_failed(form: &FormConfig, e: WriteError) -> Problem {
-    log::line(&format!("{}: not stored: {e}", form.name));
+    log::line(&t!(
+        crate::i18n::current(),
+        "serve.log.not_stored",
+        form = form.name.as_str(),
+        error = e
+    ));
     let status = match e {
         WriteError::Gone => StatusCode::SERVICE_UNAVAILABLE,
         WriteError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,6 +1,7 @@
-//! Exact copies of one visitor's fields within the form's window (seed
-//! 004's fix): the original's answer, an `absorbed` row, never a second
-//! receipt; any changed field, a bot, or a copy outside the window is stored.
+//! Exact copies of one visitor's fields within the form's window: the
+//! original's answer, an `absorbed` row, never a second receipt; any changed
+//! byte of a typed field, a bot, or a copy outside the window is stored. The
+//! key an absorbed copy came with holds the receipt from then on.
 
 use crate::support::{CONFIG, TestServer};
 
@@ -12,12 +13,12 @@ fn an_exact_copy_with_a_new_key_gets_the_originals_answer_and_is_counted() {
     let s = TestServer::start();
     let first = s.post_json("copies", Some("click-1"), ADA);
     assert_eq!(first.status, 201);
-    // A second click on a page that makes a new key per click, spelt a
-    // little differently (case, spaces): the same visitor fields.
+    // A second click on a page that makes a new key per click, with its
+    // own tracking and an empty field: the same typed fields.
     let copy = s.post_json(
         "copies",
         Some("click-2"),
-        r#"{"email": "ADA@example.org ", "message": "Please  call me back.", "name": "Ada Lovelace", "utm_source": "ad"}"#,
+        r#"{"email": "ada@example.org", "message": "Please call me back.", "name": "Ada Lovelace", "utm_source": "ad", "event_id": "e-2", "company": ""}"#,
     );
     assert_eq!(
         (copy.status, &copy.body),
@@ -93,4 +94,136 @@ fn copies_are_recognised_across_a_restart() {
     let copy = s.post_json("copies", Some("after"), ADA);
     assert_eq!(copy.body, r#"{"receipt":1,"state":"completed"}"#);
     assert_eq!(s.counts(), [1, 0, 0, 1]);
+}
+
+/// What one visitor typed, with the page's own tracking fields.
+const ADA_AGAIN: &str = r#"{"name": "Ada Lovelace", "email": "ada@example.org", "message": "Please call me back.", "event_id": "e-2"}"#;
+
+/// Asserts the answer is the stored answer of receipt 1, replayed.
+fn replayed_receipt_1(r: &crate::support::Reply) {
+    assert_eq!(
+        (r.status, r.body.as_str()),
+        (201, r#"{"receipt":1,"state":"completed"}"#)
+    );
+    assert_eq!(r.header("idempotent-replayed"), Some("true"), "{r:?}");
+}
+
+#[test]
+fn an_absorbed_copys_key_holds_the_receipt_like_its_own_key() {
+    let mut s = TestServer::start();
+    let first = s.post_json("copies", Some("k-rA"), ADA);
+    assert_eq!(first.status, 201);
+    let copy = s.post_json("copies", Some("k-rB"), ADA_AGAIN);
+    assert_eq!((copy.status, &copy.body), (201, &first.body));
+    assert_eq!(
+        copy.header("idempotent-replayed"),
+        None,
+        "absorbed, not replayed"
+    );
+    // The visitor's script retries under the key it kept.
+    replayed_receipt_1(&s.post_json("copies", Some("k-rB"), ADA_AGAIN));
+    // Another body under that key is a conflict with the receipt it holds.
+    let other = s.post_json(
+        "copies",
+        Some("k-rB"),
+        r#"{"name": "Ada Lovelace", "email": "ada@example.org", "message": "Something else entirely."}"#,
+    );
+    assert_eq!(other.problem(422)["receipt"], 1);
+    // ...which changes nothing of what the key holds.
+    replayed_receipt_1(&s.post_json("copies", Some("k-rB"), ADA_AGAIN));
+    assert_eq!(s.counts(), [1, 1, 2, 1]);
+    let conflict: (i64, String) = s
+        .conn()
+        .query_row("SELECT receipt_id, payload FROM key_conflicts", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(conflict.0, 1);
+    assert!(
+        conflict.1.contains("Something else entirely."),
+        "kept: {}",
+        conflict.1
+    );
+    assert_eq!(
+        s.get("/f/copies/receipts/k-rB").body,
+        r#"{"receipt":1,"state":"completed"}"#
+    );
+    // Across a restart, the database says who holds the key.
+    s.restart(CONFIG);
+    replayed_receipt_1(&s.post_json("copies", Some("k-rB"), ADA_AGAIN));
+    s.post_json(
+        "copies",
+        Some("k-rB"),
+        r#"{"email": "someone@example.org", "message": "hello"}"#,
+    )
+    .problem(422);
+    assert_eq!(s.counts(), [1, 2, 3, 1]);
+}
+
+#[test]
+fn an_absorbed_key_holds_its_receipt_after_the_window() {
+    let config = CONFIG.replace("window = \"10m\"", "window = \"1s\"");
+    let s = TestServer::with_config(&config);
+    s.post_json("copies", Some("k-rA"), ADA);
+    s.post_json("copies", Some("k-rB"), ADA_AGAIN);
+    std::thread::sleep(std::time::Duration::from_millis(1300));
+    // The script kept its key until a confirmed success and sends again.
+    replayed_receipt_1(&s.post_json("copies", Some("k-rB"), ADA_AGAIN));
+    replayed_receipt_1(&s.post_json("copies", Some("k-rA"), ADA));
+    assert_eq!(s.counts(), [1, 0, 2, 1]);
+}
+
+#[test]
+fn copies_that_differ_by_case_width_or_spacing_are_stored_as_typed() {
+    let s = TestServer::start();
+    let typed = ["Serial AbC123", "serial abc123", "ＳＥＲＩＡＬ   ABC123"];
+    for (i, text) in typed.iter().enumerate() {
+        let body = serde_json::json!({"email": "ada@example.org", "message": text}).to_string();
+        let r = s.post_json("copies", None, &body);
+        assert_eq!(
+            r.body,
+            format!(r#"{{"receipt":{},"state":"completed"}}"#, i + 1),
+            "{text} is stored"
+        );
+    }
+    assert_eq!(s.counts(), [3, 0, 0, 0]);
+    let stored: Vec<String> = s
+        .conn()
+        .prepare("SELECT payload FROM receipts ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (payload, text) in stored.iter().zip(typed) {
+        assert!(payload.contains(text), "{payload} holds {text}");
+    }
+}
+
+#[test]
+fn an_absorbed_table_from_before_digests_is_upgraded_and_its_keys_still_hold() {
+    let mut s = TestServer::start();
+    s.post_json("copies", Some("k-rA"), ADA);
+    s.post_json("copies", Some("k-rB"), ADA);
+    s.running.take().unwrap().stop().unwrap();
+    s.conn()
+        .execute_batch(
+            "CREATE TABLE old AS SELECT id, receipt_id, request_key, received_at FROM absorbed;
+             DROP TABLE absorbed;
+             ALTER TABLE old RENAME TO absorbed;",
+        )
+        .unwrap();
+    s.restart_stopped(CONFIG);
+    let columns: Vec<String> = s
+        .conn()
+        .prepare("SELECT name FROM pragma_table_info('absorbed')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(columns.contains(&"digest".to_string()), "{columns:?}");
+    // Without the copy's digest, the receipt's own stands in for it.
+    replayed_receipt_1(&s.post_json("copies", Some("k-rB"), ADA));
+    assert_eq!(s.counts(), [1, 0, 1, 1]);
 }

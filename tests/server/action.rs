@@ -137,13 +137,45 @@ fn an_unknown_outcome_leaves_the_receipt_in_flight_and_answers_202() {
         "in_flight",
         "for an operator, never failed by time"
     );
-    // The same key meanwhile: 409, nothing written.
-    s.post_json("hooked", Some("k-unknown"), BODY).problem(409);
     assert_eq!(s.counts(), [1, 0, 0, 0]);
     assert_eq!(
         s.get("/f/hooked/receipts/k-unknown").body,
         r#"{"receipt":1,"state":"in_flight"}"#
     );
+}
+
+#[test]
+fn a_retry_while_the_action_runs_is_409_and_after_its_timeout_the_202_again() {
+    let (url, seen) = webhook(vec![Hook::Stall(Duration::from_secs(3))]);
+    let mut s = TestServer::with_config(&config(&url).replace("400ms", "1500ms"));
+    let first = std::thread::scope(|scope| {
+        let first = scope.spawn(|| s.post_json("hooked", Some("k-slow"), BODY));
+        // The receipt is committed in flight before its webhook is called.
+        while seen.lock().unwrap().is_empty() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let meanwhile = s.post_json("hooked", Some("k-slow"), BODY);
+        let p = meanwhile.problem(409);
+        assert_eq!(p["receipt"], 1);
+        assert_eq!(meanwhile.header("retry-after"), Some("1"));
+        first.join().unwrap()
+    });
+    assert_eq!(
+        (first.status, first.body.as_str()),
+        (202, r#"{"receipt":1,"state":"in_flight"}"#)
+    );
+    assert_eq!(s.counts(), [1, 0, 0, 0], "a 409 writes nothing");
+    // The action gave up: a retry is told what the first send was told.
+    let again = s.post_json("hooked", Some("k-slow"), BODY);
+    assert_eq!((again.status, &again.body), (202, &first.body));
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(s.counts(), [1, 0, 1, 0], "a replays row for the 202");
+    assert_eq!(state(&s), "in_flight", "only an operator settles it");
+    s.restart(&config(&url).replace("400ms", "1500ms"));
+    let after = s.post_json("hooked", Some("k-slow"), BODY);
+    assert_eq!((after.status, &after.body), (202, &first.body));
+    assert_eq!(after.header("idempotent-replayed"), Some("true"));
+    assert_eq!(seen.lock().unwrap().len(), 1, "the webhook is called once");
 }
 
 #[test]
@@ -157,4 +189,44 @@ fn a_webhook_that_cannot_be_reached_never_got_it() {
     let s = TestServer::with_config(&config(&format!("http://127.0.0.1:{port}/x")));
     s.post_json("hooked", Some("k-down"), BODY).problem(502);
     assert_eq!(state(&s), "failed");
+}
+
+#[test]
+fn the_log_says_each_outcome_in_plain_words() {
+    let (url, _) = webhook(vec![Hook::Answer(500), Hook::Stall(Duration::from_secs(2))]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forms.toml");
+    std::fs::write(&path, config(&url)).unwrap();
+    let db = dir.path().join("r.db");
+    let (mut serving, addr) = crate::support::Serving::start(&db, &path);
+    let post = |key: &str| {
+        crate::support::agent()
+            .post(format!("http://{addr}/f/hooked"))
+            .header("content-type", "application/json")
+            .header("idempotency-key", format!("\"{key}\""))
+            .send(BODY)
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(post("k-1"), 502);
+    assert_eq!(post("k-2"), 202);
+    unsafe {
+        libc::kill(serving.child.id() as i32, libc::SIGTERM);
+    }
+    assert!(serving.child.wait().unwrap().success());
+    let mut log = String::new();
+    std::io::Read::read_to_string(serving.stderr.as_mut().unwrap(), &mut log).unwrap();
+    assert!(
+        log.contains("hooked: receipt 2 stays in flight: the action did not answer within 400 ms"),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "hooked: receipt 1 failed: the action answered 500; its key is free for a retry"
+        ),
+        "{log}"
+    );
+    assert!(!log.contains("timeout: global"), "{log}");
+    assert!(!log.contains("ada@example.org"), "no visitor data: {log}");
 }

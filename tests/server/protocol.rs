@@ -90,12 +90,13 @@ fn the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing() {
     // The first is still being processed: in flight, committed by another connection.
     let store = IntakeStore::open(&s.db).unwrap();
     let fields: serde_json::Value = serde_json::from_str(BODY).unwrap();
+    let now = receipt_review::model::time::now_ms();
     store
         .claim(
             "acme.example/contact",
             Some("k-busy"),
             fields.as_object().unwrap(),
-            1_700_000_000_000,
+            now,
         )
         .unwrap();
     let r = s.post_json("contact", Some("k-busy"), BODY);
@@ -112,7 +113,7 @@ fn the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing() {
     );
     // Once the first is done, the same key replays it.
     store
-        .complete(1, r#"{"receipt":1,"state":"completed"}"#, 1_700_000_000_500)
+        .complete(1, r#"{"receipt":1,"state":"completed"}"#, now + 500)
         .unwrap();
     let r = s.post_json("contact", Some("k-busy"), BODY);
     assert_eq!(

@@ -76,6 +76,13 @@ impl TestServer {
         self.running = Some(running);
     }
 
+    /// Starts a server again on the database of one already stopped.
+    pub fn restart_stopped(&mut self, text: &str) {
+        let running = server::start(&self.db, Config::parse(text, "test").unwrap()).unwrap();
+        self.url = running.url();
+        self.running = Some(running);
+    }
+
     pub fn addr(&self) -> std::net::SocketAddr {
         self.running.as_ref().unwrap().addr()
     }

@@ -1,10 +1,10 @@
 //! One submission's work inside the writer's transaction: the protocol of
-//! SPEC's intake server, on top of the store's claim / complete / fail.
+//! the intake server, on top of the store's claim / complete / fail.
 
 use rusqlite::{OptionalExtension, params};
 
 use crate::intake::store::{BulkWrite, Claim, StoreError, Submission};
-use crate::model::time::format_rfc3339;
+use crate::model::time::{format_rfc3339, read_text};
 use crate::model::{Millis, ReceiptId, ReceiptState};
 
 /// A checked submission, ready for the writer.
@@ -19,6 +19,10 @@ pub struct Job {
     pub window_ms: Millis,
     /// No action: the receipt is completed in the same transaction.
     pub complete_now: bool,
+    /// How long the form's action may take. A retry of a receipt still in
+    /// flight after this is answered with the 202 its first send got: the
+    /// action has given up by then, and only an operator settles it.
+    pub action_timeout_ms: Millis,
 }
 
 /// What the writer did with a submission.
@@ -34,9 +38,12 @@ pub enum Outcome {
         id: ReceiptId,
         response: Option<String>,
     },
-    /// The same key and body while the first is still in flight (or was
-    /// failed meanwhile): nothing written.
+    /// The same key and body while the first's action is still running (or
+    /// it was failed meanwhile): nothing written.
     InFlight { id: ReceiptId },
+    /// The same key and body as a receipt whose action's outcome is unknown
+    /// and whose action has timed out: the 202 again (a `replays` row).
+    Pending { id: ReceiptId },
     /// The same key with another body: refused (a `key_conflicts` row).
     Conflict { id: ReceiptId },
     /// An exact copy of a completed receipt within the window: its response
@@ -49,36 +56,45 @@ pub fn completed_response(id: ReceiptId) -> String {
     format!(r#"{{"receipt":{id},"state":"completed"}}"#)
 }
 
+/// The body of a 202: received, the action's outcome not known. Never
+/// stored as the receipt's `response`, which is the completed answer.
+pub fn pending_response(id: ReceiptId) -> String {
+    format!(r#"{{"receipt":{id},"state":"in_flight"}}"#)
+}
+
 /// Where [`apply`] looks for the receipt an exact copy repeats, and notes
 /// the receipts it stores.
 pub trait Seen {
-    fn latest(&self, visitor: u128) -> Option<(ReceiptId, Millis)>;
-    fn note(&mut self, visitor: u128, id: ReceiptId, at_ms: Millis);
+    fn latest(&self, scope: &str, visitor: u128) -> Option<(ReceiptId, Millis)>;
+    fn note(&mut self, scope: &str, visitor: u128, id: ReceiptId, at_ms: Millis);
 }
 
 pub fn apply(w: &BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcome, StoreError> {
     let s = &job.submission;
+    // A key that an absorbed copy was sent with holds the receipt it was
+    // absorbed into, for ever, as if it were that receipt's own key.
+    if let Some(key) = s.key()
+        && let Some(holder) = absorbed_key_holder(w, s.scope(), key)?
+    {
+        return answer_absorbed_key(w, job, holder);
+    }
     // The usual case, a new receipt that repeats nothing recent: one row
     // written once. A held key falls through to the whole protocol below.
     if job.complete_now
         && copy_candidate(seen, job).is_none()
         && let Some((id, response)) = w.store_completed(s, job.at_ms, completed_response)?
     {
-        if let Some(visitor) = job.visitor {
-            seen.note(visitor, id, job.at_ms);
-        }
+        note(seen, job, id);
         return Ok(Outcome::Stored { id, response });
     }
     let mut holder = None;
     if let Some(key) = s.key() {
         holder = key_holder(w, s.scope(), key)?;
-        // The original is still being processed: answer 409 and write
-        // nothing (the store's claim would count a replay).
-        if let Some((id, digest, state)) = &holder
-            && digest == s.digest()
-            && state == "in_flight"
+        if let Some(h) = &holder
+            && h.digest == s.digest()
+            && h.state == "in_flight"
         {
-            return Ok(Outcome::InFlight { id: *id });
+            return in_flight(w, job, h);
         }
     }
     if holder.is_none()
@@ -95,9 +111,7 @@ pub fn apply(w: &BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcom
     };
     match claim {
         Claim::New { id } | Claim::Reclaimed { id } => {
-            if let Some(visitor) = job.visitor {
-                seen.note(visitor, id, job.at_ms);
-            }
+            note(seen, job, id);
             if !job.complete_now {
                 return Ok(Outcome::Claimed { id });
             }
@@ -114,20 +128,142 @@ pub fn apply(w: &BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcom
     }
 }
 
-/// The receipt holding a scope's key: id, digest, state.
-fn key_holder(
+fn note(seen: &mut dyn Seen, job: &Job, id: ReceiptId) {
+    if let Some(visitor) = job.visitor {
+        seen.note(job.submission.scope(), visitor, id, job.at_ms);
+    }
+}
+
+/// The receipt holding a scope's key.
+struct KeyHolder {
+    id: ReceiptId,
+    digest: String,
+    state: String,
+    /// When it was last claimed (its `updated_at`, else `created_at`).
+    claimed_at: Option<Millis>,
+}
+
+fn key_holder(w: &BulkWrite<'_>, scope: &str, key: &str) -> Result<Option<KeyHolder>, StoreError> {
+    Ok(w.connection()
+        .prepare_cached(
+            "SELECT id, digest, state, coalesce(updated_at, created_at) FROM receipts \
+             WHERE scope = ?1 AND request_key = ?2",
+        )?
+        .query_row(params![scope, key], |r| {
+            Ok(KeyHolder {
+                id: r.get(0)?,
+                digest: r.get(1)?,
+                state: r.get(2)?,
+                claimed_at: claimed_at(r.get_ref(3)?),
+            })
+        })
+        .optional()?)
+}
+
+fn claimed_at(value: rusqlite::types::ValueRef<'_>) -> Option<Millis> {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Text(t) => read_text(std::str::from_utf8(t).ok()?).ok(),
+        ValueRef::Integer(n) => {
+            crate::model::time::parse_time_ref(crate::model::TimeRef::Integer(n)).ok()
+        }
+        _ => None,
+    }
+}
+
+/// A retry of a receipt still in flight: 409 while its action may still be
+/// running (nothing written); the 202 again once the action has timed out.
+fn in_flight(w: &BulkWrite<'_>, job: &Job, holder: &KeyHolder) -> Result<Outcome, StoreError> {
+    let given_up = holder
+        .claimed_at
+        .is_none_or(|at| job.at_ms.saturating_sub(at) >= job.action_timeout_ms);
+    if !given_up {
+        return Ok(Outcome::InFlight { id: holder.id });
+    }
+    count_replay(w, holder.id, job.at_ms)?;
+    Ok(Outcome::Pending { id: holder.id })
+}
+
+fn count_replay(w: &BulkWrite<'_>, id: ReceiptId, at_ms: Millis) -> Result<(), StoreError> {
+    w.connection()
+        .prepare_cached("INSERT INTO replays (receipt_id, received_at) VALUES (?1, ?2)")?
+        .execute(params![id, format_rfc3339(at_ms)])?;
+    Ok(())
+}
+
+/// An absorbed copy's key: the receipt the copy was absorbed into, and the
+/// digest of the body the copy was sent with.
+struct AbsorbedKey {
+    id: ReceiptId,
+    receipt_digest: String,
+    state: String,
+    response: Option<String>,
+    /// `None` in rows written before copies' digests were recorded: the
+    /// receipt's own digest stands in for it.
+    copy_digest: Option<String>,
+}
+
+fn absorbed_key_holder(
     w: &BulkWrite<'_>,
     scope: &str,
     key: &str,
-) -> Result<Option<(ReceiptId, String, String)>, StoreError> {
+) -> Result<Option<AbsorbedKey>, StoreError> {
+    // A key that a receipt holds itself is that receipt's, whatever was
+    // absorbed under it.
     Ok(w.connection()
         .prepare_cached(
-            "SELECT id, digest, state FROM receipts WHERE scope = ?1 AND request_key = ?2",
+            "SELECT r.id, r.digest, r.state, r.response, a.digest \
+             FROM absorbed a JOIN receipts r ON r.id = a.receipt_id \
+             WHERE a.request_key = ?1 AND r.scope = ?2 \
+               AND NOT EXISTS (SELECT 1 FROM receipts h WHERE h.scope = ?2 AND h.request_key = ?1) \
+             ORDER BY a.id LIMIT 1",
         )?
-        .query_row(params![scope, key], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        .query_row(params![key, scope], |r| {
+            Ok(AbsorbedKey {
+                id: r.get(0)?,
+                receipt_digest: r.get(1)?,
+                state: r.get(2)?,
+                response: r.get(3)?,
+                copy_digest: r.get(4)?,
+            })
         })
         .optional()?)
+}
+
+/// The protocol's answer for a key held through an absorbed copy: the same
+/// body is a replay of the receipt, another body a conflict with it.
+fn answer_absorbed_key(
+    w: &BulkWrite<'_>,
+    job: &Job,
+    holder: AbsorbedKey,
+) -> Result<Outcome, StoreError> {
+    let s = &job.submission;
+    let sent_before = holder
+        .copy_digest
+        .as_deref()
+        .unwrap_or(&holder.receipt_digest);
+    if sent_before != s.digest() {
+        w.connection()
+            .prepare_cached(
+                "INSERT INTO key_conflicts (receipt_id, digest, payload, received_at) \
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                holder.id,
+                s.digest(),
+                s.payload(),
+                format_rfc3339(job.at_ms)
+            ])?;
+        return Ok(Outcome::Conflict { id: holder.id });
+    }
+    count_replay(w, holder.id, job.at_ms)?;
+    Ok(match ReceiptState::parse(&holder.state) {
+        Some(ReceiptState::Completed) => Outcome::Replayed {
+            id: holder.id,
+            response: holder.response,
+        },
+        _ => Outcome::Pending { id: holder.id },
+    })
 }
 
 /// The receipt stored last with the job's visitor fields within its window.
@@ -135,12 +271,13 @@ fn copy_candidate(seen: &dyn Seen, job: &Job) -> Option<ReceiptId> {
     if job.window_ms <= 0 {
         return None;
     }
-    let (id, at) = seen.latest(job.visitor?)?;
+    let (id, at) = seen.latest(job.submission.scope(), job.visitor?)?;
     (job.at_ms.saturating_sub(at) <= job.window_ms).then_some(id)
 }
 
 /// An exact copy of a completed receipt within the window: counted in
-/// `absorbed` and answered with the original's response.
+/// `absorbed` (with the key and digest it came with, so that its key holds
+/// the receipt from then on) and answered with the original's response.
 fn absorb(
     w: &BulkWrite<'_>,
     seen: &mut dyn Seen,
@@ -160,10 +297,17 @@ fn absorb(
     if state != "completed" {
         return Ok(None);
     }
+    let s = &job.submission;
     w.connection()
         .prepare_cached(
-            "INSERT INTO absorbed (receipt_id, request_key, received_at) VALUES (?1, ?2, ?3)",
+            "INSERT INTO absorbed (receipt_id, request_key, received_at, digest) \
+             VALUES (?1, ?2, ?3, ?4)",
         )?
-        .execute(params![id, job.submission.key(), format_rfc3339(job.at_ms)])?;
+        .execute(params![
+            id,
+            s.key(),
+            format_rfc3339(job.at_ms),
+            s.key().map(|_| s.digest())
+        ])?;
     Ok(Some(Outcome::Absorbed { id, response }))
 }

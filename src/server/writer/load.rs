@@ -28,8 +28,8 @@ pub fn recent(
     forms: &[FormWindow],
     now_ms: Millis,
 ) -> Result<Recent, StoreError> {
+    let mut recent = Recent::new(forms.iter().map(|f| (f.scope.as_str(), f.window_ms)));
     let horizon = forms.iter().map(|f| f.window_ms).max().unwrap_or(0);
-    let mut recent = Recent::new(horizon);
     if horizon <= 0 {
         return Ok(recent);
     }
@@ -37,12 +37,14 @@ pub fn recent(
     for f in forms.iter().filter(|f| f.window_ms > 0) {
         by_scope.entry(f.scope.as_str()).or_default().push(f);
     }
-    let mut found = Vec::new();
+    // Newest first, so that a scope that fills its index keeps the newest.
+    let mut found: HashMap<&str, Vec<(Millis, u128, i64)>> = HashMap::new();
     let mut stmt = conn.prepare(
         "SELECT id, scope, payload, created_at FROM receipts WHERE state = 'completed' ORDER BY id DESC",
     )?;
     let mut rows = stmt.query([])?;
     let mut old_in_a_row = 0;
+    let mut full = 0;
     while let Some(row) = rows.next()? {
         let created: Option<Millis> = match row.get_ref(3)? {
             rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t)
@@ -63,24 +65,36 @@ pub fn recent(
         }
         old_in_a_row = 0;
         let scope: String = row.get(1)?;
-        let Some(windows) = by_scope.get(scope.as_str()) else {
+        let Some((&scope, windows)) = by_scope.get_key_value(scope.as_str()) else {
             continue;
         };
+        let kept = found.entry(scope).or_default();
+        if kept.len() >= recent.capacity() {
+            continue;
+        }
         let Ok(Value::Object(payload)) = serde_json::from_str::<Value>(&row.get::<_, String>(2)?)
         else {
             continue;
         };
         for w in windows {
             if now_ms.saturating_sub(created) <= w.window_ms
-                && let Some(hash) = visitor_hash(&scope, &payload, w.honeypot.as_deref())
+                && let Some(hash) = visitor_hash(scope, &payload, w.honeypot.as_deref())
             {
-                found.push((created, hash, row.get::<_, i64>(0)?));
+                kept.push((created, hash, row.get::<_, i64>(0)?));
+            }
+        }
+        if kept.len() >= recent.capacity() {
+            full += 1;
+            if full == by_scope.len() {
+                break;
             }
         }
     }
-    found.sort_unstable();
-    for (created, hash, id) in found {
-        recent.note(hash, id, created);
+    for (scope, mut kept) in found {
+        kept.sort_unstable();
+        for (created, hash, id) in kept {
+            recent.note(scope, hash, id, created);
+        }
     }
     Ok(recent)
 }

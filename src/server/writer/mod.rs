@@ -14,11 +14,12 @@ mod recent;
 
 use std::sync::mpsc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use rusqlite::{OptionalExtension, params};
 use tokio::sync::oneshot;
 
-pub use apply::{Job, Outcome, completed_response};
+pub use apply::{Job, Outcome, completed_response, pending_response};
 use apply::{Seen, apply};
 use checkpoint::Checkpoints;
 use recent::Recent;
@@ -172,6 +173,7 @@ fn run(
     mut recent: Recent,
     rx: mpsc::Receiver<Request>,
 ) {
+    let mut reported: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
         let mut writes = Vec::new();
         let mut next = Some(first);
@@ -189,7 +191,32 @@ fn run(
         if !writes.is_empty() {
             write_batch(&mut store, &mut recent, writes);
             checkpoints.after_batch(store.connection());
+            if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
+                let forgotten = recent.take_forgotten();
+                if !forgotten.is_empty() {
+                    report_forgotten(&forgotten, recent.capacity());
+                    reported = Some(Instant::now());
+                }
+            }
         }
+    }
+}
+
+/// How often the log says that copies went unchecked: once a minute at most.
+const REPORT_EVERY: Duration = Duration::from_secs(60);
+
+/// Says which scopes forgot receipts before their window ended: their
+/// copies are stored rather than absorbed from now on.
+fn report_forgotten(forgotten: &[(String, u64)], capacity: usize) {
+    let lang = crate::i18n::current();
+    for (scope, count) in forgotten {
+        super::log::line(&crate::t!(
+            lang,
+            "serve.log.copies_unchecked",
+            scope = scope,
+            count = count,
+            capacity = capacity
+        ));
     }
 }
 
@@ -234,21 +261,21 @@ fn send(reply: Reply, answer: Result<Answer, WriteError>) {
 /// The receipts a batch stores, noted in [`Recent`] only once committed.
 struct BatchSeen<'a> {
     recent: &'a Recent,
-    noted: Vec<(u128, ReceiptId, Millis)>,
+    noted: Vec<(String, u128, ReceiptId, Millis)>,
 }
 
 impl Seen for BatchSeen<'_> {
-    fn latest(&self, visitor: u128) -> Option<(ReceiptId, Millis)> {
+    fn latest(&self, scope: &str, visitor: u128) -> Option<(ReceiptId, Millis)> {
         self.noted
             .iter()
             .rev()
-            .find(|(v, ..)| *v == visitor)
-            .map(|&(_, id, at)| (id, at))
-            .or_else(|| self.recent.get(visitor))
+            .find(|(s, v, ..)| *v == visitor && s == scope)
+            .map(|&(_, _, id, at)| (id, at))
+            .or_else(|| self.recent.get(scope, visitor))
     }
 
-    fn note(&mut self, visitor: u128, id: ReceiptId, at_ms: Millis) {
-        self.noted.push((visitor, id, at_ms));
+    fn note(&mut self, scope: &str, visitor: u128, id: ReceiptId, at_ms: Millis) {
+        self.noted.push((scope.to_string(), visitor, id, at_ms));
     }
 }
 
@@ -279,8 +306,8 @@ fn commit(
             .collect::<Result<Vec<_>, StoreError>>()
     })?;
     let BatchSeen { noted, .. } = seen;
-    for (visitor, id, at) in noted {
-        recent.note(visitor, id, at);
+    for (scope, visitor, id, at) in noted {
+        recent.note(&scope, visitor, id, at);
     }
     Ok(answers)
 }
