@@ -16,13 +16,13 @@ pub enum ActionOutcome {
     /// The webhook answered 2xx.
     Accepted,
     /// The webhook said no, or never received the post: the receipt fails.
-    Refused(Refusal),
+    Refused(WhyRefused),
     /// Nobody knows whether the webhook acted: the receipt stays in flight.
-    Unknown(Unknown),
+    Unknown(WhyUnknown),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum WhyRefused {
     /// It answered with this status (not 2xx).
     Status(u16),
     /// It could not be reached: the post was never delivered.
@@ -30,7 +30,7 @@ pub enum Refusal {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unknown {
+pub enum WhyUnknown {
     /// No answer within the action's timeout.
     TimedOut,
     /// The connection broke after the post may have arrived.
@@ -69,7 +69,7 @@ impl Webhook {
             .send(body);
         match sent {
             Ok(response) if response.status().is_success() => ActionOutcome::Accepted,
-            Ok(response) => ActionOutcome::Refused(Refusal::Status(response.status().as_u16())),
+            Ok(response) => ActionOutcome::Refused(WhyRefused::Status(response.status().as_u16())),
             Err(e) => classify(&e),
         }
     }
@@ -94,15 +94,15 @@ fn classify(e: &ureq::Error) -> ActionOutcome {
         | ureq::Error::HostNotFound
         | ureq::Error::BadUri(_)
         | ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => {
-            ActionOutcome::Refused(Refusal::Unreachable)
+            ActionOutcome::Refused(WhyRefused::Unreachable)
         }
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
-            ActionOutcome::Refused(Refusal::Unreachable)
+            ActionOutcome::Refused(WhyRefused::Unreachable)
         }
-        ureq::Error::Timeout(_) => ActionOutcome::Unknown(Unknown::TimedOut),
+        ureq::Error::Timeout(_) => ActionOutcome::Unknown(WhyUnknown::TimedOut),
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-            ActionOutcome::Unknown(Unknown::TimedOut)
+            ActionOutcome::Unknown(WhyUnknown::TimedOut)
         }
-        _ => ActionOutcome::Unknown(Unknown::Lost),
+        _ => ActionOutcome::Unknown(WhyUnknown::Lost),
     }
 }

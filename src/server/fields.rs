@@ -8,11 +8,65 @@ use serde_json::{Map, Value};
 use super::config::{Extra, FormConfig};
 use super::problem::{Problem, listed};
 
-/// The fields as they will be stored, or the problem.
-pub fn check(
-    form: &FormConfig,
-    mut fields: Map<String, Value>,
-) -> Result<Map<String, Value>, Problem> {
+/// Why a submission's fields were refused: what a page says next to each
+/// field, and what problem+json says of them all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldProblem {
+    /// Fields the form does not take (`extra = "refuse"`).
+    Unknown(Vec<String>),
+    /// Fields longer than their limit, with the limit.
+    TooLong(Vec<(String, usize)>),
+    /// Required fields left empty.
+    Missing(Vec<String>),
+}
+
+impl FieldProblem {
+    /// The fields it is about, by name.
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            Self::Unknown(names) | Self::Missing(names) => names.clone(),
+            Self::TooLong(limits) => limits.iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    /// The 422 naming the fields.
+    pub fn problem(&self) -> Problem {
+        let names = self.names();
+        let problem = match self {
+            Self::Unknown(_) => Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "server.problem.unknown_fields.title",
+                "server.problem.unknown_fields.detail",
+            )
+            .arg("fields", listed(&names)),
+            Self::TooLong(limits) if limits.len() == 1 => Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "server.problem.too_long.title",
+                "server.problem.too_long.one",
+            )
+            .arg("field", listed(&names))
+            .arg("max", limits[0].1),
+            Self::TooLong(_) => Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "server.problem.too_long.title",
+                "server.problem.too_long.many",
+            )
+            .arg("fields", listed(&names)),
+            Self::Missing(_) => Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "server.problem.missing.title",
+                "server.problem.missing.detail",
+            )
+            .arg("fields", listed(&names)),
+        };
+        problem.with_fields(&names)
+    }
+}
+
+/// Makes `fields` what will be stored (unlisted ones dropped where the form
+/// says so), or says why they cannot be: then `fields` still holds what the
+/// visitor typed into the form's listed fields.
+pub fn check(form: &FormConfig, fields: &mut Map<String, Value>) -> Result<(), FieldProblem> {
     let unlisted: Vec<String> = fields
         .keys()
         .filter(|k| !form.is_listed(k) && form.honeypot.as_deref() != Some(k.as_str()))
@@ -25,15 +79,7 @@ pub fn check(
                 fields.remove(name);
             }
         }
-        Extra::Refuse if !unlisted.is_empty() => {
-            return Err(Problem::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "server.problem.unknown_fields.title",
-                "server.problem.unknown_fields.detail",
-            )
-            .arg("fields", listed(&unlisted))
-            .with_fields(&unlisted));
-        }
+        Extra::Refuse if !unlisted.is_empty() => return Err(FieldProblem::Unknown(unlisted)),
         Extra::Refuse => {}
     }
     let too_long: Vec<(String, usize)> = fields
@@ -43,26 +89,8 @@ pub fn check(
             (length(value) > max).then(|| (name.clone(), max))
         })
         .collect();
-    if let Some((first, max)) = too_long.first() {
-        let names: Vec<String> = too_long.iter().map(|(n, _)| n.clone()).collect();
-        let title = "server.problem.too_long.title";
-        let problem = if too_long.len() == 1 {
-            Problem::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                title,
-                "server.problem.too_long.one",
-            )
-            .arg("field", listed(std::slice::from_ref(first)))
-            .arg("max", max)
-        } else {
-            Problem::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                title,
-                "server.problem.too_long.many",
-            )
-            .arg("fields", listed(&names))
-        };
-        return Err(problem.with_fields(&names));
+    if !too_long.is_empty() {
+        return Err(FieldProblem::TooLong(too_long));
     }
     let missing: Vec<String> = form
         .required
@@ -71,15 +99,9 @@ pub fn check(
         .cloned()
         .collect();
     if !missing.is_empty() {
-        return Err(Problem::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "server.problem.missing.title",
-            "server.problem.missing.detail",
-        )
-        .arg("fields", listed(&missing))
-        .with_fields(&missing));
+        return Err(FieldProblem::Missing(missing));
     }
-    Ok(fields)
+    Ok(())
 }
 
 /// A value's length in characters: a text's own, anything else its JSON's.
@@ -121,13 +143,17 @@ mod tests {
     #[test]
     fn extra_fields_kept_dropped_or_refused() {
         let fields = json!({"email": "a@b.c", "utm_source": "x", "website": ""});
-        assert_eq!(check(&form("keep"), map(fields.clone())).unwrap().len(), 3);
-        let dropped = check(&form("drop"), map(fields.clone())).unwrap();
+        let checked = |extra: &str, fields: &Value| {
+            let mut map = map(fields.clone());
+            check(&form(extra), &mut map).map(|()| map)
+        };
+        assert_eq!(checked("keep", &fields).unwrap().len(), 3);
+        let dropped = checked("drop", &fields).unwrap();
         assert_eq!(
             Value::Object(dropped),
             json!({"email": "a@b.c", "website": ""})
         );
-        let refused = check(&form("refuse"), map(fields)).unwrap_err();
+        let refused = checked("refuse", &fields).unwrap_err().problem();
         assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(refused.fields(), ["utm_source"]);
     }
@@ -136,14 +162,15 @@ mod tests {
     fn too_long_names_the_field_not_the_value() {
         let err = check(
             &form("keep"),
-            map(json!({"email": "a@b.c", "message": "0123456789-0123456789"})),
+            &mut map(json!({"email": "a@b.c", "message": "0123456789-0123456789"})),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .problem();
         assert_eq!(err.fields(), ["message"]);
         let detail = err.detail(crate::i18n::Lang::En);
         assert!(detail.contains("message") && detail.contains("20"));
         assert!(!detail.contains("0123456789"));
-        let ok = check(&form("keep"), map(json!({"email": "山田@例え.jp"})));
+        let ok = check(&form("keep"), &mut map(json!({"email": "山田@例え.jp"})));
         assert!(ok.is_ok(), "characters, not bytes");
     }
 
@@ -155,8 +182,9 @@ mod tests {
             json!({"email": null}),
             json!({"email": []}),
         ] {
-            let err = check(&form("keep"), map(fields)).unwrap_err();
-            assert_eq!(err.fields(), ["email"]);
+            let err = check(&form("keep"), &mut map(fields)).unwrap_err();
+            assert_eq!(err, FieldProblem::Missing(vec!["email".into()]));
+            assert_eq!(err.problem().fields(), ["email"]);
         }
     }
 }

@@ -3,11 +3,11 @@
 //! benchmark's floor runs exactly this work without HTTP.
 
 use axum::http::StatusCode;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::body::{self, BodyType};
 use super::config::{FormConfig, KeyPolicy};
-use super::fields;
+use super::fields::{self, FieldProblem};
 use super::fingerprint::visitor_hash;
 use super::key_header;
 use super::problem::Problem;
@@ -23,6 +23,34 @@ pub struct Prepared {
     pub key: Option<String>,
 }
 
+/// Why a submission was refused before the database.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The request itself: its body, its key.
+    Request(Problem),
+    /// Its fields, with what the visitor typed (a plain form shows it again).
+    Fields {
+        problem: FieldProblem,
+        typed: Map<String, Value>,
+        key: Option<String>,
+    },
+}
+
+impl Refusal {
+    pub fn problem(&self) -> Problem {
+        match self {
+            Self::Request(p) => p.clone(),
+            Self::Fields { problem, .. } => problem.problem(),
+        }
+    }
+}
+
+impl From<Problem> for Refusal {
+    fn from(p: Problem) -> Self {
+        Self::Request(p)
+    }
+}
+
 /// Checks `bytes` of type `kind` for `form` and builds its job, received at
 /// `at_ms`. `header_key`: the `Idempotency-Key` header's key, if any;
 /// `request_timeout`: the server's, the longest any request of it runs.
@@ -33,25 +61,31 @@ pub fn prepare(
     bytes: &[u8],
     header_key: Option<String>,
     at_ms: Millis,
-) -> Result<Prepared, Problem> {
+) -> Result<Prepared, Refusal> {
     let mut fields = body::fields(kind, bytes)?;
     let field_key = match fields.remove(key_header::FIELD) {
         None => None,
         Some(Value::String(k)) if k.is_empty() => None,
         Some(Value::String(k)) => Some(k),
         Some(_) => {
-            return Err(key_header::bad("server.problem.key.field_not_text"));
+            return Err(key_header::bad("server.problem.key.field_not_text").into());
         }
     };
     let key = key_header::either(header_key, field_key)?;
     if key.is_none() && form.key == KeyPolicy::Required {
-        return Err(Problem::new(
+        return Err(Refusal::Request(Problem::new(
             StatusCode::BAD_REQUEST,
             "server.problem.key_required.title",
             "server.problem.key_required.detail",
-        ));
+        )));
     }
-    let fields = fields::check(form, fields)?;
+    if let Err(problem) = fields::check(form, &mut fields) {
+        return Err(Refusal::Fields {
+            problem,
+            typed: fields,
+            key,
+        });
+    }
     let visitor = if form.window_ms > 0 {
         visitor_hash(&form.scope, &fields, form.honeypot.as_deref())
     } else {

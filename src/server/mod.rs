@@ -31,6 +31,7 @@ pub mod log;
 pub mod lookup;
 pub mod page;
 pub mod pages_route;
+pub mod plain_form;
 pub mod problem;
 pub mod rate;
 pub mod routes;

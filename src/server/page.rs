@@ -12,7 +12,10 @@
 //! title and field names come from the operator's configuration and the key
 //! from the server, but none of them is trusted to be markup.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
 
 use crate::i18n::Lang;
 use crate::sanitize;
@@ -35,7 +38,9 @@ main{max-width:40rem;margin:0 auto}\
 .intake-hp{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}\
 button{padding:.6rem 1.6rem;font:inherit}\
 button[disabled]{opacity:.6}\
-#intake-status{min-height:1.5em}";
+#intake-status{min-height:1.5em}\
+#intake-notice{border:2px solid #a4000f;border-radius:4px;padding:.5rem 1rem;margin:0 0 1rem}\
+.field .error{display:block;color:#a4000f}";
 
 /// One form of the configuration, as its pages show it.
 #[derive(Clone, Copy, Debug)]
@@ -52,8 +57,26 @@ pub struct FormPage<'a> {
     pub required: &'a [&'a str],
     /// The honeypot field's name: hidden from people, filled by bots.
     pub honeypot: Option<&'a str>,
+    /// Labels the configuration gives fields, by field name.
+    pub labels: &'a BTreeMap<String, String>,
     /// The language of the page's own words.
     pub lang: Lang,
+}
+
+/// No configured labels.
+pub static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
+
+/// The form shown again after a post that was not taken: what the visitor
+/// typed, what to do, and the message beside each field it is about.
+#[derive(Clone, Debug, Default)]
+pub struct Filled<'a> {
+    pub values: Option<&'a Map<String, Value>>,
+    /// What the page says above the form.
+    pub notice: Vec<String>,
+    /// Field name → the message beside it.
+    pub messages: Vec<(String, String)>,
+    /// The receipt the notice names (`data-receipt`, for scripts and tests).
+    pub receipt: Option<u64>,
 }
 
 /// The hidden field that carries a plain form's idempotency key.
@@ -73,6 +96,16 @@ const LONG_TEXT_NAMES: &[&str] = &[
 /// once per page, so that a second click or a resubmitted post carries the
 /// same key and the server answers it without a second receipt.
 pub fn form_page(page: &FormPage<'_>, key: &str) -> String {
+    render_form(page, key, &Filled::default())
+}
+
+/// [`form_page`] again, filled in as the visitor left it, with `filled`'s
+/// notice and messages.
+pub fn form_page_again(page: &FormPage<'_>, key: &str, filled: &Filled<'_>) -> String {
+    render_form(page, key, filled)
+}
+
+fn render_form(page: &FormPage<'_>, key: &str, filled: &Filled<'_>) -> String {
     let lang = page.lang;
     let mut html = String::with_capacity(4096);
     head(&mut html, lang, page.title, true);
@@ -81,6 +114,7 @@ pub fn form_page(page: &FormPage<'_>, key: &str) -> String {
     html.push_str("</h1>\n<p>");
     html.push_str(&escape(t!(lang, "page.intro")));
     html.push_str("</p>\n");
+    notice(&mut html, filled);
     let _ = writeln!(
         html,
         "<form id=\"intake-form\" method=\"post\" action=\"{}\" accept-charset=\"utf-8\" data-intake>",
@@ -92,7 +126,7 @@ pub fn form_page(page: &FormPage<'_>, key: &str) -> String {
         escape(key)
     );
     for (index, &(name, max)) in page.fields.iter().enumerate() {
-        field(&mut html, page, index, name, max);
+        field(&mut html, page, filled, index, name, max);
     }
     if let Some(name) = page.honeypot {
         honeypot(&mut html, lang, name);
@@ -163,6 +197,85 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// A page that only says something: a heading, its paragraphs, and a link
+/// back to a fresh form page.
+/// `receipt`: the number the page names, also as `data-receipt` for scripts.
+pub fn notice_page(
+    page: &FormPage<'_>,
+    heading: &str,
+    paragraphs: &[String],
+    receipt: Option<u64>,
+) -> String {
+    let lang = page.lang;
+    let mut html = String::with_capacity(1024);
+    head(
+        &mut html,
+        lang,
+        &format!("{heading} — {}", page.title),
+        false,
+    );
+    html.push_str("<main>\n<h1>");
+    html.push_str(&escape(heading));
+    html.push_str("</h1>\n");
+    for (i, text) in paragraphs.iter().enumerate() {
+        let mut attrs = String::new();
+        if i == 0 {
+            attrs.push_str(" id=\"intake-status\" role=\"status\"");
+            if let Some(n) = receipt {
+                let _ = write!(attrs, " data-receipt=\"{n}\"");
+            }
+        }
+        let _ = writeln!(html, "<p{attrs}>{}</p>", escape(text));
+    }
+    let _ = writeln!(
+        html,
+        "<p><a href=\"{}\">{}</a></p>",
+        escape(&form_path(page.form)),
+        escape(t!(lang, "page.thanks.back"))
+    );
+    html.push_str("</main>\n</body>\n</html>\n");
+    html
+}
+
+/// The box above a form shown again: what happened and what to do.
+fn notice(html: &mut String, filled: &Filled<'_>) {
+    if filled.notice.is_empty() && filled.messages.is_empty() {
+        return;
+    }
+    html.push_str("<div id=\"intake-notice\" role=\"alert\"");
+    if let Some(n) = filled.receipt {
+        let _ = write!(html, " data-receipt=\"{n}\"");
+    }
+    html.push_str(">\n");
+    for text in &filled.notice {
+        let _ = writeln!(html, "<p>{}</p>", escape(text));
+    }
+    if !filled.messages.is_empty() {
+        html.push_str("<ul>\n");
+        for (_, message) in &filled.messages {
+            let _ = writeln!(html, "<li>{}</li>", escape(message));
+        }
+        html.push_str("</ul>\n");
+    }
+    html.push_str("</div>\n");
+}
+
+/// What a field held as the visitor left it, as the control's text.
+fn typed_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .filter_map(typed_text)
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        other => Some(other.to_string()),
+    }
+}
+
 /// `<!DOCTYPE>` up to the opening `<body>`.
 fn head(html: &mut String, lang: Lang, title: &str, script: bool) {
     let _ = write!(
@@ -185,12 +298,29 @@ fn head(html: &mut String, lang: Lang, title: &str, script: bool) {
 /// One visitor field: its label (in the page's language for the usual
 /// names, else the name itself), and an `<input>` or `<textarea>` limited to
 /// the configured length.
-fn field(html: &mut String, page: &FormPage<'_>, index: usize, name: &str, max: usize) {
+fn field(
+    html: &mut String,
+    page: &FormPage<'_>,
+    filled: &Filled<'_>,
+    index: usize,
+    name: &str,
+    max: usize,
+) {
     let lang = page.lang;
     // Ids by position: a configured name need not be a valid id.
     let id = format!("intake-field-{index}");
-    let label = field_label(lang, name).unwrap_or(name);
+    let label = label_of(page, name);
     let required = page.required.contains(&name);
+    let typed = filled
+        .values
+        .and_then(|v| v.get(name))
+        .and_then(typed_text)
+        .unwrap_or_default();
+    let message = filled
+        .messages
+        .iter()
+        .find(|(field, _)| field == name)
+        .map(|(_, m)| m.as_str());
     html.push_str("<p class=\"field\">");
     let _ = write!(html, "<label for=\"{id}\">{}", escape(label));
     if required {
@@ -201,12 +331,29 @@ fn field(html: &mut String, page: &FormPage<'_>, index: usize, name: &str, max: 
         );
     }
     html.push_str("</label>\n");
-    let required_attr = if required { " required" } else { "" };
+    if let Some(message) = message {
+        let _ = writeln!(
+            html,
+            "<span class=\"error\" id=\"intake-error-{index}\">{}</span>",
+            escape(message)
+        );
+    }
+    let mut attrs = String::new();
+    if required {
+        attrs.push_str(" required");
+    }
+    if message.is_some() {
+        let _ = write!(
+            attrs,
+            " aria-invalid=\"true\" aria-describedby=\"intake-error-{index}\""
+        );
+    }
     let name_attr = escape(name);
     if is_long_text(name, max) {
         let _ = write!(
             html,
-            "<textarea id=\"{id}\" name=\"{name_attr}\" maxlength=\"{max}\" rows=\"8\"{required_attr}></textarea>"
+            "<textarea id=\"{id}\" name=\"{name_attr}\" maxlength=\"{max}\" rows=\"8\"{attrs}>{}</textarea>",
+            escape(&typed)
         );
     } else {
         let (kind, autocomplete) = input_kind(name);
@@ -217,7 +364,10 @@ fn field(html: &mut String, page: &FormPage<'_>, index: usize, name: &str, max: 
         if let Some(autocomplete) = autocomplete {
             let _ = write!(html, " autocomplete=\"{autocomplete}\"");
         }
-        let _ = write!(html, "{required_attr}>");
+        if !typed.is_empty() {
+            let _ = write!(html, " value=\"{}\"", escape(&typed));
+        }
+        let _ = write!(html, "{attrs}>");
     }
     html.push_str("</p>\n");
 }
@@ -235,6 +385,16 @@ fn honeypot(html: &mut String, lang: Lang, name: &str) {
         escape(t!(lang, "page.honeypot")),
         escape(name)
     );
+}
+
+/// A field's label: the configuration's, else the catalogue's for the usual
+/// names, else the name itself.
+pub fn label_of<'a>(page: &FormPage<'a>, name: &'a str) -> &'a str {
+    page.labels
+        .get(name)
+        .map(String::as_str)
+        .or_else(|| field_label(page.lang, name))
+        .unwrap_or(name)
 }
 
 fn field_label(lang: Lang, name: &str) -> Option<&'static str> {
@@ -299,6 +459,7 @@ mod tests {
             fields: CONTACT_FIELDS,
             required: &["email", "message"],
             honeypot: Some("_gotcha"),
+            labels: &NO_LABELS,
             lang,
         }
     }
@@ -468,6 +629,7 @@ mod tests {
             fields: &fields,
             required: &[],
             honeypot: Some("h\"p"),
+            labels: &NO_LABELS,
             lang: Lang::En,
         };
         for html in [form_page(&page, "k"), thanks_page(&page, Some(7))] {

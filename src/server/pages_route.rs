@@ -64,7 +64,7 @@ pub(crate) fn receipt_of(query: Option<&str>) -> Option<u64> {
 }
 
 /// A page in `lang`, saying so (caches keep one page per language).
-fn with_language(page: Html<String>, lang: Lang) -> Response {
+pub(crate) fn with_language(page: Html<String>, lang: Lang) -> Response {
     let mut response = page.into_response();
     let headers = response.headers_mut();
     headers.insert(
@@ -83,7 +83,7 @@ pub async fn intake_js() -> Response {
         .into_response()
 }
 
-fn field_limits(config: &FormConfig) -> Vec<(&str, usize)> {
+pub(crate) fn field_limits(config: &FormConfig) -> Vec<(&str, usize)> {
     config
         .fields
         .iter()
@@ -91,7 +91,7 @@ fn field_limits(config: &FormConfig) -> Vec<(&str, usize)> {
         .collect()
 }
 
-fn form_of<'a>(
+pub(crate) fn form_of<'a>(
     config: &'a FormConfig,
     fields: &'a [(&'a str, usize)],
     required: &'a [&'a str],
@@ -99,16 +99,17 @@ fn form_of<'a>(
 ) -> FormPage<'a> {
     FormPage {
         form: &config.name,
-        title: &config.name,
+        title: &config.title,
         fields,
         required,
         honeypot: config.honeypot.as_deref(),
+        labels: &config.labels,
         lang,
     }
 }
 
 /// A key for one page view: 128 random bits as hex, valid for the intake.
-fn minted_key() -> String {
+pub(crate) fn minted_key() -> String {
     let bytes: [u8; 16] = rand::random();
     hex::encode(bytes)
 }

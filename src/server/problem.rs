@@ -85,6 +85,11 @@ impl Problem {
         self
     }
 
+    /// Seconds for `Retry-After`, for 409 and 429.
+    pub fn retry_after_seconds(&self) -> Option<u64> {
+        self.more.retry_after
+    }
+
     /// The fields the problem is about, by name as shown.
     pub fn fields(&self) -> &[String] {
         &self.more.fields

@@ -13,7 +13,7 @@ use super::config::Config;
 use super::deadline::pause_while_handling;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
-use super::{lookup, pages_route, submit};
+use super::{lookup, pages_route, plain_form, submit};
 
 pub fn router(state: AppState) -> Router {
     let settings = state.config.server.clone();
@@ -35,6 +35,10 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(cors)
         .layer(middleware::from_fn(answer_problems))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            plain_form::refusal_pages,
+        ))
         .layer(middleware::from_fn(pause_while_handling))
         .with_state(state)
 }

@@ -11,16 +11,19 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::action::{self, ActionOutcome, Refusal, Unknown};
+use super::action::{self, ActionOutcome, WhyRefused, WhyUnknown};
 use super::body::{self, BodyType};
 use super::config::FormConfig;
 use super::deadline::Peer;
-use super::job::{Prepared, prepare};
+use super::job::{Prepared, Refusal, prepare};
 use super::key_header;
+use super::language::negotiate;
 use super::log;
+use super::plain_form::{PlainForm, is_plain_post};
 use super::problem::Problem;
 use super::state::AppState;
 use super::writer::{Job, Outcome, WriteError, completed_response, pending_response};
+use crate::i18n::Lang;
 use crate::intake::store::Submission;
 use crate::model::time::{human_duration_in, now_ms};
 use crate::model::{Millis, ReceiptId};
@@ -42,7 +45,20 @@ pub async fn submit(
         .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
     match handle(&app, &name, client, &parts.headers, body).await {
         Ok(response) => response,
-        Err(problem) => problem.into_response(),
+        Err(Refusal::Fields {
+            problem,
+            typed,
+            key,
+        }) if is_plain_post(&parts.headers) => match app.form(&name) {
+            Some(form) => PlainForm {
+                form,
+                lang: negotiate(&parts.headers, crate::i18n::current()),
+            }
+            .fields_again(&typed, key.as_deref(), &problem),
+            None => problem.problem().into_response(),
+        },
+        // A plain form's other refusals become pages in `refusal_pages`.
+        Err(refusal) => refusal.problem().into_response(),
     }
 }
 
@@ -52,7 +68,7 @@ async fn handle(
     client: IpAddr,
     headers: &HeaderMap,
     body: axum::body::Body,
-) -> Result<Response, Problem> {
+) -> Result<Response, Refusal> {
     let form = app.form(name).cloned().ok_or_else(unknown_form)?;
     app.rate.take(client, name).map_err(too_many)?;
     let kind = body::body_type(headers)?;
@@ -67,7 +83,8 @@ async fn handle(
         now_ms(),
     )?;
     drop(bytes);
-    let html = kind == BodyType::Form && wants_html(headers);
+    let html = (kind == BodyType::Form && is_plain_post(headers))
+        .then(|| negotiate(headers, crate::i18n::current()));
     // From here on nothing depends on the client: the work goes on (and is
     // committed) even if it goes away, so that its retry finds the receipt.
     let app = app.clone();
@@ -82,23 +99,27 @@ async fn handle(
     }))
 }
 
-/// Writes a checked submission and answers as the protocol says.
+/// Writes a checked submission and answers as the protocol says; `html`: a
+/// plain form's post, answered with pages in this language.
 async fn process(
     app: &AppState,
     form: Arc<FormConfig>,
     job: Job,
     key: Option<String>,
-    html: bool,
+    html: Option<Lang>,
 ) -> Response {
     let webhook_body = form.action.as_ref().map(|_| job.submission.clone());
-    let outcome = match app.writer.submit(job).await {
-        Ok(outcome) => outcome,
-        Err(e) => return store_failed(&form, e).into_response(),
-    };
+    let typed = html.map(|_| job.submission.payload().to_string());
+    let outcome = app.writer.submit(job).await;
     let answer = Answer {
         form: &form,
         html,
         key: key.as_deref(),
+        typed: typed.as_deref(),
+    };
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => return answer.store_failed(e),
     };
     match outcome {
         Outcome::Stored { id, response } | Outcome::Absorbed { id, response } => {
@@ -133,7 +154,7 @@ async fn run_action(
     let webhook = webhook.clone();
     let outcome = tokio::task::spawn_blocking(move || webhook.post(body))
         .await
-        .unwrap_or(ActionOutcome::Unknown(Unknown::Lost));
+        .unwrap_or(ActionOutcome::Unknown(WhyUnknown::Lost));
     let lang = crate::i18n::current();
     let (name, receipt) = (form.name.as_str(), id);
     let settled = match outcome {
@@ -150,14 +171,14 @@ async fn run_action(
         }
         ActionOutcome::Refused(why) => {
             log::line(&match why {
-                Refusal::Status(status) => t!(
+                WhyRefused::Status(status) => t!(
                     lang,
                     "serve.log.action_refused",
                     form = name,
                     receipt = receipt,
                     status = status
                 ),
-                Refusal::Unreachable => t!(
+                WhyRefused::Unreachable => t!(
                     lang,
                     "serve.log.action_unreachable",
                     form = name,
@@ -171,14 +192,14 @@ async fn run_action(
         }
         ActionOutcome::Unknown(why) => {
             log::line(&match why {
-                Unknown::TimedOut => t!(
+                WhyUnknown::TimedOut => t!(
                     lang,
                     "serve.log.action_timed_out",
                     form = name,
                     receipt = receipt,
                     timeout = human_duration_in(action.timeout.as_millis() as Millis, lang)
                 ),
-                Unknown::Lost => t!(
+                WhyUnknown::Lost => t!(
                     lang,
                     "serve.log.action_lost",
                     form = name,
@@ -202,15 +223,18 @@ async fn run_action(
 
 struct Answer<'a> {
     form: &'a Arc<FormConfig>,
-    /// A plain form's post: answered 303 to the thank-you page.
-    html: bool,
+    /// A plain form's post: answered 303 to the thank-you page, and with
+    /// pages in this language otherwise.
+    html: Option<Lang>,
     key: Option<&'a str>,
+    /// A plain form's fields as stored, to show the form again.
+    typed: Option<&'a str>,
 }
 
 impl Answer<'_> {
     /// 201 with the stored response, byte for byte.
     fn done(&self, id: ReceiptId, response: String, replayed: bool) -> Response {
-        let mut r = if self.html {
+        let mut r = if self.html.is_some() {
             self.see_thanks(id)
         } else {
             (
@@ -245,15 +269,19 @@ impl Answer<'_> {
     /// 202: received, its action's outcome unknown; `replayed` for a retry
     /// after the action gave up.
     fn pending(&self, id: ReceiptId, replayed: bool) -> Response {
-        let mut r = (
-            StatusCode::ACCEPTED,
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            pending_response(id),
-        )
-            .into_response();
+        let mut r = if let Some(page) = self.page() {
+            page.received(StatusCode::ACCEPTED, id)
+        } else {
+            (
+                StatusCode::ACCEPTED,
+                [(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                )],
+                pending_response(id),
+            )
+                .into_response()
+        };
         if replayed {
             r.headers_mut()
                 .insert(REPLAYED, HeaderValue::from_static("true"));
@@ -262,6 +290,12 @@ impl Answer<'_> {
     }
 
     fn in_flight(&self, id: ReceiptId) -> Response {
+        if let Some(page) = self.page() {
+            let mut r = page.received(StatusCode::CONFLICT, id);
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(1));
+            return r;
+        }
         let mut p = Problem::new(
             StatusCode::CONFLICT,
             "server.problem.in_progress.title",
@@ -274,6 +308,9 @@ impl Answer<'_> {
     }
 
     fn conflict(&self, id: ReceiptId) -> Response {
+        if let (Some(page), Some(typed)) = (self.page(), self.typed_fields()) {
+            return page.changed(&typed, id);
+        }
         Problem::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "server.problem.key_used.title",
@@ -284,6 +321,9 @@ impl Answer<'_> {
     }
 
     fn refused(&self, id: ReceiptId) -> Response {
+        if let (Some(page), Some(typed)) = (self.page(), self.typed_fields()) {
+            return page.send_again(StatusCode::BAD_GATEWAY, &typed, self.key);
+        }
         Problem::new(
             StatusCode::BAD_GATEWAY,
             "server.problem.not_accepted.title",
@@ -293,21 +333,35 @@ impl Answer<'_> {
         .into_response()
     }
 
+    /// Nothing was stored: the protocol's problem, or the form again.
+    fn store_failed(&self, e: WriteError) -> Response {
+        let problem = store_failed(self.form, e);
+        match (self.page(), self.typed_fields()) {
+            (Some(page), Some(typed)) => page.send_again(problem.status, &typed, self.key),
+            _ => problem.into_response(),
+        }
+    }
+
+    fn page(&self) -> Option<PlainForm<'_>> {
+        self.html.map(|lang| PlainForm {
+            form: self.form,
+            lang,
+        })
+    }
+
+    fn typed_fields(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        match serde_json::from_str(self.typed?) {
+            Ok(serde_json::Value::Object(map)) => Some(map),
+            _ => None,
+        }
+    }
+
     fn lookup_path(&self) -> String {
         match self.key {
             Some(key) => format!("/f/{}/receipts/{key}", self.form.name),
             None => format!("/f/{}/receipts/KEY", self.form.name),
         }
     }
-}
-
-/// A browser's plain form says it wants a page, not JSON.
-fn wants_html(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| v.to_ascii_lowercase().contains("text/html"))
 }
 
 pub fn unknown_form() -> Problem {

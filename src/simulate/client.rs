@@ -356,11 +356,13 @@ fn read_body(response: ureq::http::Response<ureq::Body>) -> Result<String, Strin
 }
 
 /// `receipt` of a JSON answer (201, 202, and the problems that name one).
+/// The receipt a JSON answer names, or the `data-receipt` of a page's.
 fn receipt_of_body(body: &str) -> Option<u64> {
-    serde_json::from_str::<Value>(body)
-        .ok()?
-        .get("receipt")?
-        .as_u64()
+    if let Ok(v) = serde_json::from_str::<Value>(body) {
+        return v.get("receipt")?.as_u64();
+    }
+    let rest = &body[body.find(" data-receipt=\"")? + 15..];
+    rest[..rest.find('"')?].parse().ok()
 }
 
 #[cfg(test)]
@@ -410,6 +412,11 @@ mod tests {
             Some(3)
         );
         assert_eq!(receipt_of_body(r#"{"status":429}"#), None);
+        assert_eq!(
+            receipt_of_body("<div id=\"intake-notice\" role=\"alert\" data-receipt=\"12\">"),
+            Some(12)
+        );
+        assert_eq!(receipt_of_body("<p>no number</p>"), None);
         assert_eq!(receipt_of_body("<html>"), None);
     }
 }

@@ -206,6 +206,7 @@ mod tests {
                 fields: &[("name", 100), ("email", 254), ("message", 5000)],
                 required: &["email", "message"],
                 honeypot: Some("_gotcha"),
+                labels: &page::NO_LABELS,
                 lang: Lang::Ja,
             },
             "k-0123abc",

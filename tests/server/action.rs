@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::support::{BODY, TestServer};
 
 #[derive(Clone, Copy)]
-enum Hook {
+pub enum Hook {
     Answer(u16),
     /// Reads the post and answers nothing for this long.
     Stall(Duration),
@@ -18,7 +18,7 @@ enum Hook {
 
 /// A webhook that answers each post as told, in order; returns its URL and
 /// the bodies it received.
-fn webhook(plan: Vec<Hook>) -> (String, Arc<Mutex<Vec<String>>>) {
+pub fn webhook(plan: Vec<Hook>) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/inquiries", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -14,6 +14,7 @@ mod crash;
 mod hardening;
 mod language;
 mod lookup;
+mod plain_form;
 mod protocol;
 mod race;
 mod refusals;

@@ -65,6 +65,11 @@ pub struct FormConfig {
     pub name: String,
     /// The scope its receipts are stored under (default: the form's name).
     pub scope: String,
+    /// The page's heading and title (default: the form's name).
+    pub title: String,
+    /// A label for a field, where the catalogue's (for `name`, `email`,
+    /// `message`, ...) or the field's own name would not do.
+    pub labels: BTreeMap<String, String>,
     /// The fields a visitor fills in, in the file's order, with their
     /// longest value in characters.
     pub fields: Vec<FieldRule>,
@@ -375,6 +380,37 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
         }
         origins.push(o);
     }
+    let title = match raw.title.map(|t| t.trim().to_string()) {
+        None => name.to_string(),
+        Some(t) if t.is_empty() => {
+            return Err(bad(
+                key("title"),
+                t!(lang, "serve.config.why.title").to_string(),
+            ));
+        }
+        Some(t) => t,
+    };
+    let mut labels = BTreeMap::new();
+    for (field, label) in raw.labels.unwrap_or_default() {
+        let label = label.trim().to_string();
+        if !fields.iter().any(|r| r.name == field) {
+            return Err(bad(
+                key("labels"),
+                t!(
+                    lang,
+                    "serve.config.why.label_unlisted",
+                    field = shown(&field)
+                ),
+            ));
+        }
+        if label.is_empty() {
+            return Err(bad(
+                format!("{} {}", key("labels"), shown(&field)),
+                t!(lang, "serve.config.why.title").to_string(),
+            ));
+        }
+        labels.insert(field, label);
+    }
     let action = match raw.action {
         None => None,
         Some(a) => {
@@ -402,6 +438,8 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
     Ok(FormConfig {
         name: name.to_string(),
         scope,
+        title,
+        labels,
         fields,
         required,
         extra,

@@ -29,6 +29,9 @@ pub struct RawServer {
 #[serde(deny_unknown_fields)]
 pub struct RawForm {
     pub scope: Option<String>,
+    pub title: Option<String>,
+    /// Field name → the label its page shows (and its messages name).
+    pub labels: Option<BTreeMap<String, String>>,
     /// Field name → its longest value in characters. The keys' spans give
     /// the order the file lists them in (a form page shows them so).
     pub fields: Option<BTreeMap<Spanned<String>, i64>>,

@@ -23,6 +23,8 @@ fn the_shipped_example_loads() {
     );
     let contact = &config.forms["contact"];
     assert_eq!(contact.scope, "acme.example/contact");
+    assert_eq!(contact.title, "お問い合わせ");
+    assert!(contact.labels.is_empty());
     let names: Vec<&str> = contact.fields.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(
         names,
@@ -136,4 +138,16 @@ fn syntax_and_unknown_keys_name_the_line() {
     let message = error("[forms.c\n");
     assert!(message.starts_with("site.toml line 1: "), "{message}");
     assert!(error("[server]\n").contains("no form"));
+}
+
+#[test]
+fn a_title_and_labels_for_the_page() {
+    let c = parse("[forms.c]\nfields = { order_no = 20 }\nlabels = { order_no = \"ご注文番号\" }")
+        .unwrap();
+    assert_eq!(c.forms["c"].title, "c", "the form's name by default");
+    assert_eq!(c.forms["c"].labels["order_no"], "ご注文番号");
+    let e = error("[forms.c]\nfields = { a = 1 }\nlabels = { b = \"B\" }");
+    assert!(e.contains("[forms.c] labels") && e.contains("b"), "{e}");
+    let e = error("[forms.c]\ntitle = \"  \"");
+    assert!(e.contains("[forms.c] title"), "{e}");
 }
