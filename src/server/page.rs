@@ -166,13 +166,7 @@ pub fn thanks_page(page: &FormPage<'_>, receipt: Option<u64>) -> String {
     html.push_str("<p>");
     html.push_str(&escape(t!(lang, "page.thanks.reload")));
     html.push_str("</p>\n");
-    let _ = writeln!(
-        html,
-        "<p><a href=\"{}\">{}</a></p>",
-        escape(&form_path(page.form)),
-        escape(t!(lang, "page.thanks.back"))
-    );
-    html.push_str("</main>\n</body>\n</html>\n");
+    back_and_end(&mut html, page);
     html
 }
 
@@ -227,14 +221,19 @@ pub fn notice_page(
         }
         let _ = writeln!(html, "<p{attrs}>{}</p>", escape(text));
     }
+    back_and_end(&mut html, page);
+    html
+}
+
+/// The link back to a fresh form page, and the document's end.
+fn back_and_end(html: &mut String, page: &FormPage<'_>) {
     let _ = writeln!(
         html,
         "<p><a href=\"{}\">{}</a></p>",
         escape(&form_path(page.form)),
-        escape(t!(lang, "page.thanks.back"))
+        escape(t!(page.lang, "page.thanks.back"))
     );
     html.push_str("</main>\n</body>\n</html>\n");
-    html
 }
 
 /// The box above a form shown again: what happened and what to do.
