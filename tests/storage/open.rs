@@ -447,14 +447,13 @@ fn prefer_write_in_a_read_only_folder_falls_back_with_a_reason() {
 
 #[test]
 fn prefer_write_when_the_os_refuses_writing() {
-    // Only meaningful where permissions are enforced (not as root): a file this
-    // user cannot write, although its mode has a write bit for someone.
+    // A file this user cannot write, although its mode has a write bit for
+    // someone (as root, checked again as nobody).
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    if support::permissions_not_enforced(dir.path()) {
-        eprintln!("note: running as a user that ignores file permissions; skipped");
+    if !support::checks_permissions_here("open::prefer_write_when_the_os_refuses_writing") {
         return;
     }
+    let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "theirs.db", 1);
     fs::set_permissions(&path, fs::Permissions::from_mode(0o464)).unwrap();
     let db = open(&path, Access::PreferWrite).unwrap();
@@ -469,11 +468,10 @@ fn prefer_write_when_the_os_refuses_writing() {
 #[test]
 fn an_unreadable_file_is_permission_denied() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    if support::permissions_not_enforced(dir.path()) {
-        eprintln!("note: running as a user that ignores file permissions; skipped");
+    if !support::checks_permissions_here("open::an_unreadable_file_is_permission_denied") {
         return;
     }
+    let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "secret.db", 1);
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     let err = open(&path, Access::ReadOnly).unwrap_err();

@@ -98,3 +98,52 @@ pub fn permissions_not_enforced(dir: &Path) -> bool {
     fs::remove_file(&probe).unwrap();
     writable
 }
+
+/// Whether the calling test should check file permissions itself. Root
+/// ignores them (and CI runs as root), so there the test named `test` (its
+/// path in this binary, `open::name`) runs again as `nobody` through
+/// `runuser`, on a copy of this binary that `nobody` can run, and this
+/// returns false once that run has passed. Without `runuser` the check is
+/// skipped with a note, except under CI, where that fails.
+pub fn checks_permissions_here(test: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let probe = tempfile::tempdir().unwrap();
+    if !permissions_not_enforced(probe.path()) {
+        return true;
+    }
+    let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+    let Some(runuser) = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+    else {
+        assert!(
+            !ci,
+            "runuser not found, and CI is set: {test} cannot run as nobody"
+        );
+        eprintln!("note: running as a user that ignores file permissions, no runuser; skipped");
+        return false;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let open = fs::Permissions::from_mode(0o755);
+    fs::set_permissions(dir.path(), open.clone()).unwrap();
+    let bin = dir.path().join("storage-tests");
+    fs::copy(std::env::current_exe().unwrap(), &bin).unwrap();
+    fs::set_permissions(&bin, open).unwrap();
+    let tmp = dir.path().join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o777)).unwrap();
+    let out = std::process::Command::new(runuser)
+        .args(["-u", "nobody", "--"])
+        .arg(&bin)
+        .args(["--exact", test, "--test-threads=1"])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{test} as nobody:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
