@@ -221,10 +221,7 @@ fn a_response_lost_after_the_commit_then_a_retry_is_one_receipt_and_the_same_ans
     // The client sends, the receipt is committed, and the answer never
     // reaches the client: it goes away without reading it.
     let stream = crate::support::raw(&s, &raw_post("k-lost"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while s.count("receipts") == 0 && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    crate::support::wait_for(|| s.count("receipts") == 1, "the receipt committed");
     drop(stream);
     let retry = s.post_json("contact", Some("k-lost"), BODY);
     assert_eq!(

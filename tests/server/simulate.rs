@@ -385,7 +385,7 @@ impl Drop for Simulating {
 fn sigterm_stops_the_run_with_its_summary() {
     let s = TestServer::with_config(CONFIG);
     let mut sim = Simulating::start(&s.url);
-    std::thread::sleep(Duration::from_millis(1500));
+    crate::support::wait_for(|| s.count("receipts") >= 10, "ten receipts");
     unsafe {
         libc::kill(sim.0.id() as i32, libc::SIGTERM);
     }
@@ -403,7 +403,7 @@ fn sigterm_stops_the_run_with_its_summary() {
 fn a_server_that_goes_away_is_counted_and_the_run_stops() {
     let mut s = TestServer::with_config(CONFIG);
     let mut sim = Simulating::start(&s.url);
-    std::thread::sleep(Duration::from_millis(1500));
+    crate::support::wait_for(|| s.count("receipts") >= 1, "a receipt");
     s.running.take().unwrap().stop().unwrap();
     let (code, stdout, stderr) = sim.wait(Duration::from_secs(30));
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");

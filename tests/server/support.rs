@@ -214,6 +214,19 @@ pub fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (Vec<u8>, b
     }
 }
 
+/// Waits until `done` holds, failing (never passing) if it still does not
+/// after a minute: a condition the test then relies on, not a time.
+pub fn wait_for(mut done: impl FnMut() -> bool, what: &str) {
+    let give_up = std::time::Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < give_up,
+            "still waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 pub const BODY: &str =
     r#"{"name": "Ada Lovelace", "email": "ada@example.org", "message": "Please call me back."}"#;
 
