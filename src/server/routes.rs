@@ -1,6 +1,6 @@
 //! The routes of SPEC's table and the layers around them: CORS from the
-//! forms' origins, the request and body timeouts, the header deadline's
-//! pause, and problem+json for every bare error.
+//! forms' origins, the request and body timeouts, and problem+json for
+//! every bare error.
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
@@ -10,7 +10,6 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 
 use super::config::Config;
-use super::deadline::pause_while_handling;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
 use super::{lookup, pages_route, submit};
@@ -35,7 +34,6 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(cors)
         .layer(middleware::from_fn(answer_problems))
-        .layer(middleware::from_fn(pause_while_handling))
         .with_state(state)
 }
 

@@ -18,3 +18,4 @@ mod protocol;
 mod race;
 mod refusals;
 mod simulate;
+mod transport;
