@@ -5,7 +5,13 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::support::{BODY, Serving, TestServer, raw, read_until_closed};
+use crate::support::{BODY, CONFIG, Serving, TestServer, raw, read_until_closed};
+
+/// The test config with a body timeout far longer than any bound below, so
+/// that an answer that waits for the body to time out cannot pass.
+fn patient() -> String {
+    CONFIG.replace("body_timeout = \"1s\"", "body_timeout = \"60s\"")
+}
 
 fn head_of(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
@@ -13,6 +19,70 @@ fn head_of(bytes: &[u8]) -> String {
         .next()
         .unwrap_or("")
         .to_ascii_lowercase()
+}
+
+#[test]
+fn a_declared_body_over_the_limit_is_413_before_it_is_sent() {
+    let s = TestServer::with_config(&patient());
+    let t0 = Instant::now();
+    // Only the head: the server must not wait for the megabyte it announces.
+    let mut stream = raw(
+        &s,
+        b"POST /f/contact HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n",
+    );
+    let (bytes, closed) = read_until_closed(&mut stream, Duration::from_secs(10));
+    let head = head_of(&bytes);
+    assert!(
+        head.starts_with("http/1.1 413"),
+        "{head:?} after {:?}",
+        t0.elapsed()
+    );
+    assert!(head.contains("connection: close"), "{head}");
+    assert!(head.contains("application/problem+json"), "{head}");
+    assert!(String::from_utf8_lossy(&bytes).contains("4096"));
+    assert!(closed, "the connection ends after the 413");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert_eq!(s.counts(), [0, 0, 0, 0]);
+    assert_eq!(s.post_json("contact", None, BODY).status, 201);
+}
+
+#[test]
+fn a_chunked_body_over_the_limit_is_413_once_the_limit_is_passed() {
+    let s = TestServer::with_config(&patient());
+    let mut stream = raw(
+        &s,
+        b"POST /f/contact HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+    );
+    // 8 KiB against a 4 KiB limit, and then the client stalls, the body unfinished.
+    write!(stream, "2000\r\n").unwrap();
+    stream.write_all(&[b' '; 0x2000]).unwrap();
+    stream.write_all(b"\r\n").unwrap();
+    let (bytes, closed) = read_until_closed(&mut stream, Duration::from_secs(10));
+    let head = head_of(&bytes);
+    assert!(head.starts_with("http/1.1 413"), "{head:?}");
+    assert!(head.contains("connection: close"), "{head}");
+    assert!(closed, "the connection ends after the 413");
+    assert_eq!(s.counts(), [0, 0, 0, 0]);
+}
+
+#[test]
+fn a_client_sending_its_whole_oversized_body_still_reads_the_413() {
+    let s = TestServer::with_config(&patient());
+    // As a plain client does: the whole body first, then the answer. The
+    // server has answered long before the last byte is written; 800 KiB is
+    // more than the sockets' buffers take at once, and less than the server
+    // throws away before it closes regardless (1 MiB here).
+    let body = vec![b' '; 800 * 1024];
+    for _ in 0..5 {
+        let r = s.post(
+            "/f/contact",
+            &[("content-type", "application/json".to_string())],
+            &body,
+        );
+        r.problem(413);
+        assert_eq!(r.header("connection"), Some("close"));
+    }
+    assert_eq!(s.counts(), [0, 0, 0, 0]);
 }
 
 #[test]
