@@ -4,9 +4,11 @@
 //!   connection ends, so a connection holds at most that much of a head;
 //! - a client has `header_timeout` to deliver each request's head, from
 //!   the moment the connection opens and again from the end of the last
-//!   answer: a silent, idle or slowly dripping client is dropped (hyper
-//!   does not reset this clock as bytes arrive, and stops it while a
-//!   request is handled);
+//!   answer: a silent, idle or slowly dripping client is dropped. hyper
+//!   does not reset this clock as bytes arrive and stops it while a request
+//!   is handled, so it does all a hand-made deadline did; its start on an
+//!   idle kept-alive connection came with hyper 1.6 (hyperium/hyper#3828),
+//!   hence the pinned 1.12, and `tests/server/transport.rs` checks it;
 //! - stopping: no new connections, the requests in progress get up to
 //!   `shutdown_grace` to finish, then the connections still open are cut
 //!   (an upload still arriving is dropped, unstored).
