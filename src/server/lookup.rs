@@ -2,12 +2,13 @@
 //! submission. The answer is the receipt's number and state, never its
 //! fields: knowing a key must not reveal an inquiry.
 
+use std::net::SocketAddr;
+
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::deadline::Peer;
 use super::key_header;
 use super::problem::Problem;
 use super::state::AppState;
@@ -23,8 +24,8 @@ pub async fn lookup(
         Some(form) => form.clone(),
         None => return unknown_form().into_response(),
     };
-    if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<Peer>>()
-        && let Err(wait) = app.rate.take(peer.addr.ip(), &format!("{name} lookup"))
+    if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>()
+        && let Err(wait) = app.rate.take(peer.ip(), &format!("{name} lookup"))
     {
         return too_many(wait).into_response();
     }

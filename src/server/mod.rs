@@ -3,8 +3,9 @@
 //! site's own script, writing the receipts database through the crate's own
 //! store, so that the screen, `report` and `serve` share one definition of it.
 //!
-//! axum on tokio and hyper, with tower-http's limits, timeouts and CORS: the
-//! most used and best kept Rust HTTP stack. The pieces, one purpose each:
+//! axum on tokio and hyper (served through hyper-util), with tower-http's
+//! timeouts and CORS: the most used and best kept Rust HTTP stack. The
+//! pieces, one purpose each:
 //! - [`config`]: `forms.toml`, checked when read;
 //! - [`routes`]: SPEC's routes and the layers around them;
 //! - [`submit`]: `POST /f/{form}`, reading its body ([`body`]), its key
@@ -13,20 +14,23 @@
 //!   one durable transaction (group commit);
 //! - [`lookup`]: `GET /f/{form}/receipts/{key}`;
 //! - [`problem`]: every refusal as problem+json;
-//! - [`rate`], [`deadline`]: the per-client rate limit and the header
-//!   deadline that drops slow clients;
-//! - [`action`]: a form's webhook; [`shutdown`]: stopping gracefully.
+//! - [`connections`]: accepting connections, hyper's limits on each (the
+//!   head's size, the header timeout that drops slow clients) and cutting
+//!   them at shutdown; [`linger`]: closing one without losing its answer;
+//! - [`rate`]: the per-client rate limit;
+//! - [`action`]: a form's webhook; [`shutdown`]: the signals that stop it.
 
 pub mod action;
 pub mod body;
 pub mod config;
+pub mod connections;
 pub mod database;
-pub mod deadline;
 pub mod fields;
 pub mod fingerprint;
 pub mod job;
 pub mod key_header;
 pub mod language;
+pub mod linger;
 pub mod log;
 pub mod lookup;
 pub mod page;
@@ -52,7 +56,6 @@ use tokio::sync::oneshot;
 pub use config::{
     Action, Config, ConfigError, Extra, FieldRule, FormConfig, KeyPolicy, ServerSettings,
 };
-use deadline::{DeadlineListener, Peer};
 use state::AppState;
 use writer::{FormWindow, Writer};
 
@@ -114,21 +117,19 @@ impl Bound {
             .unwrap_or(self.state.config.server.listen)
     }
 
-    /// Serves until `stop` resolves, then finishes the requests in progress
-    /// and the writer's queue.
+    /// Serves until `stop` resolves, then gives the requests in progress up
+    /// to the shutdown grace, cuts the connections still open, and lets the
+    /// writer commit what is queued.
     pub async fn run(self, stop: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let Bound {
             listener,
             state,
             writer,
         } = self;
-        let header_timeout = state.config.server.header_timeout;
+        let settings = state.config.server.clone();
         let app = routes::router(state.clone());
         drop(state);
-        let listener = DeadlineListener::new(listener, header_timeout);
-        axum::serve(listener, app.into_make_service_with_connect_info::<Peer>())
-            .with_graceful_shutdown(stop)
-            .await?;
+        connections::serve(listener, app, &settings, stop).await;
         tokio::task::spawn_blocking(move || writer.finish()).await?;
         Ok(())
     }
@@ -196,8 +197,8 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
-    /// Stops taking connections, finishes the requests in progress, and
-    /// waits for the writer to commit what is queued.
+    /// Stops taking connections, gives the requests in progress up to the
+    /// shutdown grace, and waits for the writer to commit what is queued.
     pub fn stop(mut self) -> anyhow::Result<()> {
         self.finish()
     }

@@ -1,16 +1,17 @@
 //! The routes of SPEC's table and the layers around them: CORS from the
-//! forms' origins, the request and body timeouts, the header deadline's
-//! pause, and problem+json for every bare error.
+//! forms' origins, the request and body timeouts, problem+json for every
+//! bare error, and the end of a connection whose body was refused.
 
 use axum::Router;
+use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
-use axum::middleware;
+use axum::middleware::{self, Next};
+use axum::response::Response;
 use axum::routing::get;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 
 use super::config::Config;
-use super::deadline::pause_while_handling;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
 use super::{lookup, pages_route, plain_form, submit};
@@ -39,8 +40,25 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             plain_form::refusal_pages,
         ))
-        .layer(middleware::from_fn(pause_while_handling))
+        .layer(middleware::from_fn(close_after_refused_body))
         .with_state(state)
+}
+
+/// A body refused as too large, or that stopped arriving, is left unread
+/// on the connection: the connection cannot carry another request, so the
+/// answer says it ends (`Connection: close`), and the rest of the body is
+/// thrown away while it closes (see `super::linger`).
+async fn close_after_refused_body(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    if matches!(
+        response.status(),
+        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT
+    ) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 async fn healthz() -> &'static str {

@@ -1,6 +1,6 @@
 //! Stopping: SIGTERM or Ctrl-C stops taking connections; the requests in
-//! progress are finished and answered, then the writer commits what is
-//! queued, and the process ends.
+//! progress have up to `shutdown_grace` to finish (see [`super::connections`]),
+//! then the writer commits what is queued, and the process ends.
 
 /// Resolves at the first SIGTERM or Ctrl-C (SIGINT).
 pub async fn signal() {

@@ -2,7 +2,7 @@
 //! and answered as SPEC's table says (201, replays byte-identical, 409, 422,
 //! absorbed copies, 202/502 with an action, 303 for a plain form).
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +14,6 @@ use serde_json::json;
 use super::action::{self, ActionOutcome, WhyRefused, WhyUnknown};
 use super::body::{self, BodyType};
 use super::config::FormConfig;
-use super::deadline::Peer;
 use super::job::{Prepared, Refusal, prepare};
 use super::key_header;
 use super::language::negotiate;
@@ -40,8 +39,8 @@ pub async fn submit(
     let (parts, body) = request.into_parts();
     let client = parts
         .extensions
-        .get::<ConnectInfo<Peer>>()
-        .map(|c| c.0.addr.ip())
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
         .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
     match handle(&app, &name, client, &parts.headers, body).await {
         Ok(response) => response,

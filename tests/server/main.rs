@@ -19,3 +19,4 @@ mod protocol;
 mod race;
 mod refusals;
 mod simulate;
+mod transport;

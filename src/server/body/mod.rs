@@ -6,11 +6,9 @@
 mod json;
 mod urlencoded;
 
-use std::future::poll_fn;
-use std::pin::Pin;
-
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
+use http_body_util::LengthLimitError;
 use serde_json::{Map, Value};
 
 use super::problem::Problem;
@@ -67,67 +65,42 @@ fn too_large(limit: usize) -> Problem {
     .arg("limit", limit)
 }
 
-/// How much of a too-large body is still read (and thrown away) before the
-/// 413 is sent: a client that is still sending when the connection closes
-/// may never see the answer.
-fn drain_cap(limit: usize) -> usize {
-    limit.saturating_mul(4).max(1024 * 1024)
-}
-
-/// The body's bytes, at most `limit` of them.
-pub async fn read(headers: &HeaderMap, mut body: Body, limit: usize) -> Result<Bytes, Problem> {
+/// The body's bytes, at most `limit` of them. A declared length over the
+/// limit is refused before a byte of the body is read; a body without one
+/// is read up to the limit and no further. Either way the rest is never
+/// held: the answer ends the connection (see `routes::close_after_refused_body`)
+/// and what still arrives is thrown away as it comes (`linger`).
+pub async fn read(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Problem> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if let Some(n) = declared
-        && n > limit as u64
-    {
-        if n <= drain_cap(limit) as u64 {
-            let _ = collect(&mut body, drain_cap(limit)).await;
-        }
+    if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large(limit));
     }
-    match collect(&mut body, limit).await {
-        Ok(Some(bytes)) => Ok(bytes),
-        Ok(None) => {
-            let _ = collect(&mut body, drain_cap(limit)).await;
-            Err(too_large(limit))
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        if caused_by::<LengthLimitError>(&e) {
+            too_large(limit)
+        } else if caused_by::<tower_http::timeout::TimeoutError>(&e) {
+            Problem::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "server.problem.body_timeout.title",
+                "server.problem.body_timeout.detail",
+            )
+        } else {
+            Problem::new(
+                StatusCode::BAD_REQUEST,
+                "server.problem.unreadable.title",
+                "server.problem.unreadable.detail",
+            )
         }
-        Err(e) if is_timeout(&e) => Err(Problem::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "server.problem.body_timeout.title",
-            "server.problem.body_timeout.detail",
-        )),
-        Err(_) => Err(Problem::new(
-            StatusCode::BAD_REQUEST,
-            "server.problem.unreadable.title",
-            "server.problem.unreadable.detail",
-        )),
-    }
+    })
 }
 
-/// The body's bytes, or `None` as soon as there are more than `limit`.
-async fn collect(body: &mut Body, limit: usize) -> Result<Option<Bytes>, axum::Error> {
-    let mut out = Vec::new();
-    loop {
-        let frame = poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await;
-        let Some(frame) = frame else {
-            return Ok(Some(Bytes::from(out)));
-        };
-        if let Ok(data) = frame?.into_data() {
-            if out.len() + data.len() > limit {
-                return Ok(None);
-            }
-            out.extend_from_slice(&data);
-        }
-    }
-}
-
-fn is_timeout(error: &axum::Error) -> bool {
+fn caused_by<E: std::error::Error + 'static>(error: &axum::Error) -> bool {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = cause {
-        if e.is::<tower_http::timeout::TimeoutError>() {
+        if e.is::<E>() {
             return true;
         }
         cause = e.source();
@@ -157,4 +130,97 @@ pub(crate) fn invalid(detail: &'static str) -> Problem {
         "server.problem.invalid_body.title",
         detail,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use std::time::Duration;
+
+    use axum::body::HttpBody;
+    use hyper::body::Frame;
+
+    use super::*;
+
+    /// A body that arrives as `frames` says, then stalls or fails.
+    struct Scripted {
+        frames: Vec<Bytes>,
+        then_fail: bool,
+    }
+
+    impl HttpBody for Scripted {
+        type Data = Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+            if let Some(next) = self.frames.pop() {
+                return Poll::Ready(Some(Ok(Frame::data(next))));
+            }
+            if self.then_fail {
+                return Poll::Ready(Some(Err(std::io::ErrorKind::ConnectionReset.into())));
+            }
+            Poll::Pending
+        }
+    }
+
+    /// `read`, which must answer without waiting for a stalled body.
+    async fn answer(headers: &HeaderMap, body: Body) -> Result<Bytes, Problem> {
+        tokio::time::timeout(Duration::from_secs(10), read(headers, body, 4096))
+            .await
+            .expect("answered without waiting for the rest of the body")
+    }
+
+    fn declaring(length: usize) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, length.into());
+        headers
+    }
+
+    #[tokio::test]
+    async fn a_declared_length_over_the_limit_is_413_without_waiting_for_the_body() {
+        // The body never arrives: only the declared length can answer.
+        let stalled = Body::new(Scripted {
+            frames: vec![],
+            then_fail: false,
+        });
+        let refused = answer(&declaring(1 << 20), stalled).await.unwrap_err();
+        assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_up_to_the_limit_and_no_further() {
+        let at_limit = answer(&HeaderMap::new(), Body::from(vec![b'a'; 4096])).await;
+        assert_eq!(at_limit.unwrap().len(), 4096);
+        // Past the limit, then stalled: refused without waiting for the rest.
+        let past = Body::new(Scripted {
+            frames: vec![Bytes::from(vec![b'a'; 3000]), Bytes::from(vec![b'a'; 3000])],
+            then_fail: false,
+        });
+        let refused = answer(&HeaderMap::new(), past).await.unwrap_err();
+        assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[tokio::test]
+    async fn a_stalled_body_is_408_and_a_broken_one_400() {
+        let stalled = Scripted {
+            frames: vec![Bytes::from_static(b"{")],
+            then_fail: false,
+        };
+        let timed = Body::new(tower_http::timeout::TimeoutBody::new(
+            Duration::from_millis(20),
+            stalled,
+        ));
+        let refused = answer(&HeaderMap::new(), timed).await.unwrap_err();
+        assert_eq!(refused.status, StatusCode::REQUEST_TIMEOUT);
+        let broken = Body::new(Scripted {
+            frames: vec![Bytes::from_static(b"{")],
+            then_fail: true,
+        });
+        let refused = answer(&HeaderMap::new(), broken).await.unwrap_err();
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    }
 }

@@ -41,6 +41,9 @@ pub struct ServerSettings {
     pub body_timeout: Duration,
     /// The longest a request may take in all (408 beyond).
     pub request_timeout: Duration,
+    /// On SIGTERM, how long the requests in progress may still take; the
+    /// connections still open after it are cut.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerSettings {
@@ -55,6 +58,7 @@ impl Default for ServerSettings {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -253,6 +257,7 @@ fn server_settings(raw: raw::RawServer, bad: Bad<'_>) -> Result<ServerSettings, 
             raw.request_timeout,
             &mut s.request_timeout,
         ),
+        ("shutdown_grace", raw.shutdown_grace, &mut s.shutdown_grace),
     ] {
         if let Some(text) = value {
             *slot = units::duration(&text)

@@ -95,6 +95,10 @@ fn every_mistake_is_one_line_naming_the_key() {
         ("[server]\nrate = \"30 per minute\"", "[server] rate"),
         ("[server]\nlisten = \"localhost\"", "[server] listen"),
         ("[server]\nbody_timeout = \"0s\"", "[server] body_timeout"),
+        (
+            "[server]\nshutdown_grace = \"soon\"",
+            "[server] shutdown_grace",
+        ),
         ("[forms.c]\nwindow = \"ten minutes\"", "[forms.c] window"),
         ("[forms.c]\nextra = \"ignore\"", "[forms.c] extra"),
         ("[forms.c]\nkey = \"maybe\"", "[forms.c] key"),
@@ -150,4 +154,15 @@ fn a_title_and_labels_for_the_page() {
     assert!(e.contains("[forms.c] labels") && e.contains("b"), "{e}");
     let e = error("[forms.c]\ntitle = \"  \"");
     assert!(e.contains("[forms.c] title"), "{e}");
+}
+
+#[test]
+fn the_shutdown_grace_is_a_duration_of_10s_by_default() {
+    assert_eq!(
+        ServerSettings::default().shutdown_grace,
+        Duration::from_secs(10)
+    );
+    let config = parse("[server]\nshutdown_grace = \"2500ms\"\n[forms.c]\n").unwrap();
+    assert_eq!(config.server.shutdown_grace, Duration::from_millis(2500));
+    assert!(error("[server]\nshutdown_grace = \"0s\"\n[forms.c]\n").contains("shutdown_grace"));
 }
