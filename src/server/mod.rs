@@ -20,6 +20,7 @@
 pub mod action;
 pub mod body;
 pub mod config;
+pub mod cross_site;
 pub mod database;
 pub mod deadline;
 pub mod fields;

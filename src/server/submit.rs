@@ -14,6 +14,7 @@ use serde_json::json;
 use super::action::{self, ActionOutcome};
 use super::body::{self, BodyType};
 use super::config::FormConfig;
+use super::cross_site;
 use super::deadline::Peer;
 use super::job::{Prepared, prepare};
 use super::key_header;
@@ -53,6 +54,8 @@ async fn handle(
     body: axum::body::Body,
 ) -> Result<Response, Problem> {
     let form = app.form(name).cloned().ok_or_else(unknown_form)?;
+    // Before the rate limit: a refused post costs the visitor nothing.
+    cross_site::check(&form, headers)?;
     app.rate.take(client, name).map_err(too_many)?;
     let kind = body::body_type(headers)?;
     let header_key = key_header::from_headers(headers)?;

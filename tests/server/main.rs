@@ -10,6 +10,7 @@ mod absorb;
 mod action;
 mod command;
 mod counted;
+mod cross_site;
 mod crash;
 mod hardening;
 mod language;
