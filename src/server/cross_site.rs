@@ -91,8 +91,14 @@ mod tests {
         assert!(passes(&f, &[host, ("origin", "https://acme.example")]));
         assert!(passes(&f, &[host, ("origin", "HTTPS://ACME.example")]));
         assert!(passes(&f, &[host, ("origin", "http://localhost:3000")]));
-        assert!(passes(&f, &[host, ("origin", "https://intake.acme.example")]));
-        assert!(passes(&f, &[host, ("origin", "http://intake.acme.example")]));
+        assert!(passes(
+            &f,
+            &[host, ("origin", "https://intake.acme.example")]
+        ));
+        assert!(passes(
+            &f,
+            &[host, ("origin", "http://intake.acme.example")]
+        ));
         assert!(!passes(&f, &[host, ("origin", "https://evil.example")]));
         assert!(!passes(&f, &[host, ("origin", "null")]));
         assert!(!passes(&f, &[host, ("origin", "http://localhost:3001")]));

@@ -14,11 +14,13 @@
 //! - [`lookup`]: `GET /f/{form}/receipts/{key}`;
 //! - [`problem`]: every refusal as problem+json;
 //! - [`rate`], [`deadline`]: the per-client rate limit and the header
-//!   deadline that drops slow clients;
+//!   deadline that drops slow clients; [`client`]: who a request is from,
+//!   behind trusted proxies too; [`cross_site`]: posts for other sites' pages;
 //! - [`action`]: a form's webhook; [`shutdown`]: stopping gracefully.
 
 pub mod action;
 pub mod body;
+pub mod client;
 pub mod config;
 pub mod cross_site;
 pub mod database;

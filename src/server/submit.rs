@@ -2,20 +2,20 @@
 //! and answered as SPEC's table says (201, replays byte-identical, 409, 422,
 //! absorbed copies, 202/502 with an action, 303 for a plain form).
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::action::{self, ActionOutcome};
 use super::body::{self, BodyType};
+use super::client;
 use super::config::FormConfig;
 use super::cross_site;
-use super::deadline::Peer;
 use super::job::{Prepared, prepare};
 use super::key_header;
 use super::log;
@@ -35,11 +35,7 @@ pub async fn submit(
     request: Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let client = parts
-        .extensions
-        .get::<ConnectInfo<Peer>>()
-        .map(|c| c.0.addr.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let client = client::of_request(&parts, &app.config.server.trusted_proxies);
     match handle(&app, &name, client, &parts.headers, body).await {
         Ok(response) => response,
         Err(problem) => problem.into_response(),

@@ -6,10 +6,12 @@ mod raw;
 pub mod units;
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+
+use ipnet::IpNet;
 
 use crate::i18n;
 use crate::intake::key::valid_key;
@@ -41,6 +43,9 @@ pub struct ServerSettings {
     pub body_timeout: Duration,
     /// The longest a request may take in all (408 beyond).
     pub request_timeout: Duration,
+    /// The proxies in front of the server: from these, the client is the
+    /// address their `X-Forwarded-For` or `Forwarded` names.
+    pub trusted_proxies: Vec<IpNet>,
 }
 
 impl Default for ServerSettings {
@@ -55,6 +60,7 @@ impl Default for ServerSettings {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -260,7 +266,25 @@ fn server_settings(raw: raw::RawServer, bad: Bad<'_>) -> Result<ServerSettings, 
                 })?;
         }
     }
+    for text in raw.trusted_proxies.unwrap_or_default() {
+        let net = proxy_net(&text).ok_or_else(|| {
+            bad(
+                key("trusted_proxies"),
+                t!(lang, "serve.config.why.proxy", text = shown(&text)),
+            )
+        })?;
+        s.trusted_proxies.push(net);
+    }
     Ok(s)
+}
+
+/// `10.0.0.0/8`, `::1/128` or a bare address (that one address).
+fn proxy_net(text: &str) -> Option<IpNet> {
+    let text = text.trim();
+    match text.parse::<IpNet>() {
+        Ok(net) => Some(net.trunc()),
+        Err(_) => text.parse::<IpAddr>().ok().map(IpNet::from),
+    }
 }
 
 fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig, ConfigError> {

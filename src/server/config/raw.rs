@@ -23,6 +23,7 @@ pub struct RawServer {
     pub header_timeout: Option<String>,
     pub body_timeout: Option<String>,
     pub request_timeout: Option<String>,
+    pub trusted_proxies: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -93,6 +93,14 @@ fn every_mistake_is_one_line_naming_the_key() {
         ("[server]\nrate = \"30 per minute\"", "[server] rate"),
         ("[server]\nlisten = \"localhost\"", "[server] listen"),
         ("[server]\nbody_timeout = \"0s\"", "[server] body_timeout"),
+        (
+            "[server]\ntrusted_proxies = [\"10.0.0.0/33\"]",
+            "[server] trusted_proxies",
+        ),
+        (
+            "[server]\ntrusted_proxies = [\"the load balancer\"]",
+            "[server] trusted_proxies",
+        ),
         ("[forms.c]\nwindow = \"ten minutes\"", "[forms.c] window"),
         ("[forms.c]\nextra = \"ignore\"", "[forms.c] extra"),
         ("[forms.c]\nkey = \"maybe\"", "[forms.c] key"),
@@ -136,4 +144,37 @@ fn syntax_and_unknown_keys_name_the_line() {
     let message = error("[forms.c\n");
     assert!(message.starts_with("site.toml line 1: "), "{message}");
     assert!(error("[server]\n").contains("no form"));
+}
+
+#[test]
+fn trusted_proxies_are_cidrs_or_single_addresses() {
+    let config = parse(
+        r#"[server]
+trusted_proxies = ["10.0.0.0/8", "::1/128", " 192.168.1.7 ", "2001:db8::/32", "172.16.5.4/12"]
+[forms.c]"#,
+    )
+    .unwrap();
+    let shown: Vec<String> = config
+        .server
+        .trusted_proxies
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "10.0.0.0/8",
+            "::1/128",
+            "192.168.1.7/32",
+            "2001:db8::/32",
+            "172.16.0.0/12"
+        ]
+    );
+    assert!(
+        parse("[forms.c]")
+            .unwrap()
+            .server
+            .trusted_proxies
+            .is_empty()
+    );
 }
