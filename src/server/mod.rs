@@ -33,6 +33,7 @@ pub mod language;
 pub mod log;
 pub mod lookup;
 pub mod page;
+pub mod page_headers;
 pub mod pages_route;
 pub mod problem;
 pub mod rate;

@@ -1,6 +1,7 @@
 //! The routes of SPEC's table and the layers around them: CORS from the
 //! forms' origins, the request and body timeouts, the header deadline's
-//! pause, and problem+json for every bare error.
+//! pause, problem+json for every bare error, and the headers every answer
+//! and every page gets.
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
@@ -13,7 +14,7 @@ use super::config::Config;
 use super::deadline::pause_while_handling;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
-use super::{lookup, pages_route, submit};
+use super::{lookup, page_headers, pages_route, submit};
 
 pub fn router(state: AppState) -> Router {
     let settings = state.config.server.clone();
@@ -35,6 +36,10 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(cors)
         .layer(middleware::from_fn(answer_problems))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            page_headers::add,
+        ))
         .layer(middleware::from_fn(pause_while_handling))
         .with_state(state)
 }
@@ -74,7 +79,7 @@ fn cors(config: &Config) -> CorsLayer {
 }
 
 /// `contact` of `/f/contact`, `/f/contact/thanks`, `/f/contact/receipts/k`.
-fn form_of(path: &str) -> Option<&str> {
+pub(super) fn form_of(path: &str) -> Option<&str> {
     path.strip_prefix("/f/")?
         .split('/')
         .next()

@@ -15,6 +15,7 @@ mod cross_site;
 mod hardening;
 mod language;
 mod lookup;
+mod page_headers;
 mod protocol;
 mod proxies;
 mod race;

@@ -83,8 +83,12 @@ pub struct FormConfig {
     /// A field no person fills in; a filled one is stored and answered like
     /// a success (the analysis flags it).
     pub honeypot: Option<String>,
-    /// Origins whose pages may post from a browser (CORS).
+    /// Origins whose pages may post from a browser (CORS); when there are
+    /// any, a browser's post for another page is refused.
     pub origins: Vec<String>,
+    /// Who may show the form's pages in a frame, as the pages'
+    /// `frame-ancestors` says it: origins and `'self'`; empty: nobody.
+    pub frame_ancestors: Vec<String>,
     pub action: Option<Action>,
 }
 
@@ -399,6 +403,23 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
         }
         origins.push(o);
     }
+    let frame_ancestors = match raw.frame_ancestors {
+        None => vec![SELF.to_string()],
+        Some(list) => {
+            let mut sources = Vec::new();
+            for text in list {
+                let t = text.trim().trim_end_matches('/');
+                if t != SELF && !is_origin(t) {
+                    return Err(bad(
+                        key("frame_ancestors"),
+                        t!(lang, "serve.config.why.frame_ancestor", text = shown(&text)),
+                    ));
+                }
+                sources.push(t.to_string());
+            }
+            sources
+        }
+    };
     let action = match raw.action {
         None => None,
         Some(a) => {
@@ -433,9 +454,13 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
         window_ms,
         honeypot,
         origins,
+        frame_ancestors,
         action,
     })
 }
+
+/// The server's own origin, as a policy says it.
+const SELF: &str = "'self'";
 
 /// The analysis's default window (SPEC: 10 min).
 pub const DEFAULT_WINDOW_MS: Millis = 600_000;

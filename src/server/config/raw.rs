@@ -39,6 +39,7 @@ pub struct RawForm {
     pub window: Option<String>,
     pub honeypot: Option<String>,
     pub origins: Option<Vec<String>>,
+    pub frame_ancestors: Option<Vec<String>>,
     pub action: Option<RawAction>,
 }
 

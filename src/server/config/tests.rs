@@ -37,6 +37,7 @@ fn the_shipped_example_loads() {
     assert_eq!(contact.window_ms, 600_000);
     assert_eq!(contact.honeypot.as_deref(), Some("_gotcha"));
     assert_eq!(contact.origins, ["https://acme.example"]);
+    assert_eq!(contact.frame_ancestors, ["'self'"], "the default");
     assert_eq!(contact.action, None);
 }
 
@@ -119,6 +120,14 @@ fn every_mistake_is_one_line_naming_the_key() {
             "[forms.c] origins",
         ),
         (
+            "[forms.c]\nframe_ancestors = [\"*\"]",
+            "[forms.c] frame_ancestors",
+        ),
+        (
+            "[forms.c]\nframe_ancestors = [\"self\"]",
+            "[forms.c] frame_ancestors",
+        ),
+        (
             "[forms.c]\naction = { webhook = \"https://hook.example\" }",
             "[forms.c] action.webhook",
         ),
@@ -177,4 +186,20 @@ trusted_proxies = ["10.0.0.0/8", "::1/128", " 192.168.1.7 ", "2001:db8::/32", "1
             .trusted_proxies
             .is_empty()
     );
+}
+
+#[test]
+fn frame_ancestors_are_origins_or_self() {
+    let config = parse(
+        r#"[forms.a]
+frame_ancestors = ["https://acme.example/", " 'self' "]
+[forms.b]
+frame_ancestors = []"#,
+    )
+    .unwrap();
+    assert_eq!(
+        config.forms["a"].frame_ancestors,
+        ["https://acme.example", "'self'"]
+    );
+    assert!(config.forms["b"].frame_ancestors.is_empty());
 }
