@@ -6,24 +6,25 @@
 //! script from this server, posts and fetches to this server, and frames
 //! only on the sites its form names.
 
-use std::sync::LazyLock;
+use std::convert::Infallible;
+use std::sync::{Arc, LazyLock};
 
-use axum::extract::{Request, State};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
-use axum::middleware::Next;
 use axum::response::Response;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
+use super::config::FormConfig;
 use super::page::STYLE;
 use super::routes::form_of;
 use super::state::AppState;
 
-/// Middleware, around every route.
-pub async fn add(State(app): State<AppState>, request: Request, next: Next) -> Response {
-    let form = form_of(request.uri().path()).and_then(|name| app.form(name).cloned());
-    let mut response = next.run(request).await;
+/// A response step, around every route (one that needs no more of the
+/// request than its form, so that a post pays next to nothing for it).
+pub async fn add(RouteForm(form): RouteForm, mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
@@ -40,6 +41,19 @@ pub async fn add(State(app): State<AppState>, request: Request, next: Next) -> R
         }
     }
     response
+}
+
+/// The form of the route `/f/{form}/…`, if the config has it.
+pub struct RouteForm(Option<Arc<FormConfig>>);
+
+impl FromRequestParts<AppState> for RouteForm {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Infallible> {
+        Ok(Self(
+            form_of(parts.uri.path()).and_then(|name| app.form(name).cloned()),
+        ))
+    }
 }
 
 fn is_page(headers: &HeaderMap) -> bool {

@@ -36,7 +36,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(cors)
         .layer(middleware::from_fn(answer_problems))
-        .layer(middleware::from_fn_with_state(
+        .layer(middleware::map_response_with_state(
             state.clone(),
             page_headers::add,
         ))
