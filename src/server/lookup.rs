@@ -2,9 +2,7 @@
 //! submission. The answer is the receipt's number and state, never its
 //! fields: knowing a key must not reveal an inquiry.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -24,9 +22,9 @@ pub async fn lookup(
         Some(form) => form.clone(),
         None => return unknown_form().into_response(),
     };
-    if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>()
-        && let Err(wait) = app.rate.take(peer.ip(), &format!("{name} lookup"))
-    {
+    let (parts, _) = request.into_parts();
+    let client = super::client::of_request(&parts, &app.config.server.trusted_proxies);
+    if let Err(wait) = app.rate.take(client, &format!("{name} lookup")) {
         return too_many(wait).into_response();
     }
     let key = match key_header::checked(key) {

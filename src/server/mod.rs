@@ -17,13 +17,17 @@
 //! - [`connections`]: accepting connections, hyper's limits on each (the
 //!   head's size, the header timeout that drops slow clients) and cutting
 //!   them at shutdown; [`linger`]: closing one without losing its answer;
-//! - [`rate`]: the per-client rate limit;
+//! - [`rate`]: the per-client rate limit; [`client`]: who a request is
+//!   from, behind trusted proxies too; [`cross_site`]: posts for other
+//!   sites' pages; [`page_headers`]: what every answer and page carries;
 //! - [`action`]: a form's webhook; [`shutdown`]: the signals that stop it.
 
 pub mod action;
 pub mod body;
+pub mod client;
 pub mod config;
 pub mod connections;
+pub mod cross_site;
 pub mod database;
 pub mod fields;
 pub mod fingerprint;
@@ -34,6 +38,7 @@ pub mod linger;
 pub mod log;
 pub mod lookup;
 pub mod page;
+pub mod page_headers;
 pub mod pages_route;
 pub mod plain_form;
 pub mod problem;

@@ -1,6 +1,7 @@
 //! The routes of SPEC's table and the layers around them: CORS from the
 //! forms' origins, the request and body timeouts, problem+json for every
-//! bare error, and the end of a connection whose body was refused.
+//! bare error, a plain form's refusals as pages, the headers every answer
+//! and every page gets, and the end of a connection whose body was refused.
 
 use axum::Router;
 use axum::extract::Request;
@@ -14,7 +15,7 @@ use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 use super::config::Config;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
-use super::{lookup, pages_route, plain_form, submit};
+use super::{lookup, page_headers, pages_route, plain_form, submit};
 
 pub fn router(state: AppState) -> Router {
     let settings = state.config.server.clone();
@@ -39,6 +40,10 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             plain_form::refusal_pages,
+        ))
+        .layer(middleware::map_response_with_state(
+            state.clone(),
+            page_headers::add,
         ))
         .layer(middleware::from_fn(close_after_refused_body))
         .with_state(state)
@@ -96,7 +101,7 @@ fn cors(config: &Config) -> CorsLayer {
 }
 
 /// `contact` of `/f/contact`, `/f/contact/thanks`, `/f/contact/receipts/k`.
-fn form_of(path: &str) -> Option<&str> {
+pub(super) fn form_of(path: &str) -> Option<&str> {
     path.strip_prefix("/f/")?
         .split('/')
         .next()

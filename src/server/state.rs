@@ -1,4 +1,6 @@
 //! What every handler shares: the config, the writer and the rate limiter.
+//! It is built inside the server's runtime, which prunes the rate limiter's
+//! memory of idle clients until the state is dropped.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -2,18 +2,20 @@
 //! and answered as SPEC's table says (201, replays byte-identical, 409, 422,
 //! absorbed copies, 202/502 with an action, 303 for a plain form).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::action::{self, ActionOutcome, WhyRefused, WhyUnknown};
 use super::body::{self, BodyType};
+use super::client;
 use super::config::FormConfig;
+use super::cross_site;
 use super::job::{Prepared, Refusal, prepare};
 use super::key_header;
 use super::language::negotiate;
@@ -37,11 +39,7 @@ pub async fn submit(
     request: Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let client = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let client = client::of_request(&parts, &app.config.server.trusted_proxies);
     match handle(&app, &name, client, &parts.headers, body).await {
         Ok(response) => response,
         Err(Refusal::Fields {
@@ -69,6 +67,8 @@ async fn handle(
     body: axum::body::Body,
 ) -> Result<Response, Refusal> {
     let form = app.form(name).cloned().ok_or_else(unknown_form)?;
+    // Before the rate limit: a refused post costs the visitor nothing.
+    cross_site::check(&form, headers)?;
     app.rate.take(client, name).map_err(too_many)?;
     let kind = body::body_type(headers)?;
     let header_key = key_header::from_headers(headers)?;

@@ -21,6 +21,12 @@ fn a_double_click_on_the_served_page_sends_once_and_shows_the_receipt_number() {
     };
     browser.goto(&format!("{}/f/contact", proxy.url()));
     wait_for_script(&browser, "#intake-form");
+    // The page's one stylesheet applies under its Content-Security-Policy:
+    // the honeypot stays out of people's sight.
+    assert_eq!(
+        browser.execute("return getComputedStyle(document.querySelector('.intake-hp')).position"),
+        json!("absolute")
+    );
     fill_in(&browser, "#intake-form");
 
     browser.double_click(&browser.find("#intake-submit"));

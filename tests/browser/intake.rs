@@ -11,9 +11,15 @@ use serde_json::Value;
 
 /// The contact form of `assets/forms.toml`, with two changes: no window for
 /// exact copies ("0s"), so that only the idempotency key can keep a second
-/// send from being a second receipt, and no rate limit.
+/// send from being a second receipt, and no rate limit. Its `origins` are
+/// the company's site, as there, and `origins`: so a browser's post from
+/// any other page is refused, and the server's own pages must pass as such.
 fn config(origins: &[&str]) -> String {
-    let origins: Vec<String> = origins.iter().map(|o| format!("\"{o}\"")).collect();
+    let origins: Vec<String> = ["https://acme.example"]
+        .iter()
+        .chain(origins)
+        .map(|o| format!("\"{o}\""))
+        .collect();
     format!(
         r#"
 [server]
@@ -51,7 +57,7 @@ pub struct Receipt {
 
 impl Intake {
     /// The server, its pages in Japanese (the desk's language), accepting
-    /// the browser pages of `origins` besides its own.
+    /// the browser pages of `origins` besides its own (and the company's).
     pub fn start(origins: &[&str]) -> Self {
         i18n::set_current(Lang::Ja);
         let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,9 @@
 //! A site's own form on another origin, posting with `fetch` through
 //! `intake.js` loaded from the intake: across origins (CORS from the form's
-//! configured origins), with a lost answer on the way.
+//! configured origins), with a lost answer on the way; and the same form on
+//! an origin the form does not list, refused.
 
-use crate::chromium::{Chromium, Scripts};
+use crate::chromium::{Chromium, Scripts, eventually};
 use crate::intake::Intake;
 use crate::proxy::{Fate, Proxy, lose_first_post};
 use crate::site::Site;
@@ -82,4 +83,30 @@ fn a_sites_own_form_posts_across_origins_and_a_lost_answer_ends_in_one_receipt()
         "{:#?}",
         proxy.seen()
     );
+}
+
+#[test]
+fn a_plain_form_on_a_page_of_an_unlisted_origin_is_refused_and_nothing_stored() {
+    let (listener, _unlisted) = Site::bind();
+    let intake = Intake::start(&[]);
+    let proxy = Proxy::start(intake.addr());
+    let site = Site::serve(listener, page(&proxy.url()));
+    // Without scripts: a plain form's post needs no CORS, which is why the
+    // server itself must refuse it.
+    let Some(browser) = Chromium::start(Scripts::Off) else {
+        return;
+    };
+    browser.goto(&site.url());
+    fill_in(&browser, "form.contact");
+    browser.click(&browser.find("form.contact button"));
+
+    let post = eventually("the post's answer", || {
+        proxy
+            .posts()
+            .into_iter()
+            .find(|p| p.status.is_some())
+            .ok_or_else(|| format!("{:?}", proxy.seen()))
+    });
+    assert_eq!(post.status, Some(403), "{post:?}");
+    assert!(intake.receipts().is_empty(), "{:#?}", intake.receipts());
 }

@@ -6,10 +6,12 @@ mod raw;
 pub mod units;
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+
+use ipnet::IpNet;
 
 use crate::i18n;
 use crate::intake::key::valid_key;
@@ -44,6 +46,9 @@ pub struct ServerSettings {
     /// On SIGTERM, how long the requests in progress may still take; the
     /// connections still open after it are cut.
     pub shutdown_grace: Duration,
+    /// The proxies in front of the server: from these, the client is the
+    /// address their `X-Forwarded-For` or `Forwarded` names.
+    pub trusted_proxies: Vec<IpNet>,
 }
 
 impl Default for ServerSettings {
@@ -59,6 +64,7 @@ impl Default for ServerSettings {
             body_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -86,8 +92,12 @@ pub struct FormConfig {
     /// A field no person fills in; a filled one is stored and answered like
     /// a success (the analysis flags it).
     pub honeypot: Option<String>,
-    /// Origins whose pages may post from a browser (CORS).
+    /// Origins whose pages may post from a browser (CORS); when there are
+    /// any, a browser's post for another page is refused.
     pub origins: Vec<String>,
+    /// Who may show the form's pages in a frame, as the pages'
+    /// `frame-ancestors` says it: origins and `'self'`; empty: nobody.
+    pub frame_ancestors: Vec<String>,
     pub action: Option<Action>,
 }
 
@@ -270,7 +280,25 @@ fn server_settings(raw: raw::RawServer, bad: Bad<'_>) -> Result<ServerSettings, 
                 })?;
         }
     }
+    for text in raw.trusted_proxies.unwrap_or_default() {
+        let net = proxy_net(&text).ok_or_else(|| {
+            bad(
+                key("trusted_proxies"),
+                t!(lang, "serve.config.why.proxy", text = shown(&text)),
+            )
+        })?;
+        s.trusted_proxies.push(net);
+    }
     Ok(s)
+}
+
+/// `10.0.0.0/8`, `::1/128` or a bare address (that one address).
+fn proxy_net(text: &str) -> Option<IpNet> {
+    let text = text.trim();
+    match text.parse::<IpNet>() {
+        Ok(net) => Some(net.trunc()),
+        Err(_) => text.parse::<IpAddr>().ok().map(IpNet::from),
+    }
 }
 
 fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig, ConfigError> {
@@ -416,6 +444,23 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
         }
         labels.insert(field, label);
     }
+    let frame_ancestors = match raw.frame_ancestors {
+        None => vec![SELF.to_string()],
+        Some(list) => {
+            let mut sources = Vec::new();
+            for text in list {
+                let t = text.trim().trim_end_matches('/');
+                if t != SELF && !is_origin(t) {
+                    return Err(bad(
+                        key("frame_ancestors"),
+                        t!(lang, "serve.config.why.frame_ancestor", text = shown(&text)),
+                    ));
+                }
+                sources.push(t.to_string());
+            }
+            sources
+        }
+    };
     let action = match raw.action {
         None => None,
         Some(a) => {
@@ -452,9 +497,13 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
         window_ms,
         honeypot,
         origins,
+        frame_ancestors,
         action,
     })
 }
+
+/// The server's own origin, as a policy says it.
+const SELF: &str = "'self'";
 
 /// The analysis's default window (SPEC: 10 min).
 pub const DEFAULT_WINDOW_MS: Millis = 600_000;

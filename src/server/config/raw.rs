@@ -24,6 +24,7 @@ pub struct RawServer {
     pub body_timeout: Option<String>,
     pub request_timeout: Option<String>,
     pub shutdown_grace: Option<String>,
+    pub trusted_proxies: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -42,6 +43,7 @@ pub struct RawForm {
     pub window: Option<String>,
     pub honeypot: Option<String>,
     pub origins: Option<Vec<String>>,
+    pub frame_ancestors: Option<Vec<String>>,
     pub action: Option<RawAction>,
 }
 

@@ -39,6 +39,7 @@ fn the_shipped_example_loads() {
     assert_eq!(contact.window_ms, 600_000);
     assert_eq!(contact.honeypot.as_deref(), Some("_gotcha"));
     assert_eq!(contact.origins, ["https://acme.example"]);
+    assert_eq!(contact.frame_ancestors, ["'self'"], "the default");
     assert_eq!(contact.action, None);
 }
 
@@ -99,6 +100,14 @@ fn every_mistake_is_one_line_naming_the_key() {
             "[server]\nshutdown_grace = \"soon\"",
             "[server] shutdown_grace",
         ),
+        (
+            "[server]\ntrusted_proxies = [\"10.0.0.0/33\"]",
+            "[server] trusted_proxies",
+        ),
+        (
+            "[server]\ntrusted_proxies = [\"the load balancer\"]",
+            "[server] trusted_proxies",
+        ),
         ("[forms.c]\nwindow = \"ten minutes\"", "[forms.c] window"),
         ("[forms.c]\nextra = \"ignore\"", "[forms.c] extra"),
         ("[forms.c]\nkey = \"maybe\"", "[forms.c] key"),
@@ -115,6 +124,14 @@ fn every_mistake_is_one_line_naming_the_key() {
         (
             "[forms.c]\norigins = [\"acme.example\"]",
             "[forms.c] origins",
+        ),
+        (
+            "[forms.c]\nframe_ancestors = [\"*\"]",
+            "[forms.c] frame_ancestors",
+        ),
+        (
+            "[forms.c]\nframe_ancestors = [\"self\"]",
+            "[forms.c] frame_ancestors",
         ),
         (
             "[forms.c]\naction = { webhook = \"https://hook.example\" }",
@@ -165,4 +182,53 @@ fn the_shutdown_grace_is_a_duration_of_10s_by_default() {
     let config = parse("[server]\nshutdown_grace = \"2500ms\"\n[forms.c]\n").unwrap();
     assert_eq!(config.server.shutdown_grace, Duration::from_millis(2500));
     assert!(error("[server]\nshutdown_grace = \"0s\"\n[forms.c]\n").contains("shutdown_grace"));
+}
+
+#[test]
+fn trusted_proxies_are_cidrs_or_single_addresses() {
+    let config = parse(
+        r#"[server]
+trusted_proxies = ["10.0.0.0/8", "::1/128", " 192.168.1.7 ", "2001:db8::/32", "172.16.5.4/12"]
+[forms.c]"#,
+    )
+    .unwrap();
+    let shown: Vec<String> = config
+        .server
+        .trusted_proxies
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "10.0.0.0/8",
+            "::1/128",
+            "192.168.1.7/32",
+            "2001:db8::/32",
+            "172.16.0.0/12"
+        ]
+    );
+    assert!(
+        parse("[forms.c]")
+            .unwrap()
+            .server
+            .trusted_proxies
+            .is_empty()
+    );
+}
+
+#[test]
+fn frame_ancestors_are_origins_or_self() {
+    let config = parse(
+        r#"[forms.a]
+frame_ancestors = ["https://acme.example/", " 'self' "]
+[forms.b]
+frame_ancestors = []"#,
+    )
+    .unwrap();
+    assert_eq!(
+        config.forms["a"].frame_ancestors,
+        ["https://acme.example", "'self'"]
+    );
+    assert!(config.forms["b"].frame_ancestors.is_empty());
 }
