@@ -15,6 +15,8 @@ mod forms;
 mod japanese;
 mod japanese_update;
 mod no_english;
+mod typing;
+mod typing_pty;
 mod update;
 mod view;
 mod worker;

@@ -46,21 +46,38 @@ pub enum Input {
     Filter { text: String },
     /// A note for the next decision on `item`.
     Note { item: String, text: String },
-    /// A search of every receipt (the Receipts tab); Enter runs it.
-    Find { text: String },
+    /// A search of every receipt (the Receipts tab); Enter runs it. ↑
+    /// brings back the searches before (`recall`: how far back).
+    Find {
+        text: String,
+        recall: Option<Recall>,
+    },
+}
+
+/// Which of the searches before is in the line (0: the last one), and
+/// what was typed before ↑, which ↓ past the last one gives back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recall {
+    pub at: usize,
+    pub draft: String,
 }
 
 impl Input {
     pub fn text(&self) -> &str {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
+            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text, .. } => text,
         }
     }
 
-    /// The text being typed, to change.
+    /// The text being typed, to change: a search changed is the operator's
+    /// own again, no longer one brought back.
     pub fn text_mut(&mut self) -> &mut String {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
+            Input::Filter { text } | Input::Note { text, .. } => text,
+            Input::Find { text, recall } => {
+                *recall = None;
+                text
+            }
         }
     }
 }

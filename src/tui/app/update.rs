@@ -1,7 +1,7 @@
 //! `update`: one message in, the state changed, effects out. No I/O.
 
 use crossterm::event::KeyCode;
-use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyEventKind};
 
 use crate::model::Millis;
 use crate::review::ExportFile;
@@ -499,36 +499,14 @@ fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
     if key.kind == KeyEventKind::Release {
         return;
     }
-    let mode = app.mode();
-    match keymap::lookup(mode, &key) {
-        Some(command) => run(app, command, effects),
-        None => {
-            if mode == Mode::Input
-                && let KeyCode::Char(c) = key.code
-                && !key
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-            {
-                type_char(app, c);
-            } else if mode
-                == (Mode::Main {
-                    tab: Tab::Receipts,
-                    detail: false,
-                })
-                && let KeyCode::Char(c) = key.code
-                && !c.is_control()
-                && !key
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                && !keymap::KEYMAP
-                    .iter()
-                    .any(|b| b.keys.iter().any(|k| k.matches(&key)))
-            {
-                // On the Receipts tab a key that means nothing anywhere
-                // (`#`, `@`, most letters) starts a search.
-                find::update::start(app, Some(c));
-            }
-        }
+    let Some(command) = keymap::lookup(app.mode(), &key) else {
+        return;
+    };
+    // The commands that take the character typed (the keymap says where).
+    match (command, key.code) {
+        (KeyCommand::Type, KeyCode::Char(c)) => type_char(app, c),
+        (KeyCommand::FindTyped, KeyCode::Char(c)) => find::update::start(app, Some(c)),
+        _ => run(app, command, effects),
     }
 }
 
@@ -637,6 +615,10 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::PrevCopy => choose_copy(app, -1),
         KeyCommand::NextCopy => choose_copy(app, 1),
         KeyCommand::FindQuery => find::update::start(app, None),
+        // The character comes with the key (see `on_key`).
+        KeyCommand::Type | KeyCommand::FindTyped => {}
+        KeyCommand::InputOlder => find::update::recall(app, true),
+        KeyCommand::InputNewer => find::update::recall(app, false),
         KeyCommand::JumpToItem => jump(app),
         KeyCommand::ToggleUtc => {
             app.show_utc = !app.show_utc;
@@ -776,7 +758,7 @@ fn back(app: &mut App) {
 
 fn submit_input(app: &mut App, effects: &mut Vec<Effect>) {
     match app.input.take() {
-        Some(Input::Find { text }) => {
+        Some(Input::Find { text, .. }) => {
             if let Some(effect) = find::update::submit(app, text) {
                 effects.push(effect);
             }
@@ -837,27 +819,40 @@ fn jump(app: &mut App) {
     let Some((tab, item)) = find::update::jump_target(app) else {
         return info(app, t!(app.lang, "status.jump_nowhere").into());
     };
+    if show_item(app, &item, true) {
+        let title = tab.title(app.lang);
+        info(app, t!(app.lang, "status.jumped", item = item, tab = title));
+    } else {
+        error(app, t!(app.lang, "status.item_gone", item = item));
+    }
+}
+
+/// Goes to `item`'s tab and selects it; `clear`: the filters are cleared
+/// when they hide it. False when the reading does not show it.
+fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
+    let Ok((kind, _)) = crate::review::parse_item(item) else {
+        return false;
+    };
+    let tab = decision::tab_of_kind(kind);
     let at = |app: &App| {
         app.rows(tab)
             .iter()
-            .position(|&r| app.row_id(tab, r).as_deref() == Some(item.as_str()))
+            .position(|&r| app.row_id(tab, r).as_deref() == Some(item))
     };
     let mut row = at(app);
-    if row.is_none() && (!app.filter.is_empty() || app.class_filter != ClassFilter::All) {
+    let filtered = !app.filter.is_empty() || app.class_filter != ClassFilter::All;
+    if row.is_none() && clear && filtered {
         app.filter.clear();
         app.class_filter = ClassFilter::All;
         refilter_all(app);
         row = at(app);
     }
-    match row {
-        Some(row) => {
-            go_tab(app, tab);
-            select(app, tab, row);
-            let title = tab.title(app.lang);
-            info(app, t!(app.lang, "status.jumped", item = item, tab = title));
-        }
-        None => error(app, t!(app.lang, "status.item_gone", item = item)),
-    }
+    let Some(row) = row else {
+        return false;
+    };
+    go_tab(app, tab);
+    select(app, tab, row);
+    true
 }
 
 /// Why decisions cannot be made right now, if they cannot.
