@@ -15,6 +15,7 @@ mod forms;
 mod japanese;
 mod japanese_update;
 mod no_english;
+mod reopen;
 mod typing;
 mod typing_pty;
 mod update;

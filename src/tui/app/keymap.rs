@@ -191,6 +191,8 @@ pub enum KeyCommand {
     Reload,
     Export,
     Undo,
+    /// Reopen the decision on the selected item (asks first).
+    ReopenChosen,
     Note,
     RawToggle,
     Filter,
@@ -379,6 +381,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "keys.hint.not_spam", "keys.help.not_spam"),
     b(&[k('T')], Scope::Tabs(ORDERED), KeyCommand::ToggleOrder, "keys.hint.order", "keys.help.order"),
     b(&[k('P')], Scope::Tabs(DECIDING), KeyCommand::TogglePending, "keys.hint.pending_only", "keys.help.pending_only"),
+    b(&[k('U')], Scope::Tabs(DECIDING), KeyCommand::ReopenChosen, "keys.hint.reopen", "keys.help.reopen"),
     // The Receipts tab's list types: its `/` and the tab switches aside,
     // a character opens the search line (see the last binding).
     b(&[k('/')], Scope::Typing, KeyCommand::FindQuery, "keys.hint.search", "keys.help.search_line"),
@@ -736,6 +739,7 @@ mod tests {
             Lang::En,
         );
         assert!(stuck.contains(&("q".to_string(), "quit")), "{stuck:?}");
+        assert!(stuck.contains(&("U".to_string(), "reopen")), "{stuck:?}");
     }
 
     #[test]

@@ -89,6 +89,8 @@ pub enum ConfirmAction {
     DecideMany(Vec<ItemDecision>),
     /// Undo the operator's last step, which reaches this far.
     Undo(crate::review::Wide),
+    /// Reopen the decision on the item the operator chose.
+    Reopen(super::msg::Reopen),
     /// Quit although notes typed for decisions were never sent.
     Quit,
 }
@@ -258,6 +260,8 @@ pub struct App {
     pub requested: HashSet<PayloadRef>,
     /// The Receipts tab: its search and what it found.
     pub find: FindState,
+    /// The item an undo reopened, to select once a reading shows it pending.
+    pub reopened: Option<String>,
     /// The operator's time zone, for every time shown and typed.
     pub zone: Zone,
     /// Times are shown in UTC instead (`z`).
@@ -307,6 +311,7 @@ impl App {
             payloads: HashMap::new(),
             requested: HashSet::new(),
             find: FindState::default(),
+            reopened: None,
             zone: Zone::UTC,
             show_utc: false,
             forms: FormsState::default(),
@@ -445,6 +450,12 @@ impl App {
             }
             Selected::Damaged(_) | Selected::Receipt(_) | Selected::Log(_) => None,
         }
+    }
+
+    /// True when a decision stands on the selected item (`U` can reopen it).
+    pub fn selection_decided(&self) -> bool {
+        self.selected_item()
+            .is_some_and(|(item, _)| self.review(&item).decision.is_some())
     }
 
     pub fn review(&self, item: &str) -> ItemReview {

@@ -91,6 +91,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             error(app, inline(&message, 300));
         }
+        Msg::Undone(Ok(reopened)) => {
+            success(app, inline(&reopened.text, 300));
+            // The selection goes to what was reopened: now if it is shown,
+            // and again once the reading that follows shows it pending.
+            if let Some(item) = reopened.items.into_iter().next() {
+                show_item(app, &item, false);
+                app.reopened = Some(item);
+            }
+        }
+        Msg::Undone(Err(message)) => error(app, inline(&message, 300)),
         Msg::UndoAsks(wide) => {
             app.status = None;
             let confirm = super::undo::confirm(wide, app.lang);
@@ -294,6 +304,9 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     }
     // Anything asked for and not answered is asked again if still wanted.
     app.requested.clear();
+    if let Some(item) = app.reopened.take() {
+        show_item(app, &item, true);
+    }
 }
 
 /// The key ([`rows::row_key`]) of a tab's selected row.
@@ -565,6 +578,7 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::ChooseExcelCsv => export(app, ExportFile::EXCEL_CSV, effects),
         KeyCommand::ChooseJsonl => export(app, ExportFile::JSONL, effects),
         KeyCommand::Undo => undo(app, effects),
+        KeyCommand::ReopenChosen => reopen_chosen(app),
         KeyCommand::Note => note(app),
         KeyCommand::RawToggle => {
             app.raw_view = !app.raw_view;
@@ -855,6 +869,31 @@ fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
     true
 }
 
+/// `U`: asks to reopen the decision on the selected item, whoever made it.
+fn reopen_chosen(app: &mut App) {
+    if let Some(why) = decisions_off(app) {
+        return error(app, why);
+    }
+    let Some((item, receipt_ids)) = app.selected_item() else {
+        return info(app, t!(app.lang, "status.nothing_selected").into());
+    };
+    if app.awaiting.contains_key(&item) {
+        return info(app, t!(app.lang, "status.being_recorded", item = item));
+    }
+    let review = app.review(&item);
+    let receipt = receipt_ids.first().copied();
+    match super::undo::confirm_reopen(&item, &review, receipt, app.shown_zone(), app.lang) {
+        Some(confirm) => {
+            app.status = None;
+            app.overlay = Some(Overlay::Confirm(Box::new(confirm)));
+        }
+        None => {
+            let item = inline(&item, 40);
+            info(app, t!(app.lang, "status.reopen.nothing", item = item));
+        }
+    }
+}
+
 /// Why decisions cannot be made right now, if they cannot.
 fn decisions_off(app: &App) -> Option<String> {
     if app.snapshot.is_none() {
@@ -1079,6 +1118,11 @@ fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
         ConfirmAction::Undo(wide) => {
             working(app, t!(app.lang, "status.undoing_step").into());
             effects.push(Effect::UndoConfirmed(wide));
+        }
+        ConfirmAction::Reopen(reopen) => {
+            let item = inline(&reopen.item, 40);
+            working(app, t!(app.lang, "status.reopen.reopening", item = item));
+            effects.push(Effect::Reopen(reopen));
         }
         ConfirmAction::Quit => effects.push(Effect::Quit),
     }

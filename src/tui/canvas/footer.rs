@@ -81,7 +81,11 @@ fn tail(text: &str, cells: usize) -> String {
 fn is_decision(command: KeyCommand) -> bool {
     matches!(
         command,
-        KeyCommand::Decide(_) | KeyCommand::BulkDuplicate | KeyCommand::Note | KeyCommand::Undo
+        KeyCommand::Decide(_)
+            | KeyCommand::BulkDuplicate
+            | KeyCommand::Note
+            | KeyCommand::Undo
+            | KeyCommand::ReopenChosen
     )
 }
 
@@ -109,6 +113,10 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         // Notes go with decisions: no hint where nothing is decided.
         if binding.command == KeyCommand::Note && !app.tab.decides() {
+            continue;
+        }
+        // Reopening is offered where a decision stands.
+        if binding.command == KeyCommand::ReopenChosen && !app.selection_decided() {
             continue;
         }
         let pair = vec![
