@@ -158,6 +158,7 @@ fn event_loop(
                     Effect::DecideMany(requests) => worker.send(Request::DecideBatch(requests)),
                     Effect::Undo => worker.send(Request::Undo(None)),
                     Effect::UndoConfirmed(wide) => worker.send(Request::Undo(Some(wide))),
+                    Effect::Reopen(reopen) => worker.send(Request::Reopen(reopen)),
                     Effect::Export(format) => worker.send(Request::Export(format)),
                     Effect::Find { query, now_ms } => worker.send(Request::Find(query, now_ms)),
                 }

@@ -140,7 +140,7 @@ pub(crate) fn found(app: &mut App, fx: &Fixture, text: &str, scan: Scan) -> Quer
 fn typing_on_the_tab_starts_a_search_and_enter_hands_it_to_the_worker() {
     let fx = fixture();
     let mut app = on_receipts(&fx, 80, 24);
-    // A key that means nothing on the tab starts the search with itself.
+    // Any character on the list starts the search with itself.
     for c in "#110".chars() {
         send(&mut app, &fx, key(c));
     }
@@ -152,8 +152,10 @@ fn typing_on_the_tab_starts_a_search_and_enter_hands_it_to_the_worker() {
     assert_eq!(query.needle, None);
     assert_eq!(app.find.searching.as_ref(), Some(query));
     assert!(app.input.is_none());
-    // `/` opens it again with what was typed.
+    // `/` opens an empty line; ↑ brings back what was searched.
     send(&mut app, &fx, key('/'));
+    assert_eq!(app.input.as_ref().map(|i| i.text()), Some(""));
+    send(&mut app, &fx, code(KeyCode::Up));
     assert_eq!(app.input.as_ref().map(|i| i.text()), Some("#110"));
     send(&mut app, &fx, code(KeyCode::Esc));
     // Times typed are read in the operator's zone: 19:15 in Tokyo is 10:15 UTC.
@@ -215,7 +217,9 @@ fn hits_are_joined_with_the_items_and_j_goes_to_the_item() {
     assert_eq!(outcome.hits[2].items[0].item, "dup:110");
     assert_eq!(outcome.hits[2].items[0].status, "pending");
     assert_eq!(app.rows(Tab::Receipts), &[0, 1, 2]);
-    // J on a receipt in no item says so and stays.
+    // J on a receipt in no item says so and stays (in its detail pane: on
+    // the list J is typed).
+    send(&mut app, &fx, code(KeyCode::Enter));
     send(&mut app, &fx, key('J'));
     assert_eq!(app.tab, Tab::Receipts);
     assert!(
@@ -226,8 +230,10 @@ fn hits_are_joined_with_the_items_and_j_goes_to_the_item() {
             .contains("in no duplicate group")
     );
     // Down to #110, Enter reads it, J goes to its group.
-    send(&mut app, &fx, key('j'));
-    send(&mut app, &fx, key('j'));
+    send(&mut app, &fx, code(KeyCode::Esc));
+    send(&mut app, &fx, code(KeyCode::Down));
+    send(&mut app, &fx, code(KeyCode::Down));
+    assert!(screen(&app, 80, 24).contains("Enter, then J goes to dup:110"));
     send(&mut app, &fx, code(KeyCode::Enter));
     assert_eq!(app.focus, Focus::Detail);
     assert!(screen(&app, 80, 24).contains("J goes to dup:110 on the Duplicates tab"));
@@ -247,9 +253,13 @@ fn z_shows_utc_and_back() {
         before.contains("as of 2026-11-29 21:15 JST (Asia/Tokyo)"),
         "{before}"
     );
+    // On the list `z` is typed: it works from the detail pane and other tabs.
+    send(&mut app, &fx, key('1'));
     send(&mut app, &fx, key('z'));
+    send(&mut app, &fx, key('6'));
     assert!(app.show_utc);
     assert!(screen(&app, 160, 48).contains("as of 2026-11-29 12:15 UTC"));
+    send(&mut app, &fx, key('1'));
     send(&mut app, &fx, key('z'));
     assert!(!app.show_utc);
 }
@@ -278,7 +288,7 @@ fn receipts_hit_detail_80x24() {
     let fx = fixture();
     let mut app = on_receipts(&fx, 80, 24);
     found(&mut app, &fx, "taro", taro_scan());
-    send(&mut app, &fx, key('G'));
+    send(&mut app, &fx, code(KeyCode::End));
     send(&mut app, &fx, code(KeyCode::Enter));
     insta::assert_snapshot!(screen(&app, 80, 24));
 }
@@ -342,12 +352,13 @@ fn every_time_on_the_screen_is_in_the_operators_zone() {
 }
 
 #[test]
-fn a_key_bound_elsewhere_never_starts_a_search() {
+fn a_key_bound_elsewhere_starts_a_search_but_a_tab_switch_switches() {
     let fx = fixture();
     let mut app = on_receipts(&fx, 80, 24);
-    // `h` goes back from a detail pane: on the list it does nothing, and types nothing.
+    // `h` goes back from a detail pane: on the list it is the search's first letter.
     send(&mut app, &fx, key('h'));
-    assert!(app.input.is_none());
+    assert_eq!(app.input.as_ref().map(|i| i.text()), Some("h"));
+    send(&mut app, &fx, code(KeyCode::Esc));
     send(&mut app, &fx, key('1'));
     assert_eq!(app.tab, Tab::Duplicates);
     send(&mut app, &fx, key('6'));

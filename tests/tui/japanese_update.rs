@@ -236,8 +236,11 @@ fn the_worker_answers_in_the_screen_language() {
     };
     worker.send(Request::Undo(Some(wide)));
     match next_answer(&rx) {
-        Msg::Recorded(Ok(text)) => {
-            assert_eq!(text, format!("{n} 件の判断を取り消し、未対応に戻しました"))
+        Msg::Undone(Ok(undone)) => {
+            assert_eq!(
+                undone.text,
+                format!("{n} 件の判断を取り消し、未対応に戻しました")
+            )
         }
         other => panic!("{other:?}"),
     }

@@ -96,8 +96,10 @@ fn a_bulk_decision_is_one_batch_and_undo_asks_then_reopens_it_whole() {
     );
     worker.send(Request::Undo(Some(wide)));
     match next_answer(&rx) {
-        Msg::Recorded(Ok(text)) => {
-            assert!(text.contains(&format!("{n} decisions reopened")), "{text}")
+        Msg::Undone(Ok(undone)) => {
+            let text = undone.text;
+            assert!(text.contains(&format!("{n} decisions reopened")), "{text}");
+            assert_eq!(undone.items.len(), n);
         }
         other => panic!("{other:?}"),
     }

@@ -11,38 +11,58 @@ use crate::t;
 /// A key as the table names it. Shift is not compared (an upper-case letter
 /// arrives as itself, often with SHIFT set); Ctrl is; Alt never matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Key {
-    pub code: KeyCode,
-    pub ctrl: bool,
+pub enum Key {
+    Press {
+        code: KeyCode,
+        ctrl: bool,
+    },
+    /// Any character typed (no Ctrl, no Alt): the text of a line being
+    /// typed, or of a search on the Receipts tab's list. It comes last in
+    /// its scope, so that a key bound there is never text.
+    Text,
 }
 
 const fn k(c: char) -> Key {
-    Key {
+    Key::Press {
         code: KeyCode::Char(c),
         ctrl: false,
     }
 }
 
 const fn code(code: KeyCode) -> Key {
-    Key { code, ctrl: false }
+    Key::Press { code, ctrl: false }
 }
 
 const fn ctrl(c: char) -> Key {
-    Key {
+    Key::Press {
         code: KeyCode::Char(c),
         ctrl: true,
     }
 }
 
+const TEXT: Key = Key::Text;
+
+/// True for a key press that is a character typed: no Ctrl, no Alt.
+fn is_text(event: &KeyEvent) -> bool {
+    matches!(event.code, KeyCode::Char(c) if !c.is_control())
+        && !event
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
 impl Key {
     pub fn matches(&self, event: &KeyEvent) -> bool {
+        let (code, ctrl) = match *self {
+            Key::Text => return is_text(event),
+            Key::Press { code, ctrl } => (code, ctrl),
+        };
         if event.modifiers.contains(KeyModifiers::ALT) {
             return false;
         }
-        if event.modifiers.contains(KeyModifiers::CONTROL) != self.ctrl {
+        if event.modifiers.contains(KeyModifiers::CONTROL) != ctrl {
             return false;
         }
-        match (self.code, event.code) {
+        match (code, event.code) {
             // Some terminals send Shift+Tab as Tab with SHIFT.
             (KeyCode::BackTab, KeyCode::Tab) => event.modifiers.contains(KeyModifiers::SHIFT),
             (KeyCode::Tab, KeyCode::Tab) => !event.modifiers.contains(KeyModifiers::SHIFT),
@@ -50,9 +70,23 @@ impl Key {
         }
     }
 
-    /// How the footer and the help write the key.
-    pub fn label(&self) -> String {
-        let base = match self.code {
+    /// True for a key that types a character where text is typed.
+    pub fn is_text(&self) -> bool {
+        match *self {
+            Key::Text => true,
+            Key::Press { code, ctrl } => {
+                !ctrl && matches!(code, KeyCode::Char(c) if !c.is_control())
+            }
+        }
+    }
+
+    /// How the footer and the help write the key in `lang`.
+    pub fn label(&self, lang: Lang) -> String {
+        let (code, ctrl) = match *self {
+            Key::Text => return t!(lang, "keys.label.text").to_string(),
+            Key::Press { code, ctrl } => (code, ctrl),
+        };
+        let base = match code {
             KeyCode::Char(' ') => "Space".to_string(),
             KeyCode::Char(c) => c.to_string(),
             KeyCode::Up => "↑".into(),
@@ -68,13 +102,10 @@ impl Key {
             KeyCode::Tab => "Tab".into(),
             KeyCode::BackTab => "S-Tab".into(),
             KeyCode::Backspace => "Bksp".into(),
+            KeyCode::F(n) => format!("F{n}"),
             other => format!("{other:?}"),
         };
-        if self.ctrl {
-            format!("Ctrl-{base}")
-        } else {
-            base
-        }
+        if ctrl { format!("Ctrl-{base}") } else { base }
     }
 }
 
@@ -83,12 +114,19 @@ impl Key {
 pub enum Scope {
     /// Everywhere, overlays and text input included.
     Always,
-    /// Whenever no overlay or text input is open.
+    /// Whenever no overlay or text input is open, the Receipts tab's list
+    /// included: the keys that switch tabs.
+    Main,
+    /// Whenever no overlay or text input is open; on the Receipts tab's
+    /// list only the keys that type no character.
     Global,
     /// On these tabs, no overlay open (list or detail focus).
     Tabs(&'static [Tab]),
     /// On these tabs with the detail pane focused.
     TabsDetail(&'static [Tab]),
+    /// The Receipts tab's list, where what is typed is a search: its own
+    /// keys, and any other character opens the search line with itself.
+    Typing,
     /// The list has the focus.
     List,
     /// The detail pane has the focus.
@@ -110,18 +148,20 @@ impl Scope {
     pub fn help_title(&self, lang: Lang) -> &'static str {
         match self {
             Scope::Always => t!(lang, "keys.scope.always"),
-            Scope::Global => t!(lang, "keys.scope.global"),
+            Scope::Main => t!(lang, "keys.scope.global"),
+            Scope::Global => t!(lang, "keys.scope.global_not_typing"),
             Scope::Tabs([Tab::Duplicates]) => t!(lang, "keys.scope.duplicates"),
             Scope::Tabs([Tab::Conflicts]) => t!(lang, "keys.scope.conflicts"),
             Scope::Tabs([Tab::Stuck]) => t!(lang, "keys.scope.stuck"),
             Scope::Tabs([Tab::Bots]) => t!(lang, "keys.scope.bots"),
-            Scope::Tabs([Tab::Receipts]) => t!(lang, "keys.scope.receipts"),
             Scope::Tabs([Tab::Forms]) => t!(lang, "keys.scope.forms"),
             Scope::Tabs(tabs) if *tabs == ORDERED => t!(lang, "keys.scope.ordered"),
             Scope::Tabs(tabs) if *tabs == DECIDING => t!(lang, "keys.scope.deciding"),
             Scope::TabsDetail([Tab::Forms]) => t!(lang, "keys.scope.forms_detail"),
+            Scope::TabsDetail([Tab::Receipts]) => t!(lang, "keys.scope.receipts_detail"),
             Scope::TabsDetail(_) => t!(lang, "keys.scope.tabs_detail"),
             Scope::Tabs(_) => t!(lang, "keys.scope.tabs"),
+            Scope::Typing => t!(lang, "keys.scope.receipts_list"),
             Scope::List => t!(lang, "keys.scope.list"),
             Scope::Detail => t!(lang, "keys.scope.detail"),
             Scope::Help => t!(lang, "keys.scope.help"),
@@ -130,6 +170,16 @@ impl Scope {
             Scope::Input => t!(lang, "keys.scope.input"),
             Scope::TooSmall => t!(lang, "keys.scope.too_small"),
         }
+    }
+
+    /// True when this scope's character keys still act where a character
+    /// is text ([`Mode::types`]): the line's own keys, the tab switches,
+    /// and the typing tab's own. Any other letter there is typed.
+    fn acts_on_text(self) -> bool {
+        matches!(
+            self,
+            Scope::Always | Scope::Main | Scope::Typing | Scope::Input
+        )
     }
 }
 
@@ -141,6 +191,8 @@ pub enum KeyCommand {
     Reload,
     Export,
     Undo,
+    /// Reopen the decision on the selected item (asks first).
+    ReopenChosen,
     Note,
     RawToggle,
     Filter,
@@ -166,8 +218,10 @@ pub enum KeyCommand {
     OpenExample,
     Decide(Decision),
     BulkDuplicate,
-    /// Type a search of every receipt (the Receipts tab).
+    /// Open an empty search line of every receipt (the Receipts tab).
     FindQuery,
+    /// Open the search line with the character typed.
+    FindTyped,
     /// Go to the selected receipt's item.
     JumpToItem,
     /// Times in UTC, or in the operator's zone again.
@@ -188,6 +242,11 @@ pub enum KeyCommand {
     ChooseExcelCsv,
     ChooseJsonl,
     // Text input.
+    /// The character typed goes into the line.
+    Type,
+    /// The searches typed before, newest first; and back.
+    InputOlder,
+    InputNewer,
     InputSubmit,
     InputCancel,
     InputBackspace,
@@ -245,6 +304,8 @@ const CONFLICTS: &[Tab] = &[Tab::Conflicts];
 const STUCK: &[Tab] = &[Tab::Stuck];
 const BOTS: &[Tab] = &[Tab::Bots];
 const RECEIPTS: &[Tab] = &[Tab::Receipts];
+/// The tabs whose list takes what is typed as a search.
+const TYPING: &[Tab] = &[Tab::Receipts];
 const FORMS: &[Tab] = &[Tab::Forms];
 const ORDERED: &[Tab] = Tab::ORDERED;
 const DECIDING: &[Tab] = Tab::DECIDING;
@@ -279,6 +340,9 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::Esc)], Scope::Input, KeyCommand::InputCancel, "keys.hint.cancel", "keys.help.cancel_typed"),
     b(&[code(KeyCode::Backspace)], Scope::Input, KeyCommand::InputBackspace, "", "keys.help.backspace"),
     b(&[ctrl('u')], Scope::Input, KeyCommand::InputClear, "", "keys.help.clear_line"),
+    b(&[code(KeyCode::Up)], Scope::Input, KeyCommand::InputOlder, "", "keys.help.older_search"),
+    b(&[code(KeyCode::Down)], Scope::Input, KeyCommand::InputNewer, "", "keys.help.newer_search"),
+    b(&[TEXT], Scope::Input, KeyCommand::Type, "", "keys.help.type_text"),
     // Confirmations: the safe answer has the focus.
     b(&[k('y')], Scope::Confirm, KeyCommand::Yes, "keys.hint.yes", "keys.help.yes"),
     b(&[k('n')], Scope::Confirm, KeyCommand::No, "keys.hint.no", "keys.help.no"),
@@ -298,7 +362,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('k'), code(KeyCode::Up)], Scope::Help, KeyCommand::Up, "", "keys.help.scroll_up"),
     b(&[code(KeyCode::PageDown), k(' ')], Scope::Help, KeyCommand::PageDown, "", "keys.help.page_down"),
     b(&[code(KeyCode::PageUp)], Scope::Help, KeyCommand::PageUp, "", "keys.help.page_up"),
-    b(&[code(KeyCode::Esc), k('q'), k('?')], Scope::Help, KeyCommand::Close, "keys.hint.close", "keys.help.close_help"),
+    b(&[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1))], Scope::Help, KeyCommand::Close, "keys.hint.close", "keys.help.close_help"),
     // Decisions on the selection.
     b(&[k('d')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Duplicate), "keys.hint.duplicate", "keys.help.duplicate"),
     b(&[k('c')], Scope::Tabs(DUP), KeyCommand::Decide(Decision::Correction), "keys.hint.correction", "keys.help.correction"),
@@ -317,8 +381,12 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('N')], Scope::Tabs(BOTS), KeyCommand::Decide(Decision::NotSpam), "keys.hint.not_spam", "keys.help.not_spam"),
     b(&[k('T')], Scope::Tabs(ORDERED), KeyCommand::ToggleOrder, "keys.hint.order", "keys.help.order"),
     b(&[k('P')], Scope::Tabs(DECIDING), KeyCommand::TogglePending, "keys.hint.pending_only", "keys.help.pending_only"),
-    b(&[k('/')], Scope::Tabs(RECEIPTS), KeyCommand::FindQuery, "keys.hint.search", "keys.help.search"),
-    b(&[k('J')], Scope::Tabs(RECEIPTS), KeyCommand::JumpToItem, "keys.hint.go_to_item", "keys.help.go_to_item"),
+    b(&[k('U')], Scope::Tabs(DECIDING), KeyCommand::ReopenChosen, "keys.hint.reopen", "keys.help.reopen"),
+    // The Receipts tab's list types: its `/` and the tab switches aside,
+    // a character opens the search line (see the last binding).
+    b(&[k('/')], Scope::Typing, KeyCommand::FindQuery, "keys.hint.search", "keys.help.search_line"),
+    b(&[k('/')], Scope::TabsDetail(RECEIPTS), KeyCommand::FindQuery, "keys.hint.search", "keys.help.search_line"),
+    b(&[k('J')], Scope::TabsDetail(RECEIPTS), KeyCommand::JumpToItem, "keys.hint.go_to_item", "keys.help.go_to_item"),
     b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "keys.hint.period", "keys.help.period"),
     b(&[code(KeyCode::Enter)], Scope::TabsDetail(FORMS), KeyCommand::OpenExample, "keys.hint.open_example", "keys.help.open_example"),
     // Moving around.
@@ -337,16 +405,16 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::PageDown)], Scope::Detail, KeyCommand::PageDown, "", "keys.help.page_down"),
     b(&[code(KeyCode::PageUp)], Scope::Detail, KeyCommand::PageUp, "", "keys.help.page_up"),
     b(&[code(KeyCode::Esc), k('h')], Scope::Detail, KeyCommand::Back, "keys.hint.back", "keys.help.back"),
-    b(&[code(KeyCode::Tab)], Scope::Global, KeyCommand::NextTab, "", "keys.help.next_tab"),
-    b(&[code(KeyCode::BackTab)], Scope::Global, KeyCommand::PrevTab, "", "keys.help.previous_tab"),
-    b(&[k('1')], Scope::Global, KeyCommand::GoTab(Tab::Duplicates), "", "keys.help.tab_duplicates"),
-    b(&[k('2')], Scope::Global, KeyCommand::GoTab(Tab::Conflicts), "", "keys.help.tab_conflicts"),
-    b(&[k('3')], Scope::Global, KeyCommand::GoTab(Tab::Stuck), "", "keys.help.tab_stuck"),
-    b(&[k('4')], Scope::Global, KeyCommand::GoTab(Tab::Bots), "", "keys.help.tab_bots"),
-    b(&[k('5')], Scope::Global, KeyCommand::GoTab(Tab::Damaged), "", "keys.help.tab_damaged"),
-    b(&[k('6')], Scope::Global, KeyCommand::GoTab(Tab::Receipts), "", "keys.help.tab_receipts"),
-    b(&[k('7')], Scope::Global, KeyCommand::GoTab(Tab::Forms), "", "keys.help.tab_forms"),
-    b(&[k('8')], Scope::Global, KeyCommand::GoTab(Tab::Log), "", "keys.help.tab_log"),
+    b(&[code(KeyCode::Tab)], Scope::Main, KeyCommand::NextTab, "", "keys.help.next_tab"),
+    b(&[code(KeyCode::BackTab)], Scope::Main, KeyCommand::PrevTab, "", "keys.help.previous_tab"),
+    b(&[k('1')], Scope::Main, KeyCommand::GoTab(Tab::Duplicates), "", "keys.help.tab_duplicates"),
+    b(&[k('2')], Scope::Main, KeyCommand::GoTab(Tab::Conflicts), "", "keys.help.tab_conflicts"),
+    b(&[k('3')], Scope::Main, KeyCommand::GoTab(Tab::Stuck), "", "keys.help.tab_stuck"),
+    b(&[k('4')], Scope::Main, KeyCommand::GoTab(Tab::Bots), "", "keys.help.tab_bots"),
+    b(&[k('5')], Scope::Main, KeyCommand::GoTab(Tab::Damaged), "", "keys.help.tab_damaged"),
+    b(&[k('6')], Scope::Main, KeyCommand::GoTab(Tab::Receipts), "", "keys.help.tab_receipts"),
+    b(&[k('7')], Scope::Main, KeyCommand::GoTab(Tab::Forms), "", "keys.help.tab_forms"),
+    b(&[k('8')], Scope::Main, KeyCommand::GoTab(Tab::Log), "", "keys.help.tab_log"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "keys.hint.filter", "keys.help.filter"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "keys.hint.note", "keys.help.note"),
     b(&[k('u')], Scope::Global, KeyCommand::Undo, "keys.hint.undo", "keys.help.undo"),
@@ -354,8 +422,11 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('e')], Scope::Global, KeyCommand::Export, "keys.hint.export", "keys.help.export"),
     b(&[k('r')], Scope::Global, KeyCommand::Reload, "", "keys.help.reload"),
     b(&[k('z')], Scope::Global, KeyCommand::ToggleUtc, "", "keys.help.utc"),
-    b(&[k('?')], Scope::Global, KeyCommand::Help, "keys.hint.help", "keys.help.help"),
-    b(&[k('q')], Scope::Global, KeyCommand::Quit, "keys.hint.quit", "keys.help.quit"),
+    // F1 and F10 type no character: they act on the Receipts tab's list too.
+    b(&[k('?'), code(KeyCode::F(1))], Scope::Global, KeyCommand::Help, "keys.hint.help", "keys.help.help"),
+    b(&[k('q'), code(KeyCode::F(10))], Scope::Global, KeyCommand::Quit, "keys.hint.quit", "keys.help.quit"),
+    // Last: every key bound above wins over the search typed.
+    b(&[TEXT], Scope::Typing, KeyCommand::FindTyped, "", "keys.help.type_search"),
 ];
 
 /// What the keyboard is talking to right now.
@@ -374,6 +445,16 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// True where a character typed is text: a line being typed, and the
+    /// Receipts tab's list (a search).
+    pub fn types(&self) -> bool {
+        match self {
+            Mode::Input => true,
+            Mode::Main { tab, detail } => !detail && TYPING.contains(tab),
+            _ => false,
+        }
+    }
+
     pub fn allows(&self, scope: Scope) -> bool {
         match (self, scope) {
             (_, Scope::Always) => true,
@@ -382,7 +463,8 @@ impl Mode {
             (Mode::Help, s) => s == Scope::Help,
             (Mode::Confirm, s) => s == Scope::Confirm,
             (Mode::Export, s) => s == Scope::Export,
-            (Mode::Main { .. }, Scope::Global) => true,
+            (Mode::Main { .. }, Scope::Main | Scope::Global) => true,
+            (Mode::Main { tab, detail }, Scope::Typing) => !detail && TYPING.contains(tab),
             (Mode::Main { tab, .. }, Scope::Tabs(tabs)) => tabs.contains(tab),
             (Mode::Main { tab, detail }, Scope::TabsDetail(tabs)) => *detail && tabs.contains(tab),
             (Mode::Main { detail, .. }, Scope::List) => !detail,
@@ -392,6 +474,12 @@ impl Mode {
     }
 }
 
+/// True when `key` of `binding` acts in this mode: its scope applies, and
+/// where a character is text only the scopes that expect it take one.
+fn acts(mode: Mode, binding: &Binding, key: &Key) -> bool {
+    mode.allows(binding.scope) && (!key.is_text() || !mode.types() || binding.scope.acts_on_text())
+}
+
 /// The command a key press means in this mode, if any.
 pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
     if event.kind == KeyEventKind::Release {
@@ -399,7 +487,11 @@ pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
     }
     KEYMAP
         .iter()
-        .find(|b| mode.allows(b.scope) && b.keys.iter().any(|key| key.matches(event)))
+        .find(|b| {
+            b.keys
+                .iter()
+                .any(|key| key.matches(event) && acts(mode, b, key))
+        })
         .map(|b| b.command)
 }
 
@@ -410,24 +502,29 @@ pub fn hints(mode: Mode, lang: Lang) -> Vec<(String, &'static str)> {
     KEYMAP
         .iter()
         .enumerate()
-        .filter(|(_, b)| !b.hint.is_empty() && mode.allows(b.scope) && b.scope != Scope::Always)
-        .filter(|(i, b)| !shadowed(mode, *i, b))
-        .map(|(_, b)| (keys_label(b.keys), b.hint_in(lang)))
+        .filter(|(_, b)| !b.hint.is_empty() && b.scope != Scope::Always)
+        .filter_map(|(i, b)| footer_key(mode, i, b).map(|key| (key.label(lang), b.hint_in(lang))))
         .collect()
 }
 
-/// True when every key of the binding at `at` is taken by an earlier one in this mode.
-pub fn shadowed(mode: Mode, at: usize, binding: &Binding) -> bool {
-    binding.keys.iter().all(|key| {
-        KEYMAP[..at]
-            .iter()
-            .any(|b| mode.allows(b.scope) && b.keys.contains(key))
+/// The key the footer names for the binding at `at`: its first that acts
+/// in this mode and that no earlier binding takes (none: the binding does
+/// nothing here).
+pub fn footer_key(mode: Mode, at: usize, binding: &Binding) -> Option<Key> {
+    binding.keys.iter().copied().find(|key| {
+        acts(mode, binding, key)
+            && !KEYMAP[..at]
+                .iter()
+                .any(|b| b.keys.contains(key) && acts(mode, b, key))
     })
 }
 
 /// `j/↓`, `Esc/q`.
-pub fn keys_label(keys: &[Key]) -> String {
-    keys.iter().map(Key::label).collect::<Vec<_>>().join("/")
+pub fn keys_label(keys: &[Key], lang: Lang) -> String {
+    keys.iter()
+        .map(|k| k.label(lang))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The `?` help in `lang`: sections of (keys, help text), generated from the table.
@@ -437,13 +534,15 @@ pub fn help_sections(lang: Lang) -> Vec<(&'static str, Vec<(String, &'static str
         Scope::Tabs(CONFLICTS),
         Scope::Tabs(STUCK),
         Scope::Tabs(BOTS),
-        Scope::Tabs(RECEIPTS),
+        Scope::Typing,
+        Scope::TabsDetail(RECEIPTS),
         Scope::Tabs(FORMS),
         Scope::TabsDetail(FORMS),
         Scope::Tabs(ORDERED),
         Scope::Tabs(DECIDING),
         Scope::List,
         Scope::Detail,
+        Scope::Main,
         Scope::Global,
         Scope::Always,
         Scope::Input,
@@ -458,7 +557,7 @@ pub fn help_sections(lang: Lang) -> Vec<(&'static str, Vec<(String, &'static str
             let rows = KEYMAP
                 .iter()
                 .filter(|b| b.scope == *scope)
-                .map(|b| (keys_label(b.keys), b.help_in(lang)))
+                .map(|b| (keys_label(b.keys, lang), b.help_in(lang)))
                 .collect();
             (scope.help_title(lang), rows)
         })
@@ -522,6 +621,10 @@ mod tests {
                 detail: false,
             },
             Mode::Main {
+                tab: Tab::Receipts,
+                detail: true,
+            },
+            Mode::Main {
                 tab: Tab::Forms,
                 detail: false,
             },
@@ -532,13 +635,20 @@ mod tests {
         ];
         for mode in modes {
             // A tab may give a global key its own meaning: its binding comes
-            // first and wins; nothing else is bound twice.
+            // first and wins; nothing else is bound twice. Any character is
+            // bound last, where it is bound at all.
             let mut seen: Vec<(Key, Scope)> = Vec::new();
-            for binding in KEYMAP.iter().filter(|b| mode.allows(b.scope)) {
-                for key in binding.keys {
+            for binding in KEYMAP {
+                for key in binding.keys.iter().filter(|k| acts(mode, binding, k)) {
+                    assert!(
+                        !seen.iter().any(|(k, _)| *k == Key::Text),
+                        "{key:?} after any character in {mode:?}"
+                    );
                     let before = seen.iter().find(|(k, _)| k == key);
-                    let tab_over_global = matches!(before, Some((_, Scope::Tabs(_))))
-                        && binding.scope == Scope::Global;
+                    let tab_over_global = matches!(
+                        before,
+                        Some((_, Scope::Tabs(_) | Scope::TabsDetail(_) | Scope::Typing))
+                    ) && binding.scope == Scope::Global;
                     assert!(
                         before.is_none() || tab_over_global,
                         "{key:?} bound twice in {mode:?}"
@@ -547,6 +657,89 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn typed(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn on_the_receipts_list_a_character_is_a_search_unless_it_switches_tabs() {
+        let list = Mode::Main {
+            tab: Tab::Receipts,
+            detail: false,
+        };
+        assert!(list.types());
+        for c in "suzkiea@.jptro?qunvrzJjgGlhdcxs#-".chars() {
+            assert_eq!(lookup(list, &typed(c)), Some(KeyCommand::FindTyped), "{c}");
+        }
+        assert_eq!(lookup(list, &typed('/')), Some(KeyCommand::FindQuery));
+        assert_eq!(lookup(list, &typed('9')), Some(KeyCommand::FindTyped));
+        assert_eq!(
+            lookup(list, &typed('1')),
+            Some(KeyCommand::GoTab(Tab::Duplicates))
+        );
+        for (code, command) in [
+            (KeyCode::Down, KeyCommand::Down),
+            (KeyCode::PageUp, KeyCommand::PageUp),
+            (KeyCode::End, KeyCommand::Bottom),
+            (KeyCode::Enter, KeyCommand::EnterDetail),
+            (KeyCode::Esc, KeyCommand::Back),
+            (KeyCode::Tab, KeyCommand::NextTab),
+            (KeyCode::F(1), KeyCommand::Help),
+            (KeyCode::F(10), KeyCommand::Quit),
+        ] {
+            assert_eq!(
+                lookup(list, &press(code, KeyModifiers::NONE)),
+                Some(command)
+            );
+        }
+        // The receipt's detail pane, and every other tab, keep their keys.
+        let detail = Mode::Main {
+            tab: Tab::Receipts,
+            detail: true,
+        };
+        assert!(!detail.types());
+        assert_eq!(lookup(detail, &typed('J')), Some(KeyCommand::JumpToItem));
+        assert_eq!(lookup(detail, &typed('/')), Some(KeyCommand::FindQuery));
+        assert_eq!(lookup(detail, &typed('q')), Some(KeyCommand::Quit));
+        let log = Mode::Main {
+            tab: Tab::Log,
+            detail: false,
+        };
+        assert_eq!(lookup(log, &typed('u')), Some(KeyCommand::Undo));
+        assert_eq!(lookup(log, &typed('a')), None);
+        // A line being typed takes every character.
+        assert_eq!(lookup(Mode::Input, &typed('q')), Some(KeyCommand::Type));
+        assert_eq!(lookup(Mode::Input, &typed('1')), Some(KeyCommand::Type));
+        assert_eq!(
+            lookup(Mode::Input, &press(KeyCode::Up, KeyModifiers::NONE)),
+            Some(KeyCommand::InputOlder)
+        );
+    }
+
+    #[test]
+    fn the_receipts_list_footer_names_f1_and_f10() {
+        let list = Mode::Main {
+            tab: Tab::Receipts,
+            detail: false,
+        };
+        let hinted = hints(list, Lang::En);
+        assert!(hinted.contains(&("F1".to_string(), "help")), "{hinted:?}");
+        assert!(hinted.contains(&("F10".to_string(), "quit")), "{hinted:?}");
+        assert!(hinted.contains(&("/".to_string(), "search")), "{hinted:?}");
+        for gone in ["undo", "export", "raw", "filter", "go to item"] {
+            assert!(hinted.iter().all(|(_, h)| *h != gone), "{gone}: {hinted:?}");
+        }
+        let stuck = hints(
+            Mode::Main {
+                tab: Tab::Stuck,
+                detail: false,
+            },
+            Lang::En,
+        );
+        assert!(stuck.contains(&("q".to_string(), "quit")), "{stuck:?}");
+        assert!(stuck.contains(&("U".to_string(), "reopen")), "{stuck:?}");
     }
 
     #[test]

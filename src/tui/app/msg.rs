@@ -33,13 +33,17 @@ pub enum Msg {
     LoadFailed(String),
     /// Payload texts asked for with [`Effect::LoadPayloads`].
     Payloads(Vec<(PayloadRef, Result<String, String>)>),
-    /// The outcome of [`Effect::Decide`] or [`Effect::Undo`]: a one-line message
+    /// The outcome of [`Effect::Decide`] or [`Effect::DecideMany`]: a one-line message
     /// for the status bar; `Err` when nothing was recorded (e.g. someone else
     /// decided first — the runtime reloads after either).
     Recorded(Result<String, String>),
     /// [`Effect::Undo`] reaches far (a bulk decision, a bot group): nothing
     /// was undone; the operator is to be asked first.
     UndoAsks(crate::review::Wide),
+    /// The outcome of [`Effect::Undo`], [`Effect::UndoConfirmed`] or
+    /// [`Effect::Reopen`]: what was reopened, or why nothing was (one line,
+    /// already safe to show).
+    Undone(Result<Reopened, String>),
     /// The outcome of [`Effect::Export`]: the file written, or why not.
     Exported(Result<PathBuf, String>),
     /// The database changed (its change mark moved).
@@ -79,6 +83,24 @@ pub struct ItemDecision {
     pub kept: Option<ReceiptId>,
 }
 
+/// A decision the operator chose to reopen (`U`), as the screen showed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reopen {
+    pub item: String,
+    /// The latest review_log id for the item that the screen showed: the
+    /// item is reopened only while it is still the latest.
+    pub expected_last: Option<i64>,
+}
+
+/// What an undo or a reopening did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reopened {
+    /// One line for the status bar.
+    pub text: String,
+    /// The items now pending again, in the order undone.
+    pub items: Vec<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
     Quit,
@@ -94,6 +116,9 @@ pub enum Effect {
     Undo,
     /// Undo the operator's last step, which they agreed to when asked.
     UndoConfirmed(crate::review::Wide),
+    /// Reopen the decision on one item, which the operator agreed to when
+    /// asked, through the same guarded path as `receipt-review reopen`.
+    Reopen(Reopen),
     Export(ExportFile),
     /// Search every receipt (the Receipts tab), counting what arrived lately as of `now_ms`.
     Find {

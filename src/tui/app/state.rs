@@ -46,21 +46,38 @@ pub enum Input {
     Filter { text: String },
     /// A note for the next decision on `item`.
     Note { item: String, text: String },
-    /// A search of every receipt (the Receipts tab); Enter runs it.
-    Find { text: String },
+    /// A search of every receipt (the Receipts tab); Enter runs it. ↑
+    /// brings back the searches before (`recall`: how far back).
+    Find {
+        text: String,
+        recall: Option<Recall>,
+    },
+}
+
+/// Which of the searches before is in the line (0: the last one), and
+/// what was typed before ↑, which ↓ past the last one gives back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recall {
+    pub at: usize,
+    pub draft: String,
 }
 
 impl Input {
     pub fn text(&self) -> &str {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
+            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text, .. } => text,
         }
     }
 
-    /// The text being typed, to change.
+    /// The text being typed, to change: a search changed is the operator's
+    /// own again, no longer one brought back.
     pub fn text_mut(&mut self) -> &mut String {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text } => text,
+            Input::Filter { text } | Input::Note { text, .. } => text,
+            Input::Find { text, recall } => {
+                *recall = None;
+                text
+            }
         }
     }
 }
@@ -72,6 +89,8 @@ pub enum ConfirmAction {
     DecideMany(Vec<ItemDecision>),
     /// Undo the operator's last step, which reaches this far.
     Undo(crate::review::Wide),
+    /// Reopen the decision on the item the operator chose.
+    Reopen(super::msg::Reopen),
     /// Quit although notes typed for decisions were never sent.
     Quit,
 }
@@ -241,6 +260,8 @@ pub struct App {
     pub requested: HashSet<PayloadRef>,
     /// The Receipts tab: its search and what it found.
     pub find: FindState,
+    /// The item an undo reopened, to select once a reading shows it pending.
+    pub reopened: Option<String>,
     /// The operator's time zone, for every time shown and typed.
     pub zone: Zone,
     /// Times are shown in UTC instead (`z`).
@@ -290,6 +311,7 @@ impl App {
             payloads: HashMap::new(),
             requested: HashSet::new(),
             find: FindState::default(),
+            reopened: None,
             zone: Zone::UTC,
             show_utc: false,
             forms: FormsState::default(),
@@ -428,6 +450,12 @@ impl App {
             }
             Selected::Damaged(_) | Selected::Receipt(_) | Selected::Log(_) => None,
         }
+    }
+
+    /// True when a decision stands on the selected item (`U` can reopen it).
+    pub fn selection_decided(&self) -> bool {
+        self.selected_item()
+            .is_some_and(|(item, _)| self.review(&item).decision.is_some())
     }
 
     pub fn review(&self, item: &str) -> ItemReview {

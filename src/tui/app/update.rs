@@ -1,7 +1,7 @@
 //! `update`: one message in, the state changed, effects out. No I/O.
 
 use crossterm::event::KeyCode;
-use crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyEventKind};
 
 use crate::model::Millis;
 use crate::review::ExportFile;
@@ -91,6 +91,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             error(app, inline(&message, 300));
         }
+        Msg::Undone(Ok(reopened)) => {
+            success(app, inline(&reopened.text, 300));
+            // The selection goes to what was reopened: now if it is shown,
+            // and again once the reading that follows shows it pending.
+            if let Some(item) = reopened.items.into_iter().next() {
+                show_item(app, &item, false);
+                app.reopened = Some(item);
+            }
+        }
+        Msg::Undone(Err(message)) => error(app, inline(&message, 300)),
         Msg::UndoAsks(wide) => {
             app.status = None;
             let confirm = super::undo::confirm(wide, app.lang);
@@ -294,6 +304,9 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     }
     // Anything asked for and not answered is asked again if still wanted.
     app.requested.clear();
+    if let Some(item) = app.reopened.take() {
+        show_item(app, &item, true);
+    }
 }
 
 /// The key ([`rows::row_key`]) of a tab's selected row.
@@ -499,36 +512,14 @@ fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
     if key.kind == KeyEventKind::Release {
         return;
     }
-    let mode = app.mode();
-    match keymap::lookup(mode, &key) {
-        Some(command) => run(app, command, effects),
-        None => {
-            if mode == Mode::Input
-                && let KeyCode::Char(c) = key.code
-                && !key
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-            {
-                type_char(app, c);
-            } else if mode
-                == (Mode::Main {
-                    tab: Tab::Receipts,
-                    detail: false,
-                })
-                && let KeyCode::Char(c) = key.code
-                && !c.is_control()
-                && !key
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                && !keymap::KEYMAP
-                    .iter()
-                    .any(|b| b.keys.iter().any(|k| k.matches(&key)))
-            {
-                // On the Receipts tab a key that means nothing anywhere
-                // (`#`, `@`, most letters) starts a search.
-                find::update::start(app, Some(c));
-            }
-        }
+    let Some(command) = keymap::lookup(app.mode(), &key) else {
+        return;
+    };
+    // The commands that take the character typed (the keymap says where).
+    match (command, key.code) {
+        (KeyCommand::Type, KeyCode::Char(c)) => type_char(app, c),
+        (KeyCommand::FindTyped, KeyCode::Char(c)) => find::update::start(app, Some(c)),
+        _ => run(app, command, effects),
     }
 }
 
@@ -587,6 +578,7 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::ChooseExcelCsv => export(app, ExportFile::EXCEL_CSV, effects),
         KeyCommand::ChooseJsonl => export(app, ExportFile::JSONL, effects),
         KeyCommand::Undo => undo(app, effects),
+        KeyCommand::ReopenChosen => reopen_chosen(app),
         KeyCommand::Note => note(app),
         KeyCommand::RawToggle => {
             app.raw_view = !app.raw_view;
@@ -637,6 +629,10 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::PrevCopy => choose_copy(app, -1),
         KeyCommand::NextCopy => choose_copy(app, 1),
         KeyCommand::FindQuery => find::update::start(app, None),
+        // The character comes with the key (see `on_key`).
+        KeyCommand::Type | KeyCommand::FindTyped => {}
+        KeyCommand::InputOlder => find::update::recall(app, true),
+        KeyCommand::InputNewer => find::update::recall(app, false),
         KeyCommand::JumpToItem => jump(app),
         KeyCommand::ToggleUtc => {
             app.show_utc = !app.show_utc;
@@ -776,7 +772,7 @@ fn back(app: &mut App) {
 
 fn submit_input(app: &mut App, effects: &mut Vec<Effect>) {
     match app.input.take() {
-        Some(Input::Find { text }) => {
+        Some(Input::Find { text, .. }) => {
             if let Some(effect) = find::update::submit(app, text) {
                 effects.push(effect);
             }
@@ -837,26 +833,64 @@ fn jump(app: &mut App) {
     let Some((tab, item)) = find::update::jump_target(app) else {
         return info(app, t!(app.lang, "status.jump_nowhere").into());
     };
+    if show_item(app, &item, true) {
+        let title = tab.title(app.lang);
+        info(app, t!(app.lang, "status.jumped", item = item, tab = title));
+    } else {
+        error(app, t!(app.lang, "status.item_gone", item = item));
+    }
+}
+
+/// Goes to `item`'s tab and selects it; `clear`: the filters are cleared
+/// when they hide it. False when the reading does not show it.
+fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
+    let Ok((kind, _)) = crate::review::parse_item(item) else {
+        return false;
+    };
+    let tab = decision::tab_of_kind(kind);
     let at = |app: &App| {
         app.rows(tab)
             .iter()
-            .position(|&r| app.row_id(tab, r).as_deref() == Some(item.as_str()))
+            .position(|&r| app.row_id(tab, r).as_deref() == Some(item))
     };
     let mut row = at(app);
-    if row.is_none() && (!app.filter.is_empty() || app.class_filter != ClassFilter::All) {
+    let filtered = !app.filter.is_empty() || app.class_filter != ClassFilter::All;
+    if row.is_none() && clear && filtered {
         app.filter.clear();
         app.class_filter = ClassFilter::All;
         refilter_all(app);
         row = at(app);
     }
-    match row {
-        Some(row) => {
-            go_tab(app, tab);
-            select(app, tab, row);
-            let title = tab.title(app.lang);
-            info(app, t!(app.lang, "status.jumped", item = item, tab = title));
+    let Some(row) = row else {
+        return false;
+    };
+    go_tab(app, tab);
+    select(app, tab, row);
+    true
+}
+
+/// `U`: asks to reopen the decision on the selected item, whoever made it.
+fn reopen_chosen(app: &mut App) {
+    if let Some(why) = decisions_off(app) {
+        return error(app, why);
+    }
+    let Some((item, receipt_ids)) = app.selected_item() else {
+        return info(app, t!(app.lang, "status.nothing_selected").into());
+    };
+    if app.awaiting.contains_key(&item) {
+        return info(app, t!(app.lang, "status.being_recorded", item = item));
+    }
+    let review = app.review(&item);
+    let receipt = receipt_ids.first().copied();
+    match super::undo::confirm_reopen(&item, &review, receipt, app.shown_zone(), app.lang) {
+        Some(confirm) => {
+            app.status = None;
+            app.overlay = Some(Overlay::Confirm(Box::new(confirm)));
         }
-        None => error(app, t!(app.lang, "status.item_gone", item = item)),
+        None => {
+            let item = inline(&item, 40);
+            info(app, t!(app.lang, "status.reopen.nothing", item = item));
+        }
     }
 }
 
@@ -1084,6 +1118,11 @@ fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
         ConfirmAction::Undo(wide) => {
             working(app, t!(app.lang, "status.undoing_step").into());
             effects.push(Effect::UndoConfirmed(wide));
+        }
+        ConfirmAction::Reopen(reopen) => {
+            let item = inline(&reopen.item, 40);
+            working(app, t!(app.lang, "status.reopen.reopening", item = item));
+            effects.push(Effect::Reopen(reopen));
         }
         ConfirmAction::Quit => effects.push(Effect::Quit),
     }

@@ -35,7 +35,15 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let room = w.saturating_sub(text::width(&prompt) + 1);
         let shown = tail(&typed, room);
         let x = area.x + (text::width(&prompt) + text::width(&shown)) as u16;
-        let line = Line::from(vec![Span::styled(prompt, theme.key()), Span::raw(shown)]);
+        let mut spans = vec![Span::styled(prompt, theme.key()), Span::raw(shown)];
+        // An empty search line shows the last search, dim, until a key
+        // replaces it (↑ brings it back).
+        if let (Input::Find { .. }, Some(last)) = (input, app.find.last_search())
+            && typed.is_empty()
+        {
+            spans.push(Span::styled(text::fit(&clean(last), room), theme.dim()));
+        }
+        let line = Line::from(spans);
         frame.render_widget(Paragraph::new(line), area);
         frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
         return;
@@ -73,7 +81,11 @@ fn tail(text: &str, cells: usize) -> String {
 fn is_decision(command: KeyCommand) -> bool {
     matches!(
         command,
-        KeyCommand::Decide(_) | KeyCommand::BulkDuplicate | KeyCommand::Note | KeyCommand::Undo
+        KeyCommand::Decide(_)
+            | KeyCommand::BulkDuplicate
+            | KeyCommand::Note
+            | KeyCommand::Undo
+            | KeyCommand::ReopenChosen
     )
 }
 
@@ -90,12 +102,11 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let mut essential = Vec::new();
     let mut others = Vec::new();
-    for (_, binding) in KEYMAP
+    for (binding, key) in KEYMAP
         .iter()
         .enumerate()
-        .filter(|(_, b)| !b.hint.is_empty() && mode.allows(b.scope))
-        .filter(|(_, b)| b.scope != keymap::Scope::Always)
-        .filter(|(i, b)| !keymap::shadowed(mode, *i, b))
+        .filter(|(_, b)| !b.hint.is_empty() && b.scope != keymap::Scope::Always)
+        .filter_map(|(i, b)| keymap::footer_key(mode, i, b).map(|key| (b, key)))
     {
         if read_only && is_decision(binding.command) {
             continue;
@@ -104,8 +115,12 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         if binding.command == KeyCommand::Note && !app.tab.decides() {
             continue;
         }
+        // Reopening is offered where a decision stands.
+        if binding.command == KeyCommand::ReopenChosen && !app.selection_decided() {
+            continue;
+        }
         let pair = vec![
-            (keymap::keys_label(&binding.keys[..1]), theme.key()),
+            (key.label(app.lang), theme.key()),
             (format!(" {}  ", binding.hint_in(app.lang)), theme.plain()),
         ];
         if matches!(binding.command, KeyCommand::Help | KeyCommand::Quit) {

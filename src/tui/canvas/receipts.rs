@@ -184,15 +184,19 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     wrapped(&format!("  {}", item_line_in(item, lang)), theme.key());
                 }
                 if let Some((tab, item)) = jump_target(app) {
-                    wrapped(
-                        &t!(
+                    // On the list J is typed: the pane says how to get there.
+                    let tab = tab.title(lang);
+                    let jump = if app.focus == Focus::Detail {
+                        t!(lang, "screen.receipts.jump", item = item, tab = tab)
+                    } else {
+                        t!(
                             lang,
-                            "screen.receipts.jump",
+                            "screen.receipts.jump_after_enter",
                             item = item,
-                            tab = tab.title(lang)
-                        ),
-                        theme.dim(),
-                    );
+                            tab = tab
+                        )
+                    };
+                    wrapped(&jump, theme.dim());
                 }
             }
             wrapped(t!(lang, "screen.receipts.fields"), theme.plain());

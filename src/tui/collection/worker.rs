@@ -18,7 +18,7 @@ use crate::review::{ExportFile, ExportFilter};
 use crate::storage::{self, Access, ChangeMark, Storage};
 use crate::t;
 use crate::tui::app::indexed::IndexedSnapshot;
-use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef};
+use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef, Reopen, Reopened};
 use crate::tui::app::words;
 
 /// Only a reading in progress shares the database, and none is while a
@@ -36,6 +36,9 @@ pub enum Request {
     DecideBatch(Vec<ItemDecision>),
     /// Undo the operator's last step; with the step they agreed to when asked.
     Undo(Option<review::Wide>),
+    /// Reopen the decision on one item, as `receipt-review reopen` does,
+    /// only while the latest entry is the one the screen showed.
+    Reopen(Reopen),
     Export(ExportFile),
     /// Search every receipt, as of this time.
     Find(Query, Millis),
@@ -167,9 +170,14 @@ impl State {
             Request::Undo(confirmed) => {
                 // A step that reaches far is asked about first: nothing changed.
                 if let Some(outcome) = self.undo(confirmed) {
-                    self.send(Msg::Recorded(outcome));
+                    self.send(Msg::Undone(outcome));
                     self.load();
                 }
+            }
+            Request::Reopen(reopen) => {
+                let outcome = self.reopen(&reopen);
+                self.send(Msg::Undone(outcome));
+                self.load();
             }
             Request::Export(format) => {
                 let outcome = self.export(format);
@@ -381,7 +389,7 @@ impl State {
     }
 
     /// `Some` with what the undo did; `None` when the operator is being asked first.
-    fn undo(&mut self, confirmed: Option<review::Wide>) -> Option<Result<String, String>> {
+    fn undo(&mut self, confirmed: Option<review::Wide>) -> Option<Result<Reopened, String>> {
         let lang = self.config.lang;
         if let Some(reason) = self.read_only_reason() {
             return Some(Err(t!(lang, "status.read_only", reason = reason)));
@@ -400,15 +408,56 @@ impl State {
             Ok(review::UndoOutcome::One(undone)) => {
                 // A receipt put back in flight changed in place: read it again.
                 self.recheck(std::slice::from_ref(&undone));
-                Ok(describe_undo(&undone, lang))
+                Ok(Reopened {
+                    text: describe_undo(&undone, lang),
+                    items: vec![undone.reopened.item.clone()],
+                })
             }
             Ok(review::UndoOutcome::Batch(step)) => {
                 self.recheck(&step.undone);
-                Ok(describe_batch_undo(&step, &self.config.operator, lang))
+                Ok(Reopened {
+                    text: describe_batch_undo(&step, &self.config.operator, lang),
+                    items: step
+                        .undone
+                        .iter()
+                        .map(|u| u.reopened.item.clone())
+                        .collect(),
+                })
             }
             Ok(review::UndoOutcome::Nothing) => Err(t!(lang, "worker.nothing_to_undo").into()),
             Err(e) => Err(crate::sanitize::inline(&e.message(lang), 200)),
         })
+    }
+
+    /// `U`: the decision on one item reopened through the same guarded path
+    /// as `receipt-review reopen`.
+    fn reopen(&mut self, reopen: &Reopen) -> Result<Reopened, String> {
+        let lang = self.config.lang;
+        if let Some(reason) = self.read_only_reason() {
+            return Err(t!(lang, "status.read_only", reason = reason));
+        }
+        let request = review::ReopenRequest {
+            item: reopen.item.clone(),
+            operator: self.config.operator.clone(),
+            note: None,
+            now_ms: crate::model::time::now_ms(),
+            expected_last: reopen.expected_last,
+        };
+        let database = Rc::get_mut(&mut self.database).expect(HELD);
+        match review::reopen_with(database, &request) {
+            Ok(Some(undone)) => {
+                self.recheck(std::slice::from_ref(&undone));
+                Ok(Reopened {
+                    text: describe_undo(&undone, lang),
+                    items: vec![undone.reopened.item.clone()],
+                })
+            }
+            Ok(None) => {
+                let item = crate::sanitize::inline(&reopen.item, 40);
+                Err(t!(lang, "status.reopen.gone", item = item))
+            }
+            Err(e) => Err(crate::sanitize::inline(&e.message(lang), 200)),
+        }
     }
 
     /// Receipts an undo put back in flight changed in place: read them again.

@@ -6,22 +6,50 @@ use crate::find::{self, Hit, Query, Scan};
 use crate::sanitize::inline;
 use crate::t;
 use crate::tui::app::msg::Effect;
-use crate::tui::app::state::{App, Input};
+use crate::tui::app::state::{App, Input, Recall};
 use crate::tui::app::tab::Tab;
 
-/// Opens the search line, with what was typed last, or with the first
-/// character typed on the tab.
+/// Opens the search line: empty (`/`; the last search shows dim until
+/// something is typed), or with the first character typed on the tab.
 pub fn start(app: &mut App, first: Option<char>) {
-    let text = match first {
-        Some(c) => c.to_string(),
-        None => app.find.text.clone(),
+    let text = first.map(String::from).unwrap_or_default();
+    app.input = Some(Input::Find { text, recall: None });
+}
+
+/// ↑ (`older`) or ↓ in the search line: the searches run before, newest
+/// first; ↓ past the newest gives back what was being typed.
+pub fn recall(app: &mut App, older: bool) {
+    let Some(Input::Find { text, recall }) = app.input.as_mut() else {
+        return;
     };
-    app.input = Some(Input::Find { text });
+    let history = &app.find.history;
+    let next = match (recall.as_ref(), older) {
+        (None, false) => return,
+        (None, true) if history.is_empty() => return,
+        (None, true) => Some(0),
+        (Some(r), true) => Some((r.at + 1).min(history.len() - 1)),
+        (Some(r), false) => r.at.checked_sub(1),
+    };
+    match next {
+        Some(at) => {
+            let draft = match recall.take() {
+                Some(r) => r.draft,
+                None => std::mem::take(text),
+            };
+            *text = history[at].clone();
+            *recall = Some(Recall { at, draft });
+        }
+        None => {
+            if let Some(r) = recall.take() {
+                *text = r.draft;
+            }
+        }
+    }
 }
 
 /// Runs the search typed (Enter): a bad one is a message, never a search.
 pub fn submit(app: &mut App, text: String) -> Option<Effect> {
-    app.find.text = text.clone();
+    app.find.remember(&text);
     let Some(snap) = app.snapshot.as_ref() else {
         app.find.error = Some(t!(app.lang, "status.find.still_reading").into());
         return None;
