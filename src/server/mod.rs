@@ -25,6 +25,7 @@
 pub mod action;
 pub mod body;
 pub mod client;
+pub mod clock;
 pub mod config;
 pub mod connections;
 pub mod cross_site;
@@ -112,7 +113,7 @@ pub fn open_writer(db: &Path, config: &Config) -> anyhow::Result<Writer> {
             honeypot: f.honeypot.clone(),
         })
         .collect();
-    Writer::start(store, &windows)
+    Writer::start(store, &windows, config.clock.clone())
 }
 
 impl Bound {

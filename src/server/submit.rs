@@ -26,7 +26,7 @@ use super::state::AppState;
 use super::writer::{Job, Outcome, WriteError, completed_response, pending_response};
 use crate::i18n::Lang;
 use crate::intake::store::Submission;
-use crate::model::time::{human_duration_in, now_ms};
+use crate::model::time::human_duration_in;
 use crate::model::{Millis, ReceiptId};
 use crate::t;
 
@@ -79,7 +79,7 @@ async fn handle(
         kind,
         &bytes,
         header_key,
-        now_ms(),
+        app.config.clock.now_ms(),
     )?;
     drop(bytes);
     let html = (kind == BodyType::Form && is_plain_post(headers))
@@ -161,7 +161,7 @@ async fn run_action(
             let response = completed_response(id);
             match app
                 .writer
-                .settle(id, Some(response.clone()), now_ms())
+                .settle(id, Some(response.clone()), app.config.clock.now_ms())
                 .await
             {
                 Ok(_) => return answer.done(id, response, false),
@@ -184,7 +184,7 @@ async fn run_action(
                     receipt = receipt
                 ),
             });
-            match app.writer.settle(id, None, now_ms()).await {
+            match app.writer.settle(id, None, app.config.clock.now_ms()).await {
                 Ok(_) => return answer.refused(id),
                 Err(e) => Err(e),
             }

@@ -3,7 +3,12 @@
 //! byte of a typed field, a bot, or a copy outside the window is stored. The
 //! key an absorbed copy came with holds the receipt from then on.
 
+use receipt_review::server::clock::Clock;
+
 use crate::support::{CONFIG, TestServer};
+
+/// 2026-12-01T00:00:00Z, where the tests' manual clocks start.
+const NOW: i64 = 1_764_547_200_000;
 
 const ADA: &str =
     r#"{"name": "Ada Lovelace", "email": "ada@example.org", "message": "Please call me back."}"#;
@@ -72,13 +77,15 @@ fn a_changed_field_a_bot_or_a_form_without_a_window_is_stored() {
 #[test]
 fn a_copy_outside_the_window_is_a_new_receipt() {
     let config = CONFIG.replace("window = \"10m\"", "window = \"1s\"");
-    let s = TestServer::with_config(&config);
+    let s = TestServer::with_clock(&config, Clock::manual(NOW));
     s.post_json("copies", None, ADA);
+    s.clock.advance(1000);
     assert_eq!(
         s.post_json("copies", None, ADA).body,
-        r#"{"receipt":1,"state":"completed"}"#
+        r#"{"receipt":1,"state":"completed"}"#,
+        "at the window's end, still a copy"
     );
-    std::thread::sleep(std::time::Duration::from_millis(1300));
+    s.clock.advance(1);
     assert_eq!(
         s.post_json("copies", None, ADA).body,
         r#"{"receipt":2,"state":"completed"}"#
@@ -163,10 +170,10 @@ fn an_absorbed_copys_key_holds_the_receipt_like_its_own_key() {
 #[test]
 fn an_absorbed_key_holds_its_receipt_after_the_window() {
     let config = CONFIG.replace("window = \"10m\"", "window = \"1s\"");
-    let s = TestServer::with_config(&config);
+    let s = TestServer::with_clock(&config, Clock::manual(NOW));
     s.post_json("copies", Some("k-rA"), ADA);
     s.post_json("copies", Some("k-rB"), ADA_AGAIN);
-    std::thread::sleep(std::time::Duration::from_millis(1300));
+    s.clock.advance(86_400_000);
     // The script kept its key until a confirmed success and sends again.
     replayed_receipt_1(&s.post_json("copies", Some("k-rB"), ADA_AGAIN));
     replayed_receipt_1(&s.post_json("copies", Some("k-rA"), ADA));

@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use receipt_review::server::clock::Clock;
 use receipt_review::server::{self, Config, Running};
 use rusqlite::Connection;
 
@@ -44,6 +45,8 @@ honeypot = "_gotcha"
 "#;
 
 pub struct TestServer {
+    /// The server's clock, kept across restarts.
+    pub clock: Clock,
     pub running: Option<Running>,
     pub db: PathBuf,
     pub _dir: tempfile::TempDir,
@@ -56,11 +59,17 @@ impl TestServer {
     }
 
     pub fn with_config(text: &str) -> Self {
+        Self::with_clock(text, Clock::system())
+    }
+
+    /// A server whose time stands still until the test moves `clock`.
+    pub fn with_clock(text: &str, clock: Clock) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("receipts.db");
-        let running = server::start(&db, Config::parse(text, "test").unwrap()).unwrap();
+        let running = server::start(&db, config(text, &clock)).unwrap();
         let url = running.url();
         Self {
+            clock,
             running: Some(running),
             db,
             _dir: dir,
@@ -71,14 +80,14 @@ impl TestServer {
     /// Stops this server and starts another on the same database.
     pub fn restart(&mut self, text: &str) {
         self.running.take().unwrap().stop().unwrap();
-        let running = server::start(&self.db, Config::parse(text, "test").unwrap()).unwrap();
+        let running = server::start(&self.db, config(text, &self.clock)).unwrap();
         self.url = running.url();
         self.running = Some(running);
     }
 
     /// Starts a server again on the database of one already stopped.
     pub fn restart_stopped(&mut self, text: &str) {
-        let running = server::start(&self.db, Config::parse(text, "test").unwrap()).unwrap();
+        let running = server::start(&self.db, config(text, &self.clock)).unwrap();
         self.url = running.url();
         self.running = Some(running);
     }
@@ -126,6 +135,12 @@ impl TestServer {
                 .expect("an answer"),
         )
     }
+}
+
+fn config(text: &str, clock: &Clock) -> Config {
+    let mut config = Config::parse(text, "test").unwrap();
+    config.clock = clock.clone();
+    config
 }
 
 pub fn agent() -> ureq::Agent {

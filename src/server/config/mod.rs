@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use ipnet::IpNet;
 
+use super::clock::Clock;
 use crate::i18n;
 use crate::intake::key::valid_key;
 use crate::model::Millis;
@@ -26,6 +27,9 @@ pub struct Config {
     pub server: ServerSettings,
     /// By the name in the route `/f/{name}`.
     pub forms: BTreeMap<String, Arc<FormConfig>>,
+    /// The time the server goes by: never from the file; the system's,
+    /// unless a test sets its own.
+    pub clock: Clock,
 }
 
 /// `[server]`.
@@ -221,7 +225,11 @@ impl Config {
             let checked = form_config(&name, form, &bad)?;
             forms.insert(name, Arc::new(checked));
         }
-        Ok(Self { server, forms })
+        Ok(Self {
+            server,
+            forms,
+            clock: Clock::system(),
+        })
     }
 }
 

@@ -24,6 +24,8 @@ use apply::{Seen, apply};
 use checkpoint::Checkpoints;
 use recent::Recent;
 
+use super::clock::Clock;
+
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
 use crate::model::{Millis, ReceiptId, ReceiptState};
 
@@ -138,8 +140,12 @@ pub struct Writer {
 impl Writer {
     /// Starts the thread on `store`, remembering the receipts stored within
     /// the longest window of `windows` (scope, window, honeypot).
-    pub fn start(store: IntakeStore, windows: &[load::FormWindow]) -> anyhow::Result<Self> {
-        let now = crate::model::time::now_ms();
+    pub fn start(
+        store: IntakeStore,
+        windows: &[load::FormWindow],
+        clock: Clock,
+    ) -> anyhow::Result<Self> {
+        let now = clock.now_ms();
         let recent = load::recent(store.connection(), windows, now)?;
         let mut conn = store.into_connection();
         let checkpoints = Checkpoints::start(&mut conn)?;
@@ -148,7 +154,7 @@ impl Writer {
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
             .spawn(move || {
-                run(store, &checkpoints, recent, rx);
+                run(store, &checkpoints, recent, &clock, rx);
                 checkpoints.finish();
             })?;
         Ok(Self {
@@ -171,6 +177,7 @@ fn run(
     mut store: IntakeStore,
     checkpoints: &Checkpoints,
     mut recent: Recent,
+    clock: &Clock,
     rx: mpsc::Receiver<Request>,
 ) {
     let mut reported: Option<Instant> = None;
@@ -189,6 +196,7 @@ fn run(
             }
         }
         if !writes.is_empty() {
+            recent.forget_before(clock.now_ms());
             write_batch(&mut store, &mut recent, writes);
             checkpoints.after_batch(store.connection());
             if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
@@ -223,7 +231,6 @@ fn report_forgotten(forgotten: &[(String, u64)], capacity: usize) {
 /// The batch in one transaction; when it fails, each request alone, so that
 /// one bad request never takes the others down.
 fn write_batch(store: &mut IntakeStore, recent: &mut Recent, writes: Vec<(Work, Reply)>) {
-    recent.forget_before(crate::model::time::now_ms());
     let (work, replies): (Vec<Work>, Vec<Reply>) = writes.into_iter().unzip();
     match commit(store, recent, &work) {
         Ok(answers) => {
