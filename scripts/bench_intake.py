@@ -312,6 +312,9 @@ def main():
     parser.add_argument("--storm-clients", type=int, default=64)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--write", action="store_true", help="rewrite BENCHMARKS.md's intake results")
+    parser.add_argument("--sustain", type=int, metavar="SECONDS",
+                        help="only the server, at the most clients, for this long: its rate and peak "
+                             "memory with the form's 10-minute window filling (prints, writes nothing)")
     args = parser.parse_args()
     if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
         sys.exit("wrk is needed (Debian: apt-get install wrk)")
@@ -321,6 +324,13 @@ def main():
     floor = ROOT / "target" / "release" / "examples" / "intake_floor"
     storm = ROOT / "target" / "release" / "examples" / "retry_storm"
     clients = [int(c) for c in args.clients.split(",")]
+    if args.sustain:
+        n = max(clients)
+        s = run_server(binary, n, args.sustain)
+        print(f"sustained {args.sustain} s at {n} clients: {s['per_s']:,}/s, p50 {s['p50_ms']:.2f} "
+              f"p99 {s['p99_ms']:.2f} ms, errors {s['errors']}, peak RSS {s['rss_mb']} MB, "
+              f"{s['stored']:,} receipts stored")
+        return
     results = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": git("rev-parse", "--short", "HEAD"),
