@@ -13,7 +13,8 @@
 //!   `@` or `at:` before the first of them says so outright (`@10:00`);
 //! - text: every other word, together one phrase, found in any field's
 //!   value, the request key or the scope, folded as the fingerprint folds
-//!   (NFKC, case, width, runs of white space).
+//!   (NFKC, case, width, runs of white space); a name or a phone number is
+//!   found whatever spaces or dashes part it ([`super::loose`]).
 //!
 //! Everything given must hold: `john@example.com yesterday 10:00` finds the
 //! receipts holding that address that arrived within half an hour of 10:00
@@ -22,6 +23,7 @@
 use unicode_normalization::UnicodeNormalization;
 
 use super::japanese_time::{self, Piece};
+use super::loose::Loose;
 use crate::i18n::Lang;
 use crate::model::zone::typed::{self, Span, SpanError};
 use crate::model::{Millis, ReceiptId, Zone};
@@ -35,6 +37,9 @@ pub struct Query {
     pub raw: String,
     /// The text to find, folded; `None` when the query has none.
     pub needle: Option<String>,
+    /// The text compared without what parts a name or a phone number, when
+    /// it is one run of letters and digits ([`Loose::of`]).
+    pub loose: Option<Loose>,
     /// A receipt number to find.
     pub id: Option<ReceiptId>,
     /// True when the number was typed bare (`1907`): it is text as well.
@@ -140,6 +145,7 @@ pub fn parse_in(raw: &str, zone: Zone, now_ms: Millis, lang: Lang) -> Result<Que
     }
     Ok(Query {
         raw: raw.trim().to_string(),
+        loose: needle.as_deref().and_then(Loose::of),
         needle,
         id,
         id_is_text,

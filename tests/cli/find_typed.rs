@@ -132,3 +132,67 @@ fn yesterday_at_ten_in_japanese_is_yesterday_in_tokyo() {
     assert!(!text.contains("#2"), "{text}");
     assert!(text.contains("2026-11-28 09:30 – 10:30 JST"), "{text}");
 }
+
+#[test]
+fn a_name_is_found_with_or_without_its_space() {
+    let f = database();
+    for query in ["渡辺美咲", "渡辺 美咲", "渡辺　美咲", "渡辺  美咲"] {
+        assert_eq!(ids(f.path(), query), [3, 4, 5], "{query}");
+    }
+    // The space still parts two words of any other text.
+    assert_eq!(ids(f.path(), "渡辺"), [3, 4, 5, 8]);
+    assert_eq!(ids(f.path(), "misaki watanabe"), [7]);
+    assert_eq!(ids(f.path(), "misakiwatanabe"), Vec::<i64>::new());
+}
+
+#[test]
+fn a_phone_number_is_found_whatever_its_separators() {
+    let f = database();
+    for query in [
+        "07043500720",
+        "070-4350-0720",
+        "070 4350 0720",
+        "(070)4350-0720",
+        "０７０－４３５０－０７２０",
+        "+81 70-4350-0720",
+        "+817043500720",
+    ] {
+        assert_eq!(ids(f.path(), query), [3, 4, 5, 6, 7], "{query}");
+    }
+    // Part of a number, too.
+    assert_eq!(ids(f.path(), "43500720"), [3, 4, 5, 6, 7]);
+    assert_eq!(ids(f.path(), "4350-072"), [3, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn a_full_width_space_is_shown_as_typed() {
+    let f = database();
+    for lang in ["C", "ja_JP.UTF-8"] {
+        let o = bin()
+            .env("LANG", lang)
+            .args([
+                "find",
+                f.path(),
+                "渡辺\u{3000}健",
+                "--tz",
+                "Asia/Tokyo",
+                "--now",
+                NOW,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        let text = stdout(&o);
+        let first = text.lines().next().unwrap();
+        assert!(first.contains("渡辺\u{3000}健"), "{first}");
+        assert!(!text.contains("\\u{3000}"), "{text}");
+        // What is unsafe stays escaped.
+        let o = bin()
+            .env("LANG", lang)
+            .args(["find", f.path(), "渡辺\u{202e}健", "--now", NOW])
+            .output()
+            .unwrap();
+        let first = stdout(&o).lines().next().unwrap().to_string();
+        assert!(first.contains("渡辺\\u{202e}健"), "{first}");
+    }
+}
