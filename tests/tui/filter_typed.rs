@@ -262,3 +262,51 @@ fn the_index_finds_names_and_phones_as_the_scan_does() {
         assert!(rows.contains(row), "{query:?}: row {row} not in {rows:?}");
     }
 }
+
+/// The screen's text with its lines run together and without spaces and
+/// box lines: what a hint says, wherever it was wrapped.
+fn unwrapped(screen: &str) -> String {
+    screen
+        .lines()
+        .map(|l| l.split(" Hidden by").next().unwrap_or(l))
+        .flat_map(str::chars)
+        .filter(|c| !matches!(c, ' ' | '│' | '"'))
+        .collect()
+}
+
+/// The Receipts tab's hint (80×24) and its help (160×48) give examples in
+/// the operator's language: Japanese times, a Japanese name and phone on
+/// the Japanese screen, English ones on the English screen.
+#[test]
+fn the_search_hints_give_examples_in_the_screens_language() {
+    let fx = fixture();
+    let hint_and_help = |lang| {
+        let mut app = loaded_in(lang, &fx, 80, 24);
+        send(&mut app, &fx, key('6'));
+        let hint = unwrapped(&screen(&app, 80, 24));
+        update(
+            &mut app,
+            Msg::Resize {
+                width: 160,
+                height: 48,
+            },
+        );
+        send(&mut app, &fx, key('?'));
+        (hint, unwrapped(&screen(&app, 160, 48)))
+    };
+    let (hint, help) = hint_and_help(Lang::Ja);
+    for shown in [&hint, &help] {
+        for example in ["昨日10時", "12月3日", "10時～11時"] {
+            assert!(shown.contains(example), "{example}: {shown}");
+        }
+        assert!(!shown.contains("yesterday"), "{shown}");
+    }
+    for example in ["渡辺", "070-"] {
+        assert!(hint.contains(example), "{example}: {hint}");
+    }
+    let (hint, help) = hint_and_help(Lang::En);
+    for shown in [&hint, &help] {
+        assert!(shown.contains("yesterday10:00"), "{shown}");
+        assert!(!shown.contains("昨日"), "{shown}");
+    }
+}
