@@ -23,7 +23,7 @@ use receipt_review::tui::canvas;
 use receipt_review::model::Settings;
 use receipt_review::reading;
 use receipt_review::storage::{Access, Database};
-use receipt_review::tui::app::search::{Known, SearchIndex, compute, normalize_query};
+use receipt_review::tui::app::search::{Known, SearchIndex, compute, narrows, normalize_query};
 use receipt_review::tui::app::{ClassFilter, Tab};
 
 fn main() -> anyhow::Result<()> {
@@ -66,7 +66,7 @@ fn main() -> anyhow::Result<()> {
                 let q = normalize_query(&word[..end]);
                 let known = shown
                     .as_ref()
-                    .filter(|(b, _)| q.contains(b.as_str()))
+                    .filter(|(b, _)| narrows(b, &q))
                     .map_or(Known::Nothing, |(_, r)| Known::Among(r));
                 if pause {
                     std::thread::sleep(Duration::from_millis(150));

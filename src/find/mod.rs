@@ -2,14 +2,19 @@
 //! fields, its request key, scope or number, and by when it arrived, in the
 //! operator's time zone.
 //!
-//! - [`query`]: what was typed, read ([`Query`]);
+//! - [`query`]: what was typed, read ([`Query`]), times written the
+//!   Japanese way too ([`japanese_time`]);
 //! - [`scan`]: one pass over every receipt of the database, keeping the
-//!   newest matches and the counts a miss is explained with;
+//!   newest matches and the counts a miss is explained with; names and
+//!   phone numbers are compared without the spaces and dashes that only
+//!   part them ([`loose`]);
 //! - [`hits`]: each match with its state, replays, items and fields;
 //! - [`text`], [`json`]: the answer for people and for scripts.
 
 pub mod hits;
+pub mod japanese_time;
 pub mod json;
+pub mod loose;
 pub mod prefilter;
 pub mod query;
 pub mod scan;

@@ -11,7 +11,7 @@
 //! projection: the projection only ever lets too many payloads through.
 
 /// Stands for a character that cannot be part of a needle's match.
-const OTHER: u8 = 0xFF;
+pub(super) const OTHER: u8 = 0xFF;
 
 /// Writes the projection of `text` (a JSON text: its escapes are read as
 /// what they stand for) into `out`; false when `text` holds a character

@@ -16,6 +16,7 @@ use std::collections::{BinaryHeap, HashMap};
 use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
+use super::loose::compact_projected;
 use super::query::Query;
 use crate::model::time::parse_time_ref;
 use crate::model::{Millis, ReceiptId, Row, RowSink};
@@ -154,6 +155,10 @@ struct Matcher<'q> {
     tallies: HashMap<String, Tally>,
     folded: String,
     projected: Vec<u8>,
+    /// The projection's compact form, for a name or a phone number.
+    compacted: Vec<u8>,
+    /// For a name or a phone number: its compact forms.
+    loose_finders: Vec<Finder<'q>>,
     /// Whether each scope seen holds the needle.
     scopes: HashMap<String, bool>,
 }
@@ -169,6 +174,13 @@ impl<'q> Matcher<'q> {
             tallies: HashMap::new(),
             folded: String::new(),
             projected: Vec::new(),
+            compacted: Vec::new(),
+            loose_finders: query
+                .loose
+                .iter()
+                .flat_map(|l| l.forms())
+                .map(|f| Finder::new(f.as_bytes()))
+                .collect(),
             scopes: HashMap::new(),
         }
     }
@@ -193,7 +205,14 @@ impl<'q> Matcher<'q> {
 
     /// Where the text is found in the row, if anywhere.
     fn text_in(&mut self, row: &Row<'_>, finder: &Finder<'_>, needle: &str) -> Option<Found> {
-        let holds = |text: &str| finder.find(text.as_bytes()).is_some();
+        let loose = self.query.loose.as_ref();
+        // A name or phone number is looked for in each text's compact form
+        // alone: the needle as typed is found in no text whose compact form
+        // misses it (see `super::loose`).
+        let holds = |text: &str| match loose {
+            Some(l) => l.found_in(text),
+            None => finder.find(text.as_bytes()).is_some(),
+        };
         // A scope is folded once (a database has few).
         let scope_holds = match self.scopes.get(row.scope) {
             Some(&h) => h,
@@ -211,7 +230,10 @@ impl<'q> Matcher<'q> {
                 self.projected.clear();
                 self.projected
                     .extend(k.bytes().map(|b| b.to_ascii_lowercase()));
-                finder.find(&self.projected).is_some()
+                match loose {
+                    Some(l) => std::str::from_utf8(&self.projected).is_ok_and(|k| l.found_in(k)),
+                    None => finder.find(&self.projected).is_some(),
+                }
             } else {
                 holds(&normalize_text(k))
             };
@@ -223,22 +245,31 @@ impl<'q> Matcher<'q> {
         // Kana and ideographs stand as one byte there: only an ASCII needle is looked for in it.
         if needle.is_ascii() && super::prefilter::project(payload, &mut self.projected) {
             // Not in the projection: in no value.
-            finder.find(&self.projected)?;
+            match loose {
+                Some(_) => {
+                    compact_projected(&self.projected, &mut self.compacted);
+                    let hay = &self.compacted;
+                    self.loose_finders.iter().find_map(|f| f.find(hay))?;
+                }
+                None => {
+                    finder.find(&self.projected)?;
+                }
+            }
         } else if !payload.contains('\\') {
             self.folded.clear();
             normalize_into(payload, &mut self.folded);
-            finder.find(self.folded.as_bytes())?;
+            if !holds(&self.folded) {
+                return None;
+            }
         }
         match serde_json::from_str::<Map<String, Value>>(payload) {
             Ok(map) => map.iter().find_map(|(k, v)| {
                 normalize_value(v)
-                    .filter(|t| t.contains(needle))
+                    .filter(|t| holds(t))
                     .map(|_| Found::Field(k.clone()))
             }),
             // Not an object (a damaged row): its text as stored.
-            Err(_) => normalize_text(payload)
-                .contains(needle)
-                .then(|| Found::Field(String::new())),
+            Err(_) => holds(&normalize_text(payload)).then(|| Found::Field(String::new())),
         }
     }
 

@@ -19,7 +19,9 @@ pub const OUTCOME_UNKNOWN: &str = "outcome not known yet — do not tell the vis
 pub fn render(outcome: &Outcome, zone: Zone, lang: Lang) -> String {
     let mut out = String::new();
     let raw = outcome.query.as_ref().map_or("", |q| q.raw.as_str());
-    let query = format!("{:?}", inline(raw, 80));
+    // Quoted, not debug-formatted: a full-width space is a space the
+    // operator typed, not `\u{3000}` (`inline` has escaped what is unsafe).
+    let query = format!("\"{}\"", inline(raw, 80));
     let span = outcome
         .query
         .as_ref()

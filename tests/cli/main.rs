@@ -11,6 +11,7 @@ mod demo;
 mod demo_forms;
 mod export;
 mod find;
+mod find_typed;
 mod foreign;
 mod forms;
 mod japanese;

@@ -8,7 +8,7 @@ use receipt_review::reading::{self, Snapshot};
 use receipt_review::storage::{Access, Database};
 use receipt_review::triage::model::GapClass;
 use receipt_review::tui::app::search::{
-    Known, SearchIndex, compute, compute_by_scan, normalize_query,
+    Known, SearchIndex, compute, compute_by_scan, narrows, normalize_query,
 };
 use receipt_review::tui::app::{ClassFilter, Tab};
 
@@ -129,7 +129,7 @@ fn finds_what_the_scan_finds(snap: &Snapshot, queries: &[String]) -> SearchIndex
                 let q = normalize_query(typed);
                 let known = shown
                     .as_ref()
-                    .filter(|(before, _)| !before.is_empty() && q.contains(before.as_str()))
+                    .filter(|(before, _)| !before.is_empty() && narrows(before, &q))
                     .map_or(Known::Nothing, |(_, rows)| Known::Among(rows));
                 let found = compute(snap, &search, tab, ClassFilter::All, &q, known);
                 let expected = compute_by_scan(snap, tab, ClassFilter::All, typed);

@@ -10,6 +10,7 @@ mod bots;
 mod clock;
 mod e2e;
 mod filter_index;
+mod filter_typed;
 mod find;
 mod forms;
 mod japanese;

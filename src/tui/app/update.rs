@@ -382,7 +382,7 @@ fn find_rows(
             Known::Before(index, rows)
         }
         (None, Some((before, c)))
-            if *c == class && !before.is_empty() && query.contains(before.as_str()) =>
+            if *c == class && !before.is_empty() && search::narrows(before, &query) =>
         {
             if *before == query {
                 return None;

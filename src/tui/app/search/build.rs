@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::fold::{SEPARATOR, normalize_query};
 use super::signature::Signature;
 use super::{CHUNK, Chunk, Owners, SearchIndex, TabIndex};
+use crate::find::loose::compact;
 use crate::model::ReceiptId;
 use crate::reading::{Snapshot, View};
 use crate::triage::model::MatchKind;
@@ -258,9 +259,10 @@ struct RowTexts<'s> {
 /// receipts are still being read hold little more than their scopes.
 const SIGNED_FROM: usize = 64;
 
-/// A row's text (the old index's, or made anew) and its signature when the
-/// old index kept it (worked out only for a chunk that keeps signatures).
-type RowText<'a> = (Cow<'a, [u8]>, Option<Signature>);
+/// A row's text and compact texts (the old index's, or made anew) and its
+/// signature when the old index kept it (worked out only for a chunk that
+/// keeps signatures).
+type RowText<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, Option<Signature>);
 
 impl Builder {
     /// Builds a tab of `rows` rows. `key` gives a row's receipt ids and, when
@@ -371,10 +373,13 @@ impl Builder {
                     let copied = m.prints[n]
                         .and_then(|p| old.and_then(|o| copy(o, &lookup, i, p, row_ids(n))));
                     match copied {
-                        Some((text, sig)) => (Cow::Borrowed(text), sig),
+                        Some((text, loose, sig)) => {
+                            (Cow::Borrowed(text), Cow::Borrowed(loose), sig)
+                        }
                         None => {
                             texts(i, t);
-                            (Cow::Owned(t.take()), None)
+                            let (text, loose) = t.take();
+                            (Cow::Owned(text), Cow::Owned(loose), None)
                         }
                     }
                 })
@@ -383,12 +388,13 @@ impl Builder {
             // up to twice their room for as long as the chunk lives.
             let n = made.len();
             let length: usize = made.iter().map(|r| r.0.len()).sum();
+            let loose_length: usize = made.iter().map(|r| r.1.len()).sum();
             let signed = length >= n * SIGNED_FROM;
             let room = if signed { n } else { 0 };
             let signatures: Vec<Signature> = if signed {
                 made.par_iter()
                     .with_min_len(64)
-                    .map(|(text, sig)| sig.unwrap_or_else(|| Signature::of(text)))
+                    .map(|(text, _, sig)| sig.unwrap_or_else(|| Signature::of(text)))
                     .collect()
             } else {
                 Vec::new()
@@ -396,6 +402,10 @@ impl Builder {
             let mut chunk = Chunk {
                 text: Vec::with_capacity(length),
                 ends: Vec::with_capacity(n),
+                loose: Vec::with_capacity(loose_length),
+                // None when no row has any (most rows of a reading whose
+                // receipts are still to come).
+                loose_ends: Vec::with_capacity(if loose_length > 0 { n } else { 0 }),
                 bytes: Vec::with_capacity(room),
                 pairs: Vec::with_capacity(room),
                 prints: Vec::with_capacity(n),
@@ -407,9 +417,13 @@ impl Builder {
                 chunk.bytes.push(sig.bytes);
                 chunk.pairs.push(sig.pairs);
             }
-            for (n, (text, _)) in made.into_iter().enumerate() {
+            for (n, (text, loose, _)) in made.into_iter().enumerate() {
                 chunk.text.extend_from_slice(&text);
                 chunk.ends.push(chunk.text.len());
+                if loose_length > 0 {
+                    chunk.loose.extend_from_slice(&loose);
+                    chunk.loose_ends.push(chunk.loose.len() as u32);
+                }
                 chunk.prints.push(m.prints[n]);
                 chunk.row_ids.extend_from_slice(row_ids(n));
                 chunk.row_ids_end.push(chunk.row_ids.len() as u32);
@@ -434,16 +448,16 @@ impl Builder {
     }
 }
 
-/// The text and signature of the row of `old` with these receipts and
-/// fingerprint, looked for at the same place first, then by its first
-/// receipt in `lookup`.
+/// The text, compact texts and signature of the row of `old` with these
+/// receipts and fingerprint, looked for at the same place first, then by
+/// its first receipt in `lookup`.
 fn copy<'o>(
     old: &'o TabIndex,
     lookup: &RowPlaces,
     at: usize,
     print: u64,
     ids: &[ReceiptId],
-) -> Option<(&'o [u8], Option<Signature>)> {
+) -> Option<(&'o [u8], &'o [u8], Option<Signature>)> {
     let first = *ids.first()?;
     let matches = |c: &Chunk, r: usize| c.prints[r] == Some(print) && c.row_ids(r) == ids;
     let here = old
@@ -463,21 +477,27 @@ fn copy<'o>(
         bytes: c.bytes[r],
         pairs: c.pairs[r],
     });
-    Some((&c.text[c.start(r)..c.ends[r]], sig))
+    Some((&c.text[c.start(r)..c.ends[r]], c.loose_row(r), sig))
 }
 
 impl<'s> RowTexts<'s> {
-    /// The row's texts, de-duplicated, each ended by the separator; the
-    /// row is left empty for the next.
-    fn take(&mut self) -> Vec<u8> {
+    /// The row's texts, de-duplicated, each ended by the separator, and
+    /// the compact forms of those that have one of their own (likewise);
+    /// the row is left empty for the next.
+    fn take(&mut self) -> (Vec<u8>, Vec<u8>) {
         self.row.sort_unstable();
         self.row.dedup();
         let mut text = Vec::with_capacity(self.row.iter().map(|t| t.len() + 1).sum());
+        let mut loose = Vec::new();
         for t in self.row.drain(..) {
             text.extend_from_slice(t.as_bytes());
             text.push(SEPARATOR);
+            if let Cow::Owned(c) = compact(&t) {
+                loose.extend_from_slice(c.as_bytes());
+                loose.push(SEPARATOR);
+            }
         }
-        text
+        (text, loose)
     }
 
     /// A text compared as the filter compares it: folded like a query,

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use memchr::memmem;
 use rayon::prelude::*;
 
+use crate::find::loose::Loose;
 use crate::model::ReceiptId;
 use crate::reading::Snapshot;
 use crate::reading::shown::ascending_lookup;
@@ -84,6 +85,15 @@ struct Chunk {
     text: Vec<u8>,
     /// Where each row's texts end in `text`.
     ends: Vec<usize>,
+    /// Every row's compact texts ([`crate::find::loose`]), those that
+    /// differ from the text: a name or a phone number is looked for in
+    /// these too. Kept apart, so that a query that is neither never finds
+    /// them; few texts have any (names with a space, numbers with dashes),
+    /// so this holds a small part of what `text` holds.
+    loose: Vec<u8>,
+    /// Where each row's compact texts end in `loose`; empty when no row
+    /// has any.
+    loose_ends: Vec<u32>,
     /// (receipt id, row in the chunk) for queries that are a receipt id, sorted.
     ids: Vec<(ReceiptId, u32)>,
     /// Per row: the bytes and pairs of bytes its text holds ([`Signature`]),
@@ -152,6 +162,8 @@ impl SearchIndex {
             .map(|c| {
                 c.text.capacity()
                     + c.ends.capacity() * 8
+                    + c.loose.capacity()
+                    + c.loose_ends.capacity() * 4
                     + c.ids.capacity() * 16
                     + c.bytes.capacity() * 32
                     + c.pairs.capacity() * 128
@@ -184,6 +196,19 @@ impl Chunk {
 
     fn start(&self, row: usize) -> usize {
         if row == 0 { 0 } else { self.ends[row - 1] }
+    }
+
+    /// A row's compact texts.
+    fn loose_row(&self, row: usize) -> &[u8] {
+        if self.loose_ends.is_empty() {
+            return &[];
+        }
+        let start = if row == 0 {
+            0
+        } else {
+            self.loose_ends[row - 1] as usize
+        };
+        &self.loose[start..self.loose_ends[row] as usize]
     }
 
     /// True when this chunk holds the rows with these receipts and
@@ -220,13 +245,81 @@ impl TabIndex {
     }
 
     /// The rows (ascending) that match a folded, non-empty query: those with
-    /// a text containing it, and those holding the receipt it names. With
+    /// a text containing it (a name or a phone number: whose compact text
+    /// does, see [`Loose`]), and those holding the receipt it names. With
     /// `among`, only those rows (ascending) are looked at for text — the rows
     /// of a query this one extends — and ids are looked up in full.
     pub fn matching(&self, query: &str, among: Option<&[usize]>) -> Vec<usize> {
         if !self.indexed() {
             return Vec::new();
         }
+        let mut out = match Loose::of(query) {
+            None => self.holding(query, among),
+            // A text whose compact form is itself holds it there or not at
+            // all: the texts, then the compact texts that differ.
+            Some(loose) => {
+                let mut rows: Vec<usize> = Vec::new();
+                for form in loose.forms() {
+                    rows.extend(self.holding(form, among));
+                    rows.extend(self.holding_compact(form, among));
+                }
+                rows.sort_unstable();
+                rows.dedup();
+                rows
+            }
+        };
+        if let Some(id) = as_receipt_id(query) {
+            let mut named: Vec<usize> = Vec::new();
+            for (k, c) in self.chunks.iter().enumerate() {
+                let from = c.ids.partition_point(|e| e.0 < id);
+                named.extend(
+                    c.ids[from..]
+                        .iter()
+                        .take_while(|e| e.0 == id)
+                        .map(|e| k * CHUNK + e.1 as usize),
+                );
+            }
+            if !named.is_empty() {
+                out.extend(named);
+                out.sort_unstable();
+                out.dedup();
+            }
+        }
+        out
+    }
+
+    /// The rows (ascending, among `among` when given) whose compact texts
+    /// hold `needle`: one pass over each chunk's, which are short.
+    fn holding_compact(&self, needle: &str, among: Option<&[usize]>) -> Vec<usize> {
+        let finder = memmem::Finder::new(needle.as_bytes());
+        let found: Vec<usize> = self
+            .chunks
+            .par_iter()
+            .enumerate()
+            .with_min_len(CHUNK_ROWS / CHUNK)
+            .flat_map_iter(|(k, c)| {
+                let mut rows = Vec::new();
+                let mut at = 0;
+                while let Some(p) = finder.find(&c.loose[at..]) {
+                    let r = c.loose_ends.partition_point(|&e| e as usize <= at + p);
+                    rows.push(k * CHUNK + r);
+                    at = c.loose_ends[r] as usize;
+                }
+                rows
+            })
+            .collect();
+        match among {
+            None => found,
+            Some(rows) => {
+                let mut held = ascending_lookup(rows);
+                found.into_iter().filter(|&r| held(r)).collect()
+            }
+        }
+    }
+
+    /// The rows (ascending, among `among` when given) with a text holding
+    /// `needle` or a name (`dup:12`) holding it.
+    fn holding(&self, query: &str, among: Option<&[usize]>) -> Vec<usize> {
         let needle = query.as_bytes();
         let wanted = Signature::of(needle);
         // Every row holds the empty query: its (empty) signature decides.
@@ -310,7 +403,7 @@ impl TabIndex {
             }
         };
         // Both cores share a long list: the screen waits for the answer.
-        let mut out: Vec<usize> = match among {
+        match among {
             Some(rows) => {
                 let rows = &rows[..rows.partition_point(|&r| r < self.len)];
                 // The rows asked, chunk by chunk.
@@ -333,25 +426,7 @@ impl TabIndex {
                 .with_min_len(CHUNK_ROWS / CHUNK)
                 .flat_map_iter(|k| in_chunk(k, None))
                 .collect(),
-        };
-        if let Some(id) = as_receipt_id(query) {
-            let mut named: Vec<usize> = Vec::new();
-            for (k, c) in self.chunks.iter().enumerate() {
-                let from = c.ids.partition_point(|e| e.0 < id);
-                named.extend(
-                    c.ids[from..]
-                        .iter()
-                        .take_while(|e| e.0 == id)
-                        .map(|e| k * CHUNK + e.1 as usize),
-                );
-            }
-            if !named.is_empty() {
-                out.extend(named);
-                out.sort_unstable();
-                out.dedup();
-            }
         }
-        out
     }
 }
 
@@ -407,6 +482,24 @@ pub enum Known<'a> {
     /// the index before this one (a reading ago): a chunk of rows the two
     /// indexes share keeps them.
     Before(&'a TabIndex, &'a [usize]),
+}
+
+/// True when the rows matching the folded query `after` are among those
+/// matching `before` (typing on narrows the rows: "smith" after "smit"),
+/// so that only those need be looked at. A name or a phone number is
+/// compared without what parts it ([`Loose`]): `0-4` finds `0(4`, which
+/// `-4` does not.
+pub fn narrows(before: &str, after: &str) -> bool {
+    match (Loose::of(before), Loose::of(after)) {
+        (None, None) | (Some(_), None) => after.contains(before),
+        (Some(b), Some(a)) => a.narrows(&b),
+        // A run of letters and digits found in a compact text is in the
+        // text itself, when no left-out run could have stood in it.
+        (None, Some(a)) => {
+            before.chars().all(char::is_alphanumeric)
+                && a.forms().iter().all(|f| f.contains(before))
+        }
+    }
 }
 
 /// The rows a tab shows, in its order: indices into the snapshot's lists
@@ -489,7 +582,7 @@ mod tests {
             prop::sample::select(vec![
                 "a", "B", "smith", "SMITH", "Ａ", "ｂ", "ß", "SS", "İ", "ﬁ", " ", "  ", "\t", "\n",
                 "問い", "ｶ", "12", "0", "dup:", "é", "e\u{301}", "-", "\u{202e}", "stuck:", "ged:",
-                "uc",
+                "uc", "漢", "字", "(", "ー", "\u{3000}", "+81",
             ]),
             0..6,
         )
@@ -537,7 +630,7 @@ mod tests {
                 let longer = format!("{typed}{more}");
                 let expected = compute_by_scan(&snap, tab, ClassFilter::All, &longer);
                 let q2 = normalize_query(&longer);
-                let known = match q2.contains(q.as_str()) {
+                let known = match !q.is_empty() && narrows(&q, &q2) {
                     true => Known::Among(&before),
                     false => Known::Nothing,
                 };

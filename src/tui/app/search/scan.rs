@@ -1,6 +1,7 @@
 //! The filter by definition: every row compared with the query, text by
 //! text. The index must give what this gives (the tests compare them).
 
+use crate::find::loose::Loose;
 use crate::model::ReceiptId;
 use crate::reading::Snapshot;
 use crate::triage::model::Receipt;
@@ -13,8 +14,11 @@ use crate::tui::app::tab::{ClassFilter, Tab};
 /// compare them).
 pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &str) -> Vec<usize> {
     let query = normalize_query(filter);
-    let q = query.as_str();
-    let any = q.is_empty();
+    let q = &Needle {
+        text: query.as_str(),
+        loose: Loose::of(&query),
+    };
+    let any = q.text.is_empty();
     let t = &snap.triage;
     let receipt = |id: ReceiptId| snap.receipt(id);
     match tab {
@@ -29,7 +33,8 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                 any || contains(&g.item(), q)
                     || contains(&g.scope, q)
                     || g.members.iter().any(|m| {
-                        id_matches(m.id, q) || receipt(m.id).is_some_and(|r| receipt_matches(&r, q))
+                        id_matches(m.id, q.text)
+                            || receipt(m.id).is_some_and(|r| receipt_matches(&r, q))
                     })
             })
             .map(|(i, _)| i)
@@ -42,7 +47,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                 any || contains(&c.item(), q)
                     || contains(&c.scope, q)
                     || contains(&c.request_key, q)
-                    || id_matches(c.receipt_id, q)
+                    || id_matches(c.receipt_id, q.text)
                     || receipt(c.receipt_id).is_some_and(|r| receipt_matches(&r, q))
             })
             .map(|(i, _)| i)
@@ -55,7 +60,8 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                 any || contains(&g.item(), q)
                     || g.scopes.iter().any(|s| contains(s, q))
                     || g.receipts.iter().any(|r| {
-                        id_matches(r.id, q) || receipt(r.id).is_some_and(|r| receipt_matches(&r, q))
+                        id_matches(r.id, q.text)
+                            || receipt(r.id).is_some_and(|r| receipt_matches(&r, q))
                     })
             })
             .map(|(i, _)| i)
@@ -68,7 +74,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                 any || contains(&s.item(), q)
                     || contains(&s.scope, q)
                     || s.request_key.as_deref().is_some_and(|k| contains(k, q))
-                    || id_matches(s.receipt_id, q)
+                    || id_matches(s.receipt_id, q.text)
                     || receipt(s.receipt_id).is_some_and(|r| receipt_matches(&r, q))
             })
             .map(|(i, _)| i)
@@ -78,7 +84,7 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
             .iter()
             .enumerate()
             .filter(|(_, d)| {
-                any || id_matches(d.receipt_id, q)
+                any || id_matches(d.receipt_id, q.text)
                     || contains(&format!("damaged:{}", d.receipt_id), q)
                     || contains(d.reason.as_str(), q)
                     || contains(&d.detail, q)
@@ -94,14 +100,31 @@ pub fn compute_by_scan(snap: &Snapshot, tab: Tab, class: ClassFilter, filter: &s
                     || contains(&l.decision, q)
                     || contains(&l.operator, q)
                     || l.note.as_deref().is_some_and(|n| contains(n, q))
-                    || l.receipt_ids.iter().any(|&id| id_matches(id, q))
+                    || l.receipt_ids.iter().any(|&id| id_matches(id, q.text))
             })
             .collect(),
     }
 }
 
-/// True when `hay`, compared case-insensitively, contains the normalised query.
-fn contains(hay: &str, query: &str) -> bool {
+/// The normalised query, and its loose reading when it is a name or a
+/// phone number.
+struct Needle<'q> {
+    text: &'q str,
+    loose: Option<Loose>,
+}
+
+/// True when `hay`, compared case-insensitively, contains the normalised
+/// query (a name or a phone number: when its compact form does).
+fn contains(hay: &str, query: &Needle<'_>) -> bool {
+    if let Some(loose) = &query.loose {
+        // Folded as the index folds it: an ASCII text only lower-cased.
+        let folded = match hay.is_ascii() {
+            true => hay.to_ascii_lowercase(),
+            false => normalize_query(hay),
+        };
+        return loose.found_in(&folded);
+    }
+    let query = query.text;
     if hay.is_ascii() && query.is_ascii() {
         let (h, q) = (hay.as_bytes(), query.as_bytes());
         return q.len() <= h.len() && h.windows(q.len()).any(|w| w.eq_ignore_ascii_case(q));
@@ -109,9 +132,13 @@ fn contains(hay: &str, query: &str) -> bool {
     normalize_query(hay).contains(query)
 }
 
-fn receipt_matches(r: &Receipt, query: &str) -> bool {
+fn receipt_matches(r: &Receipt, query: &Needle<'_>) -> bool {
+    let value_holds = |value: &str| match &query.loose {
+        Some(loose) => loose.found_in(value),
+        None => value.contains(query.text),
+    };
     r.request_key.as_deref().is_some_and(|k| contains(k, query))
-        || r.visitor.0.iter().any(|(_, value)| value.contains(query))
+        || r.visitor.0.iter().any(|(_, value)| value_holds(value))
 }
 
 fn id_matches(id: ReceiptId, query: &str) -> bool {
@@ -126,8 +153,14 @@ mod tests {
     fn queries_fold_case_width_and_space() {
         assert_eq!(normalize_query("  Taro   YAMADA "), "taro yamada");
         assert_eq!(normalize_query("ＡＢＣ"), "abc");
-        assert!(contains("Form-Contact", "contact"));
-        assert!(contains("お問い合わせ", "問い"));
-        assert!(!contains("abc", "abcd"));
+        let q = |text: &'static str| Needle {
+            text,
+            loose: Loose::of(text),
+        };
+        assert!(contains("Form-Contact", &q("contact")));
+        assert!(contains("お問い合わせ", &q("問い")));
+        assert!(!contains("abc", &q("abcd")));
+        assert!(contains("TEL 03-1234-5678", &q("0312345678")));
+        assert!(!contains("TEL 03-1234-5678", &q("tel0312345678")));
     }
 }
