@@ -15,6 +15,7 @@ mod forms;
 mod japanese;
 mod japanese_update;
 mod no_english;
+mod tabs;
 mod update;
 mod view;
 mod worker;
