@@ -152,7 +152,7 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
                     } else {
                         String::new()
                     },
-                    gaps = inline(&gaps.join(", "), 60),
+                    gaps = inline(&gaps.join(t!(lang, "words.list.comma")), 60),
                 ),
             );
         }
@@ -340,7 +340,7 @@ mod tests {
         );
         let ja = render_in(&with, Zone::UTC, Period::All, Lang::Ja);
         assert!(
-            ja.contains("    12 件の完全な重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"),
+            ja.contains("    12 件の同一の重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"),
             "{ja}"
         );
         // A table that is there but empty says 0: the intake absorbed none.

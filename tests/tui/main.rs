@@ -14,6 +14,7 @@ mod find;
 mod forms;
 mod japanese;
 mod japanese_update;
+mod japanese_words;
 mod no_english;
 mod tabs;
 mod update;

@@ -1209,7 +1209,7 @@ fn decisions_and_undos_are_told_in_plain_words() {
     );
     assert_eq!(
         words::recorded("conflict:150", Decision::FollowUp, Lang::Ja),
-        "conflict:150: 「要フォローアップ」を記録しました"
+        "conflict:150: 「要返信」を記録しました"
     );
 }
 

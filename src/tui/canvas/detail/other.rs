@@ -281,7 +281,11 @@ pub fn log_entry(
     let ids: Vec<String> = l.receipt_ids.iter().map(|id| format!("#{id}")).collect();
     wrapped(
         &mut lines,
-        &t!(lang, "screen.detail.log.receipts", ids = ids.join(", ")),
+        &t!(
+            lang,
+            "screen.detail.log.receipts",
+            ids = ids.join(t!(lang, "words.list.comma"))
+        ),
         w,
         theme.plain(),
     );
