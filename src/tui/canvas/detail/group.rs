@@ -6,7 +6,7 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::super::{Theme, text};
+use super::super::{Theme, screen_time, text};
 use super::compare::{self, Column};
 use crate::i18n::Lang;
 use crate::model::Zone;
@@ -76,19 +76,11 @@ pub fn lines(
         copies = g.members.len(),
         kind = kind
     );
-    let mut lines = vec![Line::from(vec![
-        Span::styled(item.clone(), theme.title()),
-        Span::raw("  "),
-        Span::styled(word.to_string(), word_style),
-        Span::raw(text::fit(
-            &format!("  {heading}"),
-            w.saturating_sub(text::width(&item) + 2 + text::width(word)),
-        )),
-    ])];
+    let mut lines = super::heading(&item, (word, word_style), &heading, w, theme);
     let first_ms = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     let mut about = t!(lang, "screen.detail.scope", scope = clean(&g.scope));
     if let Some(first) = first_ms {
-        let time = app.shown_zone().format_rfc3339(first);
+        let time = screen_time(app, first);
         about.push_str(&format!(
             " · {}",
             t!(lang, "screen.detail.group.first_copy", time = time)
@@ -110,7 +102,9 @@ pub fn lines(
             "screen.detail.group.suspected_bot",
             receipts = bots.join(t!(lang, "words.list.comma"))
         );
-        lines.push(Line::styled(text::fit(&said, w), theme.warn()));
+        for part in text::wrap(&said, w) {
+            lines.push(Line::styled(part, theme.warn()));
+        }
     }
     lines.push(Line::raw(""));
     let kept = if review.resolved {
