@@ -136,11 +136,6 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// `2026-11-29 10:15`, in the zone the screen shows.
-fn short_time(zone: crate::model::Zone, ms: crate::model::Millis) -> String {
-    zone.format_minutes(ms)
-}
-
 /// `11-29 10:15` in the year of `now`, else `2025-11-29`: the list's times.
 fn compact_time(
     zone: crate::model::Zone,

@@ -3,7 +3,7 @@
 
 use ratatui::text::Line;
 
-use super::super::{Theme, screen_time, short_time, text};
+use super::super::{Theme, screen_time, text};
 use crate::i18n::Lang;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
@@ -77,14 +77,28 @@ pub fn lines(
     lines.extend(super::review_lines(app, &item, &review, w, theme));
     lines.push(Line::raw(""));
     // The receipt's number and time columns, as the rows below pad them.
+    // The time column as wide as its longest time (the year only when it
+    // is not this one's), as the list says them.
+    let times: Vec<String> = g
+        .receipts
+        .iter()
+        .map(|r| screen_time(app, r.created_ms))
+        .collect();
+    let time_w = times
+        .iter()
+        .map(|t| text::width(t))
+        .chain([text::width(t!(lang, "screen.detail.bots.time"))])
+        .max()
+        .unwrap_or(0)
+        + 2;
     let head = format!(
         "{}{}{}",
         text::pad(t!(lang, "screen.detail.bots.receipt"), 11),
-        text::pad(t!(lang, "screen.detail.bots.time"), 18),
+        text::pad(t!(lang, "screen.detail.bots.time"), time_w),
         t!(lang, "screen.detail.bots.sender_scope")
     );
     lines.push(Line::styled(text::fit(&head, w), theme.dim()));
-    for r in &g.receipts {
+    for (r, time) in g.receipts.iter().zip(&times) {
         let asked = app.payload(PayloadRef::Receipt(r.id));
         let payload = asked.and_then(|p| p.as_ref().ok()).map(String::as_str);
         let read = asked.is_some() || snap.receipt_view(r.id).is_some();
@@ -95,9 +109,9 @@ pub fn lines(
             None => "…".into(),
         };
         let row = format!(
-            "#{:<9} {:<17} {} · {}",
+            "#{:<9} {} {} · {}",
             r.id,
-            short_time(app.shown_zone(), r.created_ms),
+            text::pad(time, time_w - 1),
             sender,
             clean(g.scope_of(r))
         );
