@@ -265,7 +265,7 @@ mod tests {
         );
         assert_eq!(
             status_in("pending, new copy", Lang::Ja),
-            "未対応（新しい重複あり）"
+            "未対応（新着あり）"
         );
         assert_eq!(
             found_where_in(&Found::RequestKey, Lang::Ja),
