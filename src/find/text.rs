@@ -19,9 +19,8 @@ pub const OUTCOME_UNKNOWN: &str = "outcome not known yet — do not tell the vis
 pub fn render(outcome: &Outcome, zone: Zone, lang: Lang) -> String {
     let mut out = String::new();
     let raw = outcome.query.as_ref().map_or("", |q| q.raw.as_str());
-    // Quoted, not debug-formatted: a full-width space is a space the
-    // operator typed, not `\u{3000}` (`inline` has escaped what is unsafe).
-    let query = format!("\"{}\"", inline(raw, 80));
+    // Quoted by the catalogue, in the marks of its language (「」 in Japanese).
+    let query = inline(raw, 80);
     let span = outcome
         .query
         .as_ref()
@@ -262,11 +261,11 @@ mod tests {
         );
         assert_eq!(
             item_line_in(&item, Lang::Ja),
-            "conflict:40 対応済み（元の受付のまま）"
+            "conflict:40 対応済み（元のまま）"
         );
         assert_eq!(
             status_in("pending, new copy", Lang::Ja),
-            "未対応（新しい重複あり）"
+            "未対応（新着あり）"
         );
         assert_eq!(
             found_where_in(&Found::RequestKey, Lang::Ja),

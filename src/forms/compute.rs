@@ -555,7 +555,7 @@ mod tests {
              the intake answered with the original's response, never stored (3)"
         );
         assert_eq!(f.evidence_in(Lang::En), f.evidence);
-        assert!(f.evidence_in(Lang::Ja).contains("完全な重複（3 回、"));
+        assert!(f.evidence_in(Lang::Ja).contains("同一の重複（3 回、"));
         assert!(
             f.advice_in(Lang::En)
                 .contains("came with another key or none")

@@ -237,7 +237,7 @@ mod tests {
             at("再送") < at("吸収") && at("吸収") < at("競合"),
             "{heading}"
         );
-        assert!(ja.contains("完全な重複（2 回、"), "{ja}");
+        assert!(ja.contains("同一の重複（2 回、"), "{ja}");
         // Headings and cells still end in the same columns.
         let table: Vec<&str> = ja
             .lines()

@@ -57,20 +57,36 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
     let dup_pending = pending(&mut t.duplicates.iter().map(|g| g.item()));
     let by_class = |class: GapClass| t.duplicates.iter().filter(|g| g.class == class).count();
     let exact = t.duplicates.iter().filter(|g| g.is_exact()).count();
-    row(
-        t!(lang, "report.label.duplicates"),
+    let (n, near) = (count(t.duplicates.len()), t.duplicates.len() - exact);
+    let [sim, sec, min] =
+        [GapClass::Simultaneous, GapClass::Seconds, GapClass::Minutes].map(by_class);
+    // One group is a group, not "1 groups".
+    let summary = if t.duplicates.len() == 1 {
+        t!(
+            lang,
+            "report.summary.duplicates_one",
+            count = n,
+            pending = dup_pending,
+            simultaneous = sim,
+            seconds = sec,
+            minutes = min,
+            exact = exact,
+            near = near,
+        )
+    } else {
         t!(
             lang,
             "report.summary.duplicates",
-            count = count(t.duplicates.len()),
+            count = n,
             pending = dup_pending,
-            simultaneous = by_class(GapClass::Simultaneous),
-            seconds = by_class(GapClass::Seconds),
-            minutes = by_class(GapClass::Minutes),
+            simultaneous = sim,
+            seconds = sec,
+            minutes = min,
             exact = exact,
-            near = t.duplicates.len() - exact,
-        ),
-    );
+            near = near,
+        )
+    };
+    row(t!(lang, "report.label.duplicates"), summary);
     row(
         t!(lang, "report.label.conflicts"),
         t!(
@@ -152,7 +168,7 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
                     } else {
                         String::new()
                     },
-                    gaps = inline(&gaps.join(", "), 60),
+                    gaps = inline(&gaps.join(t!(lang, "words.list.comma")), 60),
                 ),
             );
         }
@@ -165,12 +181,19 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
                 "  {} {} {}",
                 pad_right(&c.item(), 18),
                 pad_right(&inline(&c.scope, 28), 28),
-                t!(
-                    lang,
-                    "report.conflict_row",
-                    key = inline(&c.request_key, 40),
-                    attempts = c.attempts.len()
-                ),
+                {
+                    let (key, attempts) = (inline(&c.request_key, 40), c.attempts.len());
+                    if attempts == 1 {
+                        t!(
+                            lang,
+                            "report.conflict_row_one",
+                            key = key,
+                            attempts = attempts
+                        )
+                    } else {
+                        t!(lang, "report.conflict_row", key = key, attempts = attempts)
+                    }
+                },
             );
         }
         more(&mut out, t.conflicts.len(), lang);
@@ -293,7 +316,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("evil\\x1b]0;owned\\x07"));
-        assert!(text.contains("Duplicates           1 groups, 1 pending"));
+        assert!(text.contains("Duplicates           1 group, 1 pending"));
         assert!(text.contains("minutes 1"));
         assert!(text.contains("2 min"));
         assert!(text.contains("receipt 9"));
@@ -307,6 +330,58 @@ mod tests {
         assert!(ja.contains("間隔 2分"), "{ja}");
         assert!(ja.contains("受付 9        時刻     bad"), "{ja}");
         assert!(ja.contains("フォーム別（すべての受付。"), "{ja}");
+    }
+
+    #[test]
+    fn one_attempt_and_one_group_are_said_in_plain_words() {
+        let conflict = |id: i64, attempts: usize| {
+            Arc::new(Conflict {
+                receipt_id: id,
+                scope: "corp/contact".into(),
+                request_key: format!("k-{id}"),
+                attempts: (0..attempts)
+                    .map(|i| Attempt {
+                        source: AttemptSource::KeyConflicts,
+                        id: i as i64,
+                        at_ms: None,
+                        digest: String::new(),
+                    })
+                    .collect(),
+            })
+        };
+        let group = Arc::new(DuplicateGroup {
+            scope: "corp/contact".into(),
+            class: GapClass::Seconds,
+            members: vec![
+                Member {
+                    id: 1,
+                    match_kind: MatchKind::Exact,
+                    fields: vec![],
+                },
+                Member {
+                    id: 2,
+                    match_kind: MatchKind::Exact,
+                    fields: vec![],
+                },
+            ],
+            gaps_ms: vec![2_000],
+        });
+        let snap = Snapshot {
+            triage: Triage {
+                duplicates: vec![group],
+                conflicts: vec![conflict(40, 1), conflict(41, 2)],
+                ..Triage::default()
+            }
+            .into(),
+            ..Snapshot::default()
+        };
+        let text = render(&snap);
+        assert!(!text.contains("(s)"), "{text}");
+        assert!(text.contains("key k-40  1 attempt\n"), "{text}");
+        assert!(text.contains("key k-41  2 attempts\n"), "{text}");
+        assert!(text.contains("     1 group, 1 pending"), "{text}");
+        let ja = render_in(&snap, Zone::UTC, Period::All, Lang::Ja);
+        assert!(ja.contains("キー k-40  送信 1 回"), "{ja}");
     }
 
     #[test]
@@ -340,7 +415,7 @@ mod tests {
         );
         let ja = render_in(&with, Zone::UTC, Period::All, Lang::Ja);
         assert!(
-            ja.contains("    12 件の完全な重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"),
+            ja.contains("    12 件の同一の重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"),
             "{ja}"
         );
         // A table that is there but empty says 0: the intake absorbed none.

@@ -112,7 +112,7 @@ impl Decision {
         }
     }
 
-    /// The decision in plain words (`follow-up`, `要フォローアップ`), where
+    /// The decision in plain words (`follow-up`, `要返信`), where
     /// [`Decision::as_str`] is the name stored and typed (`follow_up`).
     pub fn label_in(self, lang: Lang) -> &'static str {
         match self {
@@ -360,16 +360,16 @@ mod tests {
         let err = Decision::parse_for(Kind::Conflict, "later").unwrap_err();
         assert_eq!(
             err.message(Lang::Ja),
-            "競合の判断に \"later\" はありません。次のいずれかを指定してください: original_stands, follow_up"
+            "競合の判断に「later」はありません。次のいずれかを指定してください: original_stands, follow_up"
         );
         assert_eq!(
             parse_item("dupe:1").unwrap_err().message(Lang::Ja),
-            "\"dupe:1\" は項目 ID ではありません。dup:<id>、conflict:<id>、stuck:<id>、bot:<id> の形で指定してください"
+            "「dupe:1」は案件 ID ではありません。dup:<id>、conflict:<id>、stuck:<id>、bot:<id> の形で指定してください"
         );
         assert_eq!(Decision::FollowUp.label_in(Lang::En), "follow-up");
-        assert_eq!(Decision::StillPending.label_in(Lang::Ja), "未確定のまま");
+        assert_eq!(Decision::StillPending.label_in(Lang::Ja), "保留");
         assert_eq!(Kind::Stuck.describe(), "stuck receipt");
-        assert_eq!(Kind::Stuck.describe_in(Lang::Ja), "処理中のままの受付");
+        assert_eq!(Kind::Stuck.describe_in(Lang::Ja), "滞留している受付");
     }
 
     #[test]

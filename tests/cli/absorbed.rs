@@ -111,7 +111,7 @@ fn report_counts_the_absorbed_copies_beside_the_replays() {
     );
     assert!(
         ja.contains(
-            "3 件の完全な重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"
+            "3 件の同一の重複を受付サーバーが吸収（元の受付の応答を返し、保存はしていません）"
         ),
         "{ja}"
     );

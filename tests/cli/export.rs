@@ -288,5 +288,5 @@ fn bad_filter_values_are_one_line_and_exit_2() {
     let o = run(&["--lang", "ja", "export", p, "--item", "dupe:"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
-    assert!(err.contains("--item には項目"), "{err}");
+    assert!(err.contains("--item には案件"), "{err}");
 }

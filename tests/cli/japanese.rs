@@ -55,7 +55,7 @@ fn report_speaks_japanese_and_its_json_does_not_change() {
         "重複",
         "未対応 1",
         "競合",
-        "処理中のまま",
+        "滞留",
         "破損した行（分析していません）",
         "受付 5 ",
         "フォーム別（",
@@ -137,13 +137,19 @@ fn find_explains_in_japanese() {
     let o = run_ja(&["find", f.path(), "nobody@nowhere.example", "--now", NOW]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("に一致する受付はありません"), "{text}");
+    assert!(
+        text.contains("「nobody@nowhere.example」に一致する受付はありません"),
+        "{text}"
+    );
     assert!(text.contains("届かなかったとは限りません"), "{text}");
 
     let o = run_ja(&["find", f.path(), "aiko@example.jp", "--now", NOW]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("に一致する受付が 3 件あります"), "{text}");
+    assert!(
+        text.contains("「aiko@example.jp」に一致する受付が 3 件あります"),
+        "{text}"
+    );
     assert!(text.contains("dup:1 未対応"), "{text}");
     // Visitor data as it was typed.
     assert!(text.contains("name: Aiko Tanaka"), "{text}");
@@ -159,7 +165,7 @@ fn check_names_damaged_rows_in_japanese() {
     let o = run_ja(&["check", f.path()]);
     assert_eq!(o.status.code(), Some(1));
     let text = stdout(&o);
-    assert!(text.contains("破損した受付 5: 本文: "), "{text}");
+    assert!(text.contains("破損した受付 5: 送信データ: "), "{text}");
     assert!(
         text.contains("受付 5 件を確認しました: 破損 1 件"),
         "{text}"
@@ -184,7 +190,7 @@ fn resolve_records_and_refuses_in_japanese() {
     let o = resolve("conflict:1", "follow_up", "aiko");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).starts_with("conflict:1: 「要フォローアップ」を記録しました（担当 aiko、"),
+        stdout(&o).starts_with("conflict:1: 「要返信」を記録しました（担当 aiko、"),
         "{}",
         stdout(&o)
     );
@@ -193,7 +199,7 @@ fn resolve_records_and_refuses_in_japanese() {
     assert_eq!(o.status.code(), Some(1));
     let err = one_japanese_line(&o);
     assert!(
-        err.contains("aiko さんがすでに判断しています（要フォローアップ）"),
+        err.contains("aiko さんがすでに判断しています（要返信）"),
         "{err}"
     );
 
@@ -201,7 +207,7 @@ fn resolve_records_and_refuses_in_japanese() {
     assert_eq!(o.status.code(), Some(2));
     let err = one_japanese_line(&o);
     assert!(
-        err.contains("重複グループの判断に \"later\" はありません"),
+        err.contains("重複グループの判断に「later」はありません"),
         "{err}"
     );
     // The values to type stay as they are typed.
@@ -213,7 +219,7 @@ fn resolve_records_and_refuses_in_japanese() {
     let o = resolve("dup:999", "duplicate", "bob");
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        one_japanese_line(&o).contains("項目 dup:999 はありません"),
+        one_japanese_line(&o).contains("案件 dup:999 はありません"),
         "{}",
         stderr(&o)
     );

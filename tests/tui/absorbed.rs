@@ -125,5 +125,5 @@ fn in_japanese_too() {
     let heading = line_with(&text, "再送");
     let at = |word| heading.find(word).unwrap();
     assert!(at("再送") < at("吸収"), "{heading}");
-    assert!(text.contains("完全な重複（2 回、"), "{text}");
+    assert!(text.contains("同一の重複（2 回、"), "{text}");
 }

@@ -326,7 +326,7 @@ fn list_columns_line_up_under_their_japanese_headers() {
         let header = row_of(buffer, "状態 ");
         let column = |head: &str| xs_of(buffer, header, head)[0];
         let (item, received, scope, visitor) = (
-            column("項目"),
+            column("案件"),
             column("受付日時"),
             column("フォーム"),
             column("訪問者"),

@@ -69,7 +69,7 @@ fn a_decision_is_announced_in_japanese_and_in_english_beside_it() {
     send(&mut ja, &fx, key('f'));
     assert_eq!(
         status(&ja),
-        "conflict:150 を「要フォローアップ」として記録しています…"
+        "conflict:150 を「要返信」として記録しています…"
     );
     // An item already resolved says so, with who and the decision.
     let mut ja = loaded_in(&fx, Lang::Ja);
@@ -106,7 +106,7 @@ fn filters_and_views_are_told_in_japanese() {
     send(&mut app, &fx, key('T'));
     assert_eq!(status(&app), "古い順（T で切り替え）");
     send(&mut app, &fx, key('P'));
-    assert!(status(&app).starts_with("未対応の項目だけを表示しています"));
+    assert!(status(&app).starts_with("未対応の案件だけを表示しています"));
     send(&mut app, &fx, key('t'));
     assert_eq!(status(&app), "同時の重複グループを表示しています");
 }
@@ -119,7 +119,7 @@ fn the_bulk_question_and_the_state_question_speak_japanese() {
     let c = confirm(&app);
     assert_eq!(
         c.title,
-        "未対応の完全一致グループ 3 件を重複として対応済みにしますか？"
+        "未対応の同一グループ 3 件を「重複」として対応済みにしますか？"
     );
     assert!(c.lines[0].contains("3 グループ"), "{:?}", c.lines);
     assert!(c.lines.iter().all(|l| japanese(l)), "{:?}", c.lines);
@@ -155,16 +155,19 @@ fn undoing_a_batch_asks_in_japanese_with_its_count() {
     };
     send(&mut app, &fx, Msg::UndoAsks(wide.clone()));
     let c = confirm(&app);
-    assert_eq!(c.title, "その一括の判断 99 件をすべて取り消しますか？");
+    assert_eq!(
+        c.title,
+        "その一括の判断 99 件をすべて取り消し、未対応に戻しますか？"
+    );
     assert_eq!(
         c.lines,
         [
             "直前の操作で 101 件の判断をまとめて記録しました。",
-            "取り消すと 99 件の項目が未対応に戻ります。ほかは何も変わりません。",
-            "そのうち 2 件はその後ほかの人が判断または取り消したため、そのままにします。",
+            "取り消すと 99 件の案件が未対応に戻ります。ほかは何も変わりません。",
+            "そのうち 2 件は、その後ほかの人が判断したか未対応に戻したため、そのままにします。",
         ]
     );
-    assert_eq!(c.yes_label, "はい、99 件を取り消す");
+    assert_eq!(c.yes_label, "はい、99 件を未対応に戻す");
     assert!(!c.yes_focused);
     assert_eq!(
         send(&mut app, &fx, key('y')),
@@ -225,7 +228,7 @@ fn the_worker_answers_in_the_screen_language() {
     match next_answer(&rx) {
         Msg::Recorded(Ok(text)) => assert_eq!(
             text,
-            format!("{n} 件の判断を 1 回の操作として記録しました（u でまとめて取り消せます）")
+            format!("{n} 件の判断を 1 回の操作として記録しました（u でまとめて未対応に戻せます）")
         ),
         other => panic!("{other:?}"),
     }

@@ -117,9 +117,9 @@ fn the_reopen_question_in_japanese() {
         let shown = screen(&app, width, height);
         // The frame's title, the safe answer focused, the yes named.
         for said in [
-            "dup:120 の hanako さんの判断を取り消しますか？",
+            "dup:120 の hanako さんの判断を取り消し、未対応に戻しますか？",
             "> [ いいえ ] <",
-            "[ はい、dup:120 の判断を取り消す ]",
+            "[ はい、dup:120 を未対応に戻す ]",
             "y はい  n いいえ",
         ] {
             assert!(shown.contains(said), "{said} at {width}×{height}:\n{shown}");

@@ -1196,11 +1196,11 @@ fn decisions_and_undos_are_told_in_plain_words() {
     use receipt_review::tui::app::words;
     assert_eq!(
         words::recorded("conflict:150", Decision::FollowUp, Lang::En),
-        "conflict:150: follow-up recorded"
+        "conflict:150: recorded as follow-up"
     );
     assert_eq!(
         words::recorded("stuck:160", Decision::StillPending, Lang::En),
-        "stuck:160: still pending recorded"
+        "stuck:160: recorded as still pending"
     );
     assert_eq!(
         words::undone("conflict:150", Decision::OriginalStands, Lang::En)
@@ -1209,7 +1209,7 @@ fn decisions_and_undos_are_told_in_plain_words() {
     );
     assert_eq!(
         words::recorded("conflict:150", Decision::FollowUp, Lang::Ja),
-        "conflict:150: 「要フォローアップ」を記録しました"
+        "conflict:150: 「要返信」を記録しました"
     );
 }
 

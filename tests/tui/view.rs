@@ -810,7 +810,7 @@ fn the_title_says_the_order_and_pending_only() {
     keys(&mut app, &fx, "TP");
     let text = screen(&app, 160, 48);
     assert!(
-        text.contains("Duplicates · 4 of 5 · oldest first (T) · pending only (P)"),
+        text.contains("Duplicates · pending only (P) · 4 of 5 · oldest first (T)"),
         "{text}"
     );
 }

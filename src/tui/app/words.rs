@@ -563,7 +563,7 @@ mod tests {
         assert_eq!(decision_named("still_pending", EN), "still pending");
         assert_eq!(decision_named("some_new_one", EN), "some new one");
         assert_eq!(state_named("in_flight", EN), "in flight");
-        assert_eq!(decision_named("follow_up", JA), "要フォローアップ");
+        assert_eq!(decision_named("follow_up", JA), "要返信");
         assert_eq!(state_named("in_flight", JA), "処理中");
         assert_eq!(kind_named("duplicate", JA), "重複グループ");
     }
@@ -611,7 +611,7 @@ mod tests {
         );
         assert_eq!(
             log_sentence("duplicate", "dup:73", "spam", "aiko", "t", JA),
-            "重複グループ dup:73 — aiko が t に「スパム」と判断しました。"
+            "重複グループ dup:73 — aiko さんが t に「スパム」と判断しました。"
         );
     }
 

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Sparkline};
 
-use super::{Theme, fit_segments, short_time, text};
+use super::{Theme, compact_time, fit_segments, text};
 use crate::forms::{FormRow, Forms};
 use crate::i18n::{Lang, pad_left, pad_right};
 use crate::t;
@@ -335,13 +335,34 @@ fn draw_chart(
         );
         y += h;
     }
+    // Under the bars: what one bar counts, then the chart's first day (or
+    // hour) under its first bar and its last under its last.
     let first = forms.series_start_ms + (form.series.len() - series.len()) as i64 * forms.bucket_ms;
-    let from = short_time(zone, first);
-    let axis = if hourly {
-        format!(" {}", t!(lang, "screen.forms.axis_hour", from = from))
+    let end = forms.series_start_ms + form.series.len() as i64 * forms.bucket_ms - 1;
+    let (unit, from, to) = if hourly {
+        (
+            t!(lang, "screen.forms.per_hour"),
+            compact_time(zone, first, end),
+            compact_time(zone, end, end),
+        )
     } else {
-        format!(" {}", t!(lang, "screen.forms.axis_day", from = from))
+        (
+            t!(lang, "screen.forms.per_day"),
+            compact_day(zone, first, end),
+            compact_day(zone, end, end),
+        )
     };
+    let spark_w = usize::from(spark_w);
+    let gap = spark_w.saturating_sub(text::width(&from) + text::width(&to));
+    let days = if gap >= 1 {
+        format!("{from}{}{to}", " ".repeat(gap))
+    } else {
+        format!("{from}–{to}")
+    };
+    let axis = format!(
+        "{}{days}",
+        text::pad(&format!(" {unit}"), usize::from(label_w))
+    );
     frame.render_widget(
         Paragraph::new(Line::styled(
             text::fit(&axis, usize::from(area.width)),
@@ -349,6 +370,16 @@ fn draw_chart(
         )),
         Rect::new(area.x, y, area.width, 1.min(area.bottom() - y)),
     );
+}
+
+/// `11-29` in the year of `now`, else `2025-11-29`.
+fn compact_day(
+    zone: crate::model::Zone,
+    ms: crate::model::Millis,
+    now: crate::model::Millis,
+) -> String {
+    let day = compact_time(zone, ms, now);
+    day.split(' ').next().unwrap_or(&day).to_string()
 }
 
 fn draw_pathways(

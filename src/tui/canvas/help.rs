@@ -33,9 +33,18 @@ pub fn help_lines(theme: &Theme, width: usize, lang: Lang) -> Vec<Line<'static>>
             }
         }
     }
-    // After the keys: the words the screen uses, and what decisions do.
+    // After the keys: the words the screen uses (and what the comparison's
+    // cells say when a field is missing or empty), and what decisions do.
+    let mut terms = words::glossary(lang).to_vec();
+    terms.extend([
+        ("—", t!(lang, "words.glossary.absent")),
+        (
+            t!(lang, "words.term.blank"),
+            t!(lang, "words.glossary.blank"),
+        ),
+    ]);
     for (title, rows) in [
-        (words::help_terms(lang), words::glossary(lang)),
+        (words::help_terms(lang), terms.as_slice()),
         (words::help_decisions(lang), words::decision_effects(lang)),
     ] {
         if !lines.is_empty() {

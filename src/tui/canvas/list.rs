@@ -10,10 +10,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::columns::{self, Column, column};
-use super::{Theme, fit_segments, text};
+use super::{Theme, compact_time, fit_segments, text};
 use crate::i18n::Lang;
 use crate::model::time::human_duration_in;
-use crate::model::{Decision, Millis, Zone};
+use crate::model::{Decision, Millis};
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::t;
@@ -37,7 +37,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let tab = app.tab;
     let rows = app.rows(tab);
     let focused = app.focus == Focus::List;
-    let mut title = vec![(
+    let title = vec![(
         format!(" {} ", tab.title(app.lang)),
         theme.pane_title(focused),
     )];
@@ -55,43 +55,72 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         count
     };
-    title.push((format!("· {count} "), theme.dim()));
+    // The active filters come first and whole; what the list is (its count,
+    // order and class) follows, shortened when the width runs out. Each
+    // segment has a long form (with its key) and a short one.
     let view = app.list_view;
-    if Tab::ORDERED.contains(&tab) {
-        title.push((
-            format!("· {} (T) ", words::order(view.newest_first, app.lang)),
-            theme.plain(),
+    let mut active: Vec<(String, String, Style)> = Vec::new();
+    if !app.filter.is_empty() {
+        let text = text::safe(&app.filter, 30);
+        active.push((
+            format!("· {} ", t!(lang, "screen.list.filter", text = text)),
+            format!("· {} ", t!(lang, "screen.list.filter_short", text = text)),
+            theme.key(),
+        ));
+    }
+    let class = match app.class_filter {
+        ClassFilter::All => None,
+        ClassFilter::Only(class) => Some(class.label_in(lang)),
+    };
+    if tab == Tab::Duplicates
+        && let Some(class) = class
+    {
+        active.push((
+            format!("· {} ", t!(lang, "screen.list.class", class = class)),
+            format!("· {} ", t!(lang, "screen.list.class_plain", class = class)),
+            theme.key(),
         ));
     }
     if view.pending_only && Tab::DECIDING.contains(&tab) {
-        title.push((
-            format!("· {} (P) ", words::pending_only(app.lang)),
-            theme.key(),
-        ));
+        let only = words::pending_only(app.lang);
+        active.push((format!("· {only} (P) "), format!("· {only} "), theme.key()));
     }
-    if tab == Tab::Duplicates {
-        let class = match app.class_filter {
-            ClassFilter::All => t!(lang, "screen.list.class_all"),
-            ClassFilter::Only(class) => class.label_in(lang),
-        };
-        title.push((
-            format!("· {} ", t!(lang, "screen.list.class", class = class)),
+    let mut rest: Vec<(String, String, Style)> =
+        vec![(format!("· {count} "), format!("· {count} "), theme.dim())];
+    if Tab::ORDERED.contains(&tab) {
+        let order = words::order(view.newest_first, app.lang);
+        rest.push((
+            format!("· {order} (T) "),
+            format!("· {order} "),
             theme.plain(),
         ));
     }
-    if !app.filter.is_empty() {
-        title.push((
-            format!(
-                "· {} ",
-                t!(
-                    lang,
-                    "screen.list.filter",
-                    text = text::safe(&app.filter, 30)
-                )
-            ),
-            theme.key(),
+    if tab == Tab::Duplicates && class.is_none() {
+        let all = t!(lang, "screen.list.class_all");
+        rest.push((
+            format!("· {} ", t!(lang, "screen.list.class", class = all)),
+            String::new(),
+            theme.plain(),
         ));
     }
+    let line = |active_long: bool, rest_long: bool| {
+        let pick = |(long, short, style): &(String, String, Style), long_too: bool| {
+            (if long_too { long } else { short }.clone(), *style)
+        };
+        let mut segments = title.clone();
+        segments.extend(active.iter().map(|s| pick(s, active_long)));
+        segments.extend(rest.iter().map(|s| pick(s, rest_long)));
+        segments.retain(|(text, _)| !text.is_empty());
+        segments
+    };
+    let fits = |segments: &[(String, Style)]| {
+        segments.iter().map(|(t, _)| text::width(t)).sum::<usize>() <= w
+    };
+    let title = [(true, true), (true, false), (false, false)]
+        .into_iter()
+        .map(|(a, r)| line(a, r))
+        .find(|s| fits(s))
+        .unwrap_or_else(|| line(false, false));
     let mut lines = vec![fit_segments(title, w)];
 
     let inner = w.saturating_sub(MARKER);
@@ -345,13 +374,27 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
                 column(t!(lang, "screen.list.column.detail"), 40, 10, 8),
             ]
         }
-        Tab::Log => vec![
-            column(t!(lang, "screen.list.column.decided"), 12, 12, 9),
-            column(t!(lang, "screen.list.column.operator"), 13, 8, 8),
-            column(t!(lang, "screen.list.column.decision"), 16, 16, 10),
-            column(t!(lang, "screen.list.column.item"), 17, 10, 9),
-            column(t!(lang, "screen.list.column.note"), 24, 8, 5),
-        ],
+        Tab::Log => {
+            // As wide as the longest decision's name in this language.
+            let decision = Decision::ALL
+                .iter()
+                .map(|d| text::width(d.label_in(lang)) + 1)
+                .max()
+                .unwrap_or(0)
+                .max(10);
+            vec![
+                column(t!(lang, "screen.list.column.decided"), 12, 12, 9),
+                column(t!(lang, "screen.list.column.operator"), 13, 8, 8),
+                column(
+                    t!(lang, "screen.list.column.decision"),
+                    decision,
+                    decision,
+                    10,
+                ),
+                column(t!(lang, "screen.list.column.item"), 17, 10, 9),
+                column(t!(lang, "screen.list.column.note"), 24, 8, 5),
+            ]
+        }
         Tab::Receipts | Tab::Forms => Vec::new(),
     }
 }
@@ -359,17 +402,6 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
 /// True while some group has news to mark: the column is there only then.
 fn shows_news(app: &App) -> bool {
     !app.fresh.is_empty()
-}
-
-/// `11-29 10:15` in the year of `now`, else `2025-11-29`.
-fn compact_time(zone: Zone, ms: Millis, now: Millis) -> String {
-    let full = zone.format_minutes(ms);
-    let this_year = zone.format_minutes(now);
-    if full.get(..4) == this_year.get(..4) {
-        full.get(5..).unwrap_or(&full).to_string()
-    } else {
-        full.get(..10).unwrap_or(&full).to_string()
-    }
 }
 
 fn class_word(class: GapClass, cells: usize, lang: Lang) -> &'static str {

@@ -136,7 +136,33 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// `2026-11-29 10:15`, in the zone the screen shows.
-fn short_time(zone: crate::model::Zone, ms: crate::model::Millis) -> String {
-    zone.format_minutes(ms)
+/// `11-29 10:15` in the year of `now`, else `2025-11-29`: the list's times.
+fn compact_time(
+    zone: crate::model::Zone,
+    ms: crate::model::Millis,
+    now: crate::model::Millis,
+) -> String {
+    let full = zone.format_minutes(ms);
+    let this_year = zone.format_minutes(now);
+    if full.get(..4) == this_year.get(..4) {
+        full.get(5..).unwrap_or(&full).to_string()
+    } else {
+        full.get(..10).unwrap_or(&full).to_string()
+    }
+}
+
+/// A moment as the detail pane says it: as the list does (`11-29 10:15`,
+/// the year too when it is not this one's), in the zone the screen shows.
+/// Raw RFC 3339 UTC is for JSON, not for people.
+fn screen_time(app: &App, ms: crate::model::Millis) -> String {
+    let zone = app.shown_zone();
+    let now = app
+        .now_ms()
+        .or(app.snapshot.as_ref().map(|s| s.settings.now_ms))
+        .unwrap_or(ms);
+    if zone.format_minutes(ms).get(..4) == zone.format_minutes(now).get(..4) {
+        compact_time(zone, ms, now)
+    } else {
+        zone.format_minutes(ms)
+    }
 }

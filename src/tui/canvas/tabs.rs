@@ -17,6 +17,11 @@ enum Fit {
     Short,
     /// The shortest titles and what is pending.
     Tiny,
+    /// The same, no space before the next tab.
+    Snug,
+    /// The same, each title against its number too: what lets Japanese (two
+    /// columns a character) keep every name and count at 80 columns.
+    Compact,
     /// Numbers, and the shown tab's title and pending count.
     Numbers,
 }
@@ -50,20 +55,31 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let title = match fit {
                 Fit::Full => tab.title(app.lang),
                 Fit::Short => tab.short_title(app.lang),
-                Fit::Tiny => tab.tiny_title(app.lang),
+                Fit::Tiny | Fit::Snug | Fit::Compact => tab.tiny_title(app.lang),
                 Fit::Numbers if active => tab.tiny_title(app.lang),
                 Fit::Numbers => "",
             };
             let number = tab.index() + 1;
+            let (gap, end) = match fit {
+                Fit::Compact => ("", ""),
+                Fit::Snug => (" ", ""),
+                _ => (" ", " "),
+            };
             let text = match (title.is_empty(), count.is_empty() || title.is_empty()) {
                 (true, _) => format!("{marker}{number} "),
-                (false, true) => format!("{marker}{number} {title} "),
-                (false, false) => format!("{marker}{number} {title} {count} "),
+                (false, true) => format!("{marker}{number}{gap}{title}{end}"),
+                (false, false) => format!("{marker}{number}{gap}{title} {count}{end}"),
             };
             segments.push((text, theme.tab(active)));
             segments.push(("│".to_string(), theme.dim()));
         }
         segments.pop();
+        // Without the legend after it, the last tab needs no space at its end.
+        if fit != Fit::Full
+            && let Some((last, _)) = segments.last_mut()
+        {
+            last.truncate(last.trim_end().len());
+        }
         segments
     };
     let width = |segments: &[(String, ratatui::style::Style)]| -> usize {
@@ -79,7 +95,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         // Every tab stays in sight: shorter titles, fewer counts, and a cut
         // only as a last resort.
-        let fitting = [Fit::Short, Fit::Tiny, Fit::Numbers]
+        let fitting = [Fit::Short, Fit::Tiny, Fit::Snug, Fit::Compact, Fit::Numbers]
             .into_iter()
             .map(segments)
             .find(|s| width(s) <= w)

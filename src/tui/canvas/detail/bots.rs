@@ -1,14 +1,15 @@
 //! The detail of a bot group: why it is suspected, its receipts with their
 //! times, scopes and senders, and what the review log says.
 
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 
-use super::super::{Theme, short_time, text};
+use super::super::{Theme, screen_time, text};
 use crate::i18n::Lang;
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::t;
-use crate::triage::model::BotEvidence;
+use crate::triage::model::{BotEvidence, BotGroup};
+use crate::triage::visitor::{is_noise_key, normalize_key};
 use crate::tui::app::App;
 use crate::tui::app::bots::sender_of;
 use crate::tui::app::msg::PayloadRef;
@@ -48,34 +49,56 @@ pub fn lines(
         "  {} · {receipts} · {senders}",
         g.evidence.describe_in(lang)
     );
-    let used = text::width(&item) + 2 + text::width(word);
-    let mut lines = vec![Line::from(vec![
-        Span::styled(item.clone(), theme.title()),
-        Span::raw("  "),
-        Span::styled(word.to_string(), style),
-        Span::raw(text::fit(&rest, w.saturating_sub(used))),
-    ])];
+    let mut lines = super::heading(&item, (word, style), &rest, w, theme);
     for part in text::wrap(why(g.evidence, lang), w) {
         lines.push(Line::styled(part, theme.dim()));
+    }
+    if g.evidence == BotEvidence::Campaign
+        && let Some(message) = shared_message(app, snap, g)
+    {
+        let said = t!(
+            lang,
+            "screen.detail.bots.message",
+            text = clean(&text::head(&message, 400))
+        );
+        for part in text::wrap_at_most(&said, w, 4) {
+            lines.push(Line::raw(part));
+        }
     }
     let span = t!(
         lang,
         "screen.detail.bots.span",
-        from = app.shown_zone().format_rfc3339(g.first_ms()),
-        to = app.shown_zone().format_rfc3339(g.last_ms())
+        from = screen_time(app, g.first_ms()),
+        to = screen_time(app, g.last_ms())
     );
-    lines.push(Line::raw(text::fit(&span, w)));
+    for part in text::wrap(&span, w) {
+        lines.push(Line::raw(part));
+    }
     lines.extend(super::review_lines(app, &item, &review, w, theme));
     lines.push(Line::raw(""));
     // The receipt's number and time columns, as the rows below pad them.
+    // The time column as wide as its longest time (the year only when it
+    // is not this one's), as the list says them.
+    let times: Vec<String> = g
+        .receipts
+        .iter()
+        .map(|r| screen_time(app, r.created_ms))
+        .collect();
+    let time_w = times
+        .iter()
+        .map(|t| text::width(t))
+        .chain([text::width(t!(lang, "screen.detail.bots.time"))])
+        .max()
+        .unwrap_or(0)
+        + 2;
     let head = format!(
         "{}{}{}",
         text::pad(t!(lang, "screen.detail.bots.receipt"), 11),
-        text::pad(t!(lang, "screen.detail.bots.time"), 18),
+        text::pad(t!(lang, "screen.detail.bots.time"), time_w),
         t!(lang, "screen.detail.bots.sender_scope")
     );
     lines.push(Line::styled(text::fit(&head, w), theme.dim()));
-    for r in &g.receipts {
+    for (r, time) in g.receipts.iter().zip(&times) {
         let asked = app.payload(PayloadRef::Receipt(r.id));
         let payload = asked.and_then(|p| p.as_ref().ok()).map(String::as_str);
         let read = asked.is_some() || snap.receipt_view(r.id).is_some();
@@ -86,9 +109,9 @@ pub fn lines(
             None => "…".into(),
         };
         let row = format!(
-            "#{:<9} {:<17} {} · {}",
+            "#{:<9} {} {} · {}",
             r.id,
-            short_time(app.shown_zone(), r.created_ms),
+            text::pad(time, time_w - 1),
             sender,
             clean(g.scope_of(r))
         );
@@ -99,4 +122,30 @@ pub fn lines(
         lines.push(Line::styled(part, theme.dim()));
     }
     lines
+}
+
+/// The message a campaign's receipts share: the longest text of its first
+/// receipt (the field the campaign rule compares), as sent when its payload
+/// is read, else as the analysis folded it.
+fn shared_message(app: &App, snap: &Snapshot, g: &BotGroup) -> Option<String> {
+    let first = g.receipts.first()?.id;
+    let longest = |texts: &mut dyn Iterator<Item = &str>| {
+        texts
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .max_by_key(|t| t.chars().count())
+            .map(str::to_string)
+    };
+    if let Some(Ok(payload)) = app.payload(PayloadRef::Receipt(first))
+        && let Ok(serde_json::Value::Object(map)) = serde_json::from_str(payload)
+    {
+        return longest(
+            &mut map
+                .iter()
+                .filter(|(k, _)| !is_noise_key(&normalize_key(k)))
+                .filter_map(|(_, v)| v.as_str()),
+        );
+    }
+    let view = snap.receipt_view(first)?;
+    longest(&mut view.fields().map(|(_, v)| v))
 }

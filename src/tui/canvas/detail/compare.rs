@@ -110,25 +110,26 @@ fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
 }
 
 /// The marker of a field: ` ` same, `≠` differs, `≈` same once normalised,
-/// `·` not part of the visitor fingerprint (noise field) and differing.
+/// `·` not part of the visitor fingerprint (a bookkeeping field, never
+/// compared), whether its values differ or not.
 fn marker(columns: &[Column], field: &str, use_visitor: bool) -> &'static str {
     let raw: Vec<Option<&str>> = columns.iter().map(|c| value_of(c, field)).collect();
-    if raw.windows(2).all(|w| w[0] == w[1]) {
-        return " ";
-    }
+    let same = raw.windows(2).all(|w| w[0] == w[1]);
     if !use_visitor || columns.iter().any(|c| c.visitor().is_none()) {
-        return DIFFERS;
+        return if same { " " } else { DIFFERS };
     }
     let normalised: Vec<Option<&str>> = columns
         .iter()
         .map(|c| c.visitor().and_then(|v| visitor_value(v, field)))
         .collect();
     if normalised.iter().all(Option::is_none) {
-        // Dropped from the fingerprint (noise) or empty in every copy.
+        // Dropped from the fingerprint (bookkeeping) or empty in every copy.
         let any_filled = raw.iter().flatten().any(|v| !v.trim().is_empty());
         return if any_filled { IGNORED } else { " " };
     }
-    if normalised.windows(2).all(|w| w[0] == w[1]) {
+    if same {
+        " "
+    } else if normalised.windows(2).all(|w| w[0] == w[1]) {
         NORMALISED
     } else {
         DIFFERS

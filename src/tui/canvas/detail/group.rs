@@ -6,12 +6,12 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::super::{Theme, text};
+use super::super::{Theme, screen_time, text};
 use super::compare::{self, Column};
 use crate::i18n::Lang;
 use crate::model::Zone;
 use crate::model::time::human_duration_in;
-use crate::model::{Millis, ReceiptId};
+use crate::model::{Millis, ReceiptId, ReceiptState};
 use crate::reading::{ItemReview, Snapshot};
 use crate::sanitize::clean;
 use crate::t;
@@ -76,19 +76,11 @@ pub fn lines(
         copies = g.members.len(),
         kind = kind
     );
-    let mut lines = vec![Line::from(vec![
-        Span::styled(item.clone(), theme.title()),
-        Span::raw("  "),
-        Span::styled(word.to_string(), word_style),
-        Span::raw(text::fit(
-            &format!("  {heading}"),
-            w.saturating_sub(text::width(&item) + 2 + text::width(word)),
-        )),
-    ])];
+    let mut lines = super::heading(&item, (word, word_style), &heading, w, theme);
     let first_ms = snap.receipt(g.members[0].id).map(|r| r.created_ms);
     let mut about = t!(lang, "screen.detail.scope", scope = clean(&g.scope));
     if let Some(first) = first_ms {
-        let time = app.shown_zone().format_rfc3339(first);
+        let time = screen_time(app, first);
         about.push_str(&format!(
             " · {}",
             t!(lang, "screen.detail.group.first_copy", time = time)
@@ -108,9 +100,11 @@ pub fn lines(
         let said = t!(
             lang,
             "screen.detail.group.suspected_bot",
-            receipts = bots.join(", ")
+            receipts = bots.join(t!(lang, "words.list.comma"))
         );
-        lines.push(Line::styled(text::fit(&said, w), theme.warn()));
+        for part in text::wrap(&said, w) {
+            lines.push(Line::styled(part, theme.warn()));
+        }
     }
     lines.push(Line::raw(""));
     let kept = if review.resolved {
@@ -215,19 +209,53 @@ fn copies(
     const ID: usize = 8;
     const TIME: usize = 12;
     const GAP: usize = 11;
-    const CLASS: usize = 12;
-    const STATE: usize = 9;
-    const REPLAYS: usize = 7;
-    const ABSORBED: usize = 8;
-    const MATCH: usize = 7;
+    // The word columns are as wide as this language's header and words: in
+    // Japanese they are shorter, and the match word (一部のみ) longer.
+    let widest = |words: &[&str], at_least: usize| {
+        words
+            .iter()
+            .map(|w| text::width(w))
+            .max()
+            .unwrap_or(0)
+            .max(at_least)
+    };
+    let class_w = widest(
+        &[
+            t!(lang, "screen.detail.group.class"),
+            GapClass::Simultaneous.label_in(lang),
+            GapClass::Seconds.label_in(lang),
+            GapClass::Minutes.label_in(lang),
+        ],
+        0,
+    );
+    let state_w = widest(
+        &[
+            t!(lang, "screen.detail.group.state"),
+            ReceiptState::InFlight.label_in(lang),
+            ReceiptState::Completed.label_in(lang),
+            ReceiptState::Failed.label_in(lang),
+        ],
+        0,
+    );
+    // Counts right-aligned, with a blank after them.
+    let replays_w = widest(&[t!(lang, "screen.detail.group.replays")], 5);
+    let absorbed_w = widest(&[t!(lang, "screen.detail.group.absorbed")], 5);
+    let match_w = widest(
+        &[
+            match_word(MatchKind::Exact, lang),
+            match_word(MatchKind::Partial, lang),
+            match_word(MatchKind::Edited, lang),
+        ],
+        7,
+    );
     // Copies the intake absorbed, where the database counts them: a column
     // beside the replays when the pane has room, else said on the key's
     // line under a copy that has any.
     let counted = snap.absorbed_total.is_some();
-    let mut fixed = NUM + ID + TIME + GAP + CLASS + STATE + REPLAYS + MATCH + 8;
-    let absorbed = counted && w > fixed + ABSORBED;
+    let mut fixed = NUM + ID + TIME + GAP + class_w + state_w + replays_w + match_w + 8;
+    let absorbed = counted && w > fixed + absorbed_w;
     if absorbed {
-        fixed += ABSORBED + 1;
+        fixed += absorbed_w + 1;
     }
     // On a narrow pane the key goes on a line of its own under each copy.
     let key_inline = w >= fixed + 12;
@@ -247,22 +275,22 @@ fn copies(
             TIME,
         ),
         text::pad(t!(lang, "screen.detail.group.gap"), GAP),
-        text::pad(t!(lang, "screen.detail.group.class"), CLASS),
+        text::pad(t!(lang, "screen.detail.group.class"), class_w),
     ];
     if key_inline {
         header.push(text::pad(t!(lang, "screen.detail.group.key"), key_w));
     }
     header.extend([
-        text::pad(t!(lang, "screen.detail.group.state"), STATE),
-        text::pad(t!(lang, "screen.detail.group.replays"), REPLAYS),
+        text::pad(t!(lang, "screen.detail.group.state"), state_w),
+        text::pad(t!(lang, "screen.detail.group.replays"), replays_w),
     ]);
     if absorbed {
         header.push(text::pad(
             t!(lang, "screen.detail.group.absorbed"),
-            ABSORBED,
+            absorbed_w,
         ));
     }
-    header.push(text::pad(t!(lang, "screen.detail.group.match"), MATCH));
+    header.push(text::pad(t!(lang, "screen.detail.group.match"), match_w));
     let header = header.join(" ");
     let mut lines = vec![Line::styled(text::fit(&header, w), theme.dim())];
     for (i, m) in g.members.iter().enumerate() {
@@ -301,18 +329,18 @@ fn copies(
             text::pad(&format!("#{}", m.id), ID),
             text::pad(&time, TIME),
             text::pad(&gap, GAP),
-            text::pad(&class, CLASS),
+            text::pad(&class, class_w),
         ];
         if key_inline {
             cells.push(text::pad(&key, key_w));
         }
         cells.extend([
-            text::pad(&state, STATE),
-            text::pad_left(&replays, REPLAYS - 1) + " ",
+            text::pad(&state, state_w),
+            text::pad_left(&replays, replays_w - 1) + " ",
         ]);
         let absorbed_n = snap.absorbed_of(m.id).unwrap_or(0);
         if absorbed {
-            cells.push(text::pad_left(&absorbed_n.to_string(), ABSORBED - 1) + " ");
+            cells.push(text::pad_left(&absorbed_n.to_string(), absorbed_w - 1) + " ");
         }
         let mut used = 0;
         let mut spans = Vec::new();

@@ -97,6 +97,34 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 /// One cell of left margin.
+/// An item's first lines: its id, where it stands (`word`, in `style`), then
+/// `rest`; what does not fit goes on the lines under it instead of being cut.
+pub(crate) fn heading(
+    item: &str,
+    (word, style): (&str, ratatui::style::Style),
+    rest: &str,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let used = text::width(item) + 2 + text::width(word);
+    let rest = rest.trim_start();
+    let room = w.saturating_sub(used + 2);
+    let ranges = text::wrap_ranges(rest, room);
+    let first = ranges.first().map_or("", |r| &rest[r.clone()]);
+    let mut lines = vec![Line::from(vec![
+        Span::styled(item.to_string(), theme.title()),
+        Span::raw("  "),
+        Span::styled(word.to_string(), style),
+        Span::raw(format!("  {first}")),
+    ])];
+    if let Some(next) = ranges.get(1) {
+        for part in text::wrap(&rest[next.start..], w.saturating_sub(2)) {
+            lines.push(Line::raw(format!("  {part}")));
+        }
+    }
+    lines
+}
+
 fn indent(line: Line<'static>) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     spans.extend(line.spans);
@@ -120,9 +148,7 @@ pub(crate) fn review_lines(
             .map(|d| decision_word(&clean(d), lang))
             .unwrap_or_else(|| "?".into());
         let operator = r.operator.as_deref().map(clean);
-        let at = r
-            .decided_at_ms
-            .map(|at| app.shown_zone().format_rfc3339(at));
+        let at = r.decided_at_ms.map(|at| super::screen_time(app, at));
         match (operator, at) {
             (Some(operator), Some(at)) => t!(
                 lang,

@@ -2,7 +2,7 @@
 
 use ratatui::text::{Line, Span};
 
-use super::super::{Theme, text};
+use super::super::{Theme, screen_time, text};
 use super::compare::{self, Column};
 use crate::i18n::Lang;
 use crate::model::time::human_duration_in;
@@ -14,15 +14,9 @@ use crate::tui::app::msg::PayloadRef;
 use crate::tui::app::rows::attempt_ref;
 use crate::tui::app::{App, words};
 
-fn heading(app: &App, item: &str, rest: String, w: usize, theme: &Theme) -> Line<'static> {
-    let (word, style) = super::super::list::status(app, item, theme);
-    let used = text::width(item) + 2 + text::width(word);
-    Line::from(vec![
-        Span::styled(item.to_string(), theme.title()),
-        Span::raw("  "),
-        Span::styled(word.to_string(), style),
-        Span::raw(text::fit(&rest, w.saturating_sub(used))),
-    ])
+fn heading(app: &App, item: &str, rest: String, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let status = super::super::list::status(app, item, theme);
+    super::heading(item, status, &rest, w, theme)
 }
 
 fn wrapped(lines: &mut Vec<Line<'static>>, text_: &str, w: usize, style: ratatui::style::Style) {
@@ -42,7 +36,7 @@ pub fn conflict(
     let c = &snap.triage.conflicts[index];
     let item = c.item();
     let review = app.review(&item);
-    let mut lines = vec![heading(
+    let mut lines = heading(
         app,
         &item,
         format!(
@@ -56,7 +50,7 @@ pub fn conflict(
         ),
         w,
         theme,
-    )];
+    );
     wrapped(
         &mut lines,
         t!(lang, "screen.detail.conflict.explain"),
@@ -74,7 +68,7 @@ pub fn conflict(
             t!(
                 lang,
                 "screen.detail.conflict.original_facts",
-                time = app.shown_zone().format_rfc3339(r.created_ms),
+                time = screen_time(app, r.created_ms),
                 state = r.state.label_in(lang),
                 replays = snap.replays_of(r.id)
             )
@@ -83,7 +77,7 @@ pub fn conflict(
             head.push_str(&t!(lang, "screen.detail.conflict.original_absorbed", n = n));
         }
     }
-    lines.push(Line::raw(text::fit(&head, w)));
+    wrapped(&mut lines, &head, w, theme.plain());
     for (i, a) in c.attempts.iter().enumerate() {
         let source = match a.source {
             AttemptSource::KeyConflicts => {
@@ -98,7 +92,7 @@ pub fn conflict(
             source = source
         );
         if let Some(at) = a.at_ms {
-            line.push_str(&format!("  {}", app.shown_zone().format_rfc3339(at)));
+            line.push_str(&format!("  {}", screen_time(app, at)));
             if let Some(first) = original_ms {
                 line.push_str(&format!(
                     "  {}",
@@ -110,7 +104,7 @@ pub fn conflict(
                 ));
             }
         }
-        lines.push(Line::raw(text::fit(&line, w)));
+        wrapped(&mut lines, &line, w, theme.plain());
     }
     lines.push(Line::raw(""));
     let mut columns = vec![Column {
@@ -152,22 +146,21 @@ pub fn stuck(
     let review = app.review(&item);
     let r = snap.receipt(s.receipt_id);
     let age = human_duration_in(app.age_ms(s.age_ms), lang);
-    let mut lines = vec![heading(
+    let mut lines = heading(
         app,
         &item,
         format!("  {}", t!(lang, "screen.detail.stuck.heading", age = age)),
         w,
         theme,
-    )];
-    let zone = app.shown_zone();
+    );
     let mut facts = vec![t!(lang, "screen.detail.receipt", id = s.receipt_id)];
     if let Some(r) = r {
-        let since = zone.format_rfc3339(r.created_ms);
+        let since = screen_time(app, r.created_ms);
         facts.push(t!(lang, "screen.detail.stuck.since", time = since));
         let state = r.state.label_in(lang);
         facts.push(t!(lang, "screen.detail.stuck.state", state = state));
         if let Some(u) = r.updated_ms {
-            let updated = zone.format_rfc3339(u);
+            let updated = screen_time(app, u);
             facts.push(t!(lang, "screen.detail.stuck.updated", time = updated));
         }
     }
@@ -255,7 +248,6 @@ pub fn log_entry(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let lang = app.lang;
-    let zone = app.shown_zone();
     let l = &snap.log[index];
     let mut lines = vec![Line::styled(
         text::fit(&t!(lang, "screen.detail.log.heading", id = l.id), w),
@@ -263,7 +255,7 @@ pub fn log_entry(
     )];
     let when = l
         .decided_at_ms
-        .map(|t| zone.format_rfc3339(t))
+        .map(|t| screen_time(app, t))
         .unwrap_or_else(|| "?".into());
     wrapped(
         &mut lines,
@@ -281,7 +273,11 @@ pub fn log_entry(
     let ids: Vec<String> = l.receipt_ids.iter().map(|id| format!("#{id}")).collect();
     wrapped(
         &mut lines,
-        &t!(lang, "screen.detail.log.receipts", ids = ids.join(", ")),
+        &t!(
+            lang,
+            "screen.detail.log.receipts",
+            ids = ids.join(t!(lang, "words.list.comma"))
+        ),
         w,
         theme.plain(),
     );
