@@ -594,6 +594,9 @@ fn an_already_resolved_item_is_not_decided_again() {
         "{text}"
     );
     assert!(text.contains("u undoes"), "{text}");
+    // In the operator's zone, as the list shows times; never raw RFC 3339.
+    assert!(!text.contains("T11:15"), "{text}");
+    assert!(text.contains("2026-11-29 "), "{text}");
 }
 
 #[test]

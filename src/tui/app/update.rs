@@ -932,7 +932,7 @@ fn decide(app: &mut App, decision: Decision, effects: &mut Vec<Effect>) {
         let by = review.operator.as_deref().map(|op| inline(op, 40));
         let at = review
             .decided_at_ms
-            .map(|at| app.shown_zone().format_rfc3339(at));
+            .map(|at| app.shown_zone().format_minutes(at));
         let text = words::already_resolved(
             &item,
             review.decision.as_deref(),
