@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::i18n::Lang;
 use receipt_review::model::{Millis, ReceiptState, Settings};
@@ -18,6 +20,7 @@ use receipt_review::triage::model::{
 use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::{Effect, ItemDecision, Msg, PayloadRef};
 use receipt_review::tui::app::{App, update};
+use receipt_review::tui::canvas::draw;
 
 /// 2026-11-29T10:15:30.123Z
 pub const T0: Millis = 1_795_947_330_123;
@@ -759,4 +762,38 @@ pub fn next_answer(rx: &std::sync::mpsc::Receiver<Msg>) -> Msg {
             Err(e) => panic!("hung: no answer ({e})"),
         }
     }
+}
+
+/// The screen's rows as a person reads them (a wide character once).
+pub fn rows(app: &App, width: u16, height: u16) -> Vec<String> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < width {
+                let symbol = buffer[(x, y)].symbol();
+                row.push_str(symbol);
+                x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
+            }
+            row
+        })
+        .collect()
+}
+
+/// The selected row's item id.
+pub fn selected_item(app: &App) -> Option<String> {
+    let tab = app.tab;
+    let row = *app.rows(tab).get(app.pos(tab).selected)?;
+    app.row_id(tab, row)
+}
+
+/// The status line's text.
+pub fn status(app: &App) -> String {
+    app.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
 }

@@ -2,30 +2,7 @@
 //! between receipt numbers, no database words, the desk's own phrasing.
 
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use receipt_review::i18n::Lang;
-use receipt_review::tui::app::App;
-use receipt_review::tui::canvas::draw;
-
-/// The screen's rows as a person reads them (a wide character once).
-fn rows(app: &App, width: u16, height: u16) -> Vec<String> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| {
-            let mut row = String::new();
-            let mut x = 0;
-            while x < width {
-                let symbol = buffer[(x, y)].symbol();
-                row.push_str(symbol);
-                x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
-            }
-            row
-        })
-        .collect()
-}
 
 fn typed(lang: Lang, keys: &str, (width, height): (u16, u16)) -> Vec<String> {
     let fx = fixture();

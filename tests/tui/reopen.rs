@@ -22,19 +22,6 @@ fn screen(app: &App, width: u16, height: u16) -> String {
     terminal.backend().to_string()
 }
 
-fn selected_item(app: &App) -> Option<String> {
-    let tab = app.tab;
-    let row = *app.rows(tab).get(app.pos(tab).selected)?;
-    app.row_id(tab, row)
-}
-
-fn status(app: &App) -> String {
-    app.status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default()
-}
-
 /// The fixture with `item` selected on the Duplicates tab.
 fn on_group(fx: &Fixture, lang: Lang, item: &str, width: u16, height: u16) -> App {
     let mut app = loaded_in(lang, fx, width, height);

@@ -2,11 +2,8 @@
 //! in both languages, with counts as large as a real day's.
 
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use receipt_review::i18n::Lang;
 use receipt_review::tui::app::App;
-use receipt_review::tui::canvas::draw;
 
 /// The fixture's screen, its counts those of a busy demo database: the
 /// widest a tab bar has to hold (three digits for duplicates, four for the log).
@@ -21,24 +18,6 @@ fn busy(lang: Lang, width: u16, height: u16) -> App {
     c.damaged = 3;
     c.log = 1024;
     app
-}
-
-fn rows(app: &App, width: u16, height: u16) -> Vec<String> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| {
-            let mut row = String::new();
-            let mut x = 0;
-            while x < width {
-                let symbol = buffer[(x, y)].symbol();
-                row.push_str(symbol);
-                x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
-            }
-            row
-        })
-        .collect()
 }
 
 /// The tab bar's row: the one that starts with the first tab's number.

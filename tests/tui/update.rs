@@ -10,19 +10,6 @@ use receipt_review::tui::app::{
     App, ClassFilter, Focus, Overlay, Selected, StatusKind, Tab, update,
 };
 
-fn selected_item(app: &App) -> Option<String> {
-    let tab = app.tab;
-    let row = *app.rows(tab).get(app.pos(tab).selected)?;
-    app.row_id(tab, row)
-}
-
-fn status(app: &App) -> String {
-    app.status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default()
-}
-
 fn decide_effect(effects: &[Effect]) -> &ItemDecision {
     match effects {
         [Effect::Decide(request)] => request,
