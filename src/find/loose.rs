@@ -19,8 +19,6 @@
 
 use std::borrow::Cow;
 
-use super::prefilter::OTHER;
-
 /// True for what may part the digits of a phone number (NFKC has made
 /// full-width forms ASCII; the long vowel mark is how a Japanese keyboard
 /// often types a dash).
@@ -51,78 +49,156 @@ fn drops(left: Option<char>, right: Option<char>, only_spaces: bool) -> bool {
 
 /// The compact form of a folded text (see the module's comment).
 pub fn compact(text: &str) -> Cow<'_, str> {
-    // Nothing is left out of a text without a space, dash or bracket (most
-    // emails, keys and numbers): no allocation.
-    let candidate = |b: u8| matches!(b, b' ' | b'-' | b'(' | b')' | 0xE2 | 0xE3);
-    if !text.bytes().any(candidate) {
-        return Cow::Borrowed(text);
-    }
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        if !parts_digits(chars[i]) {
-            out.push(chars[i]);
-            i += 1;
-            continue;
+    // What is kept is copied a stretch at a time, and nothing is allocated
+    // for a text with nothing left out (most texts): this runs over every
+    // text the screen's filter holds, and over whole payloads when a name or
+    // a number is searched for.
+    let mut out: Option<String> = None;
+    let mut from = 0;
+    left_out(text, |gone| {
+        let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        out.push_str(&text[from..gone.start]);
+        from = gone.end;
+    });
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[from..]);
+            Cow::Owned(out)
         }
-        let end = i + chars[i..].iter().take_while(|&&c| parts_digits(c)).count();
-        let (left, right) = (out.chars().next_back(), chars.get(end).copied());
-        if !drops(left, right, false) {
-            // Within the run, spaces between two Japanese characters.
-            let mut j = i;
-            while j < end {
-                let stop = j + chars[j..end].iter().take_while(|&&c| c == ' ').count();
-                if stop == j {
-                    out.push(chars[j]);
-                    j += 1;
-                    continue;
-                }
-                let before = if j == i { left } else { Some(chars[j - 1]) };
-                let after = if stop == end {
-                    right
-                } else {
-                    Some(chars[stop])
-                };
-                if !drops(before, after, true) {
-                    out.extend(&chars[j..stop]);
-                }
-                j = stop;
-            }
-        }
-        i = end;
-    }
-    if out.len() == text.len() {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(out)
     }
 }
 
-/// [`compact`] of a payload's projection, as far as an ASCII query can
-/// tell, into `out`: a run of spaces, dashes and brackets between two digits
-/// is left out. A kana or kanji stands there as one byte, which may have
-/// been a long vowel mark between digits: it is left out between digits
-/// too. So this leaves out all that [`compact`] does around ASCII, and an
-/// ASCII compact query found in a value is always found here.
-pub fn compact_projected(projected: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    out.reserve(projected.len());
-    let parts = |b: u8| matches!(b, b' ' | b'-' | b'(' | b')' | OTHER);
-    let digit = |b: Option<&u8>| b.is_some_and(u8::is_ascii_digit);
-    let mut i = 0;
-    while i < projected.len() {
-        let b = projected[i];
-        if !parts(b) {
-            out.push(b);
-            i += 1;
+/// Calls `each` with the runs of letters and digits (and `+`) of the
+/// compact form of `text` that hold a place where something was left out
+/// (`渡辺美咲` of `お名前: 渡辺 美咲`, `07043500720` of `tel 070-4350-0720`), in
+/// order. A loose query ([`Loose`]) is such a run or part of one, so it is
+/// found in the compact form exactly when it is found in the text itself
+/// or in one of these: the screen's filter keeps only these beside a text.
+pub fn joined(text: &str, mut each: impl FnMut(&str)) {
+    let mut gone = Vec::new();
+    left_out(text, |r| gone.push(r));
+    if gone.is_empty() {
+        return;
+    }
+    // The compact form, and where in it something was left out.
+    let mut compact = String::with_capacity(text.len());
+    let mut seams = Vec::with_capacity(gone.len());
+    let mut from = 0;
+    for r in gone {
+        compact.push_str(&text[from..r.start]);
+        seams.push(compact.len());
+        from = r.end;
+    }
+    compact.push_str(&text[from..]);
+    let in_run = |c: char| c.is_alphanumeric() || c == '+';
+    let mut done = 0;
+    for seam in seams {
+        if seam < done {
             continue;
         }
-        let end = i + projected[i..].iter().take_while(|&&b| parts(b)).count();
-        if !(digit(out.last()) && digit(projected.get(end))) {
-            out.extend_from_slice(&projected[i..end]);
+        let start = compact[..seam]
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| in_run(c))
+            .last()
+            .map_or(seam, |(i, _)| i);
+        let end = seam
+            + compact[seam..]
+                .chars()
+                .take_while(|&c| in_run(c))
+                .map(char::len_utf8)
+                .sum::<usize>();
+        if start < seam && seam < end {
+            each(&compact[start..end]);
+        }
+        done = end.max(seam + 1);
+    }
+}
+
+/// The length of the character at `at` when it may part digits
+/// ([`parts_digits`]), else 0: read from the bytes, as most bytes of a text
+/// are none.
+#[inline]
+fn parting(bytes: &[u8], at: usize) -> usize {
+    let Some(&b) = bytes.get(at) else {
+        return 0;
+    };
+    match b {
+        b' ' | b'-' | b'(' | b')' => 1,
+        0xE2 | 0xE3 => match bytes.get(at + 1..at + 3) {
+            // U+2010–U+2015, U+2212, U+30FC.
+            Some([0x80, 0x90..=0x95] | [0x88, 0x92]) if b == 0xE2 => 3,
+            Some([0x83, 0xBC]) if b == 0xE3 => 3,
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// Calls `each` with the byte ranges of `text` its compact form leaves
+/// out, in order.
+fn left_out(text: &str, mut each: impl FnMut(std::ops::Range<usize>)) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    // Only a run after a digit or one with a space can lose anything: any
+    // other is kept, and bounds what is around it as it would if it were
+    // text. So only spaces and digits are looked for (a continuation byte
+    // is never one of them).
+    while i < bytes.len() {
+        let b = bytes[i];
+        let n = if b == b' ' {
+            1
+        } else if b.is_ascii_digit() {
+            i += 1;
+            parting(bytes, i)
+        } else {
+            0
+        };
+        if n == 0 {
+            if b != b' ' && !b.is_ascii_digit() {
+                i += 1;
+            }
+            continue;
+        }
+        // The whole run, and what bounds it.
+        let start = i;
+        let mut end = i + n;
+        let mut spaces = bytes[i] == b' ';
+        while let n @ 1.. = parting(bytes, end) {
+            spaces |= bytes[end] == b' ';
+            end += n;
         }
         i = end;
+        let left = text[..start].chars().next_back();
+        let right = text[end..].chars().next();
+        if drops(left, right, false) {
+            each(start..end);
+            continue;
+        }
+        if !spaces {
+            continue;
+        }
+        // Within it, runs of spaces between two Japanese characters.
+        let run = &text[start..end];
+        let (mut near, mut spaced) = (left, None);
+        for (k, d) in run.char_indices() {
+            if d == ' ' {
+                spaced.get_or_insert(k);
+                continue;
+            }
+            if let Some(s) = spaced.take()
+                && drops(near, Some(d), true)
+            {
+                each(start + s..start + k);
+            }
+            near = Some(d);
+        }
+        if let Some(s) = spaced
+            && drops(near, right, true)
+        {
+            each(start + s..end);
+        }
     }
 }
 
@@ -171,6 +247,16 @@ impl Loose {
 
     /// True when the compact form of a folded `text` holds the query.
     pub fn found_in(&self, text: &str) -> bool {
+        // Characters are never split: a text without the query's first and
+        // last is not compacted (most texts, for a name).
+        let ends = |f: &String| {
+            let mut chars = f.chars();
+            chars.next().is_some_and(|c| text.contains(c))
+                && chars.next_back().is_none_or(|c| text.contains(c))
+        };
+        if !self.forms.iter().any(ends) {
+            return false;
+        }
         let compact = compact(text);
         self.forms.iter().any(|f| compact.contains(f.as_str()))
     }
@@ -186,6 +272,7 @@ impl Loose {
 
 #[cfg(test)]
 mod tests {
+    use super::super::prefilter::{LONG_MARK, project, project_compact};
     use super::*;
 
     #[test]
@@ -220,6 +307,43 @@ mod tests {
             "",
         ] {
             assert!(matches!(compact(text), Cow::Borrowed(_)), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_runs_a_left_out_run_joined() {
+        let runs = |text: &str| {
+            let mut out = Vec::new();
+            joined(text, |r| out.push(r.to_string()));
+            out
+        };
+        assert_eq!(runs("お名前: 渡辺 美咲 様"), ["渡辺美咲様"]);
+        assert_eq!(
+            runs("tel 070-4350-0720, or +81 70 4350 0720."),
+            ["07043500720", "+817043500720"]
+        );
+        assert_eq!(runs("渡辺 美咲 070-1"), ["渡辺美咲", "0701"]);
+        assert!(runs("misaki watanabe, call 0701").is_empty());
+        assert!(runs("").is_empty());
+    }
+
+    proptest::proptest! {
+        /// A loose query is in the compact form exactly when it is in the
+        /// text or in one of the runs a left-out run joined.
+        #[test]
+        fn the_joined_runs_answer_for_the_compact_form(
+            text in pieces(&["0", "1", " ", "-", "(", "ー", "漢", "字", "a", "+", "."]),
+            query in pieces(&["0", "1", "漢", "字", "a", "+"]),
+        ) {
+            let text = crate::triage::text::normalize_text(&text);
+            if let Some(loose) = Loose::of(&query) {
+                let mut runs = Vec::new();
+                joined(&text, |r| runs.push(r.to_string()));
+                let split = loose.forms().iter().any(|f| {
+                    text.contains(f.as_str()) || runs.iter().any(|r| r.contains(f.as_str()))
+                });
+                proptest::prop_assert_eq!(split, loose.found_in(&text));
+            }
         }
     }
 
@@ -290,12 +414,9 @@ mod tests {
         ] {
             let value = crate::triage::text::normalize_text(text);
             let mut projected = Vec::new();
-            assert!(
-                super::super::prefilter::project(text, &mut projected),
-                "{text}"
-            );
-            let mut out = Vec::new();
-            compact_projected(&projected, &mut out);
+            assert!(project(text, &mut projected), "{text}");
+            let mut buffer = Vec::new();
+            let out = compact_projected(&projected, &mut buffer);
             let compacted = compact(&value);
             // What an ASCII compact query can be: letters, digits, `+`.
             let query_char = |c: char| c.is_ascii_alphanumeric() || c == '+';
@@ -304,7 +425,7 @@ mod tests {
                 .filter(|p| !p.is_empty())
             {
                 assert!(
-                    memchr::memmem::find(&out, piece.as_bytes()).is_some(),
+                    memchr::memmem::find(out, piece.as_bytes()).is_some(),
                     "{piece:?} of {text:?}"
                 );
             }
@@ -316,7 +437,79 @@ mod tests {
         proptest::collection::vec(prop::sample::select(parts), 0..12).prop_map(|p| p.concat())
     }
 
+    /// What [`super::super::prefilter::project_compact`] writes, by
+    /// definition: the projection, then a run of spaces, dashes, brackets and
+    /// long vowel marks between two digits left out.
+    fn compact_projected<'a>(projected: &'a [u8], out: &'a mut Vec<u8>) -> &'a [u8] {
+        let parts = |b: u8| matches!(b, b' ' | b'-' | b'(' | b')' | LONG_MARK);
+        out.clear();
+        let (mut from, mut i, n) = (0, 0, projected.len());
+        let mut dropped = false;
+        while i + 1 < n {
+            if !(projected[i].is_ascii_digit() && parts(projected[i + 1])) {
+                i += 1;
+                continue;
+            }
+            let end = i + 1 + projected[i + 1..].iter().take_while(|&&b| parts(b)).count();
+            if projected.get(end).is_some_and(u8::is_ascii_digit) {
+                out.extend_from_slice(&projected[from..=i]);
+                from = end;
+                dropped = true;
+            }
+            i = end;
+        }
+        if !dropped {
+            return projected;
+        }
+        out.extend_from_slice(&projected[from..]);
+        out
+    }
+
+    /// The compact form by definition, a character at a time.
+    fn by_definition(text: &str) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if !parts_digits(chars[i]) {
+                out.push(chars[i]);
+                i += 1;
+                continue;
+            }
+            let end = i + chars[i..].iter().take_while(|&&c| parts_digits(c)).count();
+            let (left, right) = (chars[..i].last().copied(), chars.get(end).copied());
+            if !drops(left, right, false) {
+                for j in i..end {
+                    let is_space = |k: usize| chars.get(k) == Some(&' ');
+                    // The space run this space is in, and what bounds it.
+                    let (mut a, mut b) = (j, j + 1);
+                    while a > i && is_space(a - 1) {
+                        a -= 1;
+                    }
+                    while b < end && is_space(b) {
+                        b += 1;
+                    }
+                    let near = |k: Option<usize>| k.and_then(|k| chars.get(k).copied());
+                    let before = if a == 0 { None } else { near(Some(a - 1)) };
+                    let gone = chars[j] == ' ' && drops(before, near(Some(b)), true);
+                    if !gone {
+                        out.push(chars[j]);
+                    }
+                }
+            }
+            i = end;
+        }
+        out
+    }
+
     proptest::proptest! {
+        #[test]
+        fn compact_is_its_definition(
+            text in pieces(&["0", "1", " ", "  ", "-", "(", ")", "ー", "漢", "字", "あ", "a", "+", "\u{2212}", "x"]),
+        ) {
+            proptest::prop_assert_eq!(compact(&text), by_definition(&text));
+        }
+
         /// Whatever the text, an ASCII compact query its compact form
         /// holds is held by the compact form of its projection.
         #[test]
@@ -325,12 +518,16 @@ mod tests {
             query in pieces(&["0", "1", "7", "a", "+"]),
         ) {
             let mut projected = Vec::new();
-            proptest::prop_assert!(super::super::prefilter::project(&text, &mut projected));
-            let mut out = Vec::new();
-            compact_projected(&projected, &mut out);
+            proptest::prop_assert!(project(&text, &mut projected));
+            let mut buffer = Vec::new();
+            let out = compact_projected(&projected, &mut buffer);
+            // Written in one pass, it is what it is by definition.
+            let mut at_once = Vec::new();
+            proptest::prop_assert!(project_compact(&text, &mut at_once));
+            proptest::prop_assert_eq!(&at_once[..], out);
             let value = crate::triage::text::normalize_text(&text);
             if !query.is_empty() && compact(&value).contains(query.as_str()) {
-                proptest::prop_assert!(memchr::memmem::find(&out, query.as_bytes()).is_some());
+                proptest::prop_assert!(memchr::memmem::find(out, query.as_bytes()).is_some());
             }
         }
 

@@ -11,14 +11,81 @@
 //! projection: the projection only ever lets too many payloads through.
 
 /// Stands for a character that cannot be part of a needle's match.
-pub(super) const OTHER: u8 = 0xFF;
+const OTHER: u8 = 0xFF;
+
+/// Stands for the long vowel mark `ー`, which cannot be part of a needle's
+/// match either.
+pub(super) const LONG_MARK: u8 = 0xFE;
 
 /// Writes the projection of `text` (a JSON text: its escapes are read as
 /// what they stand for) into `out`; false when `text` holds a character
 /// this cannot project (then `out` is to be ignored).
 pub fn project(text: &str, out: &mut Vec<u8>) -> bool {
-    out.clear();
-    out.reserve(text.len());
+    project_into(text, &mut Sink::<false>::new(out))
+}
+
+/// [`project`], compacted as [`super::loose`] compacts a text, as far as an
+/// ASCII query can tell: a run of spaces, dashes, brackets and long vowel
+/// marks between two digits is left out (what is left out between Japanese
+/// characters no ASCII query holds). So an ASCII compact query found in a
+/// value's compact form is always found here.
+pub fn project_compact(text: &str, out: &mut Vec<u8>) -> bool {
+    project_into(text, &mut Sink::<true>::new(out))
+}
+
+/// An ASCII text (a request key) lower-cased into `out`, compacted when
+/// `compact` is set: the projection of a text that is no JSON.
+pub fn lower_ascii(text: &str, compact: bool, out: &mut Vec<u8>) {
+    debug_assert!(text.is_ascii());
+    fn each<const COMPACT: bool>(text: &str, out: &mut Vec<u8>) {
+        let mut sink = Sink::<COMPACT>::new(out);
+        for b in text.bytes() {
+            sink.push(b.to_ascii_lowercase());
+        }
+    }
+    match compact {
+        true => each::<true>(text, out),
+        false => each::<false>(text, out),
+    }
+}
+
+/// Where a projection is written; when compacting, a run of what parts
+/// digits is taken back as soon as a digit follows it (one pass: this runs
+/// over every payload when a phone number is searched for).
+struct Sink<'a, const COMPACT: bool> {
+    out: &'a mut Vec<u8>,
+    /// Where a run after a digit began, or [`NO_RUN`].
+    run: usize,
+}
+
+const NO_RUN: usize = usize::MAX;
+
+impl<'a, const COMPACT: bool> Sink<'a, COMPACT> {
+    fn new(out: &'a mut Vec<u8>) -> Self {
+        out.clear();
+        Sink { out, run: NO_RUN }
+    }
+
+    #[inline]
+    fn push(&mut self, b: u8) {
+        if COMPACT {
+            if matches!(b, b' ' | b'-' | b'(' | b')' | LONG_MARK) {
+                if self.run == NO_RUN && self.out.last().is_some_and(u8::is_ascii_digit) {
+                    self.run = self.out.len();
+                }
+            } else if self.run != NO_RUN {
+                if b.is_ascii_digit() {
+                    self.out.truncate(self.run);
+                }
+                self.run = NO_RUN;
+            }
+        }
+        self.out.push(b);
+    }
+}
+
+fn project_into<const COMPACT: bool>(text: &str, out: &mut Sink<'_, COMPACT>) -> bool {
+    out.out.reserve(text.len());
     let mut space = false;
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -71,7 +138,8 @@ fn escape(rest: &[u8]) -> Option<(u32, usize)> {
 }
 
 /// Appends one character's projection; false when it has none.
-fn put(u: u32, space: &mut bool, out: &mut Vec<u8>) -> bool {
+#[inline]
+fn put<const COMPACT: bool>(u: u32, space: &mut bool, out: &mut Sink<'_, COMPACT>) -> bool {
     if matches!(u, 0x09..=0x0D | 0x20 | 0x3000) {
         *space = true;
         return true;
@@ -83,9 +151,12 @@ fn put(u: u32, space: &mut bool, out: &mut Vec<u8>) -> bool {
         0..=0x7F => out.push((u as u8).to_ascii_lowercase()),
         // Full-width ASCII: NFKC makes it ASCII.
         0xFF01..=0xFF5E => out.push(((u - 0xFEE0) as u8).to_ascii_lowercase()),
+        // The long vowel mark (full and half width) stands apart: between
+        // digits it is a dash (see `super::loose`).
+        0x30FC | 0xFF70 => out.push(LONG_MARK),
         // Hiragana, katakana (with their sound marks), CJK ideographs,
-        // Japanese punctuation and brackets, the katakana middle dot and
-        // long vowel mark, half-width katakana: never ASCII once folded.
+        // Japanese punctuation and brackets, the katakana middle dot,
+        // half-width katakana: never ASCII once folded.
         0x3041..=0x3096
         | 0x3099..=0x309E
         | 0x30A1..=0x30FE

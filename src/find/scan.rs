@@ -8,7 +8,9 @@
 //! keeps its punctuation, and each value's folded text is found inside it, so
 //! the test can only let too many through, never too few; those it lets
 //! through are parsed and looked at value by value. A payload with escapes
-//! (`\u00e9`, `\n`) is always parsed.
+//! (`\u00e9`, `\n`) is always parsed. A name or a phone number
+//! ([`super::loose`]) is looked for in compact forms: of the projection
+//! (compacted as it is written), of the folded text, of each value.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -16,7 +18,7 @@ use std::collections::{BinaryHeap, HashMap};
 use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
-use super::loose::compact_projected;
+use super::prefilter;
 use super::query::Query;
 use crate::model::time::parse_time_ref;
 use crate::model::{Millis, ReceiptId, Row, RowSink};
@@ -155,8 +157,6 @@ struct Matcher<'q> {
     tallies: HashMap<String, Tally>,
     folded: String,
     projected: Vec<u8>,
-    /// The projection's compact form, for a name or a phone number.
-    compacted: Vec<u8>,
     /// For a name or a phone number: its compact forms.
     loose_finders: Vec<Finder<'q>>,
     /// Whether each scope seen holds the needle.
@@ -174,7 +174,6 @@ impl<'q> Matcher<'q> {
             tallies: HashMap::new(),
             folded: String::new(),
             projected: Vec::new(),
-            compacted: Vec::new(),
             loose_finders: query
                 .loose
                 .iter()
@@ -227,12 +226,11 @@ impl<'q> Matcher<'q> {
         }
         if let Some(k) = row.request_key {
             let found = if k.is_ascii() && !k.bytes().any(|b| b.is_ascii_whitespace()) {
-                self.projected.clear();
-                self.projected
-                    .extend(k.bytes().map(|b| b.to_ascii_lowercase()));
+                prefilter::lower_ascii(k, loose.is_some(), &mut self.projected);
+                let hay = &self.projected;
                 match loose {
-                    Some(l) => std::str::from_utf8(&self.projected).is_ok_and(|k| l.found_in(k)),
-                    None => finder.find(&self.projected).is_some(),
+                    Some(_) => self.loose_finders.iter().any(|f| f.find(hay).is_some()),
+                    None => finder.find(hay).is_some(),
                 }
             } else {
                 holds(&normalize_text(k))
@@ -242,13 +240,18 @@ impl<'q> Matcher<'q> {
             }
         }
         let payload = row.payload.ok()?;
-        // Kana and ideographs stand as one byte there: only an ASCII needle is looked for in it.
-        if needle.is_ascii() && super::prefilter::project(payload, &mut self.projected) {
+        // Kana and ideographs stand as one byte there: only an ASCII needle
+        // is looked for in it (a name or a number in its compact form).
+        let projected = needle.is_ascii()
+            && match loose {
+                Some(_) => prefilter::project_compact(payload, &mut self.projected),
+                None => prefilter::project(payload, &mut self.projected),
+            };
+        if projected {
             // Not in the projection: in no value.
             match loose {
                 Some(_) => {
-                    compact_projected(&self.projected, &mut self.compacted);
-                    let hay = &self.compacted;
+                    let hay = &self.projected;
                     self.loose_finders.iter().find_map(|f| f.find(hay))?;
                 }
                 None => {

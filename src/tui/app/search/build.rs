@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::fold::{SEPARATOR, normalize_query};
 use super::signature::Signature;
 use super::{CHUNK, Chunk, Owners, SearchIndex, TabIndex};
-use crate::find::loose::compact;
+use crate::find::loose::joined;
 use crate::model::ReceiptId;
 use crate::reading::{Snapshot, View};
 use crate::triage::model::MatchKind;
@@ -259,7 +259,7 @@ struct RowTexts<'s> {
 /// receipts are still being read hold little more than their scopes.
 const SIGNED_FROM: usize = 64;
 
-/// A row's text and compact texts (the old index's, or made anew) and its
+/// A row's text and joined runs (the old index's, or made anew) and its
 /// signature when the old index kept it (worked out only for a chunk that
 /// keeps signatures).
 type RowText<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, Option<Signature>);
@@ -448,7 +448,7 @@ impl Builder {
     }
 }
 
-/// The text, compact texts and signature of the row of `old` with these
+/// The text, joined runs and signature of the row of `old` with these
 /// receipts and fingerprint, looked for at the same place first, then by
 /// its first receipt in `lookup`.
 fn copy<'o>(
@@ -482,8 +482,8 @@ fn copy<'o>(
 
 impl<'s> RowTexts<'s> {
     /// The row's texts, de-duplicated, each ended by the separator, and
-    /// the compact forms of those that have one of their own (likewise);
-    /// the row is left empty for the next.
+    /// the runs their compact forms joined (likewise, see
+    /// [`crate::find::loose::joined`]); the row is left empty for the next.
     fn take(&mut self) -> (Vec<u8>, Vec<u8>) {
         self.row.sort_unstable();
         self.row.dedup();
@@ -492,10 +492,10 @@ impl<'s> RowTexts<'s> {
         for t in self.row.drain(..) {
             text.extend_from_slice(t.as_bytes());
             text.push(SEPARATOR);
-            if let Cow::Owned(c) = compact(&t) {
-                loose.extend_from_slice(c.as_bytes());
+            joined(&t, |run| {
+                loose.extend_from_slice(run.as_bytes());
                 loose.push(SEPARATOR);
-            }
+            });
         }
         (text, loose)
     }

@@ -85,14 +85,14 @@ struct Chunk {
     text: Vec<u8>,
     /// Where each row's texts end in `text`.
     ends: Vec<usize>,
-    /// Every row's compact texts ([`crate::find::loose`]), those that
-    /// differ from the text: a name or a phone number is looked for in
-    /// these too. Kept apart, so that a query that is neither never finds
-    /// them; few texts have any (names with a space, numbers with dashes),
-    /// so this holds a small part of what `text` holds.
+    /// Every row's runs of letters and digits that leaving out a space or
+    /// a dash joined (`渡辺美咲`, `07043500720`: see
+    /// [`crate::find::loose::joined`]), each ended by a `\n`: a name or a
+    /// phone number is looked for in these too. Kept apart, so that a
+    /// query that is neither never finds them; they are few and short
+    /// (names and numbers, not the messages around them).
     loose: Vec<u8>,
-    /// Where each row's compact texts end in `loose`; empty when no row
-    /// has any.
+    /// Where each row's runs end in `loose`; empty when no row has any.
     loose_ends: Vec<u32>,
     /// (receipt id, row in the chunk) for queries that are a receipt id, sorted.
     ids: Vec<(ReceiptId, u32)>,
@@ -198,7 +198,7 @@ impl Chunk {
         if row == 0 { 0 } else { self.ends[row - 1] }
     }
 
-    /// A row's compact texts.
+    /// A row's joined runs.
     fn loose_row(&self, row: usize) -> &[u8] {
         if self.loose_ends.is_empty() {
             return &[];
@@ -255,13 +255,13 @@ impl TabIndex {
         }
         let mut out = match Loose::of(query) {
             None => self.holding(query, among),
-            // A text whose compact form is itself holds it there or not at
-            // all: the texts, then the compact texts that differ.
+            // Found in a compact text when found in the text itself or in
+            // a run its compact form joined.
             Some(loose) => {
                 let mut rows: Vec<usize> = Vec::new();
                 for form in loose.forms() {
                     rows.extend(self.holding(form, among));
-                    rows.extend(self.holding_compact(form, among));
+                    rows.extend(self.holding_joined(form, among));
                 }
                 rows.sort_unstable();
                 rows.dedup();
@@ -288,9 +288,9 @@ impl TabIndex {
         out
     }
 
-    /// The rows (ascending, among `among` when given) whose compact texts
-    /// hold `needle`: one pass over each chunk's, which are short.
-    fn holding_compact(&self, needle: &str, among: Option<&[usize]>) -> Vec<usize> {
+    /// The rows (ascending, among `among` when given) with a joined run
+    /// holding `needle`: one pass over each chunk's, which are short.
+    fn holding_joined(&self, needle: &str, among: Option<&[usize]>) -> Vec<usize> {
         let finder = memmem::Finder::new(needle.as_bytes());
         let found: Vec<usize> = self
             .chunks
