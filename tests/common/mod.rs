@@ -1,7 +1,9 @@
 //! Shared by the integration tests (each binary includes it with `#[path]`):
-//! the binary, a small known database, and a pseudo-terminal to run it in.
+//! the binary, a small known database, a pseudo-terminal to run it in, and a
+//! PostgreSQL database of one's own.
 #![allow(dead_code)]
 
+pub mod pg;
 pub mod pty;
 
 use std::path::PathBuf;
