@@ -8,7 +8,6 @@
 //! server stopped), the thread finishes the queue and ends.
 
 mod apply;
-mod checkpoint;
 mod load;
 mod recent;
 
@@ -16,12 +15,10 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rusqlite::{OptionalExtension, params};
 use tokio::sync::oneshot;
 
 pub use apply::{Job, Outcome, completed_response, pending_response};
 use apply::{Seen, apply};
-use checkpoint::Checkpoints;
 use recent::Recent;
 
 use super::clock::Clock;
@@ -145,17 +142,17 @@ impl Writer {
         windows: &[load::FormWindow],
         clock: Clock,
     ) -> anyhow::Result<Self> {
+        let mut store = store;
         let now = clock.now_ms();
-        let recent = load::recent(store.connection(), windows, now)?;
-        let mut conn = store.into_connection();
-        let checkpoints = Checkpoints::start(&mut conn)?;
-        let store = IntakeStore::new(conn)?;
+        let recent = load::recent(store.database(), windows, now)?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
             .spawn(move || {
-                run(store, &checkpoints, recent, &clock, rx);
-                checkpoints.finish();
+                let store = run(store, recent, &clock, rx);
+                if let Err(e) = store.close() {
+                    super::log::line(&e.to_string());
+                }
             })?;
         Ok(Self {
             handle: WriterHandle { tx },
@@ -173,13 +170,14 @@ impl Writer {
 
 pub use load::FormWindow;
 
+/// Answers requests until every handle is gone; gives the store back to
+/// be closed.
 fn run(
     mut store: IntakeStore,
-    checkpoints: &Checkpoints,
     mut recent: Recent,
     clock: &Clock,
     rx: mpsc::Receiver<Request>,
-) {
+) -> IntakeStore {
     let mut reported: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
         let mut writes = Vec::new();
@@ -187,7 +185,7 @@ fn run(
         while let Some(request) = next.take() {
             match request {
                 Request::Lookup { scope, key, reply } => {
-                    let _ = reply.send(lookup(&store, &scope, &key));
+                    let _ = reply.send(lookup(&mut store, &scope, &key));
                 }
                 Request::Write(work, reply) => writes.push((work, reply)),
             }
@@ -198,7 +196,6 @@ fn run(
         if !writes.is_empty() {
             recent.forget_before(clock.now_ms());
             write_batch(&mut store, &mut recent, writes);
-            checkpoints.after_batch(store.connection());
             if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
                 let forgotten = recent.take_forgotten();
                 if !forgotten.is_empty() {
@@ -208,6 +205,7 @@ fn run(
             }
         }
     }
+    store
 }
 
 /// How often the log says that copies went unchecked: once a minute at most.
@@ -321,7 +319,7 @@ fn commit(
 
 /// A key's receipt: the one holding it, else the one an exact copy sent
 /// with it was absorbed into.
-fn lookup(store: &IntakeStore, scope: &str, key: &str) -> Result<Found, WriteError> {
+fn lookup(store: &mut IntakeStore, scope: &str, key: &str) -> Result<Found, WriteError> {
     let err = |e: StoreError| WriteError::Store(e.to_string());
     let found = match store.lookup(scope, key).map_err(err)? {
         Lookup::NotFoundYet => None,
@@ -332,20 +330,14 @@ fn lookup(store: &IntakeStore, scope: &str, key: &str) -> Result<Found, WriteErr
     if let Some((id, state)) = found {
         return Ok(Found::Receipt { id, state });
     }
-    let absorbed: Option<(ReceiptId, String)> = store
-        .connection()
-        .query_row(
-            "SELECT r.id, r.state FROM absorbed a JOIN receipts r ON r.id = a.receipt_id \
-             WHERE a.request_key = ?1 AND r.scope = ?2 ORDER BY a.id LIMIT 1",
-            params![key, scope],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
+    let absorbed = store
+        .database()
+        .absorbed_key_holder(scope, key)
         .map_err(|e| err(e.into()))?;
     Ok(match absorbed {
-        Some((id, state)) => Found::Receipt {
-            id,
-            state: ReceiptState::parse(&state).unwrap_or(ReceiptState::Completed),
+        Some(holder) => Found::Receipt {
+            id: holder.id,
+            state: ReceiptState::parse(&holder.state).unwrap_or(ReceiptState::Completed),
         },
         None => Found::NotYet,
     })

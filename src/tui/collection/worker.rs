@@ -15,7 +15,7 @@ use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
 use crate::review::{ExportFile, ExportFilter};
-use crate::storage::{self, Access, ChangeMark, Storage};
+use crate::storage::{self, Access, ChangeMark, Location, Storage};
 use crate::t;
 use crate::tui::app::indexed::IndexedSnapshot;
 use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef, Reopen, Reopened};
@@ -47,7 +47,7 @@ pub enum Request {
 
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
-    pub path: PathBuf,
+    pub location: Location,
     pub read_only: bool,
     pub settings: Settings,
     /// `--now` was given: analyse as of that time on every load.
@@ -73,7 +73,7 @@ impl Worker {
         } else {
             Access::PreferWrite
         };
-        let database = storage::open_database(&config.path, access)?;
+        let database = storage::open_database(&config.location, access)?;
         let (requests, inbox) = mpsc::channel();
         let handle = thread::Builder::new()
             .name("receipt-review-db".into())

@@ -6,11 +6,11 @@ use std::ops::ControlFlow;
 
 use rusqlite::{Transaction, TransactionBehavior};
 
-use super::backend::{ReviewRead, WriteTx};
-use super::error::LogError;
+use crate::storage::backend::{ReviewRead, WriteTx};
+use crate::storage::error::LogError;
 use super::open::Database;
 use super::review_log;
-use super::source::Source;
+use crate::storage::source::Source;
 use crate::model::{LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState};
 
 /// A write transaction on the database's connection; rolled back when

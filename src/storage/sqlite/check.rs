@@ -5,7 +5,7 @@
 use rusqlite::Connection;
 
 use super::open::Database;
-use super::source::{Related, RelationKind};
+use crate::storage::source::{Related, RelationKind};
 use crate::t;
 
 /// Ways the schema falls short of the contract. Empty when all is well.

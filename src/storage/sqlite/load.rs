@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use rusqlite::OptionalExtension;
 use rusqlite::types::ValueRef;
 
-use super::error::StorageError;
+use crate::storage::error::StorageError;
 use super::open::Database;
-use super::source::{ReceiptColumns, Source};
-use super::tally::{CountedTable, load_tally};
+use crate::storage::source::{ReceiptColumns, Source};
+use crate::storage::tally::{CountedTable, load_tally};
 use super::value::{bad_id, integer_id, is_overflow};
 use crate::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
 

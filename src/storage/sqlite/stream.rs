@@ -8,10 +8,10 @@
 
 use rusqlite::types::ValueRef;
 
-use super::error::StorageError;
+use crate::storage::error::StorageError;
 use super::load::Plan;
 use super::open::Database;
-use super::source::ReceiptColumns;
+use crate::storage::source::ReceiptColumns;
 use super::value::{bad_id_in, integer_id};
 use crate::model::{ReceiptId, Row, RowSource, TimeRef};
 
