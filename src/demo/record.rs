@@ -49,9 +49,14 @@ impl Recorder {
                 digest,
                 created_at,
             } => {
-                let id = batch
+                // An engine that cannot hold the row (a damaged time where
+                // the column takes only times) plants nothing.
+                let Some(id) = batch
                     .tx()
-                    .insert_raw(&ev.scope, &digest, &payload, &created_at)?;
+                    .insert_raw(&ev.scope, &digest, &payload, &created_at)?
+                else {
+                    return Ok(());
+                };
                 self.count_row(ev.ja);
                 if let Tag::Damaged(reason) = ev.tag {
                     self.summary.damaged.push(PlantedDamage {

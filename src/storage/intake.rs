@@ -146,13 +146,15 @@ pub trait IntakeTx: IntakeLookups {
 
     /// Inserts a row as given, whatever it holds (the demo plants damaged
     /// rows this way): completed, keyless, `created_at` as the text given.
+    /// `None` when the engine cannot hold such a row (a time column that
+    /// takes only times).
     fn insert_raw(
         &mut self,
         scope: &str,
         digest: &str,
         payload: &str,
         created_at: &str,
-    ) -> Result<ReceiptId, WriteFailure>;
+    ) -> Result<Option<ReceiptId>, WriteFailure>;
 
     /// `failed` → `in_flight` again; false when it was not failed.
     fn reclaim_failed(&mut self, id: ReceiptId, at_ms: Millis) -> Result<bool, WriteFailure>;

@@ -11,7 +11,8 @@
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
 //! - [`tally`]: replays and absorbed copies counted per receipt;
 //! - [`error`]: [`StorageError`], one clear line per failure, and [`LogError`];
-//! - `sqlite`: the SQLite engine, the embedded default.
+//! - `sqlite`: the SQLite engine, the embedded default;
+//! - `postgres`: the PostgreSQL engine, for a database a team shares.
 //!
 //! Reading needs only `SELECT` on `receipts`; all SQL is parameterised, and the
 //! only identifiers ever put into SQL are the fixed names of the contract.
@@ -20,6 +21,7 @@ pub mod backend;
 pub mod error;
 pub mod intake;
 pub mod location;
+mod postgres;
 pub mod source;
 mod sqlite;
 pub mod tally;
@@ -85,11 +87,7 @@ pub fn open_database_with(
     let location = location.into();
     match &location {
         Location::File(path) => sqlite::open_database(path, options),
-        Location::Postgres(_) => Err(StorageError::Other {
-            path: location.shown(),
-            context: "opening".into(),
-            detail: "PostgreSQL is not supported by this build".into(),
-        }),
+        Location::Postgres(_) => postgres::open_database(&location, options),
     }
 }
 
@@ -100,11 +98,7 @@ pub fn init(location: impl Into<Location>) -> Result<(), StorageError> {
     let location = location.into();
     match &location {
         Location::File(path) => sqlite::schema::init(path),
-        Location::Postgres(_) => Err(StorageError::Other {
-            path: location.shown(),
-            context: "init".into(),
-            detail: "PostgreSQL is not supported by this build".into(),
-        }),
+        Location::Postgres(_) => postgres::init(&location),
     }
 }
 
@@ -115,8 +109,6 @@ pub fn open_intake(
 ) -> Result<Box<dyn IntakeDatabase>, intake::OpenError> {
     match location {
         Location::File(path) => sqlite::intake::open(path, mode),
-        Location::Postgres(_) => Err(intake::OpenError::Refused(
-            "PostgreSQL is not supported by this build".into(),
-        )),
+        Location::Postgres(_) => postgres::intake::open(location, mode),
     }
 }

@@ -24,36 +24,7 @@ pub fn schema_problems(db: &Database) -> Vec<String> {
             )),
         }
     }
-    for (name, related) in [
-        ("key_conflicts", &source.key_conflicts),
-        ("replays", &source.replays),
-        ("absorbed", &source.absorbed),
-    ] {
-        if let Related::Unusable { kind, missing } = related {
-            let kind = match kind {
-                RelationKind::Table => t!(lang, "terms.relation.table"),
-                RelationKind::View => t!(lang, "terms.relation.view"),
-            };
-            let columns = missing.join(", ");
-            problems.push(if missing.len() == 1 {
-                t!(
-                    lang,
-                    "check.problem.related_without_column",
-                    name = name,
-                    kind = kind,
-                    columns = columns
-                )
-            } else {
-                t!(
-                    lang,
-                    "check.problem.related_without_columns",
-                    name = name,
-                    kind = kind,
-                    columns = columns
-                )
-            });
-        }
-    }
+    problems.extend(source.related_problems());
     problems
 }
 

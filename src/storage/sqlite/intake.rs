@@ -387,14 +387,14 @@ impl IntakeTx for SqliteIntakeTx<'_> {
         digest: &str,
         payload: &str,
         created_at: &str,
-    ) -> Result<ReceiptId, WriteFailure> {
+    ) -> Result<Option<ReceiptId>, WriteFailure> {
         self.tx
             .prepare_cached(
                 "INSERT INTO receipts (scope, request_key, digest, payload, state, response, created_at, updated_at) \
                  VALUES (?1, NULL, ?2, ?3, 'completed', NULL, ?4, ?4)",
             )?
             .execute(params![scope, digest, payload, created_at])?;
-        Ok(self.tx.last_insert_rowid())
+        Ok(Some(self.tx.last_insert_rowid()))
     }
 
     fn reclaim_failed(&mut self, id: ReceiptId, at_ms: Millis) -> Result<bool, WriteFailure> {

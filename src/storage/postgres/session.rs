@@ -1,0 +1,392 @@
+//! One reading on PostgreSQL: a `REPEATABLE READ READ ONLY` transaction, so
+//! that everything read until it ends (receipts, conflicts, tallies, the
+//! review log) is of one snapshot.
+//!
+//! Ids can commit out of order: a transaction that took id 100 may commit
+//! after the one that took 101. A reading therefore notes the ids below its
+//! highest that it did not see, and the snapshot's horizon (the first
+//! transaction id not yet begun). Once every transaction running then has
+//! ended (a later snapshot's oldest running id has passed the horizon), an
+//! id not seen will never commit; until then the next reading asks for them
+//! ([`Session::committed_below`]).
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::MutexGuard;
+
+use postgres::Client;
+
+use super::connect::error;
+use super::review_log;
+use super::rows::{self, Held};
+use super::schema::Shape;
+use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
+use crate::storage::backend::{ReadCursor, ReviewRead, Session};
+use crate::storage::error::{LogError, StorageError};
+use crate::storage::location::Location;
+use crate::storage::tally::{CountedTable, Tallies, Tally};
+
+/// The most unseen ids a cursor keeps; beyond it (a legacy table whose ids
+/// leave wide gaps) every reading is a full one.
+const MOST_PENDING: usize = 100_000;
+
+pub struct PgSession<'db> {
+    client: MutexGuard<'db, Client>,
+    shape: &'db Shape,
+    location: &'db Location,
+    /// The snapshot's oldest transaction still running, and the first not
+    /// yet begun.
+    xmin: u64,
+    xmax: u64,
+    ended: bool,
+}
+
+impl<'db> PgSession<'db> {
+    pub fn begin(
+        mut client: MutexGuard<'db, Client>,
+        shape: &'db Shape,
+        location: &'db Location,
+    ) -> Result<Self, StorageError> {
+        let err = |e: postgres::Error| error(location, "starting a read", &e);
+        client
+            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .map_err(err)?;
+        // The transaction's first query takes its snapshot.
+        let row = client
+            .query_one(
+                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, \
+                        pg_snapshot_xmax(pg_current_snapshot())::text",
+                &[],
+            )
+            .map_err(err)?;
+        let number = |i: usize| row.get::<_, String>(i).parse::<u64>().unwrap_or(0);
+        let (xmin, xmax) = (number(0), number(1));
+        Ok(Self {
+            client,
+            shape,
+            location,
+            xmin,
+            xmax,
+            ended: false,
+        })
+    }
+
+    fn error(&self, context: &str, e: &postgres::Error) -> StorageError {
+        error(self.location, context, e)
+    }
+
+    fn count_and_sum(&mut self, sql: &str, max: i64) -> Result<(i64, i128), StorageError> {
+        let row = self
+            .client
+            .query_one(sql, &[&max])
+            .map_err(|e| error(self.location, "counting receipts", &e))?;
+        let sum: String = row.get(1);
+        Ok((row.get(0), sum.parse().unwrap_or(0)))
+    }
+}
+
+impl Drop for PgSession<'_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+/// The ids above `from` and below the highest of `seen` (ascending) that
+/// `seen` lacks, added to `gaps` while it holds fewer than `room`; false
+/// when it ran out of room.
+fn note_gaps(gaps: &mut Vec<ReceiptId>, from: ReceiptId, seen: &[ReceiptId], room: usize) -> bool {
+    let mut before = from;
+    for &id in seen {
+        let mut missing = before.saturating_add(1);
+        while missing < id {
+            if gaps.len() >= room {
+                return false;
+            }
+            gaps.push(missing);
+            missing += 1;
+        }
+        before = before.max(id);
+    }
+    true
+}
+
+/// A sink that notes the ids it passes on.
+struct Noting<'s> {
+    inner: &'s mut dyn RowSink,
+    ids: Vec<ReceiptId>,
+}
+
+impl RowSink for Noting<'_> {
+    fn row(&mut self, row: &crate::model::Row<'_>) {
+        self.ids.push(row.id);
+        self.inner.row(row);
+    }
+
+    fn rows(&mut self, rows: &dyn RowSource) {
+        let mut buf = String::new();
+        for i in 0..rows.len() {
+            self.ids.push(rows.row(i, &mut buf).id);
+        }
+        self.inner.rows(rows);
+    }
+}
+
+impl Session for PgSession<'_> {
+    fn connections(&self) -> usize {
+        1
+    }
+
+    fn rows_each(&self) -> Option<u64> {
+        None
+    }
+
+    fn end(mut self: Box<Self>) -> Result<(), StorageError> {
+        self.ended = true;
+        self.client
+            .batch_execute("COMMIT")
+            .map_err(|e| error(self.location, "ending a read", &e))
+    }
+
+    fn receipts(
+        &mut self,
+        after: Option<&ReadCursor>,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(u64, ReadCursor), StorageError> {
+        let from = after.and_then(ReadCursor::last);
+        let sql = format!(
+            "{} WHERE \"id\" > $1 ORDER BY \"id\"",
+            rows::receipt_select(self.shape, false)
+        );
+        let mut noting = Noting {
+            inner: &mut *sinks[0],
+            ids: Vec::new(),
+        };
+        let (count, last) = rows::stream(
+            &mut self.client,
+            self.shape,
+            &sql,
+            &[&from.unwrap_or(i64::MIN)],
+            &mut noting,
+            progress,
+        )
+        .map_err(|e| self.error("reading receipts", &e))?;
+        let last = last.max(from);
+        // Ids a reading before this one did not see, still able to commit.
+        let mut pending: Vec<ReceiptId> = match after {
+            Some(c) if self.xmin < c.horizon() => c.pending().to_vec(),
+            _ => Vec::new(),
+        };
+        // Ids count from 1 in the schema's table; a table whose ids start
+        // far above has no gaps below its first.
+        let start = from.unwrap_or_else(|| match noting.ids.first() {
+            Some(&first) if first > MOST_PENDING as ReceiptId => first - 1,
+            _ => 0,
+        });
+        let cursor = if note_gaps(&mut pending, start, &noting.ids, MOST_PENDING) {
+            let horizon = if pending.is_empty() { 0 } else { self.xmax };
+            ReadCursor::up_to(last).with_pending(pending, horizon)
+        } else {
+            // Too many to keep: every later reading is a full one.
+            ReadCursor::up_to(last).with_pending(vec![ReceiptId::MIN], u64::MAX)
+        };
+        Ok((count, cursor))
+    }
+
+    fn committed_below(&mut self, cursor: &ReadCursor) -> Result<bool, StorageError> {
+        let pending = cursor.pending();
+        if pending.is_empty() {
+            return Ok(false);
+        }
+        if cursor.horizon() == u64::MAX {
+            return Ok(true);
+        }
+        let row = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM receipts WHERE \"id\" = ANY($1))",
+                &[&pending],
+            )
+            .map_err(|e| self.error("reading receipts", &e))?;
+        Ok(row.get(0))
+    }
+
+    fn receipts_by_id(
+        &mut self,
+        ids: &[ReceiptId],
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, StorageError> {
+        let sql = format!(
+            "{} WHERE \"id\" = ANY($1) ORDER BY \"id\"",
+            rows::receipt_select(self.shape, true)
+        );
+        let ids = ids.to_vec();
+        rows::stream(
+            &mut self.client,
+            self.shape,
+            &sql,
+            &[&ids],
+            &mut *sinks[0],
+            progress,
+        )
+        .map(|(count, _)| count)
+        .map_err(|e| self.error("reading receipts", &e))
+    }
+
+    fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError> {
+        let mut held: Vec<crate::model::RawReceipt> = Vec::new();
+        self.receipts_by_id(ids, &mut [&mut held], &mut |_| {})?;
+        Ok(Box::new(Held(held)))
+    }
+
+    fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError> {
+        rows::conflicts(&mut self.client, self.shape, after, false)
+            .map_err(|e| error(self.location, "reading key_conflicts", &e))
+    }
+
+    fn tally(&mut self, tally: &mut Tally) -> Result<(), StorageError> {
+        let table = tally.table();
+        let mut per_receipt = HashMap::new();
+        let mut total = 0u64;
+        if table.related(&self.shape.source).is_usable() {
+            let sql = format!(
+                "SELECT \"receipt_id\"::bigint, count(*) FROM \"{}\" GROUP BY 1",
+                table.name()
+            );
+            let rows = self
+                .client
+                .query(&sql, &[])
+                .map_err(|e| error(self.location, counting(table), &e))?;
+            for row in rows {
+                let n = u64::try_from(row.get::<_, i64>(1)).unwrap_or(0);
+                total = total.saturating_add(n);
+                if let Some(id) = row.get::<_, Option<i64>>(0) {
+                    per_receipt.insert(id, u32::try_from(n).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        tally.per_receipt = per_receipt;
+        tally.total = total;
+        Ok(())
+    }
+
+    fn holds(
+        &mut self,
+        max: ReceiptId,
+        count: usize,
+        sum: i128,
+        conflicts: &[RawConflict],
+        tallies: &Tallies,
+    ) -> Result<bool, StorageError> {
+        let (n, s) = self.count_and_sum(
+            "SELECT count(*), coalesce(sum(\"id\"), 0)::text FROM receipts WHERE \"id\" <= $1",
+            max,
+        )?;
+        if n != count as i64 || s != sum {
+            return Ok(false);
+        }
+        if let Some(last) = conflicts.last() {
+            let want: i128 = conflicts.iter().map(|c| i128::from(c.id)).sum();
+            let (n, s) = self.count_and_sum(
+                "SELECT count(*), coalesce(sum(\"id\"), 0)::text FROM key_conflicts WHERE \"id\" <= $1",
+                last.id,
+            )?;
+            if n != conflicts.len() as i64 || s != want {
+                return Ok(false);
+            }
+        }
+        for tally in [&tallies.replays, &tallies.absorbed] {
+            let table = tally.table();
+            if !table.related(&self.shape.source).is_usable() {
+                continue;
+            }
+            let sql = format!("SELECT count(*) FROM \"{}\"", table.name());
+            let n: i64 = self
+                .client
+                .query_one(&sql, &[])
+                .map_err(|e| error(self.location, counting(table), &e))?
+                .get(0);
+            if u64::try_from(n).unwrap_or(0) != tally.total {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn counting(table: CountedTable) -> &'static str {
+    match table {
+        CountedTable::Replays => "counting replays",
+        CountedTable::Absorbed => "counting absorbed",
+    }
+}
+
+impl ReviewRead for PgSession<'_> {
+    fn log_exists(&mut self) -> Result<bool, LogError> {
+        review_log::log_exists(&mut self.client)
+    }
+
+    fn each_entry(
+        &mut self,
+        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
+    ) -> Result<usize, LogError> {
+        review_log::each_entry(&mut self.client, each)
+    }
+
+    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError> {
+        review_log::history(&mut self.client, item)
+    }
+
+    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_entry(&mut self.client, item)
+    }
+
+    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError> {
+        review_log::entry(&mut self.client, id)
+    }
+
+    fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
+        review_log::batch_entries(&mut self.client, batch)
+    }
+
+    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError> {
+        review_log::latest_log_id(&mut self.client)
+    }
+
+    fn latest_standing_decision_by(
+        &mut self,
+        operator: &str,
+    ) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_standing_decision_by(&mut self.client, operator)
+    }
+
+    fn latest_unreopened_decision_by(
+        &mut self,
+        operator: &str,
+        after: Option<i64>,
+    ) -> Result<Option<LogEntry>, LogError> {
+        review_log::latest_unreopened_decision_by(&mut self.client, operator, after)
+    }
+
+    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError> {
+        review_log::receipt_state(&mut self.client, self.shape, receipt_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::note_gaps;
+
+    #[test]
+    fn gaps_are_the_ids_not_seen_below_the_highest() {
+        let mut gaps = Vec::new();
+        assert!(note_gaps(&mut gaps, 0, &[1, 2, 5, 6, 9], 100));
+        assert_eq!(gaps, vec![3, 4, 7, 8]);
+        let mut gaps = vec![1];
+        assert!(!note_gaps(&mut gaps, 10, &[11, 20], 4));
+        assert_eq!(gaps.len(), 4);
+    }
+}
