@@ -38,6 +38,20 @@ CREATE TABLE IF NOT EXISTS absorbed (
   digest text
 );
 
+-- The intake servers' shared memory of recent receipts: the hash of each
+-- stored receipt's visitor fields (SHA-256 of the scope and the canonical
+-- fields, its first 16 bytes: never the fields themselves), kept for the
+-- longest window, so that an exact copy sent to another process is absorbed
+-- as one sent to the same process would be.
+CREATE TABLE IF NOT EXISTS recent_visitors (
+  scope text NOT NULL,
+  visitor bytea NOT NULL,
+  receipt_id bigint NOT NULL,
+  received_at timestamptz NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS recent_visitors_lookup ON recent_visitors (scope, visitor, received_at);
+CREATE INDEX IF NOT EXISTS recent_visitors_age ON recent_visitors (received_at);
 CREATE INDEX IF NOT EXISTS receipts_created_at ON receipts (created_at);
 CREATE INDEX IF NOT EXISTS receipts_scope_created_at ON receipts (scope, created_at);
 CREATE INDEX IF NOT EXISTS key_conflicts_receipt ON key_conflicts (receipt_id);

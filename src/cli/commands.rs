@@ -388,10 +388,12 @@ pub fn init(db: &Location) -> anyhow::Result<i32> {
         }
     }
     storage::init(db)?;
-    eprintln!(
-        "{}",
+    let said = if db.is_postgres() {
+        t!(i18n::current(), "commands.created_shared", path = db.shown())
+    } else {
         t!(i18n::current(), "commands.created", path = db.shown())
-    );
+    };
+    eprintln!("{said}");
     Ok(0)
 }
 

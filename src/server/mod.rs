@@ -84,7 +84,9 @@ pub struct Bound {
 /// Opens the database, starts the writer and binds the config's address
 /// (port 0: any free port; see [`Bound::local_addr`]).
 pub async fn bind(db: &Location, config: Config) -> anyhow::Result<Bound> {
-    let writer = open_writer(db, &config)?;
+    // The database's client blocks (it runs its own runtime): it is opened
+    // off this runtime's task.
+    let writer = tokio::task::block_in_place(|| open_writer(db, &config))?;
     let listen = config.server.listen;
     let listener = TcpListener::bind(listen).await.with_context(|| {
         t!(

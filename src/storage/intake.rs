@@ -191,6 +191,27 @@ pub trait IntakeTx: IntakeLookups {
         at_ms: Millis,
     ) -> Result<(), WriteFailure>;
 
+    /// The receipt stored last in `scope` with the visitor fields whose hash
+    /// is `visitor`, at or after `since_ms`, as other processes noted it
+    /// ([`Self::note_visitor`]); `None` on an engine with one writer, whose
+    /// own memory is complete ([`IntakeDatabase::shares_writes`]).
+    fn latest_visitor(
+        &mut self,
+        scope: &str,
+        visitor: u128,
+        since_ms: Millis,
+    ) -> Result<Option<(ReceiptId, Millis)>, WriteFailure>;
+
+    /// Notes a stored receipt's visitor hash for other processes' exact
+    /// copies (nothing on an engine with one writer).
+    fn note_visitor(
+        &mut self,
+        scope: &str,
+        visitor: u128,
+        id: ReceiptId,
+        at_ms: Millis,
+    ) -> Result<(), WriteFailure>;
+
     /// Waits, until this transaction ends, for any other transaction that
     /// holds the same `lock` (a hash of a scope and a visitor's fields):
     /// what two processes check and then write under one lock, only one of
@@ -213,6 +234,14 @@ pub trait IntakeDatabase: IntakeLookups + Send {
         &mut self,
         each: &mut dyn FnMut(StoredReceipt<'_>) -> ControlFlow<()>,
     ) -> Result<(), WriteFailure>;
+
+    /// True when other processes may write the same database at once
+    /// (PostgreSQL): exact copies are then looked for in the database too.
+    fn shares_writes(&self) -> bool;
+
+    /// Forgets the visitor hashes noted before `before_ms` (their windows
+    /// have ended).
+    fn forget_visitors_before(&mut self, before_ms: Millis) -> Result<(), WriteFailure>;
 
     /// Where it is.
     fn location(&self) -> &Location;

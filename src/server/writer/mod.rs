@@ -145,11 +145,12 @@ impl Writer {
         let mut store = store;
         let now = clock.now_ms();
         let recent = load::recent(store.database(), windows, now)?;
+        let horizon = windows.iter().map(|w| w.window_ms).max().unwrap_or(0);
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
             .spawn(move || {
-                let store = run(store, recent, &clock, rx);
+                let store = run(store, recent, horizon, &clock, rx);
                 if let Err(e) = store.close() {
                     super::log::line(&e.to_string());
                 }
@@ -175,10 +176,12 @@ pub use load::FormWindow;
 fn run(
     mut store: IntakeStore,
     mut recent: Recent,
+    horizon: Millis,
     clock: &Clock,
     rx: mpsc::Receiver<Request>,
 ) -> IntakeStore {
     let mut reported: Option<Instant> = None;
+    let mut pruned: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
         let mut writes = Vec::new();
         let mut next = Some(first);
@@ -195,6 +198,13 @@ fn run(
         }
         if !writes.is_empty() {
             recent.forget_before(clock.now_ms());
+            if pruned.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
+                // Visitors noted for other processes, once their windows ended.
+                let _ = store
+                    .database()
+                    .forget_visitors_before(clock.now_ms() - horizon);
+                pruned = Some(Instant::now());
+            }
             write_batch(&mut store, &mut recent, writes);
             if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
                 let forgotten = recent.take_forgotten();
@@ -263,20 +273,32 @@ fn send(reply: Reply, answer: Result<Answer, WriteError>) {
     }
 }
 
-/// The receipts a batch stores, noted in [`Recent`] only once committed.
+/// The receipts a batch stores, noted in [`Recent`] only once committed;
+/// where other processes write the same database, what they noted of the
+/// batch's visitors too.
 struct BatchSeen<'a> {
     recent: &'a Recent,
     noted: Vec<(String, u128, ReceiptId, Millis)>,
+    /// The latest receipt of each of the batch's visitors in the database.
+    shared: Vec<(String, u128, ReceiptId, Millis)>,
 }
 
 impl Seen for BatchSeen<'_> {
     fn latest(&self, scope: &str, visitor: u128) -> Option<(ReceiptId, Millis)> {
-        self.noted
-            .iter()
-            .rev()
-            .find(|(s, v, ..)| *v == visitor && s == scope)
-            .map(|&(_, _, id, at)| (id, at))
-            .or_else(|| self.recent.get(scope, visitor))
+        let find = |list: &[(String, u128, ReceiptId, Millis)]| {
+            list.iter()
+                .rev()
+                .find(|(s, v, ..)| *v == visitor && s == scope)
+                .map(|&(_, _, id, at)| (id, at))
+        };
+        if let Some(found) = find(&self.noted) {
+            return found.into();
+        }
+        // The later of what this process remembers and what the database says.
+        [find(&self.shared), self.recent.get(scope, visitor)]
+            .into_iter()
+            .flatten()
+            .max_by_key(|&(id, at)| (at, id))
     }
 
     fn note(&mut self, scope: &str, visitor: u128, id: ReceiptId, at_ms: Millis) {
@@ -292,9 +314,15 @@ fn commit(
     let mut seen = BatchSeen {
         recent: &*recent,
         noted: Vec::new(),
+        shared: Vec::new(),
     };
+    let shares_writes = store.database().shares_writes();
     let answers = store.bulk(|w| {
-        work.iter()
+        if shares_writes {
+            seen.shared = visitors_in_database(w, work)?;
+        }
+        let answers = work
+            .iter()
             .map(|item| match item {
                 Work::Submit(job) => apply(w, &mut seen, job).map(Answer::Submitted),
                 Work::Settle {
@@ -308,13 +336,53 @@ fn commit(
                     at_ms,
                 } => w.fail(*id, *at_ms).map(Answer::Settled),
             })
-            .collect::<Result<Vec<_>, StoreError>>()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        if shares_writes {
+            for (scope, visitor, id, at) in &seen.noted {
+                w.tx().note_visitor(scope, *visitor, *id, *at)?;
+            }
+        }
+        Ok::<_, StoreError>(answers)
     })?;
     let BatchSeen { noted, .. } = seen;
     for (scope, visitor, id, at) in noted {
         recent.note(&scope, visitor, id, at);
     }
     Ok(answers)
+}
+
+/// Where several processes write one database: each visitor of the batch
+/// locked (in one order, so that two batches never wait on each other) until
+/// the batch commits, and the latest receipt another process noted for it
+/// read, so that an exact copy sent to two processes is stored once.
+fn visitors_in_database(
+    w: &mut crate::intake::store::BulkWrite<'_>,
+    work: &[Work],
+) -> Result<Vec<(String, u128, ReceiptId, Millis)>, StoreError> {
+    let mut visitors: Vec<(i64, &str, u128, Millis)> = work
+        .iter()
+        .filter_map(|item| match item {
+            Work::Submit(job) if job.window_ms > 0 => job.visitor.map(|v| {
+                // The hash covers the scope: its low half names the lock.
+                (v as u64 as i64, job.submission.scope(), v, job.at_ms - job.window_ms)
+            }),
+            _ => None,
+        })
+        .collect();
+    visitors.sort_unstable();
+    visitors.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2);
+    let mut found = Vec::new();
+    let mut locked = None;
+    for (lock, scope, visitor, since) in visitors {
+        if locked != Some(lock) {
+            w.tx().serialize_on(lock)?;
+            locked = Some(lock);
+        }
+        if let Some((id, at)) = w.tx().latest_visitor(scope, visitor, since)? {
+            found.push((scope.to_string(), visitor, id, at));
+        }
+    }
+    Ok(found)
 }
 
 /// A key's receipt: the one holding it, else the one an exact copy sent

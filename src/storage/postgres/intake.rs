@@ -45,6 +45,8 @@ struct Statements {
     replay: Statement,
     conflict: Statement,
     absorbed: Statement,
+    latest_visitor: Statement,
+    note_visitor: Statement,
 }
 
 /// When a time column holds `at_ms`: text the server reads as `timestamptz`.
@@ -103,6 +105,16 @@ impl Statements {
             absorbed: p(
                 "INSERT INTO absorbed (receipt_id, request_key, received_at, digest) \
                  VALUES ($1, $2, $3::text::timestamptz, $4)",
+            )?,
+            latest_visitor: p(
+                "SELECT receipt_id, (extract(epoch FROM received_at) * 1000)::bigint \
+                 FROM recent_visitors WHERE scope = $1 AND visitor = $2 \
+                   AND received_at >= $3::text::timestamptz \
+                 ORDER BY received_at DESC, receipt_id DESC LIMIT 1",
+            )?,
+            note_visitor: p(
+                "INSERT INTO recent_visitors (scope, visitor, receipt_id, received_at) \
+                 VALUES ($1, $2, $3, $4::text::timestamptz)",
             )?,
         })
     }
@@ -266,6 +278,18 @@ impl IntakeDatabase for PgIntake {
         Ok(())
     }
 
+    fn shares_writes(&self) -> bool {
+        true
+    }
+
+    fn forget_visitors_before(&mut self, before_ms: Millis) -> Result<(), WriteFailure> {
+        self.client.execute(
+            "DELETE FROM recent_visitors WHERE received_at < $1::text::timestamptz",
+            &[&at(before_ms)],
+        )?;
+        Ok(())
+    }
+
     fn location(&self) -> &Location {
         &self.location
     }
@@ -403,6 +427,33 @@ impl IntakeTx for PgIntakeTx<'_> {
     ) -> Result<(), WriteFailure> {
         self.client
             .execute(&self.s.absorbed, &[&id, &key, &at(at_ms), &digest])?;
+        Ok(())
+    }
+
+    fn latest_visitor(
+        &mut self,
+        scope: &str,
+        visitor: u128,
+        since_ms: Millis,
+    ) -> Result<Option<(ReceiptId, Millis)>, WriteFailure> {
+        let row = self.client.query_opt(
+            &self.s.latest_visitor,
+            &[&scope, &visitor.to_le_bytes().as_slice(), &at(since_ms)],
+        )?;
+        Ok(row.map(|r| (r.get(0), r.get(1))))
+    }
+
+    fn note_visitor(
+        &mut self,
+        scope: &str,
+        visitor: u128,
+        id: ReceiptId,
+        at_ms: Millis,
+    ) -> Result<(), WriteFailure> {
+        self.client.execute(
+            &self.s.note_visitor,
+            &[&scope, &visitor.to_le_bytes().as_slice(), &id, &at(at_ms)],
+        )?;
         Ok(())
     }
 

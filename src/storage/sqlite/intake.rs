@@ -281,6 +281,15 @@ impl IntakeDatabase for SqliteIntake {
         Ok(())
     }
 
+    fn shares_writes(&self) -> bool {
+        // One file on one machine: the server is its one writer.
+        false
+    }
+
+    fn forget_visitors_before(&mut self, _before_ms: Millis) -> Result<(), WriteFailure> {
+        Ok(())
+    }
+
     fn location(&self) -> &Location {
         &self.location
     }
@@ -475,6 +484,25 @@ impl IntakeTx for SqliteIntakeTx<'_> {
                  VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![id, key, Self::at(at_ms), digest])?;
+        Ok(())
+    }
+
+    fn latest_visitor(
+        &mut self,
+        _scope: &str,
+        _visitor: u128,
+        _since_ms: Millis,
+    ) -> Result<Option<(ReceiptId, Millis)>, WriteFailure> {
+        Ok(None)
+    }
+
+    fn note_visitor(
+        &mut self,
+        _scope: &str,
+        _visitor: u128,
+        _id: ReceiptId,
+        _at_ms: Millis,
+    ) -> Result<(), WriteFailure> {
         Ok(())
     }
 
