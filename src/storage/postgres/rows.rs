@@ -80,8 +80,9 @@ impl RowSource for Held {
     }
 }
 
-/// Streams the rows of `sql` into `sink` in batches; gives how many and
-/// the highest id.
+/// Streams the rows of `sql` into `sink` in batches, the sink working on
+/// another thread while the next batch arrives; gives how many and the
+/// highest id.
 pub fn stream(
     client: &mut Client,
     shape: &Shape,
@@ -90,27 +91,51 @@ pub fn stream(
     sink: &mut dyn RowSink,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(u64, Option<ReceiptId>), postgres::Error> {
-    let mut rows = client.query_raw(sql, params.iter().copied())?;
-    let mut batch = Held(Vec::with_capacity(BATCH_ROWS));
-    let mut count = 0u64;
-    let mut last: Option<ReceiptId> = None;
-    while let Some(row) = rows.next()? {
-        let receipt = receipt(shape, &row);
-        last = last.max(Some(receipt.id));
-        batch.0.push(receipt);
-        if batch.0.len() == BATCH_ROWS {
-            count += BATCH_ROWS as u64;
-            sink.rows(&batch);
-            batch.0.clear();
-            progress(count);
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Held>(2);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Held>();
+    std::thread::scope(|scope| {
+        let consumer = scope.spawn(move || {
+            for mut batch in full_rx {
+                sink.rows(&batch);
+                batch.0.clear();
+                if empty_tx.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        let read = (|| {
+            let mut rows = client.query_raw(sql, params.iter().copied())?;
+            let mut batch = Held(Vec::with_capacity(BATCH_ROWS));
+            let mut count = 0u64;
+            let mut last: Option<ReceiptId> = None;
+            let mut hand_over = |batch: &mut Held, count: &mut u64| {
+                *count += batch.0.len() as u64;
+                let next = empty_rx
+                    .try_recv()
+                    .unwrap_or_else(|_| Held(Vec::with_capacity(BATCH_ROWS)));
+                // A consumer that died has dropped its end; its panic is raised below.
+                let _ = full_tx.send(std::mem::replace(batch, next));
+                progress(*count);
+            };
+            while let Some(row) = rows.next()? {
+                let receipt = receipt(shape, &row);
+                last = last.max(Some(receipt.id));
+                batch.0.push(receipt);
+                if batch.0.len() == BATCH_ROWS {
+                    hand_over(&mut batch, &mut count);
+                }
+            }
+            if !batch.0.is_empty() {
+                hand_over(&mut batch, &mut count);
+            }
+            Ok((count, last))
+        })();
+        drop(full_tx);
+        if let Err(panic) = consumer.join() {
+            std::panic::resume_unwind(panic);
         }
-    }
-    if !batch.0.is_empty() {
-        count += batch.0.len() as u64;
-        sink.rows(&batch);
-        progress(count);
-    }
-    Ok((count, last))
+        read
+    })
 }
 
 /// The `key_conflicts` rows with an id above `after`, by id.
