@@ -202,6 +202,12 @@ impl StorageError {
         matches!(self, Self::ConnectionLost { .. })
     }
 
+    /// True when the database server could not be reached or the
+    /// connection broke: worth trying again a little later.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::ConnectionLost { .. } | Self::Unreachable { .. })
+    }
+
     /// True when another process holds the database (worth retrying later).
     pub fn is_busy(&self) -> bool {
         matches!(self, Self::Busy { .. })

@@ -26,6 +26,9 @@ use crate::storage::location::Location;
 use crate::storage::source::Source;
 use crate::storage::{Access, OpenOptions};
 
+/// How often listening is tried again once its connection broke.
+const RELISTEN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A receipts database on a PostgreSQL server.
 pub struct PgDatabase {
     client: Mutex<Client>,
@@ -38,6 +41,8 @@ pub struct PgDatabase {
     /// triggers send on commit; `None` where LISTEN failed (then the change
     /// mark is polled).
     listener: Mutex<Option<Listener>>,
+    /// When listening was last tried again after it broke.
+    relisten: Mutex<Option<std::time::Instant>>,
 }
 
 struct Listener {
@@ -74,6 +79,7 @@ pub(super) fn open_database(
         shape,
         read_only,
         listener: Mutex::new(listener),
+        relisten: Mutex::new(None),
     }))
 }
 
@@ -159,6 +165,14 @@ impl Storage for PgDatabase {
 
     fn change_mark(&self) -> Result<ChangeMark, StorageError> {
         let mut listener = self.listener.lock().unwrap_or_else(|e| e.into_inner());
+        if listener.is_none() {
+            // Listen again (after the server came back), at most twice a minute.
+            let mut tried = self.relisten.lock().unwrap_or_else(|e| e.into_inner());
+            if tried.is_none_or(|at| at.elapsed() >= RELISTEN_EVERY) {
+                *tried = Some(std::time::Instant::now());
+                *listener = listen(&self.location, &self.config);
+            }
+        }
         if let Some(l) = listener.as_mut() {
             match l.hear() {
                 Some(heard) => return Ok(ChangeMark::new(heard)),

@@ -331,6 +331,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_open_without_options_waits_the_default_busy_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        super::super::schema::init(&path).unwrap();
+        let db = Database::open(&path, Access::ReadOnly).unwrap();
+        assert_eq!(db.busy_timeout(), DEFAULT_BUSY_TIMEOUT);
+        assert_eq!(db.busy_timeout(), Duration::from_secs(5));
+        assert_eq!(db.path(), path.as_path());
+        let timeout = Duration::from_millis(300);
+        let db = Database::open_with(&path, OpenOptions::new(Access::ReadOnly).busy_timeout(timeout))
+            .unwrap();
+        assert_eq!(db.busy_timeout(), timeout);
+    }
+
+    #[test]
     fn uri_paths_keep_odd_names_literal() {
         assert_eq!(
             uri_path(Path::new("/tmp/a b?c#d%e.db")),

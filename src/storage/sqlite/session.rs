@@ -93,10 +93,6 @@ impl<'db> ReadSession<'db> {
             ranges,
         })
     }
-
-    pub fn database(&self) -> &'db Database {
-        self.db
-    }
 }
 
 impl ReadSession<'_> {
@@ -517,5 +513,49 @@ mod tests {
         assert_eq!(lanes[0].len(), 3001, "the committed row is read too");
         assert_eq!(lanes[0].last(), Some(&99999));
         Box::new(session).end().unwrap();
+    }
+
+    #[test]
+    fn a_read_inside_a_callers_transaction_reads_its_state_and_leaves_it_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = Database::open(database(&dir, 2), Access::PreferWrite).unwrap();
+        let tx = db
+            .conn_mut()
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .unwrap();
+        tx.execute("UPDATE receipts SET state = 'failed' WHERE id = 11", [])
+            .unwrap();
+        drop(tx); // rolled back
+        assert!(db.conn().is_autocommit());
+        db.conn().execute_batch("BEGIN").unwrap();
+        db.conn()
+            .execute(
+                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                 VALUES (21, 's', 'd', '{}', '2026-11-29 10:00:00')",
+                [],
+            )
+            .unwrap();
+        let mut session = ReadSession::begin(&db, Connections::One).unwrap();
+        assert_eq!(
+            read_ids(&mut session),
+            [vec![1, 11, 21]],
+            "what the caller wrote is read"
+        );
+        Box::new(session).end().unwrap();
+        assert!(
+            !db.conn().is_autocommit(),
+            "the caller's transaction is left alone"
+        );
+        db.conn().execute_batch("ROLLBACK").unwrap();
+        let mut session = ReadSession::begin(&db, Connections::One).unwrap();
+        let mut rows: Vec<crate::model::RawReceipt> = Vec::new();
+        session
+            .receipts_by_id(&[1, 11, 21], &mut [&mut rows], &mut |_| {})
+            .unwrap();
+        Box::new(session).end().unwrap();
+        let states: Vec<(ReceiptId, &str)> =
+            rows.iter().map(|r| (r.id, r.state.as_str())).collect();
+        assert_eq!(states, [(1, "completed"), (11, "completed")]);
+        assert!(db.conn().is_autocommit(), "a read of its own ends");
     }
 }
