@@ -17,7 +17,7 @@ use std::sync::{Mutex, MutexGuard};
 use postgres::{Client, Config};
 
 use self::schema::Shape;
-use self::session::PgSession;
+use self::session::{PgSession, Split};
 use self::write::PgWrite;
 use crate::model::ReceiptId;
 use crate::storage::backend::{ChangeMark, Connections, Session, Storage, WriteTx};
@@ -41,6 +41,8 @@ pub struct PgDatabase {
     /// triggers send on commit; `None` where LISTEN failed (then the change
     /// mark is polled).
     listener: Mutex<Option<Listener>>,
+    /// Connections a split reading used, kept for the next.
+    helpers: Mutex<Vec<Client>>,
     /// When listening was last tried again after it broke.
     relisten: Mutex<Option<std::time::Instant>>,
 }
@@ -80,6 +82,7 @@ pub(super) fn open_database(
         read_only,
         listener: Mutex::new(listener),
         relisten: Mutex::new(None),
+        helpers: Mutex::new(Vec::new()),
     }))
 }
 
@@ -134,11 +137,20 @@ impl PgDatabase {
 }
 
 impl Storage for PgDatabase {
-    fn begin_read(&self, _connections: Connections) -> Result<Box<dyn Session + '_>, StorageError> {
+    fn begin_read(&self, connections: Connections) -> Result<Box<dyn Session + '_>, StorageError> {
+        let split = match connections {
+            Connections::One => None,
+            Connections::EveryCore => Some(Split {
+                connections: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+                pool: &self.helpers,
+                config: &self.config,
+            }),
+        };
         Ok(Box::new(PgSession::begin(
             self.client()?,
             &self.shape,
             &self.location,
+            split,
         )?))
     }
 

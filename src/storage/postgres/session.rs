@@ -30,8 +30,17 @@ use crate::storage::tally::{CountedTable, Tallies, Tally};
 /// leave wide gaps) every reading is a full one.
 const MOST_PENDING: usize = 100_000;
 
+/// Fewer ids than this between the lowest and the highest are read on one
+/// connection.
+const MIN_SPLIT: i64 = 50_000;
+
 pub struct PgSession<'db> {
     client: MutexGuard<'db, Client>,
+    /// More connections in the same snapshot, for a reading split by id
+    /// ranges (each given back to the pool at the end), and the ranges.
+    helpers: Vec<Client>,
+    pool: Option<&'db std::sync::Mutex<Vec<Client>>>,
+    ranges: Vec<(ReceiptId, ReceiptId)>,
     shape: &'db Shape,
     location: &'db Location,
     /// The snapshot's oldest transaction still running, and the first not
@@ -46,6 +55,7 @@ impl<'db> PgSession<'db> {
         mut client: MutexGuard<'db, Client>,
         shape: &'db Shape,
         location: &'db Location,
+        split: Option<Split<'db>>,
     ) -> Result<Self, StorageError> {
         let err = |e: postgres::Error| error(location, "starting a read", &e);
         client
@@ -61,18 +71,154 @@ impl<'db> PgSession<'db> {
             .map_err(err)?;
         let number = |i: usize| row.get::<_, String>(i).parse::<u64>().unwrap_or(0);
         let (xmin, xmax) = (number(0), number(1));
-        Ok(Self {
+        let mut session = Self {
             client,
+            helpers: Vec::new(),
+            pool: None,
+            ranges: Vec::new(),
             shape,
             location,
             xmin,
             xmax,
             ended: false,
-        })
+        };
+        if let Some(split) = split {
+            session.split(split)?;
+        }
+        Ok(session)
+    }
+
+    /// Shares the snapshot with helper connections (`pg_export_snapshot`,
+    /// `SET TRANSACTION SNAPSHOT`) and divides the ids between them: a
+    /// reading split so sees exactly what one connection would.
+    fn split(&mut self, split: Split<'db>) -> Result<(), StorageError> {
+        let err = |e: postgres::Error| error(self.location, "starting a read", &e);
+        let bounds = self
+            .client
+            .query_one("SELECT min(\"id\")::bigint, max(\"id\")::bigint FROM receipts", &[])
+            .map_err(err)?;
+        let (Some(lo), Some(hi)) = (bounds.get::<_, Option<i64>>(0), bounds.get::<_, Option<i64>>(1)) else {
+            return Ok(());
+        };
+        if hi.saturating_sub(lo) < MIN_SPLIT || split.connections < 2 {
+            return Ok(());
+        }
+        let snapshot: String = self
+            .client
+            .query_one("SELECT pg_export_snapshot()", &[])
+            .map_err(err)?
+            .get(0);
+        let mut helpers = Vec::new();
+        for _ in 1..split.connections {
+            let taken = split.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let mut helper = match taken {
+                Some(c) if !c.is_closed() => c,
+                _ => match super::connect::connect(self.location, split.config) {
+                    Ok(c) => c,
+                    // Fewer helpers: the reading is split fewer ways.
+                    Err(_) => break,
+                },
+            };
+            // The snapshot's id is quoted as a literal: it is the server's own.
+            let joined = helper.batch_execute(&format!(
+                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '{}'",
+                snapshot.replace('\'', "")
+            ));
+            if joined.is_err() {
+                let _ = helper.batch_execute("ROLLBACK");
+                break;
+            }
+            helpers.push(helper);
+        }
+        if helpers.is_empty() {
+            return Ok(());
+        }
+        let parts = helpers.len() as i64 + 1;
+        let width = (hi - lo) / parts + 1;
+        self.ranges = (0..parts)
+            .map(|i| (lo + i * width, (lo + (i + 1) * width - 1).min(hi)))
+            .collect();
+        self.helpers = helpers;
+        self.pool = Some(split.pool);
+        Ok(())
+    }
+
+    /// Gives the helpers back to the pool, their transactions ended.
+    fn release(&mut self) {
+        for mut helper in self.helpers.drain(..) {
+            if helper.batch_execute("COMMIT").is_ok()
+                && let Some(pool) = self.pool
+            {
+                pool.lock().unwrap_or_else(|e| e.into_inner()).push(helper);
+            }
+        }
     }
 
     fn error(&self, context: &str, e: &postgres::Error) -> StorageError {
         error(self.location, context, e)
+    }
+
+    /// Reads every receipt, each connection its range of ids into its sink
+    /// at once; gives the rows, the highest id and every id seen (ascending).
+    fn receipts_split(
+        &mut self,
+        sinks: &mut [&mut dyn RowSink],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(u64, Option<ReceiptId>, Vec<ReceiptId>), StorageError> {
+        let sql = format!(
+            "{} WHERE \"id\" BETWEEN $1 AND $2 ORDER BY \"id\"",
+            rows::receipt_select(self.shape, false)
+        );
+        let shape = self.shape;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let mut clients: Vec<&mut Client> = vec![&mut *self.client];
+        clients.extend(self.helpers.iter_mut());
+        let read: Vec<Result<(u64, Option<ReceiptId>, Vec<ReceiptId>), postgres::Error>> =
+            std::thread::scope(|scope| {
+                let mut first = None;
+                let mut others = Vec::new();
+                for ((client, sink), &(lo, hi)) in
+                    clients.into_iter().zip(sinks.iter_mut()).zip(&self.ranges)
+                {
+                    let sql = &sql;
+                    let done = &done;
+                    let mut job = move |tell: &mut dyn FnMut(u64)| {
+                        let mut noting = Noting {
+                            inner: &mut **sink,
+                            ids: Vec::new(),
+                        };
+                        let mut before = 0;
+                        let (count, last) =
+                            rows::stream(client, shape, sql, &[&lo, &hi], &mut noting, &mut |n| {
+                                let all = done.fetch_add(n - before, std::sync::atomic::Ordering::Relaxed)
+                                    + (n - before);
+                                before = n;
+                                tell(all);
+                            })?;
+                        Ok((count, last, noting.ids))
+                    };
+                    if first.is_none() {
+                        first = Some(job);
+                    } else {
+                        others.push(scope.spawn(move || job(&mut |_| {})));
+                    }
+                }
+                let mut results = vec![first.map_or(Ok((0, None, Vec::new())), |mut job| job(progress))];
+                results.extend(others.into_iter().map(|h| {
+                    h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                }));
+                results
+            });
+        let mut count = 0;
+        let mut last = None;
+        let mut seen = Vec::new();
+        for part in read {
+            let (n, l, ids) = part.map_err(|e| error(self.location, "reading receipts", &e))?;
+            count += n;
+            last = last.max(l);
+            seen.extend(ids);
+        }
+        Ok((count, last, seen))
     }
 
     fn count_and_sum(&mut self, sql: &str, max: i64) -> Result<(i64, i128), StorageError> {
@@ -87,10 +233,19 @@ impl<'db> PgSession<'db> {
 
 impl Drop for PgSession<'_> {
     fn drop(&mut self) {
+        self.release();
         if !self.ended {
             let _ = self.client.batch_execute("ROLLBACK");
         }
     }
+}
+
+/// What a reading needs to split itself over more connections.
+pub struct Split<'db> {
+    pub connections: usize,
+    /// Connections kept from earlier readings.
+    pub pool: &'db std::sync::Mutex<Vec<Client>>,
+    pub config: &'db postgres::Config,
 }
 
 /// The ids above `from` and below the highest of `seen` (ascending) that
@@ -135,14 +290,17 @@ impl RowSink for Noting<'_> {
 
 impl Session for PgSession<'_> {
     fn connections(&self) -> usize {
-        1
+        1 + self.helpers.len()
     }
 
     fn rows_each(&self) -> Option<u64> {
-        None
+        self.ranges
+            .first()
+            .map(|&(lo, hi)| u64::try_from(hi - lo + 1).unwrap_or(0))
     }
 
     fn end(mut self: Box<Self>) -> Result<(), StorageError> {
+        self.release();
         self.ended = true;
         self.client
             .batch_execute("COMMIT")
@@ -156,23 +314,28 @@ impl Session for PgSession<'_> {
         progress: &mut dyn FnMut(u64),
     ) -> Result<(u64, ReadCursor), StorageError> {
         let from = after.and_then(ReadCursor::last);
-        let sql = format!(
-            "{} WHERE \"id\" > $1 ORDER BY \"id\"",
-            rows::receipt_select(self.shape, false)
-        );
-        let mut noting = Noting {
-            inner: &mut *sinks[0],
-            ids: Vec::new(),
+        let (count, last, seen) = if from.is_none() && !self.helpers.is_empty() {
+            self.receipts_split(sinks, progress)?
+        } else {
+            let sql = format!(
+                "{} WHERE \"id\" > $1 ORDER BY \"id\"",
+                rows::receipt_select(self.shape, false)
+            );
+            let mut noting = Noting {
+                inner: &mut *sinks[0],
+                ids: Vec::new(),
+            };
+            let (count, last) = rows::stream(
+                &mut self.client,
+                self.shape,
+                &sql,
+                &[&from.unwrap_or(i64::MIN)],
+                &mut noting,
+                progress,
+            )
+            .map_err(|e| self.error("reading receipts", &e))?;
+            (count, last, noting.ids)
         };
-        let (count, last) = rows::stream(
-            &mut self.client,
-            self.shape,
-            &sql,
-            &[&from.unwrap_or(i64::MIN)],
-            &mut noting,
-            progress,
-        )
-        .map_err(|e| self.error("reading receipts", &e))?;
         let last = last.max(from);
         // Ids a reading before this one did not see, still able to commit.
         let mut pending: Vec<ReceiptId> = match after {
@@ -181,11 +344,11 @@ impl Session for PgSession<'_> {
         };
         // Ids count from 1 in the schema's table; a table whose ids start
         // far above has no gaps below its first.
-        let start = from.unwrap_or_else(|| match noting.ids.first() {
+        let start = from.unwrap_or_else(|| match seen.first() {
             Some(&first) if first > MOST_PENDING as ReceiptId => first - 1,
             _ => 0,
         });
-        let cursor = if note_gaps(&mut pending, start, &noting.ids, MOST_PENDING) {
+        let cursor = if note_gaps(&mut pending, start, &seen, MOST_PENDING) {
             let horizon = if pending.is_empty() { 0 } else { self.xmax };
             ReadCursor::up_to(last).with_pending(pending, horizon)
         } else {
