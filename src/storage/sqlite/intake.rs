@@ -13,13 +13,13 @@ use super::checkpoint::Checkpoints;
 use super::schema::SCHEMA_SQL;
 use crate::model::time::{format_rfc3339, parse_time_ref, read_text};
 use crate::model::{Millis, ReceiptId, TimeRef};
+use crate::storage::DEFAULT_BUSY_TIMEOUT;
 use crate::storage::error::{Failure, show_path};
 use crate::storage::intake::{
     AbsorbedKey, IntakeDatabase, IntakeLookups, IntakeMode, IntakeTx, KeyHolder, NewReceipt,
     OpenError, ReceiptAnswer, Settle, StoredReceipt, WriteFailure,
 };
 use crate::storage::location::Location;
-use crate::storage::DEFAULT_BUSY_TIMEOUT;
 use crate::t;
 
 /// A SQLite database opened for the intake.
@@ -46,12 +46,17 @@ pub fn open(path: &Path, mode: IntakeMode) -> Result<Box<dyn IntakeDatabase>, Op
         _ => Path::new("."),
     };
     if !folder.is_dir() {
-        return Err(OpenError::Refused(t!(
-            lang,
-            "serve.db.no_folder",
-            path = shown,
-            folder = show_path(folder)
-        )));
+        let folder = show_path(folder);
+        // A load creates the file: it says so, as `failed` does.
+        return Err(OpenError::Refused(match mode {
+            IntakeMode::Load => t!(
+                lang,
+                "commands.demo_no_folder",
+                path = shown,
+                folder = folder
+            ),
+            _ => t!(lang, "serve.db.no_folder", path = shown, folder = folder),
+        }));
     }
     if path.is_dir() {
         return Err(OpenError::Refused(t!(
@@ -153,7 +158,10 @@ fn failure(e: &rusqlite::Error) -> WriteFailure {
     let text = e.to_string();
     WriteFailure {
         failure,
-        detail: crate::sanitize::inline(&text.split_whitespace().collect::<Vec<_>>().join(" "), 200),
+        detail: crate::sanitize::inline(
+            &text.split_whitespace().collect::<Vec<_>>().join(" "),
+            200,
+        ),
     }
 }
 
@@ -172,7 +180,11 @@ fn time_of(value: ValueRef<'_>) -> Option<Millis> {
     }
 }
 
-fn key_holder(conn: &Connection, scope: &str, key: &str) -> Result<Option<KeyHolder>, WriteFailure> {
+fn key_holder(
+    conn: &Connection,
+    scope: &str,
+    key: &str,
+) -> Result<Option<KeyHolder>, WriteFailure> {
     Ok(conn
         .prepare_cached(
             "SELECT id, digest, state, response, coalesce(updated_at, created_at) FROM receipts \
