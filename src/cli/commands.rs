@@ -389,7 +389,11 @@ pub fn init(db: &Location) -> anyhow::Result<i32> {
     }
     storage::init(db)?;
     let said = if db.is_postgres() {
-        t!(i18n::current(), "commands.created_shared", path = db.shown())
+        t!(
+            i18n::current(),
+            "commands.created_shared",
+            path = db.shown()
+        )
     } else {
         t!(i18n::current(), "commands.created", path = db.shown())
     };
@@ -427,7 +431,12 @@ fn refuse_unusable_demo_path(out: &Location) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn demo(out: &Location, receipts: usize, seed: u64, now: Option<Millis>) -> anyhow::Result<i32> {
+pub fn demo(
+    out: &Location,
+    receipts: usize,
+    seed: u64,
+    now: Option<Millis>,
+) -> anyhow::Result<i32> {
     let options = crate::demo::DemoOptions {
         receipts,
         seed,

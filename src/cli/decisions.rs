@@ -1,7 +1,6 @@
 //! The command line's side of choosing what to keep (`resolve --keep`) and
 //! of undoing (`reopen`): the same review paths as the screen's `d` and `u`.
 
-
 use super::error::{Finding, unusable};
 use super::{operator, output};
 use crate::i18n;

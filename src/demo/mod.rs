@@ -17,9 +17,9 @@ pub mod texts;
 use std::sync::mpsc;
 
 use crate::intake::store::{BulkWrite, IntakeStore, StoreError};
+use crate::model::Millis;
 use crate::storage::Location;
 use crate::storage::intake::{IntakeMode, OpenError};
-use crate::model::Millis;
 
 const MINUTE: Millis = 60_000;
 const HOUR: Millis = 60 * MINUTE;

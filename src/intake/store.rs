@@ -27,10 +27,10 @@ use super::canonical::{CanonicalError, canonical, sha256_hex};
 use super::key::{KeyError, valid_key};
 use crate::i18n::Lang;
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::storage::Location;
 use crate::storage::intake::{
     IntakeDatabase, IntakeMode, IntakeTx, NewReceipt, OpenError, Settle, WriteFailure,
 };
-use crate::storage::Location;
 use crate::t;
 
 /// Why the store refused or could not do something. `Display` is in the
@@ -286,10 +286,7 @@ impl IntakeStore {
     /// server's group commit. Each operation has exactly the semantics it
     /// has on its own; only the commit is shared. An error returned by `f`
     /// rolls everything back.
-    pub fn bulk<T, E>(
-        &mut self,
-        f: impl FnOnce(&mut BulkWrite<'_>) -> Result<T, E>,
-    ) -> Result<T, E>
+    pub fn bulk<T, E>(&mut self, f: impl FnOnce(&mut BulkWrite<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
@@ -507,8 +504,6 @@ impl Submission {
         &self.digest
     }
 }
-
-/// The SQL of the protocol, run on a connection that is already inside a transaction.
 
 /// Claims a submission inside `tx`: a new receipt, a failed one claimed
 /// again, a replay, or a conflict (an error whose `key_conflicts` row is

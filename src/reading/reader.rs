@@ -241,9 +241,10 @@ impl Reader {
         };
         let after = if appended { self.cursor.take() } else { None };
         let read_before = ingesting.store().rows() as u64;
-        let (sum_ids, cursor) = ingest(&mut *session, &mut ingesting, after.as_ref(), &mut |done| {
-            progress(Progress::new(Stage::Receipts, read_before + done, None))
-        })?;
+        let (sum_ids, cursor) =
+            ingest(&mut *session, &mut ingesting, after.as_ref(), &mut |done| {
+                progress(Progress::new(Stage::Receipts, read_before + done, None))
+            })?;
         self.cursor = Some(cursor);
         if appended && ingesting.reaches_back() {
             // An appended receipt is to be compared with receipts whose

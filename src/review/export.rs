@@ -400,7 +400,8 @@ mod tests {
         let db_path = dir.path().join("receipts.db");
         let location = crate::storage::Location::File(db_path);
         crate::storage::init(&location).unwrap();
-        let db = crate::storage::open_database(&location, crate::storage::Access::ReadOnly).unwrap();
+        let db =
+            crate::storage::open_database(&location, crate::storage::Access::ReadOnly).unwrap();
         let result = export_to_file(&*db, ExportFormat::Csv, &folder.join("log.csv"));
         let left = fs::read_dir(&folder).unwrap().count();
         fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();

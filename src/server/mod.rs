@@ -64,8 +64,8 @@ use state::AppState;
 use writer::{FormWindow, Writer};
 
 use crate::intake::store::{IntakeStore, StoreError};
-use crate::storage::intake::{IntakeMode, OpenError};
 use crate::storage::Location;
+use crate::storage::intake::{IntakeMode, OpenError};
 use crate::t;
 
 /// Input `serve` cannot use: a database it cannot write, a config it cannot

@@ -177,7 +177,10 @@ mod tests {
     #[test]
     fn a_shown_url_has_no_password() {
         let shown = parse("postgres://desk:s3cret@db.example:5432/intake?sslmode=require").shown();
-        assert_eq!(shown, "postgres://desk@db.example:5432/intake?sslmode=require");
+        assert_eq!(
+            shown,
+            "postgres://desk@db.example:5432/intake?sslmode=require"
+        );
         let shown = parse("postgresql://desk@h/db?password=s3cret&application_name=x").shown();
         assert_eq!(shown, "postgresql://desk@h/db?application_name=x");
         assert_eq!(

@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 
 use super::error::StorageError;
-use super::sqlite::open::Database;
 use super::source::{Related, RelationKind, Source};
+use super::sqlite::open::Database;
 use super::sqlite::value::{integer_id, is_overflow};
 use crate::model::ReceiptId;
 

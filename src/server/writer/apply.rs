@@ -2,8 +2,8 @@
 //! the intake server, on top of the store's claim / complete / fail.
 
 use crate::intake::store::{BulkWrite, Claim, StoreError, Submission};
-use crate::storage::intake::{AbsorbedKey, KeyHolder};
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::storage::intake::{AbsorbedKey, KeyHolder};
 
 /// A checked submission, ready for the writer.
 #[derive(Clone, Debug)]
@@ -203,11 +203,7 @@ fn absorb(
         return Ok(None);
     };
     let s = &job.submission;
-    w.tx().record_absorbed(
-        id,
-        s.key(),
-        s.key().map(|_| s.digest()),
-        job.at_ms,
-    )?;
+    w.tx()
+        .record_absorbed(id, s.key(), s.key().map(|_| s.digest()), job.at_ms)?;
     Ok(Some(Outcome::Absorbed { id, response }))
 }

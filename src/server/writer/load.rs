@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::recent::Recent;
 use crate::intake::store::StoreError;
 use crate::model::Millis;
-use crate::storage::intake::IntakeDatabase;
 use crate::server::fingerprint::visitor_hash;
+use crate::storage::intake::IntakeDatabase;
 
 /// A form's part in absorbing copies.
 #[derive(Clone, Debug)]

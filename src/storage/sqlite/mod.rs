@@ -26,11 +26,11 @@ use self::open::{Database, data_version};
 use self::session::ReadSession;
 use self::write::WriteSession;
 use crate::model::ReceiptId;
+use crate::storage::OpenOptions;
 use crate::storage::backend::{ChangeMark, Connections, Session, Storage, WriteTx};
 use crate::storage::error::{LogError, StorageError};
 use crate::storage::location::Location;
 use crate::storage::source::Source;
-use crate::storage::OpenOptions;
 
 /// Opens the receipts database file at `path`.
 pub(super) fn open_database(

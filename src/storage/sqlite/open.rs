@@ -12,8 +12,8 @@ pub use crate::storage::{Access, DEFAULT_BUSY_TIMEOUT, OpenOptions};
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::storage::error::StorageError;
 use super::file::{self, FileKind};
+use crate::storage::error::StorageError;
 use crate::storage::location::Location;
 use crate::storage::source::Source;
 
@@ -340,8 +340,11 @@ mod tests {
         assert_eq!(db.busy_timeout(), Duration::from_secs(5));
         assert_eq!(db.path(), path.as_path());
         let timeout = Duration::from_millis(300);
-        let db = Database::open_with(&path, OpenOptions::new(Access::ReadOnly).busy_timeout(timeout))
-            .unwrap();
+        let db = Database::open_with(
+            &path,
+            OpenOptions::new(Access::ReadOnly).busy_timeout(timeout),
+        )
+        .unwrap();
         assert_eq!(db.busy_timeout(), timeout);
     }
 

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-use crate::storage::error::{StorageError, show_path};
 use super::file::{self, FileKind};
 use super::open::{DEFAULT_BUSY_TIMEOUT, look_only_connection};
 use crate::i18n::current;
+use crate::storage::error::{StorageError, show_path};
 use crate::t;
 
 /// `assets/schema.sql`: the single source of truth of the schema.

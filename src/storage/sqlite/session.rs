@@ -19,14 +19,14 @@ use std::sync::mpsc;
 
 use rusqlite::{Connection, Transaction};
 
-use crate::storage::backend::{Connections, ReadCursor, ReviewRead, Session};
-use crate::storage::error::{LogError, StorageError};
 use super::open::Database;
 use super::review_log;
 use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
-use crate::storage::tally::{Tallies, Tally};
 use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
+use crate::storage::backend::{Connections, ReadCursor, ReviewRead, Session};
+use crate::storage::error::{LogError, StorageError};
+use crate::storage::tally::{Tallies, Tally};
 
 /// What one connection does with its piece of a reading: reads it into
 /// its sink, telling how many rows were read so far; gives how many it read.
@@ -439,7 +439,8 @@ mod tests {
         let conn = Connection::open(&path).unwrap();
         // As `init` makes it: readers never block the intake's commits.
         conn.pragma_update(None, "journal_mode", "wal").unwrap();
-        conn.execute_batch(super::super::schema::SCHEMA_SQL).unwrap();
+        conn.execute_batch(super::super::schema::SCHEMA_SQL)
+            .unwrap();
         let tx = conn.unchecked_transaction().unwrap();
         for k in 0..n {
             tx.execute(

@@ -9,12 +9,12 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::storage::error::StorageError;
 use super::load::Plan;
 use super::open::Database;
-use crate::storage::source::ReceiptColumns;
 use super::value::{bad_id_in, integer_id};
 use crate::model::{ReceiptId, Row, RowSource, TimeRef};
+use crate::storage::error::StorageError;
+use crate::storage::source::ReceiptColumns;
 
 /// A value as stored, its bytes in the batch's buffer.
 #[derive(Clone, Copy, Debug)]

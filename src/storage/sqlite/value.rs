@@ -3,8 +3,8 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::storage::error::StorageError;
 use super::open::Database;
+use crate::storage::error::StorageError;
 
 /// An id as an integer: INTEGER, an integral REAL, or integer digits as text.
 pub(crate) fn integer_id(value: ValueRef<'_>) -> Option<i64> {

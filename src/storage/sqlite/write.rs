@@ -6,12 +6,12 @@ use std::ops::ControlFlow;
 
 use rusqlite::{Transaction, TransactionBehavior};
 
-use crate::storage::backend::{ReviewRead, WriteTx};
-use crate::storage::error::LogError;
 use super::open::Database;
 use super::review_log;
-use crate::storage::source::Source;
 use crate::model::{LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState};
+use crate::storage::backend::{ReviewRead, WriteTx};
+use crate::storage::error::LogError;
+use crate::storage::source::Source;
 
 /// A write transaction on the database's connection; rolled back when
 /// dropped uncommitted.

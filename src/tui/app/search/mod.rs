@@ -785,7 +785,8 @@ mod tests {
         };
         let location = crate::storage::Location::File(path);
         crate::demo::generate(&location, &options).unwrap();
-        let db = crate::storage::open_database(&location, crate::storage::Access::ReadOnly).unwrap();
+        let db =
+            crate::storage::open_database(&location, crate::storage::Access::ReadOnly).unwrap();
         let settings = crate::model::Settings::new(now_ms);
         let snap = crate::reading::read_with_receipts(&*db, settings, &mut |_| {}).unwrap();
         (dir, snap)
