@@ -53,7 +53,7 @@ impl Recorder {
                 // the column takes only times) plants nothing.
                 let Some(id) = batch
                     .tx()
-                    .insert_raw(&ev.scope, &digest, &payload, &created_at)?
+                    .insert_raw(ev.scope, &digest, &payload, &created_at)?
                 else {
                     return Ok(());
                 };

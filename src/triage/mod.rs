@@ -529,7 +529,7 @@ mod tests {
                 },
             )
             .unwrap();
-            let db = open_database(&Location::File(path.clone()), Access::ReadOnly).unwrap();
+            let db = open_database(Location::File(path.clone()), Access::ReadOnly).unwrap();
             let settings = Settings::new(now_ms);
             let mut store = Store::new();
             let inspector = Inspector::new(&settings, store.random);

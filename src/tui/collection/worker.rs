@@ -274,15 +274,12 @@ impl State {
             .retry
             .map_or(FIRST_RETRY, |(_, wait)| (wait * 2).min(LONGEST_RETRY));
         self.retry = Some((Instant::now() + wait, wait));
-        self.send(Msg::LoadFailed(
-            t!(
-                self.config.lang,
-                "worker.retrying",
-                why = why,
-                seconds = wait.as_secs()
-            )
-            .into(),
-        ));
+        self.send(Msg::LoadFailed(t!(
+            self.config.lang,
+            "worker.retrying",
+            why = why,
+            seconds = wait.as_secs()
+        )));
     }
 
     /// Indexes a reading for the filter (rows unchanged since the last
