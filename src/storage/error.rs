@@ -151,7 +151,12 @@ impl StorageError {
                 reason = reason
             ),
             Self::Unreachable { path, detail } => {
-                t!(lang, "error.storage.unreachable", path = path, detail = detail)
+                t!(
+                    lang,
+                    "error.storage.unreachable",
+                    path = path,
+                    detail = detail
+                )
             }
             Self::NoDatabase { path } => t!(lang, "error.storage.no_database", path = path),
             Self::ServerRefused { path, detail } => t!(
