@@ -45,11 +45,6 @@ impl Db {
     pub fn path(&self) -> &Path {
         &self.path
     }
-
-    /// The database as the program holds it.
-    pub fn into_storage(self) -> Box<dyn Storage + Send> {
-        self.storage
-    }
 }
 
 /// The database the program opened, answering as it does.
