@@ -111,6 +111,19 @@ pub struct StoredReceipt<'a> {
     pub created_ms: Option<Millis>,
 }
 
+/// What a batch of submissions will ask of its transaction, told before it
+/// starts: an engine on a server reads it all in one go, locks the visitors
+/// (in one order) and holds its writes back until the commit.
+#[derive(Clone, Debug, Default)]
+pub struct BatchPlan<'a> {
+    /// The scope and key of each keyed submission.
+    pub keys: Vec<(&'a str, &'a str)>,
+    /// Each submission's visitor hash that may be absorbed, and since when.
+    pub visitors: Vec<(&'a str, u128, Millis)>,
+    /// How many receipts the batch may store at most.
+    pub receipts: usize,
+}
+
 /// The reads the protocol makes: in a transaction they see its own writes.
 pub trait IntakeLookups {
     /// The receipt holding `key` in `scope`, as committed (or written in
@@ -218,6 +231,15 @@ pub trait IntakeTx: IntakeLookups {
     /// them does at a time. An engine with one writer at a time already
     /// serialises them and may do nothing.
     fn serialize_on(&mut self, lock: i64) -> Result<(), WriteFailure>;
+
+    /// Reads what `plan` will ask in one go, and locks its visitors as
+    /// [`Self::serialize_on`] does; an engine whose reads are cheap does
+    /// nothing. A write held back that the commit finds cannot be made (a
+    /// key another process took meanwhile) fails the commit: the batch is
+    /// then done again, one submission at a time.
+    fn prefetch(&mut self, _plan: &BatchPlan<'_>) -> Result<(), WriteFailure> {
+        Ok(())
+    }
 
     /// Commits; each write is durable when this returns (as the mode says).
     fn commit(self: Box<Self>) -> Result<(), WriteFailure>;

@@ -24,6 +24,7 @@ use recent::Recent;
 use super::clock::Clock;
 
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
+use crate::storage::intake::BatchPlan;
 use crate::model::{Millis, ReceiptId, ReceiptState};
 
 /// The most submissions committed together.
@@ -351,38 +352,47 @@ fn commit(
     Ok(answers)
 }
 
-/// Where several processes write one database: each visitor of the batch
-/// locked (in one order, so that two batches never wait on each other) until
-/// the batch commits, and the latest receipt another process noted for it
-/// read, so that an exact copy sent to two processes is stored once.
+/// Where several processes write one database: the batch's keys and
+/// visitors read in one go (its visitors locked, in one order, so that two
+/// batches never wait on each other) and the latest receipt another process
+/// noted for each visitor, so that an exact copy sent to two processes is
+/// stored once.
 fn visitors_in_database(
     w: &mut crate::intake::store::BulkWrite<'_>,
     work: &[Work],
 ) -> Result<Vec<(String, u128, ReceiptId, Millis)>, StoreError> {
-    let mut visitors: Vec<(i64, &str, u128, Millis)> = work
-        .iter()
-        .filter_map(|item| match item {
-            Work::Submit(job) if job.window_ms > 0 => job.visitor.map(|v| {
-                // The hash covers the scope: its low half names the lock.
-                (
-                    v as u64 as i64,
-                    job.submission.scope(),
-                    v,
-                    job.at_ms - job.window_ms,
-                )
-            }),
-            _ => None,
+    let jobs = || {
+        work.iter().filter_map(|item| match item {
+            Work::Submit(job) => Some(job),
+            Work::Settle { .. } => None,
         })
-        .collect();
-    visitors.sort_unstable();
-    visitors.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2);
-    let mut found = Vec::new();
-    let mut locked = None;
-    for (lock, scope, visitor, since) in visitors {
-        if locked != Some(lock) {
-            w.tx().serialize_on(lock)?;
-            locked = Some(lock);
+    };
+    let mut plan = BatchPlan {
+        keys: jobs()
+            .filter_map(|job| Some((job.submission.scope(), job.submission.key()?)))
+            .collect(),
+        visitors: jobs()
+            .filter(|job| job.window_ms > 0)
+            .filter_map(|job| {
+                let since = job.at_ms - job.window_ms;
+                Some((job.submission.scope(), job.visitor?, since))
+            })
+            .collect(),
+        receipts: jobs().count(),
+    };
+    plan.visitors.sort_unstable();
+    plan.visitors.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    if work.len() > 1 {
+        w.tx().prefetch(&plan)?;
+    } else {
+        // One submission alone (a batch done again after a failure): no
+        // write held back, its visitor locked as it is read.
+        for &(_, visitor, _) in &plan.visitors {
+            w.tx().serialize_on(visitor as u64 as i64)?;
         }
+    }
+    let mut found = Vec::new();
+    for (scope, visitor, since) in plan.visitors {
         if let Some((id, at)) = w.tx().latest_visitor(scope, visitor, since)? {
             found.push((scope.to_string(), visitor, id, at));
         }

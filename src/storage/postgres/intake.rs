@@ -13,12 +13,13 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Statement};
 
+use super::batch::Batch;
 use super::connect;
 use crate::model::time::{format_rfc3339, read_text};
 use crate::model::{Millis, ReceiptId};
 use crate::storage::error::Failure;
 use crate::storage::intake::{
-    AbsorbedKey, IntakeDatabase, IntakeLookups, IntakeMode, IntakeTx, KeyHolder, NewReceipt,
+    AbsorbedKey, BatchPlan, IntakeDatabase, IntakeLookups, IntakeMode, IntakeTx, KeyHolder, NewReceipt,
     OpenError, ReceiptAnswer, Settle, StoredReceipt, WriteFailure,
 };
 use crate::storage::location::Location;
@@ -252,6 +253,7 @@ impl IntakeDatabase for PgIntake {
             client: &mut self.client,
             s: &self.statements,
             done: false,
+            batch: None,
         }))
     }
 
@@ -304,6 +306,18 @@ struct PgIntakeTx<'c> {
     client: &'c mut Client,
     s: &'c Statements,
     done: bool,
+    /// A batch's reads made at once and writes held back ([`Batch`]).
+    batch: Option<Batch>,
+}
+
+impl PgIntakeTx<'_> {
+    /// Writes what the batch held back, before a statement that may read it.
+    fn flush(&mut self) -> Result<(), WriteFailure> {
+        match self.batch.as_mut() {
+            Some(batch) => batch.flush(self.client),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Drop for PgIntakeTx<'_> {
@@ -316,6 +330,11 @@ impl Drop for PgIntakeTx<'_> {
 
 impl IntakeLookups for PgIntakeTx<'_> {
     fn key_holder(&mut self, scope: &str, key: &str) -> Result<Option<KeyHolder>, WriteFailure> {
+        let wanted = (scope.to_string(), key.to_string());
+        if let Some(found) = self.batch.as_ref().and_then(|b| b.key_holders.get(&wanted)) {
+            return Ok(found.clone());
+        }
+        self.flush()?;
         key_holder(self.client, self.s, scope, key)
     }
 
@@ -324,16 +343,32 @@ impl IntakeLookups for PgIntakeTx<'_> {
         scope: &str,
         key: &str,
     ) -> Result<Option<AbsorbedKey>, WriteFailure> {
+        let wanted = (scope.to_string(), key.to_string());
+        if let Some(found) = self.batch.as_ref().and_then(|b| b.absorbed.get(&wanted)) {
+            return Ok(found.clone());
+        }
+        self.flush()?;
         absorbed_key_holder(self.client, self.s, scope, key)
     }
 
     fn receipt_answer(&mut self, id: ReceiptId) -> Result<Option<ReceiptAnswer>, WriteFailure> {
+        if let Some(found) = self.batch.as_ref().and_then(|b| b.answers.get(&id)) {
+            return Ok(Some(found.clone()));
+        }
+        // What is held back never changes a stored receipt's answer.
         receipt_answer(self.client, self.s, id)
     }
 }
 
 impl IntakeTx for PgIntakeTx<'_> {
     fn insert_in_flight(&mut self, r: &NewReceipt<'_>) -> Result<Option<ReceiptId>, WriteFailure> {
+        self.flush()?;
+        if let (Some(batch), Some(key)) = (self.batch.as_mut(), r.key) {
+            // Written at once: whoever holds the key is read again.
+            let key = (r.scope.to_string(), key.to_string());
+            batch.key_holders.remove(&key);
+            batch.absorbed.remove(&key);
+        }
         let row = self.client.query_opt(
             &self.s.insert_in_flight,
             &[&r.scope, &r.key, &r.digest, &r.payload, &at(r.at_ms)],
@@ -346,6 +381,19 @@ impl IntakeTx for PgIntakeTx<'_> {
         r: &NewReceipt<'_>,
         response: &dyn Fn(ReceiptId) -> String,
     ) -> Result<Option<(ReceiptId, String)>, WriteFailure> {
+        if let Some(held) = self
+            .batch
+            .as_mut()
+            .and_then(|b| b.insert_completed(r, response))
+        {
+            return Ok(Some(held));
+        }
+        self.flush()?;
+        if let (Some(batch), Some(key)) = (self.batch.as_mut(), r.key) {
+            let key = (r.scope.to_string(), key.to_string());
+            batch.key_holders.remove(&key);
+            batch.absorbed.remove(&key);
+        }
         let id: ReceiptId = self.client.query_one(&self.s.next_id, &[])?.get(0);
         let text = response(id);
         let row = self.client.query_opt(
@@ -367,6 +415,7 @@ impl IntakeTx for PgIntakeTx<'_> {
         if read_text(created_at).is_err() {
             return Ok(None);
         }
+        self.flush()?;
         let row = self.client.query_one(
             "INSERT INTO receipts (scope, request_key, digest, payload, state, response, created_at, updated_at) \
              VALUES ($1, NULL, $2, $3, 'completed', NULL, $4::text::timestamptz, $4::text::timestamptz) RETURNING id",
@@ -376,6 +425,8 @@ impl IntakeTx for PgIntakeTx<'_> {
     }
 
     fn reclaim_failed(&mut self, id: ReceiptId, at_ms: Millis) -> Result<bool, WriteFailure> {
+        self.flush()?;
+        self.forget_holder_of(id);
         Ok(self
             .client
             .execute(&self.s.reclaim_failed, &[&id, &at(at_ms)])?
@@ -388,6 +439,8 @@ impl IntakeTx for PgIntakeTx<'_> {
         settle: Settle<'_>,
         at_ms: Millis,
     ) -> Result<Option<bool>, WriteFailure> {
+        self.flush()?;
+        self.forget_holder_of(id);
         let changed = match settle {
             Settle::Completed(response) => self
                 .client
@@ -402,6 +455,10 @@ impl IntakeTx for PgIntakeTx<'_> {
     }
 
     fn record_replay(&mut self, id: ReceiptId, at_ms: Millis) -> Result<(), WriteFailure> {
+        if let Some(batch) = self.batch.as_mut() {
+            batch.replay(id, at_ms);
+            return Ok(());
+        }
         self.client.execute(&self.s.replay, &[&id, &at(at_ms)])?;
         Ok(())
     }
@@ -413,6 +470,10 @@ impl IntakeTx for PgIntakeTx<'_> {
         payload: &str,
         at_ms: Millis,
     ) -> Result<(), WriteFailure> {
+        if let Some(batch) = self.batch.as_mut() {
+            batch.conflict(id, digest, payload, at_ms);
+            return Ok(());
+        }
         self.client
             .execute(&self.s.conflict, &[&id, &digest, &payload, &at(at_ms)])?;
         Ok(())
@@ -425,6 +486,10 @@ impl IntakeTx for PgIntakeTx<'_> {
         digest: Option<&str>,
         at_ms: Millis,
     ) -> Result<(), WriteFailure> {
+        if let Some(batch) = self.batch.as_mut() {
+            batch.absorbed_copy(id, key, digest, at_ms);
+            return Ok(());
+        }
         self.client
             .execute(&self.s.absorbed, &[&id, &key, &at(at_ms), &digest])?;
         Ok(())
@@ -436,6 +501,11 @@ impl IntakeTx for PgIntakeTx<'_> {
         visitor: u128,
         since_ms: Millis,
     ) -> Result<Option<(ReceiptId, Millis)>, WriteFailure> {
+        let wanted = (scope.to_string(), visitor);
+        if let Some(found) = self.batch.as_ref().and_then(|b| b.visitors.get(&wanted)) {
+            return Ok(found.filter(|&(_, at)| at >= since_ms));
+        }
+        self.flush()?;
         let row = self.client.query_opt(
             &self.s.latest_visitor,
             &[&scope, &visitor.to_le_bytes().as_slice(), &at(since_ms)],
@@ -450,6 +520,10 @@ impl IntakeTx for PgIntakeTx<'_> {
         id: ReceiptId,
         at_ms: Millis,
     ) -> Result<(), WriteFailure> {
+        if let Some(batch) = self.batch.as_mut() {
+            batch.note_visitor(scope, visitor, id, at_ms);
+            return Ok(());
+        }
         self.client.execute(
             &self.s.note_visitor,
             &[&scope, &visitor.to_le_bytes().as_slice(), &id, &at(at_ms)],
@@ -463,9 +537,27 @@ impl IntakeTx for PgIntakeTx<'_> {
         Ok(())
     }
 
+    fn prefetch(&mut self, plan: &BatchPlan<'_>) -> Result<(), WriteFailure> {
+        self.flush()?;
+        self.batch = Some(Batch::prefetch(self.client, plan)?);
+        Ok(())
+    }
+
     fn commit(mut self: Box<Self>) -> Result<(), WriteFailure> {
+        // Written before the commit; a failure leaves the drop to roll back.
+        self.flush()?;
         self.done = true;
         self.client.batch_execute("COMMIT")?;
         Ok(())
+    }
+}
+
+impl PgIntakeTx<'_> {
+    /// A receipt whose state is changed here: its key's holder is read again.
+    fn forget_holder_of(&mut self, id: ReceiptId) {
+        if let Some(batch) = self.batch.as_mut() {
+            batch.key_holders.retain(|_, h| h.as_ref().is_none_or(|h| h.id != id));
+            batch.answers.remove(&id);
+        }
     }
 }

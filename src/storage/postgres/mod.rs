@@ -4,6 +4,7 @@
 //! every other decision), and [`intake`] answers the intake's writes from
 //! any number of processes.
 
+mod batch;
 pub(super) mod connect;
 pub(super) mod intake;
 mod review_log;
