@@ -147,7 +147,10 @@ pub trait IntakeTx: IntakeLookups {
     /// Inserts an `in_flight` receipt unless its scope's key is held:
     /// `Some(id)` when inserted, `None` when the key is taken (a concurrent
     /// insert of the same key waits for the first to end).
-    fn insert_in_flight(&mut self, receipt: &NewReceipt<'_>) -> Result<Option<ReceiptId>, WriteFailure>;
+    fn insert_in_flight(
+        &mut self,
+        receipt: &NewReceipt<'_>,
+    ) -> Result<Option<ReceiptId>, WriteFailure>;
 
     /// Inserts a `completed` receipt with the response `response(id)`
     /// unless its scope's key is held (`None` then).

@@ -24,8 +24,8 @@ use recent::Recent;
 use super::clock::Clock;
 
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
-use crate::storage::intake::BatchPlan;
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::storage::intake::BatchPlan;
 
 /// The most submissions committed together.
 pub const MAX_BATCH: usize = 512;

@@ -22,6 +22,9 @@ use crate::storage::intake::{
 
 type Key = (String, String);
 
+/// Rows of four columns held back, column by column (for `unnest`).
+type Columns4<A, B, C, D> = (Vec<A>, Vec<B>, Vec<C>, Vec<D>);
+
 /// The caches and the writes held back of one transaction.
 #[derive(Default)]
 pub struct Batch {
@@ -34,9 +37,9 @@ pub struct Batch {
     pub answers: HashMap<ReceiptId, ReceiptAnswer>,
     receipts: Receipts,
     replays: (Vec<ReceiptId>, Vec<String>),
-    conflicts: (Vec<ReceiptId>, Vec<String>, Vec<String>, Vec<String>),
-    absorbed_rows: (Vec<ReceiptId>, Vec<Option<String>>, Vec<String>, Vec<Option<String>>),
-    noted: (Vec<String>, Vec<Vec<u8>>, Vec<ReceiptId>, Vec<String>),
+    conflicts: Columns4<ReceiptId, String, String, String>,
+    absorbed_rows: Columns4<ReceiptId, Option<String>, String, Option<String>>,
+    noted: Columns4<String, Vec<u8>, ReceiptId, String>,
 }
 
 /// Completed receipts held back, column by column (for `unnest`).
@@ -75,8 +78,12 @@ impl Batch {
             let scopes: Vec<&str> = plan.keys.iter().map(|k| k.0).collect();
             let keys: Vec<&str> = plan.keys.iter().map(|k| k.1).collect();
             for (scope, key) in &plan.keys {
-                batch.key_holders.insert((scope.to_string(), key.to_string()), None);
-                batch.absorbed.insert((scope.to_string(), key.to_string()), None);
+                batch
+                    .key_holders
+                    .insert((scope.to_string(), key.to_string()), None);
+                batch
+                    .absorbed
+                    .insert((scope.to_string(), key.to_string()), None);
             }
             let rows = client.query(
                 "SELECT r.scope, r.request_key, r.id, r.digest, r.state, r.response, \
@@ -265,7 +272,15 @@ impl Batch {
                              $6::text[], $7::text[]) \
                       AS t(id, scope, key, digest, payload, response, at) \
                  ON CONFLICT (scope, request_key) DO NOTHING RETURNING id",
-                &[&r.id, &r.scope, &r.key, &r.digest, &r.payload, &r.response, &r.at],
+                &[
+                    &r.id,
+                    &r.scope,
+                    &r.key,
+                    &r.digest,
+                    &r.payload,
+                    &r.response,
+                    &r.at,
+                ],
             )?;
             if written.len() != r.id.len() {
                 return Err(WriteFailure::other(

@@ -29,7 +29,8 @@ pub fn config(location: &Location) -> Result<Config, StorageError> {
         detail: one_line(&e.to_string()),
     })?;
     if config.get_user().is_none() {
-        let user = std::env::var("PGUSER").unwrap_or_else(|_| whoami::username().unwrap_or_default());
+        let user =
+            std::env::var("PGUSER").unwrap_or_else(|_| whoami::username().unwrap_or_default());
         config.user(&user);
     }
     if config.get_dbname().is_none()
@@ -86,7 +87,12 @@ fn password_from_environment(config: &Config) -> Option<String> {
         Some(postgres::config::Host::Tcp(h)) => h.clone(),
         _ => "localhost".to_string(),
     };
-    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
     let db = config.get_dbname().unwrap_or_default().to_string();
     let user = config.get_user().unwrap_or_default().to_string();
     text.lines()

@@ -19,8 +19,8 @@ use crate::model::time::{format_rfc3339, read_text};
 use crate::model::{Millis, ReceiptId};
 use crate::storage::error::Failure;
 use crate::storage::intake::{
-    AbsorbedKey, BatchPlan, IntakeDatabase, IntakeLookups, IntakeMode, IntakeTx, KeyHolder, NewReceipt,
-    OpenError, ReceiptAnswer, Settle, StoredReceipt, WriteFailure,
+    AbsorbedKey, BatchPlan, IntakeDatabase, IntakeLookups, IntakeMode, IntakeTx, KeyHolder,
+    NewReceipt, OpenError, ReceiptAnswer, Settle, StoredReceipt, WriteFailure,
 };
 use crate::storage::location::Location;
 
@@ -59,18 +59,14 @@ impl Statements {
     fn prepare(client: &mut Client) -> Result<Self, postgres::Error> {
         let mut p = |sql: &str| client.prepare(sql);
         Ok(Self {
-            key_holder: p(
-                "SELECT id, digest, state, response, \
+            key_holder: p("SELECT id, digest, state, response, \
                  (extract(epoch FROM coalesce(updated_at, created_at)) * 1000)::bigint \
-                 FROM receipts WHERE scope = $1 AND request_key = $2",
-            )?,
-            absorbed_key_holder: p(
-                "SELECT r.id, r.digest, r.state, r.response, a.digest \
+                 FROM receipts WHERE scope = $1 AND request_key = $2")?,
+            absorbed_key_holder: p("SELECT r.id, r.digest, r.state, r.response, a.digest \
                  FROM absorbed a JOIN receipts r ON r.id = a.receipt_id \
                  WHERE a.request_key = $1 AND r.scope = $2 \
                    AND NOT EXISTS (SELECT 1 FROM receipts h WHERE h.scope = $2 AND h.request_key = $1) \
-                 ORDER BY a.id LIMIT 1",
-            )?,
+                 ORDER BY a.id LIMIT 1")?,
             receipt_answer: p("SELECT state, response FROM receipts WHERE id = $1")?,
             insert_in_flight: p(
                 "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at) \
@@ -398,7 +394,15 @@ impl IntakeTx for PgIntakeTx<'_> {
         let text = response(id);
         let row = self.client.query_opt(
             &self.s.insert_completed,
-            &[&id, &r.scope, &r.key, &r.digest, &r.payload, &text, &at(r.at_ms)],
+            &[
+                &id,
+                &r.scope,
+                &r.key,
+                &r.digest,
+                &r.payload,
+                &text,
+                &at(r.at_ms),
+            ],
         )?;
         Ok(row.map(|_| (id, text)))
     }
@@ -556,7 +560,9 @@ impl PgIntakeTx<'_> {
     /// A receipt whose state is changed here: its key's holder is read again.
     fn forget_holder_of(&mut self, id: ReceiptId) {
         if let Some(batch) = self.batch.as_mut() {
-            batch.key_holders.retain(|_, h| h.as_ref().is_none_or(|h| h.id != id));
+            batch
+                .key_holders
+                .retain(|_, h| h.as_ref().is_none_or(|h| h.id != id));
             batch.answers.remove(&id);
         }
     }

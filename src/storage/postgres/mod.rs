@@ -207,7 +207,10 @@ impl Storage for PgDatabase {
     fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError> {
         let row = self
             .client()?
-            .query_opt("SELECT \"payload\"::text FROM receipts WHERE id = $1", &[&id])
+            .query_opt(
+                "SELECT \"payload\"::text FROM receipts WHERE id = $1",
+                &[&id],
+            )
             .map_err(|e| self.error("reading a payload", &e))?;
         Ok(row.map(|r| r.get::<_, Option<String>>(0).unwrap_or_default()))
     }

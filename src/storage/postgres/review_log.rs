@@ -27,8 +27,10 @@ impl From<postgres::Error> for LogError {
             _ => Failure::Other,
         };
         let detail = super::connect::describe(&e);
-        let detail =
-            crate::sanitize::inline(&detail.split_whitespace().collect::<Vec<_>>().join(" "), 200);
+        let detail = crate::sanitize::inline(
+            &detail.split_whitespace().collect::<Vec<_>>().join(" "),
+            200,
+        );
         LogError::Engine { failure, detail }
     }
 }
@@ -196,7 +198,10 @@ pub fn ensure(client: &mut Client) -> Result<(), LogError> {
 pub fn append(client: &mut Client, row: &NewEntry<'_>) -> Result<LogEntry, LogError> {
     let ids = serde_json::to_string(row.receipt_ids).expect("a list of integers serialises");
     let id: i64 = client
-        .query_one("SELECT nextval(pg_get_serial_sequence('review_log', 'id'))", &[])?
+        .query_one(
+            "SELECT nextval(pg_get_serial_sequence('review_log', 'id'))",
+            &[],
+        )?
         .get(0);
     let batch = match row.batch {
         None => None,

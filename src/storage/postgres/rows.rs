@@ -3,8 +3,8 @@
 //! a legacy view's types read as SQLite's would, the rows streamed from the
 //! server and handed to the sinks in batches.
 
-use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 
 use super::schema::{Shape, TimeColumn};
@@ -25,7 +25,10 @@ pub fn receipt_select(shape: &Shape, updated_at: bool) -> String {
         optional(c.request_key, "\"request_key\"::text".into()),
         optional(c.digest, "\"digest\"::text".into()),
         optional(c.state, "\"state\"::text".into()),
-        optional(c.updated_at && updated_at, shape.updated_at.select("updated_at")),
+        optional(
+            c.updated_at && updated_at,
+            shape.updated_at.select("updated_at"),
+        ),
     ];
     format!("SELECT {} FROM \"receipts\"", list.join(", "))
 }

@@ -96,7 +96,9 @@ pub fn detect(client: &mut Client, location: &Location) -> Result<Shape, Storage
             _ => RelationKind::Table,
         }))
     };
-    let columns = |client: &mut Client, name: &str| -> Result<Vec<(String, String)>, StorageError> {
+    let columns = |client: &mut Client,
+                   name: &str|
+     -> Result<Vec<(String, String)>, StorageError> {
         let rows = client
             .query(
                 "SELECT column_name::text, data_type::text FROM information_schema.columns \

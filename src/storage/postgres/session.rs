@@ -30,6 +30,9 @@ use crate::storage::tally::{CountedTable, Tallies, Tally};
 /// leave wide gaps) every reading is a full one.
 const MOST_PENDING: usize = 100_000;
 
+/// What one connection's range gave: rows, the highest id, every id seen.
+type RangeRead = (u64, Option<ReceiptId>, Vec<ReceiptId>);
+
 /// Fewer ids than this between the lowest and the highest are read on one
 /// connection.
 const MIN_SPLIT: i64 = 50_000;
@@ -95,9 +98,15 @@ impl<'db> PgSession<'db> {
         let err = |e: postgres::Error| error(self.location, "starting a read", &e);
         let bounds = self
             .client
-            .query_one("SELECT min(\"id\")::bigint, max(\"id\")::bigint FROM receipts", &[])
+            .query_one(
+                "SELECT min(\"id\")::bigint, max(\"id\")::bigint FROM receipts",
+                &[],
+            )
             .map_err(err)?;
-        let (Some(lo), Some(hi)) = (bounds.get::<_, Option<i64>>(0), bounds.get::<_, Option<i64>>(1)) else {
+        let (Some(lo), Some(hi)) = (
+            bounds.get::<_, Option<i64>>(0),
+            bounds.get::<_, Option<i64>>(1),
+        ) else {
             return Ok(());
         };
         if hi.saturating_sub(lo) < MIN_SPLIT || split.connections < 2 {
@@ -164,7 +173,7 @@ impl<'db> PgSession<'db> {
         &mut self,
         sinks: &mut [&mut dyn RowSink],
         progress: &mut dyn FnMut(u64),
-    ) -> Result<(u64, Option<ReceiptId>, Vec<ReceiptId>), StorageError> {
+    ) -> Result<RangeRead, StorageError> {
         let sql = format!(
             "{} WHERE \"id\" BETWEEN $1 AND $2 ORDER BY \"id\"",
             rows::receipt_select(self.shape, false)
@@ -173,42 +182,44 @@ impl<'db> PgSession<'db> {
         let done = std::sync::atomic::AtomicU64::new(0);
         let mut clients: Vec<&mut Client> = vec![&mut *self.client];
         clients.extend(self.helpers.iter_mut());
-        let read: Vec<Result<(u64, Option<ReceiptId>, Vec<ReceiptId>), postgres::Error>> =
-            std::thread::scope(|scope| {
-                let mut first = None;
-                let mut others = Vec::new();
-                for ((client, sink), &(lo, hi)) in
-                    clients.into_iter().zip(sinks.iter_mut()).zip(&self.ranges)
-                {
-                    let sql = &sql;
-                    let done = &done;
-                    let mut job = move |tell: &mut dyn FnMut(u64)| {
-                        let mut noting = Noting {
-                            inner: &mut **sink,
-                            ids: Vec::new(),
-                        };
-                        let mut before = 0;
-                        let (count, last) =
-                            rows::stream(client, shape, sql, &[&lo, &hi], &mut noting, &mut |n| {
-                                let all = done.fetch_add(n - before, std::sync::atomic::Ordering::Relaxed)
-                                    + (n - before);
-                                before = n;
-                                tell(all);
-                            })?;
-                        Ok((count, last, noting.ids))
+        let read: Vec<Result<RangeRead, postgres::Error>> = std::thread::scope(|scope| {
+            let mut first = None;
+            let mut others = Vec::new();
+            for ((client, sink), &(lo, hi)) in
+                clients.into_iter().zip(sinks.iter_mut()).zip(&self.ranges)
+            {
+                let sql = &sql;
+                let done = &done;
+                let mut job = move |tell: &mut dyn FnMut(u64)| {
+                    let mut noting = Noting {
+                        inner: &mut **sink,
+                        ids: Vec::new(),
                     };
-                    if first.is_none() {
-                        first = Some(job);
-                    } else {
-                        others.push(scope.spawn(move || job(&mut |_| {})));
-                    }
+                    let mut before = 0;
+                    let (count, last) =
+                        rows::stream(client, shape, sql, &[&lo, &hi], &mut noting, &mut |n| {
+                            let all = done
+                                .fetch_add(n - before, std::sync::atomic::Ordering::Relaxed)
+                                + (n - before);
+                            before = n;
+                            tell(all);
+                        })?;
+                    Ok((count, last, noting.ids))
+                };
+                if first.is_none() {
+                    first = Some(job);
+                } else {
+                    others.push(scope.spawn(move || job(&mut |_| {})));
                 }
-                let mut results = vec![first.map_or(Ok((0, None, Vec::new())), |mut job| job(progress))];
-                results.extend(others.into_iter().map(|h| {
-                    h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                }));
-                results
-            });
+            }
+            let mut results =
+                vec![first.map_or(Ok((0, None, Vec::new())), |mut job| job(progress))];
+            results.extend(others.into_iter().map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }));
+            results
+        });
         let mut count = 0;
         let mut last = None;
         let mut seen = Vec::new();
