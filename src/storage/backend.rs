@@ -176,6 +176,8 @@ pub struct ReadCursor {
     /// engine's mark of when they can no longer.
     pending: Vec<ReceiptId>,
     horizon: u64,
+    /// When the oldest of them was first missed.
+    pending_since: Option<std::time::Instant>,
 }
 
 impl ReadCursor {
@@ -186,6 +188,7 @@ impl ReadCursor {
             last,
             pending: Vec::new(),
             horizon: 0,
+            pending_since: None,
         }
     }
 
@@ -196,10 +199,20 @@ impl ReadCursor {
 
     /// With ids below [`Self::last`] that may still commit, until the
     /// engine's `horizon` passes.
-    pub(crate) fn with_pending(mut self, pending: Vec<ReceiptId>, horizon: u64) -> Self {
+    pub(crate) fn with_pending(
+        mut self,
+        pending: Vec<ReceiptId>,
+        horizon: u64,
+        since: Option<std::time::Instant>,
+    ) -> Self {
+        self.pending_since = since.filter(|_| !pending.is_empty());
         self.pending = pending;
         self.horizon = horizon;
         self
+    }
+
+    pub(crate) fn pending_since(&self) -> Option<std::time::Instant> {
+        self.pending_since
     }
 
     pub(crate) fn pending(&self) -> &[ReceiptId] {

@@ -136,7 +136,13 @@ pub fn open(location: &Location, mode: IntakeMode) -> Result<Box<dyn IntakeDatab
             path = location.shown()
         )));
     }
-    super::schema::create(&mut client, location).map_err(refused)?;
+    // Created only when something is missing: creating takes locks that
+    // wait for every write in progress.
+    if !super::schema::complete(&mut client)
+        .map_err(|e| refused(connect::error(location, "opening", &e)))?
+    {
+        super::schema::create(&mut client, location).map_err(refused)?;
+    }
     if mode == IntakeMode::Load {
         let any: bool = client
             .query_one("SELECT EXISTS (SELECT 1 FROM receipts)", &[])
@@ -243,8 +249,12 @@ impl IntakeLookups for PgIntake {
 
 impl IntakeDatabase for PgIntake {
     fn begin(&mut self) -> Result<Box<dyn IntakeTx + '_>, WriteFailure> {
+        // A transaction id before any id is drawn from the sequence: a
+        // reading that misses an id this transaction holds then knows a
+        // transaction that may still commit it is running (see
+        // `session.rs`).
         self.client
-            .batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED")?;
+            .batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()")?;
         Ok(Box::new(PgIntakeTx {
             client: &mut self.client,
             s: &self.statements,

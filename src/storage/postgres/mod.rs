@@ -27,6 +27,9 @@ use crate::storage::location::Location;
 use crate::storage::source::Source;
 use crate::storage::{Access, OpenOptions};
 
+/// How long a look for notifications waits for the socket.
+const HEARING: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// How often listening is tried again once its connection broke.
 const RELISTEN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -104,8 +107,11 @@ impl Listener {
     /// How many notifications were heard so far (those waiting read now,
     /// without blocking); `None` when the connection broke.
     fn hear(&mut self) -> Option<i64> {
+        // A wait, however short, lets the client's runtime take in what
+        // arrived on the socket; a plain `iter()` only sees what an earlier
+        // call took in.
         let mut notifications = self.client.notifications();
-        let mut waiting = notifications.iter();
+        let mut waiting = notifications.timeout_iter(HEARING);
         loop {
             match postgres::fallible_iterator::FallibleIterator::next(&mut waiting) {
                 Ok(Some(_)) => self.heard += 1,

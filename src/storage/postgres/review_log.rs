@@ -262,8 +262,8 @@ pub fn receipt_state(
 /// `now` as the column stores it: a time for a time column, else the text.
 fn stored_time(shape: &Shape) -> &'static str {
     match shape.updated_at {
-        TimeColumn::WithZone => "$1::timestamptz",
-        TimeColumn::WithoutZone => "($1::timestamptz AT TIME ZONE 'UTC')",
+        TimeColumn::WithZone => "$1::text::timestamptz",
+        TimeColumn::WithoutZone => "($1::text::timestamptz AT TIME ZONE 'UTC')",
         _ => "$1",
     }
 }

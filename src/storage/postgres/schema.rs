@@ -30,6 +30,16 @@ pub fn create(client: &mut Client, location: &Location) -> Result<(), StorageErr
     tx.commit().map_err(|e| error(location, "init", &e))
 }
 
+/// True when every table and trigger of the schema is there.
+pub fn complete(client: &mut Client) -> Result<bool, postgres::Error> {
+    Ok(client
+        .query_one(
+            "SELECT count(*) = 5 AND EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'receipts_notify'                      AND tgrelid = to_regclass('receipts'))              FROM unnest(ARRAY['receipts', 'key_conflicts', 'replays', 'absorbed',                                'recent_visitors']) AS t(name)              WHERE to_regclass(t.name) IS NOT NULL",
+            &[],
+        )?
+        .get(0))
+}
+
 /// How a time column is stored, which decides how it is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeColumn {

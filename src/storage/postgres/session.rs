@@ -8,7 +8,11 @@
 //! transaction id not yet begun). Once every transaction running then has
 //! ended (a later snapshot's oldest running id has passed the horizon), an
 //! id not seen will never commit; until then the next reading asks for them
-//! ([`Session::committed_below`]).
+//! ([`Session::committed_below`]). A writer that draws an id from the
+//! sequence before its transaction has an id of its own (a `nextval` before
+//! the first write) is not among the running ones: each missed id is
+//! therefore also looked for during a grace of a minute, and the intake's
+//! own transactions take their id first.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -32,6 +36,10 @@ const MOST_PENDING: usize = 100_000;
 
 /// What one connection's range gave: rows, the highest id, every id seen.
 type RangeRead = (u64, Option<ReceiptId>, Vec<ReceiptId>);
+
+/// How long an id not seen is looked for at least, whatever the running
+/// transactions say.
+const PENDING_GRACE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Fewer ids than this between the lowest and the highest are read on one
 /// connection.
@@ -348,23 +356,37 @@ impl Session for PgSession<'_> {
             (count, last, noting.ids)
         };
         let last = last.max(from);
-        // Ids a reading before this one did not see, still able to commit.
-        let mut pending: Vec<ReceiptId> = match after {
-            Some(c) if self.xmin < c.horizon() => c.pending().to_vec(),
-            _ => Vec::new(),
+        // Ids a reading before this one did not see, still able to commit:
+        // while a transaction running then may still be running, and for a
+        // grace besides (a writer that draws an id before its transaction
+        // has an id of its own is not among those running).
+        let (mut pending, mut since) = match after {
+            Some(c)
+                if self.xmin < c.horizon()
+                    || c.pending_since()
+                        .is_some_and(|at| at.elapsed() < PENDING_GRACE) =>
+            {
+                (c.pending().to_vec(), c.pending_since())
+            }
+            _ => (Vec::new(), None),
         };
+        let before = pending.len();
         // Ids count from 1 in the schema's table; a table whose ids start
         // far above has no gaps below its first.
         let start = from.unwrap_or_else(|| match seen.first() {
             Some(&first) if first > MOST_PENDING as ReceiptId => first - 1,
             _ => 0,
         });
-        let cursor = if note_gaps(&mut pending, start, &seen, MOST_PENDING) {
+        let room = note_gaps(&mut pending, start, &seen, MOST_PENDING);
+        if pending.len() > before {
+            since = since.or_else(|| Some(std::time::Instant::now()));
+        }
+        let cursor = if room {
             let horizon = if pending.is_empty() { 0 } else { self.xmax };
-            ReadCursor::up_to(last).with_pending(pending, horizon)
+            ReadCursor::up_to(last).with_pending(pending, horizon, since)
         } else {
             // Too many to keep: every later reading is a full one.
-            ReadCursor::up_to(last).with_pending(vec![ReceiptId::MIN], u64::MAX)
+            ReadCursor::up_to(last).with_pending(vec![ReceiptId::MIN], u64::MAX, since)
         };
         Ok((count, cursor))
     }
