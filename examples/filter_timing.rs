@@ -22,7 +22,7 @@ use receipt_review::tui::canvas;
 
 use receipt_review::model::Settings;
 use receipt_review::reading;
-use receipt_review::storage::{Access, Database};
+use receipt_review::storage::{Access, open_database};
 use receipt_review::tui::app::search::{Known, SearchIndex, compute, narrows, normalize_query};
 use receipt_review::tui::app::{ClassFilter, Tab};
 
@@ -33,10 +33,10 @@ fn main() -> anyhow::Result<()> {
     let path = std::env::args()
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: filter_timing DB"))?;
-    let db = Database::open(std::path::Path::new(&path), Access::ReadOnly)?;
+    let db = open_database(path.as_str(), Access::ReadOnly)?;
     let now = receipt_review::model::time::parse_text("2026-11-29T12:00:00Z")
         .map_err(anyhow::Error::msg)?;
-    let snap = reading::read_with_receipts(&db, Settings::new(now), &mut |_| {})?;
+    let snap = reading::read_with_receipts(&*db, Settings::new(now), &mut |_| {})?;
     let t = Instant::now();
     let search = SearchIndex::build(&snap, None);
     println!(

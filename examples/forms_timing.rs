@@ -45,7 +45,7 @@ fn main() -> anyhow::Result<()> {
         None => parse_text("2026-11-29T12:00:00Z").expect("a valid time"),
     };
     let runs: usize = args.next().map_or(Ok(5), |a| a.parse())?;
-    let db = open_database(&path, Access::ReadOnly)?;
+    let db = open_database(path.as_str(), Access::ReadOnly)?;
     let t = Instant::now();
     let mut reader = Reader::new(Settings::new(now));
     let (snap, pending) = reader.read(&*db, now, &mut |_| {})?;

@@ -40,7 +40,7 @@ fn main() -> anyhow::Result<()> {
     let rounds: usize = args.next().map_or(Ok(3), |a| a.parse())?;
     let (tx, rx) = mpsc::channel();
     let config = WorkerConfig {
-        path: path.clone().into(),
+        location: std::path::Path::new(&path).into(),
         read_only: false,
         settings: Settings::new(NOW_MS),
         fixed_now: Some(NOW_MS),

@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+use crate::storage::Location;
+
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -40,7 +42,7 @@ pub struct Cli {
 #[derive(Args, Debug)]
 pub struct TuiArgs {
     /// The receipts database to review.
-    pub db: Option<PathBuf>,
+    pub db: Option<Location>,
     /// Write a fresh demo database to a temporary folder and open it.
     #[arg(long, conflicts_with = "db")]
     pub demo: bool,
@@ -119,7 +121,7 @@ pub enum Command {
     /// Print the triage summary (for people, or --json for scripts and CI).
     Report {
         /// The receipts database.
-        db: PathBuf,
+        db: Location,
         /// The documented JSON format instead of the summary.
         #[arg(long)]
         json: bool,
@@ -135,7 +137,7 @@ pub enum Command {
     /// Find any receipt: by field text, email, name, phone, key, scope, #number or time.
     Find {
         /// The receipts database.
-        db: PathBuf,
+        db: Location,
         /// What to find: words, #1907 or 1907, a time (10:00, yesterday 10:00, 10:00..11:00).
         #[arg(num_args = 1..)]
         query: Vec<String>,
@@ -151,12 +153,12 @@ pub enum Command {
     /// Check schema and digest integrity; exit 1 when damaged rows are found.
     Check {
         /// The receipts database.
-        db: PathBuf,
+        db: Location,
     },
     /// Record a decision on an item (dup:ID, conflict:ID, stuck:ID).
     Resolve {
         /// The receipts database.
-        db: PathBuf,
+        db: Location,
         /// The item to decide: dup:12, conflict:40, stuck:77 or bot:5 (see `report`).
         item: String,
         /// duplicate|correction|distinct|spam, original_stands|follow_up, completed|failed|still_pending
@@ -176,7 +178,7 @@ pub enum Command {
     },
     /// Reopen an item's decision: it is pending again (a reopening is appended to the log).
     Reopen {
-        db: PathBuf,
+        db: Location,
         /// The item whose decision to reopen (dup:ID, conflict:ID, stuck:ID, bot:ID).
         item: String,
         /// A note kept with the reopening.
@@ -189,7 +191,7 @@ pub enum Command {
     /// Export the review log (CSV for spreadsheets, JSONL for scripts).
     Export {
         /// The receipts database whose review log to export.
-        db: PathBuf,
+        db: Location,
         /// csv (safe to open in a spreadsheet) or jsonl (one JSON object a line).
         #[arg(long, value_enum, default_value_t = ExportFormat::Csv, hide_possible_values = true)]
         format: ExportFormat,
@@ -211,12 +213,12 @@ pub enum Command {
     /// Create an empty receipts database (WAL mode).
     Init {
         /// The database file to create (its folder must exist).
-        db: PathBuf,
+        db: Location,
     },
     /// Run the intake server: the forms of a config take submissions over HTTP into DB.
     Serve {
         /// The receipts database to write (created when new; its folder must exist).
-        db: PathBuf,
+        db: Location,
         /// The forms and server settings (see assets/forms.toml).
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
@@ -226,9 +228,10 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Write a realistic demo database.
     Demo {
-        /// The file to write (new or empty; its folder must exist).
-        #[arg(long, value_name = "FILE", default_value = "receipt-review-demo.db")]
-        out: PathBuf,
+        /// The database to write: a new or empty file (its folder must exist),
+        /// or a PostgreSQL URL of a database with no receipts.
+        #[arg(long, value_name = "DB", default_value = "receipt-review-demo.db")]
+        out: Location,
         /// How many receipts to write.
         #[arg(long, value_name = "N", default_value_t = 2000)]
         receipts: usize,
@@ -412,7 +415,7 @@ mod tests {
     fn tui_is_the_default_and_commands_parse() {
         let cli = Cli::try_parse_from(["rr", "x.db", "--operator", "aiko"]).unwrap();
         assert!(cli.command.is_none());
-        assert_eq!(cli.tui.db.as_deref(), Some(std::path::Path::new("x.db")));
+        assert_eq!(cli.tui.db, Some(Location::from("x.db")));
         let cli =
             Cli::try_parse_from(["rr", "report", "x.db", "--json", "--window", "5m"]).unwrap();
         match cli.command {

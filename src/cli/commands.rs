@@ -16,6 +16,7 @@ use crate::reading;
 use crate::report;
 use crate::review::{self, ExportFile, ExportFormat};
 use crate::sanitize::inline;
+use crate::storage::Location;
 use crate::storage::error::show_path;
 use crate::storage::{self, Access, Connections, Storage};
 use crate::t;
@@ -25,7 +26,7 @@ use crate::tui::{self, Open, ScreenConfig};
 pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
     let operator = operator::resolve(args.operator.clone())?;
     let open = match (&args.db, args.demo) {
-        (Some(db), _) => Open::File(db.clone()),
+        (Some(db), _) => Open::Database(db.clone()),
         (None, true) => Open::Demo,
         (None, false) => {
             return Err(unusable(t!(i18n::current(), "commands.no_database")));
@@ -50,7 +51,7 @@ fn zone(tz: Option<&str>) -> anyhow::Result<Zone> {
 }
 
 pub fn report(
-    db: &Path,
+    db: &Location,
     json: bool,
     tz: Option<&str>,
     period: Period,
@@ -79,7 +80,7 @@ pub fn report(
 /// `find DB QUERY`: every receipt searched; the analysis is read only when
 /// something was found, for the items the hits belong to.
 pub fn find(
-    db: &Path,
+    db: &Location,
     query: &str,
     json: bool,
     tz: Option<&str>,
@@ -108,7 +109,7 @@ pub fn find(
 }
 
 /// Damage is a property of each row alone: no analysis option changes it.
-pub fn check(db: &Path) -> anyhow::Result<i32> {
+pub fn check(db: &Location) -> anyhow::Result<i32> {
     let lang = i18n::current();
     let database = storage::open_database(db, Access::ReadOnly)?;
     let problems = database.schema_problems();
@@ -148,7 +149,7 @@ pub fn check(db: &Path) -> anyhow::Result<i32> {
 }
 
 pub fn resolve(
-    db: &Path,
+    db: &Location,
     item: &str,
     decision: &str,
     note: Option<String>,
@@ -284,7 +285,7 @@ fn receipt_state(database: &dyn Storage, id: i64) -> Option<String> {
 }
 
 pub fn export(
-    db: &Path,
+    db: &Location,
     format: ExportFormat,
     bom: bool,
     out: Option<&Path>,
@@ -366,35 +367,46 @@ pub fn canonical(digest: bool) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-pub fn init(db: &Path) -> anyhow::Result<i32> {
+pub fn init(db: &Location) -> anyhow::Result<i32> {
     // A folder that is not there is the caller's mistake (exit 2), said
     // before anything is tried.
-    let folder = match db.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !folder.is_dir() {
-        return Err(usage(
-            "init",
-            t!(
-                crate::i18n::current(),
-                "cli.init.no_folder",
-                path = show_path(db),
-                folder = show_path(folder)
-            ),
-        ));
+    if let Some(path) = db.file() {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(usage(
+                "init",
+                t!(
+                    crate::i18n::current(),
+                    "cli.init.no_folder",
+                    path = db.shown(),
+                    folder = show_path(folder)
+                ),
+            ));
+        }
     }
     storage::init(db)?;
-    eprintln!(
-        "{}",
-        t!(i18n::current(), "commands.created", path = show_path(db))
-    );
+    let said = if db.is_postgres() {
+        t!(
+            i18n::current(),
+            "commands.created_shared",
+            path = db.shown()
+        )
+    } else {
+        t!(i18n::current(), "commands.created", path = db.shown())
+    };
+    eprintln!("{said}");
     Ok(0)
 }
 
 /// The demo writes only a new (or empty) file, into a folder that exists:
 /// anything else is the caller's mistake, not a failure (exit 2).
-fn refuse_unusable_demo_path(out: &Path) -> anyhow::Result<()> {
+fn refuse_unusable_demo_path(out: &Location) -> anyhow::Result<()> {
+    let Some(out) = out.file() else {
+        return Ok(());
+    };
     if let Ok(meta) = std::fs::metadata(out)
         && (meta.is_dir() || meta.len() > 0)
     {
@@ -419,7 +431,12 @@ fn refuse_unusable_demo_path(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyhow::Result<i32> {
+pub fn demo(
+    out: &Location,
+    receipts: usize,
+    seed: u64,
+    now: Option<Millis>,
+) -> anyhow::Result<i32> {
     let options = crate::demo::DemoOptions {
         receipts,
         seed,
@@ -442,6 +459,6 @@ pub fn demo(out: &Path, receipts: usize, seed: u64, now: Option<Millis>) -> anyh
             receipts = summary.receipts
         )
     );
-    eprintln!("{}", t!(lang, "commands.demo_wrote", path = show_path(out)));
+    eprintln!("{}", t!(lang, "commands.demo_wrote", path = out.shown()));
     Ok(0)
 }

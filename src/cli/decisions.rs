@@ -1,8 +1,6 @@
 //! The command line's side of choosing what to keep (`resolve --keep`) and
 //! of undoing (`reopen`): the same review paths as the screen's `d` and `u`.
 
-use std::path::Path;
-
 use super::error::{Finding, unusable};
 use super::{operator, output};
 use crate::i18n;
@@ -89,7 +87,7 @@ pub fn recorded_keeping(
 /// stands, through the screen's guarded path. Exit 1 when there is nothing
 /// to reopen; 2 for an id that is not an item id.
 pub fn reopen(
-    db: &Path,
+    db: &crate::storage::Location,
     item: &str,
     note: Option<String>,
     operator: Option<String>,

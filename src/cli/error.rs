@@ -56,6 +56,12 @@ pub fn exit_code(error: &anyhow::Error) -> i32 {
         if let Some(e) = cause.downcast_ref::<StorageError>() {
             return e.exit_code();
         }
+        if let Some(crate::intake::store::StoreError::Open(
+            crate::storage::intake::OpenError::Refused(_),
+        )) = cause.downcast_ref()
+        {
+            return 2;
+        }
     }
     1
 }

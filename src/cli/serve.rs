@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::server::{self, Config};
 
-pub fn run(db: &Path, config: &Path) -> anyhow::Result<i32> {
+pub fn run(db: &crate::storage::Location, config: &Path) -> anyhow::Result<i32> {
     let config = Config::load(config)?;
     server::serve(db, config)?;
     Ok(0)

@@ -14,14 +14,12 @@ pub mod scenario;
 mod summary;
 pub mod texts;
 
-use std::path::Path;
 use std::sync::mpsc;
 
-use anyhow::{Context, bail};
-use rusqlite::Connection;
-
-use crate::intake::store::{BulkWrite, IntakeStore};
+use crate::intake::store::{BulkWrite, IntakeStore, StoreError};
 use crate::model::Millis;
+use crate::storage::Location;
+use crate::storage::intake::{IntakeMode, OpenError};
 
 const MINUTE: Millis = 60_000;
 const HOUR: Millis = 60 * MINUTE;
@@ -40,22 +38,13 @@ pub use summary::{
     DemoOptions, DemoSummary, PlantedConflict, PlantedDamage, PlantedGroup, PlantedMember,
 };
 
-/// Writes a demo database to `path`, which must not exist or be empty.
-pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
-    if let Ok(meta) = std::fs::metadata(path)
-        && meta.len() > 0
+/// Writes a demo database at `location`, which must be new (a file that
+/// does not exist or is empty, a database with no receipts).
+pub fn generate(location: &Location, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
+    let result = write(location, opts);
+    if let (Err(e), Some(path)) = (&result, location.file())
+        && !is_refused(e)
     {
-        bail!(
-            "{}",
-            crate::t!(
-                crate::i18n::current(),
-                "commands.demo_exists",
-                path = path.display()
-            )
-        );
-    }
-    let result = write(path, opts);
-    if result.is_err() {
         // The file was new (or empty): leave nothing half-written behind.
         for suffix in ["", "-journal", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
@@ -64,43 +53,24 @@ pub fn generate(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> 
     result
 }
 
-fn write(path: &Path, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
-    let conn = Connection::open(path).with_context(|| {
-        crate::t!(
-            crate::i18n::current(),
-            "commands.cannot_create",
-            path = path.display()
-        )
-    })?;
-    // Loading: a memory journal and no syncs; the file switches to WAL when done.
-    conn.execute_batch(
-        "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; \
-         PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
-    )?;
-    let mut store = IntakeStore::new(conn)?;
-    store.create_schema()?;
+/// True when the database was refused as it was found (and so left alone).
+fn is_refused(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<StoreError>(),
+        Some(StoreError::Open(OpenError::Refused(_)))
+    )
+}
+
+fn write(location: &Location, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
+    let mut store = IntakeStore::open_at(location, IntakeMode::Load)?;
     let summary = store.bulk(|batch| load(batch, opts))?;
-    let conn = store.into_connection();
-    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        bail!(
-            "{}",
-            crate::t!(
-                crate::i18n::current(),
-                "commands.demo_no_wal",
-                path = path.display(),
-                mode = mode
-            )
-        );
-    }
-    conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA optimize;")?;
-    conn.close().map_err(|(_, e)| e)?;
+    store.close()?;
     Ok(summary)
 }
 
 /// Plans on a second thread (texts, payloads, canonical form, digests) while this one writes:
 /// the planner owns the random generator, so the rows do not depend on thread timing.
-fn load(batch: &BulkWrite<'_>, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
+fn load(batch: &mut BulkWrite<'_>, opts: &DemoOptions) -> anyhow::Result<DemoSummary> {
     let (tx, rx) = mpsc::sync_channel::<PlanStep>(4_096);
     let mut recorder = Recorder::default();
     std::thread::scope(|scope| {

@@ -2,7 +2,6 @@
 //! they planted.
 
 use anyhow::bail;
-use rusqlite::params;
 
 use super::scenario::{Action, Content, Tag};
 use crate::intake::store::{BulkWrite, Claim, StoreError, SubmitError};
@@ -26,7 +25,7 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
-    pub(super) fn take(&mut self, batch: &BulkWrite<'_>, msg: PlanStep) -> anyhow::Result<()> {
+    pub(super) fn take(&mut self, batch: &mut BulkWrite<'_>, msg: PlanStep) -> anyhow::Result<()> {
         match msg {
             PlanStep::NewGroup { scope, pathway } => self.groups.push(GroupBuild {
                 scope,
@@ -43,19 +42,21 @@ impl Recorder {
     }
 
     /// Runs one event through the intake and records what it planted.
-    pub(super) fn apply(&mut self, batch: &BulkWrite<'_>, ev: Ready) -> anyhow::Result<()> {
+    pub(super) fn apply(&mut self, batch: &mut BulkWrite<'_>, ev: Ready) -> anyhow::Result<()> {
         let submission = match ev.body {
             ReadyBody::Raw {
                 payload,
                 digest,
                 created_at,
             } => {
-                batch.connection().execute(
-                    "INSERT INTO receipts (scope, request_key, digest, payload, state, response, created_at, updated_at) \
-                     VALUES (?1, NULL, ?2, ?3, 'completed', NULL, ?4, ?4)",
-                    params![ev.scope, digest, payload, created_at],
-                )?;
-                let id = batch.connection().last_insert_rowid();
+                // An engine that cannot hold the row (a damaged time where
+                // the column takes only times) plants nothing.
+                let Some(id) = batch
+                    .tx()
+                    .insert_raw(ev.scope, &digest, &payload, &created_at)?
+                else {
+                    return Ok(());
+                };
                 self.count_row(ev.ja);
                 if let Tag::Damaged(reason) = ev.tag {
                     self.summary.damaged.push(PlantedDamage {

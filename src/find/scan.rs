@@ -95,7 +95,7 @@ pub fn search(db: &dyn Storage, query: &Query, now_ms: Millis) -> anyhow::Result
     };
     session.end()?;
     let mut scan = merge(sinks);
-    scan.read = read;
+    scan.read = read.0;
     Ok(scan)
 }
 

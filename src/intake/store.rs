@@ -1,9 +1,10 @@
-//! The SQLite intake store (seed 000): receipts that survive the process, safe across
-//! connections and processes.
+//! The intake store: receipts that survive the process, safe across
+//! connections and processes, on any engine behind [`IntakeDatabase`].
 //!
-//! - A submission is claimed with one atomic `INSERT ... ON CONFLICT(scope, request_key) DO
-//!   NOTHING` and, when it inserted nothing, a read-back of the existing row, in
-//!   the same short `BEGIN IMMEDIATE` transaction. Never `REPLACE` (it deletes the original), never
+//! - A submission is claimed with one atomic insert that does nothing when the
+//!   scope's key is held (`INSERT ... ON CONFLICT(scope, request_key) DO
+//!   NOTHING`) and, when it inserted nothing, a read-back of the holder, in the
+//!   same short transaction. Never a replace (it deletes the original), never
 //!   select-then-insert (two connections could both see nothing).
 //! - New key: an `in_flight` receipt (digest = SHA-256 of the canonical payload, payload = the
 //!   canonical text). Same key and digest: a replay, recorded in `replays`, the stored id and
@@ -16,25 +17,21 @@
 //!   original may still be running in another connection.
 //!
 //! All times are passed in (`at_ms`), so a simulated clock (the demo) writes the same rows.
+//! See `docs/intake.md` for the protocol's table of answers.
 
 use std::path::Path;
-use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde_json::{Map, Value};
 
 use super::canonical::{CanonicalError, canonical, sha256_hex};
 use super::key::{KeyError, valid_key};
 use crate::i18n::Lang;
-use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::storage::Location;
+use crate::storage::intake::{
+    IntakeDatabase, IntakeMode, IntakeTx, NewReceipt, OpenError, Settle, WriteFailure,
+};
 use crate::t;
-
-/// The database contract, `assets/schema.sql`.
-pub use crate::storage::SCHEMA_SQL;
-
-/// How long a connection waits for another one's write lock.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Why the store refused or could not do something. `Display` is in the
 /// language of the messages ([`crate::i18n::current`]); [`StoreError::message`]
@@ -56,7 +53,10 @@ pub enum StoreError {
         id: ReceiptId,
         state: String,
     },
-    Sql(#[from] rusqlite::Error),
+    /// The database failed; nothing of the transaction was committed.
+    Database(#[from] WriteFailure),
+    /// The database could not be opened.
+    Open(#[from] OpenError),
 }
 
 impl StoreError {
@@ -87,7 +87,8 @@ impl StoreError {
                 id = id,
                 state = format!("{state:?}")
             ),
-            Self::Sql(e) => t!(lang, "error.intake.database", error = e),
+            Self::Database(e) => t!(lang, "error.intake.database", error = e),
+            Self::Open(e) => e.to_string(),
         }
     }
 }
@@ -169,42 +170,49 @@ pub enum SubmitError<E> {
 }
 
 /// The intake side of the receipts database.
-#[derive(Debug)]
 pub struct IntakeStore {
-    conn: Connection,
+    db: Box<dyn IntakeDatabase>,
+}
+
+impl std::fmt::Debug for IntakeStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IntakeStore")
+            .field("location", self.db.location())
+            .finish()
+    }
 }
 
 impl IntakeStore {
-    /// Opens (or creates) a database file. The schema is not created: see [`Self::create_schema`].
+    /// Opens (or creates) a database file, creating the schema's missing tables.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Self::new(Connection::open(path)?)
+        Self::open_at(&Location::File(path.to_path_buf()), IntakeMode::Plain)
     }
 
-    /// Wraps a connection, setting the busy timeout.
-    pub fn new(conn: Connection) -> Result<Self, StoreError> {
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        Ok(Self { conn })
+    /// Opens the database at `location` as `mode` says.
+    pub fn open_at(location: &Location, mode: IntakeMode) -> Result<Self, StoreError> {
+        Ok(Self::new(crate::storage::open_intake(location, mode)?))
     }
 
-    /// Creates the tables of `assets/schema.sql` if they are missing.
-    pub fn create_schema(&self) -> Result<(), StoreError> {
-        self.conn.execute_batch(SCHEMA_SQL)?;
-        Ok(())
+    /// Wraps an open database.
+    pub fn new(db: Box<dyn IntakeDatabase>) -> Self {
+        Self { db }
     }
 
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+    /// The database, for what the protocol does not cover.
+    pub fn database(&mut self) -> &mut dyn IntakeDatabase {
+        &mut *self.db
     }
 
-    pub fn into_connection(self) -> Connection {
-        self.conn
+    /// Ends the store (for a database being loaded: makes it durable and ready).
+    pub fn close(self) -> Result<(), StoreError> {
+        Ok(self.db.close()?)
     }
 
-    /// Claims a submission in its own short `BEGIN IMMEDIATE` transaction.
+    /// Claims a submission in its own short transaction.
     ///
     /// A conflict is an error, but its `key_conflicts` row is committed.
     pub fn claim(
-        &self,
+        &mut self,
         scope: &str,
         key: Option<&str>,
         payload: &Map<String, Value>,
@@ -214,25 +222,25 @@ impl IntakeStore {
     }
 
     /// [`Self::claim`] for a submission already checked and canonicalised.
-    pub fn claim_prepared(&self, s: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
-        self.immediate(|ops| ops.claim(s, at_ms))
+    pub fn claim_prepared(&mut self, s: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
+        self.immediate(|tx| claim(tx, s, at_ms))
     }
 
     /// `in_flight` -> `completed` with its response. False when the receipt was not in flight
     /// (already completed or failed, e.g. by an operator): nothing was changed then.
     pub fn complete(
-        &self,
+        &mut self,
         id: ReceiptId,
         response: &str,
         at_ms: Millis,
     ) -> Result<bool, StoreError> {
-        self.immediate(|ops| ops.complete(id, response, at_ms))
+        self.immediate(|tx| settle(tx, id, Settle::Completed(response), at_ms))
     }
 
     /// `in_flight` -> `failed`, which releases the key for a retry with the same body. False
     /// when the receipt was not in flight.
-    pub fn fail(&self, id: ReceiptId, at_ms: Millis) -> Result<bool, StoreError> {
-        self.immediate(|ops| ops.fail(id, at_ms))
+    pub fn fail(&mut self, id: ReceiptId, at_ms: Millis) -> Result<bool, StoreError> {
+        self.immediate(|tx| settle(tx, id, Settle::Failed, at_ms))
     }
 
     /// Claims, runs `action` exactly when the claim says so, and completes or fails the receipt.
@@ -240,7 +248,7 @@ impl IntakeStore {
     /// The action runs outside any transaction (it may be slow: the intake is never blocked by
     /// it). It gets the receipt id and returns the response text to store and replay.
     pub fn submit<F, E>(
-        &self,
+        &mut self,
         scope: &str,
         key: Option<&str>,
         payload: &Map<String, Value>,
@@ -258,49 +266,48 @@ impl IntakeStore {
     }
 
     /// The receipt for a scope and key, as committed now.
-    pub fn lookup(&self, scope: &str, key: &str) -> Result<Lookup, StoreError> {
-        Ops { conn: &self.conn }.lookup(scope, key)
+    pub fn lookup(&mut self, scope: &str, key: &str) -> Result<Lookup, StoreError> {
+        lookup(&mut *self.db, scope, key)
     }
 
     /// The state of a receipt by id.
-    pub fn state_of(&self, id: ReceiptId) -> Result<ReceiptState, StoreError> {
-        let state: Option<String> = self
-            .conn
-            .query_row("SELECT state FROM receipts WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        let state = state.ok_or(StoreError::NoSuchReceipt(id))?;
-        ReceiptState::parse(&state).ok_or(StoreError::BadState { id, state })
+    pub fn state_of(&mut self, id: ReceiptId) -> Result<ReceiptState, StoreError> {
+        let answer = self
+            .db
+            .receipt_answer(id)?
+            .ok_or(StoreError::NoSuchReceipt(id))?;
+        ReceiptState::parse(&answer.state).ok_or(StoreError::BadState {
+            id,
+            state: answer.state,
+        })
     }
 
-    /// Runs many operations in ONE transaction, for bulk loading. Each operation has exactly
-    /// the semantics it has on its own (the same SQL); only the commit is shared. An error
-    /// returned by `f` rolls everything back.
-    pub fn bulk<T, E>(&mut self, f: impl FnOnce(&BulkWrite<'_>) -> Result<T, E>) -> Result<T, E>
+    /// Runs many operations in ONE transaction, for bulk loading and the
+    /// server's group commit. Each operation has exactly the semantics it
+    /// has on its own; only the commit is shared. An error returned by `f`
+    /// rolls everything back.
+    pub fn bulk<T, E>(&mut self, f: impl FnOnce(&mut BulkWrite<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
-        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
-        let batch = BulkWrite {
-            ops: Ops { conn: &tx },
-        };
-        let out = f(&batch)?;
-        tx.commit().map_err(StoreError::from)?;
+        let tx = self.db.begin().map_err(StoreError::from)?;
+        let mut batch = BulkWrite { tx };
+        let out = f(&mut batch)?;
+        batch.tx.commit().map_err(StoreError::from)?;
         Ok(out)
     }
 
     fn immediate<T>(
-        &self,
-        f: impl FnOnce(&Ops<'_>) -> Result<T, StoreError>,
+        &mut self,
+        f: impl FnOnce(&mut dyn IntakeTx) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-        let result = f(&Ops { conn: &tx });
+        let mut tx = self.db.begin()?;
+        let result = f(&mut *tx);
         match result {
             // A conflict is refused, but its key_conflicts row is kept.
             Ok(_) | Err(StoreError::Conflict { .. }) => tx.commit()?,
-            Err(_) => tx.rollback()?,
+            // Dropped: rolled back.
+            Err(_) => drop(tx),
         }
         result
     }
@@ -308,58 +315,57 @@ impl IntakeStore {
 
 /// The operations of one [`IntakeStore::bulk`] transaction.
 pub struct BulkWrite<'c> {
-    ops: Ops<'c>,
+    tx: Box<dyn IntakeTx + 'c>,
 }
 
 impl BulkWrite<'_> {
     /// [`IntakeStore::claim`], inside the batch's transaction. A conflict returns its error
     /// and its `key_conflicts` row stays in the batch.
     pub fn claim(
-        &self,
+        &mut self,
         scope: &str,
         key: Option<&str>,
         payload: &Map<String, Value>,
         at_ms: Millis,
     ) -> Result<Claim, StoreError> {
-        self.ops
-            .claim(&Submission::new(scope, key, payload)?, at_ms)
+        claim(&mut *self.tx, &Submission::new(scope, key, payload)?, at_ms)
     }
 
     /// [`Self::claim`] for a submission already checked and canonicalised.
-    pub fn claim_prepared(&self, s: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
-        self.ops.claim(s, at_ms)
+    pub fn claim_prepared(&mut self, s: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
+        claim(&mut *self.tx, s, at_ms)
     }
 
     pub fn complete(
-        &self,
+        &mut self,
         id: ReceiptId,
         response: &str,
         at_ms: Millis,
     ) -> Result<bool, StoreError> {
-        self.ops.complete(id, response, at_ms)
+        settle(&mut *self.tx, id, Settle::Completed(response), at_ms)
     }
 
-    /// A new receipt completed at once (no action to wait for): its claim and
-    /// its completion written as one row, with `response(id)` for the id it
-    /// gets. `None` when the scope's key is held already, with nothing
-    /// written: [`Self::claim_prepared`] then gives the protocol's answer.
+    /// A new receipt stored `completed` at once, with `response(id)`, when
+    /// its key is free: the usual submission of a form without an action,
+    /// one row written once. `None` when the key is held (then claim it).
     pub fn store_completed(
-        &self,
+        &mut self,
         s: &Submission,
         at_ms: Millis,
-        response: impl FnOnce(ReceiptId) -> String,
+        response: impl Fn(ReceiptId) -> String,
     ) -> Result<Option<(ReceiptId, String)>, StoreError> {
-        self.ops.store_completed(s, at_ms, response)
+        Ok(self.tx.insert_completed(&s.as_new(at_ms), &response)?)
     }
 
-    pub fn fail(&self, id: ReceiptId, at_ms: Millis) -> Result<bool, StoreError> {
-        self.ops.fail(id, at_ms)
+    pub fn fail(&mut self, id: ReceiptId, at_ms: Millis) -> Result<bool, StoreError> {
+        settle(&mut *self.tx, id, Settle::Failed, at_ms)
     }
 
-    /// [`IntakeStore::submit`] inside the batch; the receipt is completed (or failed) at
-    /// `done_ms`, which may be later than `at_ms`.
+    /// [`IntakeStore::submit`] inside the batch: the action runs inside the
+    /// transaction (for loading, where it is a plain function); `done_ms` is
+    /// when it settled.
     pub fn submit<F, E>(
-        &self,
+        &mut self,
         scope: &str,
         key: Option<&str>,
         payload: &Map<String, Value>,
@@ -376,7 +382,7 @@ impl BulkWrite<'_> {
 
     /// [`Self::submit`] for a submission already checked and canonicalised.
     pub fn submit_prepared<F, E>(
-        &self,
+        &mut self,
         submission: &Submission,
         at_ms: Millis,
         done_ms: Millis,
@@ -385,25 +391,25 @@ impl BulkWrite<'_> {
     where
         F: FnOnce(ReceiptId) -> Result<String, E>,
     {
-        let claim = self.ops.claim(submission, at_ms)?;
+        let claim = claim(&mut *self.tx, submission, at_ms)?;
+        let tx = &mut *self.tx;
         finish(claim, action, |id, response| match response {
-            Some(text) => self.ops.complete(id, text, done_ms).map(|_| ()),
-            None => self.ops.fail(id, done_ms).map(|_| ()),
+            Some(text) => settle(tx, id, Settle::Completed(text), done_ms).map(|_| ()),
+            None => settle(tx, id, Settle::Failed, done_ms).map(|_| ()),
         })
     }
 
-    pub fn lookup(&self, scope: &str, key: &str) -> Result<Lookup, StoreError> {
-        self.ops.lookup(scope, key)
+    pub fn lookup(&mut self, scope: &str, key: &str) -> Result<Lookup, StoreError> {
+        lookup(&mut *self.tx, scope, key)
     }
 
-    /// The connection, for rows that the protocol would never write (the demo's damaged rows).
-    pub fn connection(&self) -> &Connection {
-        self.ops.conn
+    /// The transaction itself, for the steps of the server's protocol
+    /// beyond a claim (absorbed copies, replays of keys held through them).
+    pub fn tx(&mut self) -> &mut dyn IntakeTx {
+        &mut *self.tx
     }
 }
 
-/// Runs the action when the claim says so and records its outcome through `settle`
-/// (`Some(response)` completes, `None` fails).
 fn finish<F, E>(
     claim: Claim,
     action: F,
@@ -469,6 +475,17 @@ impl Submission {
         })
     }
 
+    /// The row to insert for it, received at `at_ms`.
+    pub fn as_new(&self, at_ms: Millis) -> NewReceipt<'_> {
+        NewReceipt {
+            scope: &self.scope,
+            key: self.key.as_deref(),
+            digest: &self.digest,
+            payload: &self.payload,
+            at_ms,
+        }
+    }
+
     pub fn scope(&self) -> &str {
         &self.scope
     }
@@ -488,153 +505,74 @@ impl Submission {
     }
 }
 
-/// The SQL of the protocol, run on a connection that is already inside a transaction.
-struct Ops<'c> {
-    conn: &'c Connection,
+/// Claims a submission inside `tx`: a new receipt, a failed one claimed
+/// again, a replay, or a conflict (an error whose `key_conflicts` row is
+/// written).
+fn claim(tx: &mut dyn IntakeTx, p: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
+    if let Some(id) = tx.insert_in_flight(&p.as_new(at_ms))? {
+        return Ok(Claim::New { id });
+    }
+    // Only a keyed submission can conflict; read back the row that holds the key.
+    let key = p
+        .key()
+        .expect("a keyless insert cannot hit the unique constraint");
+    let holder = tx.key_holder(&p.scope, key)?.ok_or_else(|| {
+        WriteFailure::other("the key's receipt could not be read back after the insert")
+    })?;
+    let id = holder.id;
+    if holder.digest != p.digest {
+        tx.record_conflict(id, &p.digest, &p.payload, at_ms)?;
+        return Err(StoreError::Conflict {
+            receipt_id: id,
+            scope: p.scope.to_string(),
+            key: key.to_string(),
+        });
+    }
+    let state = ReceiptState::parse(&holder.state).ok_or(StoreError::BadState {
+        id,
+        state: holder.state,
+    })?;
+    if state == ReceiptState::Failed && tx.reclaim_failed(id, at_ms)? {
+        return Ok(Claim::Reclaimed { id });
+    }
+    tx.record_replay(id, at_ms)?;
+    Ok(Claim::Replay {
+        id,
+        state,
+        response: holder.response,
+    })
 }
 
-impl Ops<'_> {
-    fn claim(&self, p: &Submission, at_ms: Millis) -> Result<Claim, StoreError> {
-        let at = format_rfc3339(at_ms);
-        let inserted = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, 'in_flight', ?5, ?5) \
-                 ON CONFLICT (scope, request_key) DO NOTHING",
-            )?
-            .execute(params![p.scope, p.key, p.digest, p.payload, at])?;
-        if inserted == 1 {
-            // Same connection, same transaction: the row this statement just inserted.
-            return Ok(Claim::New {
-                id: self.conn.last_insert_rowid(),
-            });
-        }
-        // Only a keyed submission can conflict; read back the row that holds the key.
-        let key = p
-            .key()
-            .expect("a keyless insert cannot hit the unique constraint");
-        let (id, digest, state, response): (ReceiptId, String, String, Option<String>) = self
-            .conn
-            .prepare_cached(
-                "SELECT id, digest, state, response FROM receipts WHERE scope = ?1 AND request_key = ?2",
-            )?
-            .query_row(params![p.scope, key], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?;
-        if digest != p.digest {
-            self.conn
-                .prepare_cached(
-                    "INSERT INTO key_conflicts (receipt_id, digest, payload, received_at) VALUES (?1, ?2, ?3, ?4)",
-                )?
-                .execute(params![id, p.digest, p.payload, at])?;
-            return Err(StoreError::Conflict {
-                receipt_id: id,
-                scope: p.scope.to_string(),
-                key: key.to_string(),
-            });
-        }
-        let state = ReceiptState::parse(&state).ok_or(StoreError::BadState { id, state })?;
-        if state == ReceiptState::Failed {
-            let changed = self
-                .conn
-                .prepare_cached(
-                    "UPDATE receipts SET state = 'in_flight', updated_at = ?2 WHERE id = ?1 AND state = 'failed'",
-                )?
-                .execute(params![id, at])?;
-            if changed == 1 {
-                return Ok(Claim::Reclaimed { id });
-            }
-        }
-        self.conn
-            .prepare_cached("INSERT INTO replays (receipt_id, received_at) VALUES (?1, ?2)")?
-            .execute(params![id, at])?;
-        Ok(Claim::Replay {
+/// True when the guarded update changed the row; an error when there is no such receipt.
+fn settle(
+    tx: &mut dyn IntakeTx,
+    id: ReceiptId,
+    to: Settle<'_>,
+    at_ms: Millis,
+) -> Result<bool, StoreError> {
+    tx.settle(id, to, at_ms)?
+        .ok_or(StoreError::NoSuchReceipt(id))
+}
+
+fn lookup(
+    db: &mut dyn crate::storage::intake::IntakeLookups,
+    scope: &str,
+    key: &str,
+) -> Result<Lookup, StoreError> {
+    let Some(holder) = db.key_holder(scope, key)? else {
+        return Ok(Lookup::NotFoundYet);
+    };
+    let id = holder.id;
+    match ReceiptState::parse(&holder.state) {
+        Some(ReceiptState::InFlight) => Ok(Lookup::InFlight { id }),
+        Some(ReceiptState::Completed) => Ok(Lookup::Completed {
             id,
-            state,
-            response,
-        })
-    }
-
-    fn store_completed(
-        &self,
-        p: &Submission,
-        at_ms: Millis,
-        response: impl FnOnce(ReceiptId) -> String,
-    ) -> Result<Option<(ReceiptId, String)>, StoreError> {
-        // The id SQLite would choose itself; the transaction holds the write
-        // lock, so no other row can take it meanwhile.
-        let id: ReceiptId = self
-            .conn
-            .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM receipts")?
-            .query_row([], |r| r.get(0))?;
-        let text = response(id);
-        let inserted = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO receipts (id, scope, request_key, digest, payload, state, response, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'completed', ?6, ?7, ?7) \
-                 ON CONFLICT (scope, request_key) DO NOTHING",
-            )?
-            .execute(params![id, p.scope, p.key, p.digest, p.payload, text, format_rfc3339(at_ms)])?;
-        Ok((inserted == 1).then_some((id, text)))
-    }
-
-    fn complete(&self, id: ReceiptId, response: &str, at_ms: Millis) -> Result<bool, StoreError> {
-        let changed = self
-            .conn
-            .prepare_cached(
-                "UPDATE receipts SET state = 'completed', response = ?2, updated_at = ?3 \
-                 WHERE id = ?1 AND state = 'in_flight'",
-            )?
-            .execute(params![id, response, format_rfc3339(at_ms)])?;
-        self.settled(id, changed)
-    }
-
-    fn fail(&self, id: ReceiptId, at_ms: Millis) -> Result<bool, StoreError> {
-        let changed = self
-            .conn
-            .prepare_cached(
-                "UPDATE receipts SET state = 'failed', updated_at = ?2 WHERE id = ?1 AND state = 'in_flight'",
-            )?
-            .execute(params![id, format_rfc3339(at_ms)])?;
-        self.settled(id, changed)
-    }
-
-    /// True when the guarded update changed the row; an error when there is no such receipt.
-    fn settled(&self, id: ReceiptId, changed: usize) -> Result<bool, StoreError> {
-        if changed == 1 {
-            return Ok(true);
-        }
-        let exists: Option<i64> = self
-            .conn
-            .prepare_cached("SELECT 1 FROM receipts WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))
-            .optional()?;
-        match exists {
-            Some(_) => Ok(false),
-            None => Err(StoreError::NoSuchReceipt(id)),
-        }
-    }
-
-    fn lookup(&self, scope: &str, key: &str) -> Result<Lookup, StoreError> {
-        let row: Option<(ReceiptId, String, Option<String>)> = self
-            .conn
-            .prepare_cached(
-                "SELECT id, state, response FROM receipts WHERE scope = ?1 AND request_key = ?2",
-            )?
-            .query_row(params![scope, key], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
-            .optional()?;
-        let Some((id, state, response)) = row else {
-            return Ok(Lookup::NotFoundYet);
-        };
-        match ReceiptState::parse(&state) {
-            Some(ReceiptState::InFlight) => Ok(Lookup::InFlight { id }),
-            Some(ReceiptState::Completed) => Ok(Lookup::Completed { id, response }),
-            Some(ReceiptState::Failed) => Ok(Lookup::Failed { id }),
-            None => Err(StoreError::BadState { id, state }),
-        }
+            response: holder.response,
+        }),
+        Some(ReceiptState::Failed) => Ok(Lookup::Failed { id }),
+        None => Err(StoreError::BadState {
+            id,
+            state: holder.state,
+        }),
     }
 }

@@ -85,6 +85,41 @@ impl RawReceipt {
     }
 }
 
+impl TimeRef<'_> {
+    pub fn to_owned_value(self) -> TimeValue {
+        match self {
+            Self::Null => TimeValue::Null,
+            Self::Integer(n) => TimeValue::Integer(n),
+            Self::Real(x) => TimeValue::Real(x),
+            Self::Text(t) => TimeValue::Text(t.to_string()),
+            Self::Other(what) => TimeValue::Other(what.to_string()),
+        }
+    }
+}
+
+impl Row<'_> {
+    /// The row, owned.
+    pub fn to_raw(&self) -> RawReceipt {
+        RawReceipt {
+            id: self.id,
+            scope: self.scope.to_string(),
+            request_key: self.request_key.map(str::to_string),
+            digest: self.digest.map(str::to_string),
+            payload: self.payload.map(str::to_string).map_err(str::to_string),
+            state: self.state.to_string(),
+            created_at: self.created_at.to_owned_value(),
+            updated_at: self.updated_at.to_owned_value(),
+        }
+    }
+}
+
+/// Every row heard, kept whole: for a few rows (tests, a detail view).
+impl RowSink for Vec<RawReceipt> {
+    fn row(&mut self, row: &Row<'_>) {
+        self.push(row.to_raw());
+    }
+}
+
 /// One row of `key_conflicts`: a later attempt with the same key and another body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawConflict {

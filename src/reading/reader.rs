@@ -18,7 +18,7 @@ use super::shown::{self, Shown};
 use super::snapshot::{Snapshot, assemble};
 use super::stage::{Progress, Stage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
-use crate::storage::{Connections, Session, Storage, StorageError, Tallies};
+use crate::storage::{Connections, ReadCursor, Session, Storage, StorageError, Tallies};
 use crate::triage::activity::Collector;
 use crate::triage::engine::{
     DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
@@ -58,6 +58,8 @@ pub struct Reader {
     last: Extent,
     /// Rows read and the sum of their ids, to compare with the database.
     sum_ids: i128,
+    /// Where the last reading of the receipts ended (the engine's own).
+    cursor: Option<ReadCursor>,
     /// Receipts to read again next time besides those that may change.
     touched: Vec<ReceiptId>,
     /// Receipts the last reading of appended rows read whole to compare
@@ -133,6 +135,7 @@ impl Reader {
             stale: HashSet::new(),
             last: Extent::Full,
             sum_ids: 0,
+            cursor: None,
             touched: Vec::new(),
             texts_read: Vec::new(),
             verified: None,
@@ -169,6 +172,7 @@ impl Reader {
     /// The next reading will be a full one.
     pub fn forget(&mut self) {
         self.engine = None;
+        self.cursor = None;
         self.shown = Receipts::default();
         self.stale.clear();
         self.texts_read.clear();
@@ -235,15 +239,13 @@ impl Reader {
             }
             _ => Engine::begin(&settings, self.fields_horizon, session.conflict_rows(None)?),
         };
-        let after = if appended {
-            ingesting.store().max_id()
-        } else {
-            None
-        };
+        let after = if appended { self.cursor.take() } else { None };
         let read_before = ingesting.store().rows() as u64;
-        let sum_ids = ingest(&mut *session, &mut ingesting, after, &mut |done| {
-            progress(Progress::new(Stage::Receipts, read_before + done, None))
-        })?;
+        let (sum_ids, cursor) =
+            ingest(&mut *session, &mut ingesting, after.as_ref(), &mut |done| {
+                progress(Progress::new(Stage::Receipts, read_before + done, None))
+            })?;
+        self.cursor = Some(cursor);
         if appended && ingesting.reaches_back() {
             // An appended receipt is to be compared with receipts whose
             // fields the engine let go: a full reading analyses it.
@@ -324,6 +326,10 @@ impl Reader {
         let Some(engine) = self.engine.as_mut() else {
             return Ok(false);
         };
+        match &self.cursor {
+            Some(cursor) if !session.committed_below(cursor)? => {}
+            _ => return Ok(false),
+        }
         let mut ids = engine.volatile_ids();
         ids.extend(std::mem::take(&mut self.touched));
         ids.sort_unstable();
@@ -450,14 +456,15 @@ fn as_sinks<S: RowSink>(sinks: &mut [S]) -> Vec<&mut dyn RowSink> {
     sinks.iter_mut().map(|s| s as &mut dyn RowSink).collect()
 }
 
-/// Reads the receipts (those above `after`, or all) into the engine's store;
-/// gives the sum of the ids of the rows read, good and damaged.
+/// Reads the receipts (those after `after`, or all) into the engine's store;
+/// gives the sum of the ids of the rows read, good and damaged, and where
+/// the reading ended.
 fn ingest(
     session: &mut dyn Session,
     engine: &mut Ingesting,
-    after: Option<ReceiptId>,
+    after: Option<&ReadCursor>,
     progress: &mut dyn FnMut(u64),
-) -> Result<i128, StorageError> {
+) -> Result<(i128, ReadCursor), StorageError> {
     engine.ingest_with(|inspector, store| {
         let before = (store.receipts.len(), store.damaged.len());
         let ingest = Ingest::begin(store, inspector);
@@ -468,16 +475,16 @@ fn ingest(
             .collect();
         let read = session.receipts(after, &mut as_sinks(&mut sinks), progress);
         let parts = match read {
-            Ok(_) => sinks.into_iter().flat_map(FactSink::into_parts).collect(),
+            Ok(..) => sinks.into_iter().flat_map(FactSink::into_parts).collect(),
             Err(_) => Vec::new(),
         };
         ingest.finish(store, parts);
-        read?;
+        let (_, cursor) = read?;
         let good = store.receipts[before.0..].iter().map(|r| i128::from(r.id));
         let damaged = store.damaged[before.1..]
             .iter()
             .map(|d| i128::from(d.receipt_id));
-        Ok(good.chain(damaged).sum())
+        Ok((good.chain(damaged).sum(), cursor))
     })
 }
 

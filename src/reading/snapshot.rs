@@ -4,7 +4,6 @@
 //! is pending.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -67,7 +66,7 @@ pub struct LogLine {
 
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
-    pub database: PathBuf,
+    pub database: crate::storage::Location,
     /// Why decisions are off, when they are (read-only file or folder, `--read-only`).
     pub read_only: Option<String>,
     /// Why decisions may not change `receipts.state` (read-only, or `receipts` is a view).
@@ -204,7 +203,7 @@ pub(super) fn assemble(
         }
     }
     Ok(Snapshot {
-        database: db.location().to_path_buf(),
+        database: db.location().clone(),
         read_only: db.read_only_reason().map(str::to_string).or_else(|| {
             db.is_read_only().then(|| {
                 crate::t!(

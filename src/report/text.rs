@@ -32,7 +32,7 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
         t!(
             lang,
             "report.heading",
-            database = inline(&input.database.display().to_string(), 80),
+            database = inline(&input.database.shown(), 80),
             receipts = super::receipt_count(input),
             now = zone.format_named(input.settings.now_ms),
             zone = zone.name(),

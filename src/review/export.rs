@@ -398,10 +398,11 @@ mod tests {
         fs::create_dir(&folder).unwrap();
         fs::set_permissions(&folder, fs::Permissions::from_mode(0o555)).unwrap();
         let db_path = dir.path().join("receipts.db");
-        crate::storage::init(&db_path).unwrap();
+        let location = crate::storage::Location::File(db_path);
+        crate::storage::init(&location).unwrap();
         let db =
-            crate::storage::Database::open(&db_path, crate::storage::Access::ReadOnly).unwrap();
-        let result = export_to_file(&db, ExportFormat::Csv, &folder.join("log.csv"));
+            crate::storage::open_database(&location, crate::storage::Access::ReadOnly).unwrap();
+        let result = export_to_file(&*db, ExportFormat::Csv, &folder.join("log.csv"));
         let left = fs::read_dir(&folder).unwrap().count();
         fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();
         let err = result.unwrap_err();

@@ -29,7 +29,6 @@ pub mod clock;
 pub mod config;
 pub mod connections;
 pub mod cross_site;
-pub mod database;
 pub mod fields;
 pub mod fingerprint;
 pub mod job;
@@ -52,7 +51,6 @@ pub mod writer;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::thread::JoinHandle;
 
 use anyhow::Context;
@@ -65,6 +63,9 @@ pub use config::{
 use state::AppState;
 use writer::{FormWindow, Writer};
 
+use crate::intake::store::{IntakeStore, StoreError};
+use crate::storage::Location;
+use crate::storage::intake::{IntakeMode, OpenError};
 use crate::t;
 
 /// Input `serve` cannot use: a database it cannot write, a config it cannot
@@ -82,8 +83,10 @@ pub struct Bound {
 
 /// Opens the database, starts the writer and binds the config's address
 /// (port 0: any free port; see [`Bound::local_addr`]).
-pub async fn bind(db: &Path, config: Config) -> anyhow::Result<Bound> {
-    let writer = open_writer(db, &config)?;
+pub async fn bind(db: &Location, config: Config) -> anyhow::Result<Bound> {
+    // The database's client blocks (it runs its own runtime): it is opened
+    // off this runtime's task.
+    let writer = tokio::task::block_in_place(|| open_writer(db, &config))?;
     let listen = config.server.listen;
     let listener = TcpListener::bind(listen).await.with_context(|| {
         t!(
@@ -102,8 +105,11 @@ pub async fn bind(db: &Path, config: Config) -> anyhow::Result<Bound> {
 
 /// Opens the database and starts its one writer, which remembers the
 /// receipts within each of `config`'s forms' windows.
-pub fn open_writer(db: &Path, config: &Config) -> anyhow::Result<Writer> {
-    let store = database::open(db)?;
+pub fn open_writer(db: &Location, config: &Config) -> anyhow::Result<Writer> {
+    let store = IntakeStore::open_at(db, IntakeMode::Serve).map_err(|e| match e {
+        StoreError::Open(OpenError::Refused(message)) => anyhow::Error::new(Refused(message)),
+        e => anyhow::anyhow!("{e}"),
+    })?;
     let windows: Vec<FormWindow> = config
         .forms
         .values()
@@ -142,7 +148,7 @@ impl Bound {
 }
 
 /// `receipt-review serve`: serves until SIGTERM or Ctrl-C.
-pub fn serve(db: &Path, config: Config) -> anyhow::Result<()> {
+pub fn serve(db: &Location, config: Config) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -171,7 +177,7 @@ pub struct Running {
 }
 
 /// Starts a server on its own thread and runtime; returns once it listens.
-pub fn start(db: &Path, config: Config) -> anyhow::Result<Running> {
+pub fn start(db: &Location, config: Config) -> anyhow::Result<Running> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

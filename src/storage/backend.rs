@@ -9,9 +9,9 @@
 //! - [`WriteTx`]: one short write transaction of a guarded decision.
 
 use std::ops::ControlFlow;
-use std::path::Path;
 
 use super::error::{LogError, StorageError};
+use super::location::Location;
 use super::source::Source;
 use super::tally::{Tallies, Tally};
 use crate::model::{
@@ -34,8 +34,9 @@ pub trait Storage {
     /// was opened.
     fn source(&self) -> &Source;
 
-    /// What the user named to open it (for SQLite, the file), to show.
-    fn location(&self) -> &Path;
+    /// What the user named to open it: a file, or a URL (shown without
+    /// its password: [`Location::shown`]).
+    fn location(&self) -> &Location;
 
     /// True when nothing may be written (asked for, or the fallback).
     fn is_read_only(&self) -> bool;
@@ -100,15 +101,22 @@ pub trait Session: ReviewRead {
     /// Ends the read.
     fn end(self: Box<Self>) -> Result<(), StorageError>;
 
-    /// Reads the receipts (all, or those with an id above `after`) into
-    /// `sinks`, one per connection, without `updated_at` (no rule reads it).
-    /// `progress` hears the rows read so far.
+    /// Reads the receipts (all, or those a reading that ended at `after`
+    /// did not see) into `sinks`, one per connection, without `updated_at`
+    /// (no rule reads it), and says where this reading ended. `progress`
+    /// hears the rows read so far.
     fn receipts(
         &mut self,
-        after: Option<ReceiptId>,
+        after: Option<&ReadCursor>,
         sinks: &mut [&mut dyn RowSink],
         progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError>;
+    ) -> Result<(u64, ReadCursor), StorageError>;
+
+    /// True when receipts have committed below where the reading at
+    /// `cursor` ended, which that reading could not see (where ids commit
+    /// out of order: a transaction that took id 100 commits after the one
+    /// that took 101). Reading on from `cursor` would miss them: read all.
+    fn committed_below(&mut self, cursor: &ReadCursor) -> Result<bool, StorageError>;
 
     /// Reads the receipts with these ids (ascending), every column, into
     /// `sinks`, one per connection, each a share of the ids in order; ids not
@@ -147,9 +155,74 @@ pub trait Session: ReviewRead {
 }
 
 /// Where a database stood when [`Storage::change_mark`] was asked: equal
-/// marks, no change seen.
+/// marks, no change seen. Only the engine knows what its number counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChangeMark(pub i64);
+pub struct ChangeMark(i64);
+
+impl ChangeMark {
+    pub fn new(mark: i64) -> Self {
+        Self(mark)
+    }
+}
+
+/// Where a reading of the receipts ended: the highest id it read, and,
+/// where ids can commit out of order, the ids below it that may still
+/// commit (the engine's own). A reading of the rows appended since starts
+/// from here.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadCursor {
+    last: Option<ReceiptId>,
+    /// Ids below `last` that were not seen and may still commit, and the
+    /// engine's mark of when they can no longer.
+    pending: Vec<ReceiptId>,
+    horizon: u64,
+    /// When the oldest of them was first missed.
+    pending_since: Option<std::time::Instant>,
+}
+
+impl ReadCursor {
+    /// After the receipts up to `last` (none read: `None`), with nothing
+    /// pending below it.
+    pub fn up_to(last: Option<ReceiptId>) -> Self {
+        Self {
+            last,
+            pending: Vec::new(),
+            horizon: 0,
+            pending_since: None,
+        }
+    }
+
+    /// The highest id read.
+    pub fn last(&self) -> Option<ReceiptId> {
+        self.last
+    }
+
+    /// With ids below [`Self::last`] that may still commit, until the
+    /// engine's `horizon` passes.
+    pub(crate) fn with_pending(
+        mut self,
+        pending: Vec<ReceiptId>,
+        horizon: u64,
+        since: Option<std::time::Instant>,
+    ) -> Self {
+        self.pending_since = since.filter(|_| !pending.is_empty());
+        self.pending = pending;
+        self.horizon = horizon;
+        self
+    }
+
+    pub(crate) fn pending_since(&self) -> Option<std::time::Instant> {
+        self.pending_since
+    }
+
+    pub(crate) fn pending(&self) -> &[ReceiptId] {
+        &self.pending
+    }
+
+    pub(crate) fn horizon(&self) -> u64 {
+        self.horizon
+    }
+}
 
 /// What review reads: the log (every method copes with there being none
 /// yet: nothing was decided) and a receipt's state.

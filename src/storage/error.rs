@@ -60,6 +60,31 @@ pub enum StorageError {
         path: String,
         reason: String,
     },
+    /// The database server cannot be reached (an unknown host, nothing
+    /// listening, a URL that does not read).
+    Unreachable {
+        path: String,
+        detail: String,
+    },
+    /// The server has no such database.
+    NoDatabase {
+        path: String,
+    },
+    /// The server refused the connection for another reason.
+    ServerRefused {
+        path: String,
+        detail: String,
+    },
+    /// The server is older than the engine speaks to.
+    ServerTooOld {
+        path: String,
+        version: String,
+    },
+    /// The connection broke while working: nothing half-written stays.
+    ConnectionLost {
+        path: String,
+        detail: String,
+    },
     /// `context` says what was being done, in English ("reading receipts");
     /// [`doing_in`] says it in another language.
     Other {
@@ -125,6 +150,33 @@ impl StorageError {
                 path = path,
                 reason = reason
             ),
+            Self::Unreachable { path, detail } => {
+                t!(
+                    lang,
+                    "error.storage.unreachable",
+                    path = path,
+                    detail = detail
+                )
+            }
+            Self::NoDatabase { path } => t!(lang, "error.storage.no_database", path = path),
+            Self::ServerRefused { path, detail } => t!(
+                lang,
+                "error.storage.server_refused",
+                path = path,
+                detail = detail
+            ),
+            Self::ServerTooOld { path, version } => t!(
+                lang,
+                "error.storage.server_too_old",
+                path = path,
+                version = version
+            ),
+            Self::ConnectionLost { path, detail } => t!(
+                lang,
+                "error.storage.connection_lost",
+                path = path,
+                detail = detail
+            ),
             Self::Other {
                 path,
                 context,
@@ -144,9 +196,21 @@ impl StorageError {
     /// a failure at run time (an I/O error).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Self::Other { .. } => EXIT_FAILURE,
+            Self::Other { .. } | Self::ConnectionLost { .. } => EXIT_FAILURE,
             _ => EXIT_UNUSABLE,
         }
+    }
+
+    /// True when the connection to the database server broke (worth
+    /// connecting again).
+    pub fn is_connection_lost(&self) -> bool {
+        matches!(self, Self::ConnectionLost { .. })
+    }
+
+    /// True when the database server could not be reached or the
+    /// connection broke: worth trying again a little later.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::ConnectionLost { .. } | Self::Unreachable { .. })
     }
 
     /// True when another process holds the database (worth retrying later).

@@ -1,59 +1,112 @@
-//! The database contract of SPEC.md: what the rest of the program asks of a
-//! receipts database ([`backend`]), and the SQLite engine that answers (the
-//! rest of this folder). Reading, review, the screen and the command line
-//! reach a database only through [`backend`]'s traits.
+//! The database contract: what the rest of the program asks of a receipts
+//! database, and the engines that answer. Reading, review, the intake, the
+//! screen and the command line reach a database only through the traits
+//! here; the engines are private to this folder, so the compiler says so.
 //!
-//! - [`backend`]: [`Storage`], what the program asks of a receipts database,
+//! - [`location`]: [`Location`], a database as the user named it (a file or a URL);
+//! - [`backend`]: [`Storage`], what reading and review ask of a database,
 //!   [`Session`], one state of it read, and [`ReviewRead`], [`WriteTx`]:
 //!   what review reads and writes;
-//! - [`sqlite`]: the SQLite engine behind them ([`open_database`]);
-//! - [`schema`]: the schema (`assets/schema.sql`) and [`init`];
-//! - [`open`]: [`Database::open`], read-only or writable when possible;
+//! - [`intake`]: [`IntakeDatabase`] and [`IntakeTx`], what the intake writes;
 //! - [`source`]: the shape of `receipts` (a table, or a view over a legacy table);
-//! - [`load`]: reading receipts, key conflicts and the tallies for triage;
-//! - [`tally`]: replays and absorbed copies counted per receipt, kept between
-//!   readings and brought up to date;
-//! - [`stream`]: reading receipts in batches, for analyses that keep only facts;
-//! - [`session`]: [`ReadSession`], one state of the database read on one connection or several;
-//! - [`split`]: helper connections that read ranges of rows in the same state;
-//! - [`review_log`]: the `review_log` table and the guarded state change in SQL;
-//! - [`write`](mod@write): [`WriteSession`], a guarded decision's `BEGIN IMMEDIATE` transaction;
-//! - [`check`]: what `check` says about the schema;
-//! - [`error`]: [`StorageError`], one clear line per failure, and [`LogError`].
+//! - [`tally`]: replays and absorbed copies counted per receipt;
+//! - [`error`]: [`StorageError`], one clear line per failure, and [`LogError`];
+//! - `sqlite`: the SQLite engine, the embedded default;
+//! - `postgres`: the PostgreSQL engine, for a database a team shares.
 //!
 //! Reading needs only `SELECT` on `receipts`; all SQL is parameterised, and the
 //! only identifiers ever put into SQL are the fixed names of the contract.
 
 pub mod backend;
-pub mod check;
 pub mod error;
-pub mod file;
-pub mod load;
-mod log_upgrade;
-pub mod open;
-pub mod review_log;
-pub mod schema;
-pub mod session;
+pub mod intake;
+pub mod location;
+mod postgres;
 pub mod source;
-pub mod split;
-pub mod sqlite;
-pub mod stream;
+mod sqlite;
 pub mod tally;
-mod value;
-pub mod write;
 
-pub use backend::{ChangeMark, Connections, ReviewRead, Session, Storage, WriteTx};
-pub use check::{schema_notes, schema_problems};
+use std::time::Duration;
+
+pub use backend::{ChangeMark, Connections, ReadCursor, ReviewRead, Session, Storage, WriteTx};
 pub use error::{Failure, LogError, StorageError};
-pub use load::{
-    Loaded, count_and_sum_conflict_ids, count_and_sum_ids, load, load_conflict_payload,
-    load_conflict_rows, load_conflicts, load_payload,
-};
-pub use open::{Access, DEFAULT_BUSY_TIMEOUT, Database, OpenOptions, data_version};
-pub use review_log::{REVIEW_LOG_SQL, ensure_review_log};
-pub use schema::{SCHEMA_SQL, init};
-pub use session::ReadSession;
+pub use intake::{IntakeDatabase, IntakeMode, IntakeTx};
+pub use location::Location;
 pub use source::{ReceiptColumns, Related, RelationKind, Source};
-pub use sqlite::open_database;
-pub use tally::{CountedTable, Tallies, Tally, load_tally};
-pub use write::WriteSession;
+pub use tally::{CountedTable, Tallies, Tally};
+
+/// How a command opens a database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reading only: nothing is ever written.
+    ReadOnly,
+    /// Writable when possible, else read-only with a reason (for a banner).
+    PreferWrite,
+}
+
+/// How long a connection waits for another one's write lock by default.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Options for [`open_database_with`].
+#[derive(Clone, Copy, Debug)]
+pub struct OpenOptions {
+    pub access: Access,
+    /// How long to wait for another writer.
+    pub busy_timeout: Duration,
+}
+
+impl OpenOptions {
+    pub fn new(access: Access) -> Self {
+        Self {
+            access,
+            busy_timeout: DEFAULT_BUSY_TIMEOUT,
+        }
+    }
+
+    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
+        self.busy_timeout = timeout;
+        self
+    }
+}
+
+/// Opens the receipts database at `location` with the engine that holds it.
+pub fn open_database(
+    location: impl Into<Location>,
+    access: Access,
+) -> Result<Box<dyn Storage + Send>, StorageError> {
+    open_database_with(location, OpenOptions::new(access))
+}
+
+/// [`open_database`] with options.
+pub fn open_database_with(
+    location: impl Into<Location>,
+    options: OpenOptions,
+) -> Result<Box<dyn Storage + Send>, StorageError> {
+    let location = location.into();
+    match &location {
+        Location::File(path) => sqlite::open_database(path, options),
+        Location::Postgres(_) => postgres::open_database(&location, options),
+    }
+}
+
+/// Creates an empty receipts database at `location` with the schema (see
+/// `assets/schema.sql`). Anything already holding tables is refused and left
+/// as it was.
+pub fn init(location: impl Into<Location>) -> Result<(), StorageError> {
+    let location = location.into();
+    match &location {
+        Location::File(path) => sqlite::schema::init(path),
+        Location::Postgres(_) => postgres::init(&location),
+    }
+}
+
+/// Opens the receipts database at `location` for the intake.
+pub fn open_intake(
+    location: &Location,
+    mode: IntakeMode,
+) -> Result<Box<dyn IntakeDatabase>, intake::OpenError> {
+    match location {
+        Location::File(path) => sqlite::intake::open(path, mode),
+        Location::Postgres(_) => postgres::intake::open(location, mode),
+    }
+}

@@ -114,6 +114,45 @@ impl Source {
         self.receipts == RelationKind::View
     }
 
+    /// The optional relations that are there but lack columns the tool
+    /// needs (what `check` reports of them), one line each.
+    pub fn related_problems(&self) -> Vec<String> {
+        let lang = crate::i18n::current();
+        let source = self;
+        let mut problems = Vec::new();
+        for (name, related) in [
+            ("key_conflicts", &source.key_conflicts),
+            ("replays", &source.replays),
+            ("absorbed", &source.absorbed),
+        ] {
+            if let Related::Unusable { kind, missing } = related {
+                let kind = match kind {
+                    RelationKind::Table => crate::t!(lang, "terms.relation.table"),
+                    RelationKind::View => crate::t!(lang, "terms.relation.view"),
+                };
+                let columns = missing.join(", ");
+                problems.push(if missing.len() == 1 {
+                    crate::t!(
+                        lang,
+                        "check.problem.related_without_column",
+                        name = name,
+                        kind = kind,
+                        columns = columns
+                    )
+                } else {
+                    crate::t!(
+                        lang,
+                        "check.problem.related_without_columns",
+                        name = name,
+                        kind = kind,
+                        columns = columns
+                    )
+                });
+            }
+        }
+        problems
+    }
+
     /// Reads the shape of `receipts`, `key_conflicts`, `replays` and `absorbed`.
     /// `busy_timeout` is the connection's, for the message of a Busy error.
     pub fn detect(

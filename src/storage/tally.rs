@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 
 use super::error::StorageError;
-use super::open::Database;
 use super::source::{Related, RelationKind, Source};
-use super::value::{integer_id, is_overflow};
+use super::sqlite::open::Database;
+use super::sqlite::value::{integer_id, is_overflow};
 use crate::model::ReceiptId;
 
 /// A table whose rows each point at a receipt and are counted per receipt.

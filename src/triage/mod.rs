@@ -492,7 +492,8 @@ mod tests {
 
     use super::*;
     use crate::demo::{DemoOptions, generate};
-    use crate::storage::{Access, Database};
+    use crate::model::RowSink;
+    use crate::storage::{Access, Connections, Location, open_database};
 
     /// [`text_needs`] the plain way: every key counted in a table.
     fn text_needs_by_table(store: &Store) -> Vec<(u32, u16)> {
@@ -520,7 +521,7 @@ mod tests {
         let now_ms = 1_795_947_330_000;
         for (receipts, seed) in [(0, 1), (40, 2), (6000, 3)] {
             generate(
-                &path,
+                &Location::File(path.clone()),
                 &DemoOptions {
                     receipts,
                     seed,
@@ -528,12 +529,17 @@ mod tests {
                 },
             )
             .unwrap();
-            let db = Database::open(&path, Access::ReadOnly).unwrap();
+            let db = open_database(Location::File(path.clone()), Access::ReadOnly).unwrap();
             let settings = Settings::new(now_ms);
             let mut store = Store::new();
             let inspector = Inspector::new(&settings, store.random);
-            let loaded = crate::storage::load(&db).unwrap();
-            let rows: Vec<Row<'_>> = loaded.receipts.iter().map(RawReceipt::row).collect();
+            let mut raw: Vec<RawReceipt> = Vec::new();
+            let mut session = db.begin_read(Connections::One).unwrap();
+            session
+                .receipts(None, &mut [&mut raw as &mut dyn RowSink], &mut |_| {})
+                .unwrap();
+            session.end().unwrap();
+            let rows: Vec<Row<'_>> = raw.iter().map(RawReceipt::row).collect();
             ingest(&mut store, &inspector, &rows);
             store.finish();
             let found = text_needs(&store);

@@ -8,6 +8,8 @@ mod runtime;
 
 use std::path::PathBuf;
 
+use crate::storage::Location;
+
 use anyhow::Context;
 
 use crate::i18n::Lang;
@@ -38,19 +40,19 @@ pub struct ScreenConfig {
 /// The database the screen opens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Open {
-    File(PathBuf),
+    Database(Location),
     /// A fresh demo database, written to a temporary folder that is kept.
     Demo,
 }
 
 /// Opens the review screen and returns the exit code.
 pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
-    let path = match &config.open {
-        Open::File(path) => path.clone(),
-        Open::Demo => write_demo()?,
+    let location = match &config.open {
+        Open::Database(location) => location.clone(),
+        Open::Demo => Location::File(write_demo()?),
     };
     let worker = WorkerConfig {
-        path: path.clone(),
+        location: location.clone(),
         read_only: config.read_only,
         settings: config.settings,
         fixed_now: config.fixed_now,
@@ -63,7 +65,7 @@ pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
     let code = runtime::run(worker, config.zone)?;
     if config.open == Open::Demo {
         // A command-line message: the command line's language.
-        let path = crate::storage::error::show_path(&path);
+        let path = location.shown();
         eprintln!(
             "{}",
             crate::t!(
@@ -88,6 +90,6 @@ fn write_demo() -> anyhow::Result<PathBuf> {
         seed: 1,
         now_ms: crate::model::time::now_ms(),
     };
-    crate::demo::generate(&path, &options)?;
+    crate::demo::generate(&Location::File(path.clone()), &options)?;
     Ok(path)
 }

@@ -32,7 +32,7 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     let keys = tx.clone();
     let operator = config.operator.clone();
     let config_frozen = config.fixed_now.is_some();
-    let database = config.path.display().to_string();
+    let database = config.location.shown();
     let lang = config.lang;
     // Open the database first: a bad file is one line on stderr, not a broken screen.
     let worker = Worker::start(config, tx)?;

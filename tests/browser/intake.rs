@@ -63,7 +63,7 @@ impl Intake {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("receipts.db");
         let config = Config::parse(&config(origins), "test").unwrap();
-        let running = server::start(&db, config).unwrap();
+        let running = server::start(&db.as_path().into(), config).unwrap();
         Self {
             running: Some(running),
             db,

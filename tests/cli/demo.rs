@@ -26,7 +26,7 @@ fn opts(receipts: usize, seed: u64) -> DemoOptions {
 
 fn make(dir: &Path, name: &str, o: &DemoOptions) -> (Connection, DemoSummary) {
     let path = dir.join(name);
-    let summary = generate(&path, o).unwrap();
+    let summary = generate(&path.as_path().into(), o).unwrap();
     (Connection::open(&path).unwrap(), summary)
 }
 
@@ -116,18 +116,18 @@ fn refuses_to_overwrite_a_non_empty_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("taken.db");
     std::fs::write(&path, b"precious").unwrap();
-    let err = generate(&path, &opts(100, 1)).unwrap_err();
+    let err = generate(&path.as_path().into(), &opts(100, 1)).unwrap_err();
     assert!(err.to_string().contains("not empty"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), b"precious");
     // Nothing is left behind when the file cannot be written.
     let nowhere = dir.path().join("missing-folder").join("demo.db");
-    let err = generate(&nowhere, &opts(10, 1)).unwrap_err();
+    let err = generate(&nowhere.as_path().into(), &opts(10, 1)).unwrap_err();
     assert!(err.to_string().contains("cannot create"), "{err}");
     assert!(!nowhere.exists());
     // An empty file is fine.
     let empty = dir.path().join("empty.db");
     std::fs::write(&empty, b"").unwrap();
-    generate(&empty, &opts(50, 1)).unwrap();
+    generate(&empty.as_path().into(), &opts(50, 1)).unwrap();
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn pathways(receipts: usize, seed: u64) -> Vec<(String, Vec<Pathway>)> {
         seed,
         now_ms: NOW,
     };
-    generate(&path, &opts).unwrap();
+    generate(&path.as_path().into(), &opts).unwrap();
     let db = open_database(&path, Access::ReadOnly).unwrap();
     let snap = reading::read(&*db, Settings::new(NOW), &mut |_| {}).unwrap();
     compute(&snap, Period::All)

@@ -7,17 +7,19 @@ use std::path::Path;
 
 use receipt_review::demo::{DemoOptions, DemoSummary, generate};
 use receipt_review::model::Settings;
-use receipt_review::storage::{Access, Database, load};
+use receipt_review::storage::{Access, open_database};
 use receipt_review::triage::model::{MatchKind, Triage};
 use receipt_review::triage::{Analysis, analyze};
 use rusqlite::Connection;
+
+use crate::common::rows::load;
 
 const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 
 fn demo(dir: &Path, receipts: usize, seed: u64) -> (std::path::PathBuf, DemoSummary) {
     let path = dir.join(format!("demo-{seed}.db"));
     let summary = generate(
-        &path,
+        &path.as_path().into(),
         &DemoOptions {
             receipts,
             seed,
@@ -29,8 +31,8 @@ fn demo(dir: &Path, receipts: usize, seed: u64) -> (std::path::PathBuf, DemoSumm
 }
 
 fn analyse(path: &Path) -> Analysis {
-    let db = Database::open(path, Access::ReadOnly).unwrap();
-    let loaded = load(&db).unwrap();
+    let db = open_database(path, Access::ReadOnly).unwrap();
+    let loaded = load(&*db).unwrap();
     analyze(&loaded.receipts, &loaded.conflicts, &Settings::new(NOW_MS))
 }
 

@@ -1,8 +1,13 @@
 //! Shared by the integration tests (each binary includes it with `#[path]`):
-//! the binary, a small known database, and a pseudo-terminal to run it in.
+//! the binary, a small known database, a pseudo-terminal to run it in, a
+//! PostgreSQL database of one's own, a database opened through storage with
+//! a connection of the test's own beside it, and every row of one read whole.
 #![allow(dead_code)]
 
+pub mod db;
+pub mod pg;
 pub mod pty;
+pub mod rows;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -115,7 +115,7 @@ fn ok_action(calls: &AtomicUsize) -> impl FnOnce(i64) -> Result<String, String> 
 #[test]
 fn case1_keyless_blind_retry_stores_two_receipts() {
     let db = Db::new("wal");
-    let store = db.store();
+    let mut store = db.store();
     let calls = AtomicUsize::new(0);
     let body = form("見積もりをお願いします");
     // The first response is lost after the commit; the visitor's page blindly posts again.
@@ -196,7 +196,7 @@ fn case2_same_key_and_body_after_lost_response_is_one_receipt() {
 #[test]
 fn case3_changed_body_is_refused_and_logged() {
     let db = Db::new("wal");
-    let store = db.store();
+    let mut store = db.store();
     let calls = AtomicUsize::new(0);
     let first = store
         .submit(SCOPE, Some("k-1"), &form("original"), T0, ok_action(&calls))
@@ -295,7 +295,7 @@ fn case4_error_before_commit_rolls_back_and_retry_stores_one() {
 #[test]
 fn a_failed_action_releases_the_key_for_the_same_body() {
     let db = Db::new("wal");
-    let store = db.store();
+    let mut store = db.store();
     let body = form("mail server down");
     let calls = AtomicUsize::new(0);
     let err = store
@@ -341,7 +341,7 @@ fn a_failed_action_releases_the_key_for_the_same_body() {
 #[test]
 fn complete_and_fail_are_guarded() {
     let db = Db::new("wal");
-    let store = db.store();
+    let mut store = db.store();
     let Claim::New { id } = store.claim(SCOPE, Some("k-g"), &form("x"), T0).unwrap() else {
         panic!()
     };
@@ -381,7 +381,7 @@ fn complete_and_fail_are_guarded() {
 #[test]
 fn invalid_keys_and_scopes_write_nothing() {
     let db = Db::new("wal");
-    let store = db.store();
+    let mut store = db.store();
     assert!(matches!(
         store.claim(SCOPE, Some("bad key"), &form("x"), T0),
         Err(StoreError::Key(_))
@@ -412,7 +412,7 @@ fn case5_two_connections_racing_on_one_key_store_one_receipt() {
                     let (path, key, barrier, calls) =
                         (db.path.clone(), key.clone(), barrier.clone(), calls.clone());
                     thread::spawn(move || {
-                        let store = IntakeStore::open(&path).unwrap();
+                        let mut store = IntakeStore::open(&path).unwrap();
                         barrier.wait();
                         store
                             .submit(SCOPE, Some(&key), &form("race"), T0 + t, |id| {
@@ -461,7 +461,7 @@ fn case6_uncommitted_original_is_not_found_yet_then_found() {
         let id = inserted_rx.recv().unwrap();
 
         // Connection B looks it up: not found yet, never "failed".
-        let b = db.store();
+        let mut b = db.store();
         assert_eq!(
             b.lookup(SCOPE, "k-6").unwrap(),
             Lookup::NotFoundYet,

@@ -61,10 +61,10 @@ fn after_kill(db: &Path, stuck: &[i64], before: &[String], what: &str) -> Vec<St
     }
     // And the tool reads it, as a person would next.
     let database =
-        receipt_review::storage::Database::open(db, receipt_review::storage::Access::PreferWrite)
+        receipt_review::storage::open_database(db, receipt_review::storage::Access::PreferWrite)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(!database.is_read_only(), "{what}");
-    receipt_review::review::read_log(&database).unwrap();
+    receipt_review::review::read_log(&*database).unwrap();
     rows
 }
 

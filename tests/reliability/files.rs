@@ -21,7 +21,7 @@ use common::{NOW, fixture};
 use receipt_review::model::Settings;
 use receipt_review::reading;
 use receipt_review::review::{self, ExportFormat};
-use receipt_review::storage::{self, Access, Database, OpenOptions};
+use receipt_review::storage::{self, Access, OpenOptions};
 use support::{
     Pty, Rng, assert_clean_exit, inspect, integrity, log_count, scale, seed, spawn_bin,
     spawn_helper, stderr, stdout, wait_for_file, wait_output,
@@ -75,17 +75,17 @@ fn settled_fixture() -> common::Fixture {
 fn library_pass(path: &Path) -> Vec<String> {
     let mut errors = Vec::new();
     let options = OpenOptions::new(Access::PreferWrite).busy_timeout(Duration::from_secs(1));
-    let mut db = match Database::open_with(path, options) {
+    let mut db = match storage::open_database_with(path, options) {
         Ok(db) => db,
         Err(e) => return vec![e.to_string()],
     };
-    let _ = storage::schema_problems(&db);
+    let _ = db.schema_problems();
     for format in [ExportFormat::Csv, ExportFormat::Jsonl] {
-        if let Err(e) = review::export(&db, format, &mut Vec::new()) {
+        if let Err(e) = review::export(&*db, format, &mut Vec::new()) {
             errors.push(e.to_string());
         }
     }
-    match reading::read(&db, Settings::new(NOW_MS), &mut |_| {}) {
+    match reading::read(&*db, Settings::new(NOW_MS), &mut |_| {}) {
         Ok(snap) => {
             let _ = receipt_review::report::text::render(&snap);
             let _ = receipt_review::report::json::render(&snap);
@@ -115,7 +115,7 @@ fn library_pass(path: &Path) -> Vec<String> {
                     expected_last: snap.review(&item).last_log_id,
                     kept: None,
                 };
-                if let Err(e) = review::decide(&mut db, &request) {
+                if let Err(e) = review::decide(&mut *db, &request) {
                     errors.push(e.to_string());
                 }
             }
@@ -540,87 +540,9 @@ fn an_export_that_cannot_be_written_is_a_clear_error_and_leaves_no_partial_file(
 
 #[test]
 fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
-    // In this process: a page limit makes the database "full".
-    let f = fixture();
-    let mut stuck = Vec::new();
-    {
-        let conn = inspect(&f.db);
-        for i in 0..200 {
-            common::insert(
-                &conn,
-                100 + i,
-                &format!("full-{i}"),
-                &format!(r#"{{"order":"{i}"}}"#),
-                "2026-11-29T09:00:00Z",
-                "in_flight",
-            );
-            stuck.push(100 + i);
-        }
-    }
-    let mut db = Database::open(&f.db, Access::PreferWrite).unwrap();
-    let pages: i64 = db
-        .conn()
-        .query_row("PRAGMA page_count", [], |r| r.get(0))
-        .unwrap();
-    db.conn()
-        .pragma_update(None, "max_page_count", pages + 24)
-        .unwrap();
-    let mut recorded = 0;
-    let mut refused = None;
-    for &id in &stuck {
-        let before = log_count(db.conn());
-        let request = review::DecisionRequest {
-            item: format!("stuck:{id}"),
-            kind: review::Kind::Stuck,
-            decision: review::Decision::Failed,
-            operator: "aiko".into(),
-            note: Some("x".repeat(2000)),
-            receipt_ids: vec![id],
-            now_ms: NOW_MS,
-            expected_last: None,
-            kept: None,
-        };
-        match review::decide(&mut db, &request) {
-            Ok(_) => recorded += 1,
-            Err(e) => {
-                let text = e.to_string();
-                assert!(
-                    text.contains("full") && text.contains("nothing recorded"),
-                    "{text}"
-                );
-                assert_eq!(log_count(db.conn()), before);
-                let state: String = db
-                    .conn()
-                    .query_row("SELECT state FROM receipts WHERE id = ?1", [id], |r| {
-                        r.get(0)
-                    })
-                    .unwrap();
-                assert_eq!(state, "in_flight", "a state change without its log row");
-                refused = Some(id);
-                break;
-            }
-        }
-    }
-    let refused = refused.expect("the page limit was never reached");
-    assert!(recorded > 0);
-    drop(db);
-    let conn = inspect(&f.db);
-    assert_eq!(integrity(&conn), "ok");
-    support::every_state_change_is_logged(&conn, &stuck).unwrap();
-    assert_eq!(log_count(&conn), recorded);
-    // With room again, the refused decision goes through.
-    let o = common::run(&[
-        "resolve",
-        f.path(),
-        &format!("stuck:{refused}"),
-        "failed",
-        "--operator",
-        "aiko",
-        "--now",
-        NOW,
-    ]);
-    assert_eq!(assert_clean_exit(&o, "resolve"), 0);
-
+    // (Decision after decision in one process until the database is full,
+    // the next refused with nothing written, is checked beside the SQLite
+    // engine: its page limit is a setting of the engine's own connection.)
     // The real binary with a file size limit (the -wal cannot grow), its
     // SIGXFSZ ignored so that the write fails as on a full disk.
     let f = fixture();
@@ -644,9 +566,25 @@ fn a_full_disk_refuses_the_decision_cleanly_and_writes_nothing() {
     assert_eq!(integrity(&conn), "ok");
     assert_eq!(log_count(&conn), 0);
     support::every_state_change_is_logged(&conn, &[4]).unwrap();
+    drop(conn);
     eprintln!(
-        "full disk: {recorded} decisions fitted, the next refused with nothing written; \
-         the binary under a file size limit refused cleanly: {}",
+        "full disk: the binary under a file size limit refused cleanly: {}",
         stderr(&o).trim()
     );
+    // With room again, the refused decision goes through.
+    let o = common::run(&[
+        "resolve",
+        f.path(),
+        "stuck:4",
+        "failed",
+        "--operator",
+        "aiko",
+        "--now",
+        NOW,
+    ]);
+    assert_eq!(assert_clean_exit(&o, "resolve"), 0);
+    let conn = inspect(&f.db);
+    assert_eq!(integrity(&conn), "ok");
+    assert_eq!(log_count(&conn), 1);
+    support::every_state_change_is_logged(&conn, &[4]).unwrap();
 }

@@ -27,7 +27,7 @@ use receipt_review::review::{
     self, Decision, DecisionRequest, ExportFormat, safe_cell, unquote_cell,
 };
 use receipt_review::sanitize::{clean, clean_lines, inline, is_unsafe};
-use receipt_review::storage::{Access, Database, OpenOptions};
+use receipt_review::storage::{Access, OpenOptions, open_database, open_database_with};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
@@ -301,12 +301,12 @@ proptest! {
             insert(&conn, 1, "a", &Value::Object(plain).to_string(), NOW_MS - 60_000);
             insert(&conn, 2, "b", &spelled, NOW_MS - 57_500);
         }
-        let db = Database::open_with(
+        let db = open_database_with(
             &path,
             OpenOptions::new(Access::ReadOnly).busy_timeout(Duration::from_secs(5)),
         )
         .unwrap();
-        let snap = reading::read(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
+        let snap = reading::read(&*db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
         let groups = &snap.triage.duplicates;
         prop_assert_eq!(groups.len(), 1, "{}", spelled);
         prop_assert_eq!(groups[0].receipt_ids(), vec![1, 2]);
@@ -356,9 +356,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.db");
         receipt_review::storage::init(&path).unwrap();
-        let mut conn = Database::open(&path, Access::PreferWrite).unwrap();
-        // Durability is not what this is about.
-        conn.conn().pragma_update(None, "synchronous", "OFF").unwrap();
+        let mut conn = open_database(&path, Access::PreferWrite).unwrap();
         let request = DecisionRequest {
             item: "dup:1".into(),
             kind: review::Kind::Duplicate,
@@ -370,11 +368,11 @@ proptest! {
             expected_last: None,
             kept: None,
         };
-        review::decide(&mut conn, &request).unwrap();
-        let stored = review::read_log(&conn).unwrap().remove(0);
+        review::decide(&mut *conn, &request).unwrap();
+        let stored = review::read_log(&*conn).unwrap().remove(0);
 
         let mut out = Vec::new();
-        review::export(&conn, ExportFormat::Csv, &mut out).unwrap();
+        review::export(&*conn, ExportFormat::Csv, &mut out).unwrap();
         let mut reader = csv::ReaderBuilder::new().from_reader(&out[..]);
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
         prop_assert_eq!(rows.len(), 1);
@@ -392,7 +390,7 @@ proptest! {
 
         // JSONL: faithful and inert.
         let mut out = Vec::new();
-        review::export(&conn, ExportFormat::Jsonl, &mut out).unwrap();
+        review::export(&*conn, ExportFormat::Jsonl, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         prop_assert!(!text.trim_end_matches('\n').chars().any(raw_forbidden), "{:?}", text);
         let v: Value = serde_json::from_str(&text).unwrap();

@@ -9,13 +9,18 @@ use receipt_review::review::{
     self, DecideError, Decision, DecisionError, DecisionRequest, ReopenRequest, UndoOutcome,
     UndoRequest, Wide, keep,
 };
-use receipt_review::storage::{Access, Database, REVIEW_LOG_SQL};
+use receipt_review::storage::Access;
 use rusqlite::{Connection, params};
 use tempfile::TempDir;
 
+use crate::common::db::Db;
 use crate::common::insert;
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
+const REVIEW_LOG_SQL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/review_log.sql"
+));
 const T0: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 
 fn new_db() -> (TempDir, PathBuf) {
@@ -27,8 +32,8 @@ fn new_db() -> (TempDir, PathBuf) {
     (dir, path)
 }
 
-fn open(path: &Path) -> Database {
-    Database::open(path, Access::PreferWrite).unwrap()
+fn open(path: &Path) -> Db {
+    Db::open(path, Access::PreferWrite).unwrap()
 }
 
 fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> DecisionRequest {
@@ -46,7 +51,7 @@ fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> Decis
     }
 }
 
-fn undo(db: &mut Database, operator: &str, confirmed: Option<Wide>) -> UndoOutcome {
+fn undo(db: &mut Db, operator: &str, confirmed: Option<Wide>) -> UndoOutcome {
     review::undo(
         db,
         &UndoRequest {
@@ -61,7 +66,7 @@ fn undo(db: &mut Database, operator: &str, confirmed: Option<Wide>) -> UndoOutco
 /// (id, item, decision, kept, batch, reopens) of every row, in append order.
 type Row = (i64, String, String, Option<i64>, Option<i64>, Option<i64>);
 
-fn rows(db: &Database) -> Vec<Row> {
+fn rows(db: &Db) -> Vec<Row> {
     db.conn()
         .prepare("SELECT id, item, decision, kept, batch, reopens FROM review_log ORDER BY id")
         .unwrap()
@@ -80,7 +85,7 @@ fn rows(db: &Database) -> Vec<Row> {
         .unwrap()
 }
 
-fn pending(db: &Database, item: &str) -> bool {
+fn pending(db: &Db, item: &str) -> bool {
     review::load_statuses(db)
         .unwrap()
         .get(item)
@@ -388,7 +393,7 @@ fn a_batch_undo_leaves_each_item_decided_or_reopened_since() {
         .collect();
     review::decide_many(&mut db, &bulk).unwrap();
     // Bob reopens dup:20 and decides it anew; carol reopens dup:40.
-    let reopen = |db: &mut Database, item: &str, who: &str| {
+    let reopen = |db: &mut Db, item: &str, who: &str| {
         review::reopen_with(
             db,
             &ReopenRequest {
@@ -509,7 +514,7 @@ fn an_older_log_is_read_as_it_is_and_given_the_columns_by_the_first_write() {
     let mut csv = Vec::new();
     review::export(&db, review::ExportFormat::Csv, &mut csv).unwrap();
     assert!(String::from_utf8(csv).unwrap().starts_with("id,item,"));
-    let columns = |db: &Database| -> Vec<String> {
+    let columns = |db: &Db| -> Vec<String> {
         db.conn()
             .prepare("SELECT name FROM pragma_table_info('review_log')")
             .unwrap()

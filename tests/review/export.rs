@@ -9,9 +9,11 @@ use receipt_review::review::{
     self, Decision, DecisionRequest, ExportError, ExportFile, ExportFilter, ExportFormat,
     ItemMatch, LogEntry, safe_cell,
 };
-use receipt_review::storage::{Access, Database};
+use receipt_review::storage::Access;
 use rusqlite::Connection;
 use serde_json::{Value, json};
+
+use crate::common::db::Db;
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const T0: i64 = 1_795_947_330_123;
@@ -67,21 +69,20 @@ fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> Decis
     }
 }
 
-/// A new receipts database at `path`, opened to write. What is written is
-/// not synced to disk (durability is not what these tests are about).
-fn create(path: &Path) -> Database {
+/// A new receipts database at `path`, opened to write. What the test writes
+/// itself is not synced to disk (durability is not what these tests are
+/// about); the decisions are written as the program writes them.
+fn create(path: &Path) -> Db {
     let conn = Connection::open(path).unwrap();
     conn.pragma_update(None, "synchronous", "OFF").unwrap();
     conn.execute_batch(SCHEMA).unwrap();
     drop(conn);
-    let db = Database::open(path, Access::PreferWrite).unwrap();
-    db.conn().pragma_update(None, "synchronous", "OFF").unwrap();
-    db
+    Db::open(path, Access::PreferWrite).unwrap()
 }
 
 /// A database whose log holds every hostile note, a stuck decision with a
 /// state change, its undo, and an operator whose name looks like a formula.
-fn populated(path: &Path) -> Database {
+fn populated(path: &Path) -> Db {
     let mut conn = create(path);
     conn.conn()
         .execute(
@@ -384,7 +385,7 @@ fn a_database_without_a_log_exports_a_header_alone() {
 
 /// A log about receipts that name their visitors: in Japanese, with
 /// formulas, not at all, and one whose receipt is gone.
-fn with_visitors(path: &Path) -> Database {
+fn with_visitors(path: &Path) -> Db {
     let mut conn = create(path);
     let receipts = [
         (
@@ -441,7 +442,7 @@ fn with_visitors(path: &Path) -> Database {
     conn
 }
 
-fn export_rows(conn: &Database, filter: &ExportFilter) -> Vec<Vec<String>> {
+fn export_rows(conn: &Db, filter: &ExportFilter) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     review::export_with(conn, ExportFile::CSV, filter, &mut out).unwrap();
     let (header, rows) = parse_csv(&out);

@@ -10,11 +10,17 @@ use receipt_review::review::{
     self, DecideError, Decision, DecisionError, DecisionRequest, Kind, ReopenRequest, StateRevert,
     Status,
 };
-use receipt_review::storage::{self, Access, Database, OpenOptions};
+use receipt_review::storage::{Access, OpenOptions};
 use rusqlite::{Connection, params};
 use tempfile::TempDir;
 
+use crate::common::db::Db;
+
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
+const REVIEW_LOG_SQL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/review_log.sql"
+));
 const T0: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 const CREATED: &str = "2026-11-29 09:00:00";
 
@@ -27,12 +33,12 @@ fn new_db() -> (TempDir, PathBuf) {
     (dir, path)
 }
 
-fn open(path: &Path) -> Database {
+fn open(path: &Path) -> Db {
     let options = OpenOptions::new(Access::PreferWrite).busy_timeout(Duration::from_secs(10));
-    Database::open_with(path, options).unwrap()
+    Db::open_with(path, options).unwrap()
 }
 
-fn add_receipt(db: &Database, id: i64, state: &str) {
+fn add_receipt(db: &Db, id: i64, state: &str) {
     db.conn().execute(
         "INSERT INTO receipts (id, scope, request_key, digest, payload, state, created_at, updated_at) \
          VALUES (?1, 'site', ?2, 'd', '{}', ?3, ?4, ?4)",
@@ -41,7 +47,7 @@ fn add_receipt(db: &Database, id: i64, state: &str) {
     .unwrap();
 }
 
-fn state_of(db: &Database, id: i64) -> (String, Option<String>) {
+fn state_of(db: &Db, id: i64) -> (String, Option<String>) {
     db.conn()
         .query_row(
             "SELECT state, updated_at FROM receipts WHERE id = ?1",
@@ -51,11 +57,11 @@ fn state_of(db: &Database, id: i64) -> (String, Option<String>) {
         .unwrap()
 }
 
-fn log_rows(db: &Database) -> usize {
+fn log_rows(db: &Db) -> usize {
     review::read_log(db).unwrap().len()
 }
 
-fn has_log_table(db: &Database) -> bool {
+fn has_log_table(db: &Db) -> bool {
     db.conn()
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name = 'review_log'",
@@ -171,7 +177,7 @@ fn reading_never_creates_the_log_and_copes_with_its_absence() {
         let conn = open(&path);
         add_receipt(&conn, 1, "in_flight");
     }
-    let conn = Database::open(&path, Access::ReadOnly).unwrap();
+    let conn = Db::open(&path, Access::ReadOnly).unwrap();
     assert!(review::read_log(&conn).unwrap().is_empty());
     assert!(review::load_statuses(&conn).unwrap().is_empty());
     assert_eq!(review::latest_log_id(&conn).unwrap(), None);
@@ -361,10 +367,10 @@ fn when_the_log_row_cannot_be_written_the_state_change_is_rolled_back() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    storage::ensure_review_log(conn.conn()).unwrap();
+    conn.conn().execute_batch(REVIEW_LOG_SQL).unwrap();
     conn.conn()
         .execute_batch(
-            "CREATE TEMP TRIGGER fail_log BEFORE INSERT ON main.review_log \
+            "CREATE TRIGGER fail_log BEFORE INSERT ON main.review_log \
          BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
         )
         .unwrap();
@@ -379,7 +385,7 @@ fn when_the_log_row_cannot_be_written_the_state_change_is_rolled_back() {
         ("in_flight".to_string(), Some(CREATED.into()))
     );
     conn.conn()
-        .execute_batch("DROP TRIGGER temp.fail_log")
+        .execute_batch("DROP TRIGGER main.fail_log")
         .unwrap();
     assert_eq!(log_rows(&conn), 0);
 }
@@ -531,7 +537,7 @@ fn a_held_write_lock_is_a_typed_busy_error() {
     holder.conn().execute_batch("BEGIN IMMEDIATE").unwrap();
 
     let options = OpenOptions::new(Access::PreferWrite).busy_timeout(Duration::from_millis(50));
-    let mut conn = Database::open_with(&path, options).unwrap();
+    let mut conn = Db::open_with(&path, options).unwrap();
     let err = review::decide(
         &mut conn,
         &request("stuck:77", Decision::Failed, "alice", &[]),

@@ -88,7 +88,7 @@ fn the_same_key_with_other_fields_is_a_422_conflict_and_the_original_stands() {
 fn the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing() {
     let s = TestServer::start();
     // The first is still being processed: in flight, committed by another connection.
-    let store = IntakeStore::open(&s.db).unwrap();
+    let mut store = IntakeStore::open(&s.db).unwrap();
     let fields: serde_json::Value = serde_json::from_str(BODY).unwrap();
     let now = receipt_review::model::time::now_ms();
     store

@@ -66,7 +66,7 @@ impl TestServer {
     pub fn with_clock(text: &str, clock: Clock) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("receipts.db");
-        let running = server::start(&db, config(text, &clock)).unwrap();
+        let running = server::start(&db.as_path().into(), config(text, &clock)).unwrap();
         let url = running.url();
         Self {
             clock,
@@ -80,14 +80,14 @@ impl TestServer {
     /// Stops this server and starts another on the same database.
     pub fn restart(&mut self, text: &str) {
         self.running.take().unwrap().stop().unwrap();
-        let running = server::start(&self.db, config(text, &self.clock)).unwrap();
+        let running = server::start(&self.db.as_path().into(), config(text, &self.clock)).unwrap();
         self.url = running.url();
         self.running = Some(running);
     }
 
     /// Starts a server again on the database of one already stopped.
     pub fn restart_stopped(&mut self, text: &str) {
-        let running = server::start(&self.db, config(text, &self.clock)).unwrap();
+        let running = server::start(&self.db.as_path().into(), config(text, &self.clock)).unwrap();
         self.url = running.url();
         self.running = Some(running);
     }

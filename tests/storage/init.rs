@@ -6,7 +6,7 @@ use std::fs;
 
 use receipt_review::storage::{self, Access, StorageError};
 use rusqlite::Connection;
-use support::{create, open, snapshot};
+use support::{SCHEMA_SQL, create, is_wal, load, open, snapshot};
 
 fn tables(path: &std::path::Path) -> Vec<String> {
     let conn = Connection::open(path).unwrap();
@@ -31,11 +31,11 @@ fn init_creates_the_schema_in_wal_mode() {
     let header = fs::read(&path).unwrap();
     assert_eq!((header[18], header[19]), (2, 2), "WAL mode is persistent");
     let db = open(&path, Access::PreferWrite).unwrap();
-    assert!(db.is_wal());
+    assert!(is_wal(&path));
     assert!(!db.is_read_only());
     assert!(db.source().key_conflicts.is_usable() && db.source().replays.is_usable());
-    assert!(storage::schema_problems(&db).is_empty());
-    assert!(storage::load(&db).unwrap().receipts.is_empty());
+    assert!(db.schema_problems().is_empty());
+    assert!(load(&*db).unwrap().receipts.is_empty());
 }
 
 #[test]
@@ -101,8 +101,26 @@ fn init_refuses_a_directory_and_a_missing_folder() {
     assert!(snapshot(dir.path()).is_empty());
 }
 
+/// The schema objects of a database: type, name and SQL, by name.
+fn schema_of(path: &std::path::Path) -> Vec<(String, String, Option<String>)> {
+    let conn = Connection::open(path).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
 #[test]
-fn the_schema_constant_is_the_asset() {
-    assert!(storage::SCHEMA_SQL.contains("UNIQUE(scope, request_key)"));
-    assert!(!storage::SCHEMA_SQL.contains("CREATE TABLE IF NOT EXISTS review_log"));
+fn init_creates_the_schema_of_the_asset() {
+    assert!(SCHEMA_SQL.contains("UNIQUE(scope, request_key)"));
+    assert!(!SCHEMA_SQL.contains("CREATE TABLE IF NOT EXISTS review_log"));
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("init.db");
+    storage::init(&made).unwrap();
+    let by_hand = dir.path().join("by-hand.db");
+    create(&by_hand).execute_batch(SCHEMA_SQL).unwrap();
+    assert_eq!(schema_of(&made), schema_of(&by_hand));
 }

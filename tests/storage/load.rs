@@ -1,13 +1,14 @@
-//! Loading receipts: legacy views, every time format, defaults, faithful values,
-//! conflicts and replays, a short read, and what `check` says about the schema.
+//! Reading receipts through the storage boundary: legacy views, every time
+//! format, defaults, faithful values, receipts read by id, conflicts and
+//! replays, a short read, and what `check` says about the schema.
 
 use crate::support;
 
-use receipt_review::model::TimeValue;
 use receipt_review::model::time::parse_time;
-use receipt_review::storage::{self, Access, Related};
+use receipt_review::model::{RawReceipt, TimeValue};
+use receipt_review::storage::{self, Access, Connections, Related};
 use rusqlite::Connection;
-use support::{create, open, receipts_db};
+use support::{create, load, open, receipts_db};
 
 /// 2026-11-29T10:15:30.123Z
 const T: i64 = 1_795_947_330_123;
@@ -34,9 +35,9 @@ fn a_legacy_table_works_through_a_view_with_every_time_format() {
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
     assert!(db.source().is_view());
-    let loaded = storage::load(&db).unwrap();
+    let loaded = load(&*db).unwrap();
     let r = &loaded.receipts;
-    // Ascending by id even though the view returns them the other way round.
+    // Every row, though the view returns them the other way round.
     assert_eq!(
         r.iter().map(|r| r.id).collect::<Vec<_>>(),
         [1, 2, 3, 4, 5, 6]
@@ -88,7 +89,7 @@ fn integer_times_in_an_integer_column_load_as_integers() {
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
     assert!(db.source().columns.state && db.source().columns.request_key);
-    let r = &storage::load(&db).unwrap().receipts[0];
+    let r = &load(&*db).unwrap().receipts[0];
     assert_eq!(r.id, 10);
     assert_eq!(r.payload, Ok("{\"x\":1}".to_string()));
     assert_eq!(r.created_at, TimeValue::Integer(T));
@@ -171,7 +172,7 @@ fn odd_values_are_kept_not_dropped() {
     drop(insert);
     drop(conn);
     let db = open(&path, Access::ReadOnly).unwrap();
-    let r = storage::load(&db).unwrap().receipts;
+    let r = load(&*db).unwrap().receipts;
     assert_eq!(r.len(), 6, "every row is kept");
     assert_eq!(r[0].scope, "");
     assert_eq!(r[0].payload, Ok("{\"ok\":true}".into()));
@@ -206,7 +207,7 @@ fn a_non_integer_id_is_a_clear_error() {
         )
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
-    let err = storage::load(&db).unwrap_err();
+    let err = load(&*db).unwrap_err();
     let text = support::one_line(&err, &path);
     assert!(text.contains("\"A-17\", not an integer"), "{text}");
     assert_eq!(err.exit_code(), 2);
@@ -214,7 +215,6 @@ fn a_non_integer_id_is_a_clear_error() {
 
 #[test]
 fn ids_in_a_row_are_read_as_the_rows_each_id_finds() {
-    use receipt_review::storage::stream::{Batch, read_receipts_by_id};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("untyped.db");
     // No column types: ids keep whatever type they were written with, and
@@ -241,16 +241,17 @@ fn ids_in_a_row_are_read_as_the_rows_each_id_finds() {
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
     let read = |ids: &[i64]| {
-        let mut got: Vec<(i64, String)> = Vec::new();
-        read_receipts_by_id(&db, ids, 4, &mut |b: Batch| {
-            let mut buf = String::new();
-            for i in 0..b.len() {
-                let row = b.row(i, &mut buf);
-                got.push((row.id, format!("{:?}", row.payload)));
-            }
-            Batch::with_capacity(4)
-        })
-        .unwrap();
+        let mut session = db.begin_read(Connections::One).unwrap();
+        let mut rows: Vec<RawReceipt> = Vec::new();
+        let n = session
+            .receipts_by_id(ids, &mut [&mut rows], &mut |_| {})
+            .unwrap();
+        session.end().unwrap();
+        assert_eq!(n, rows.len() as u64);
+        let mut got: Vec<(i64, String)> = rows
+            .iter()
+            .map(|r| (r.id, format!("{:?}", r.payload)))
+            .collect();
         got.sort();
         got
     };
@@ -293,7 +294,7 @@ fn conflicts_and_replays_are_loaded() {
         )
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
-    let loaded = storage::load(&db).unwrap();
+    let loaded = load(&*db).unwrap();
     assert_eq!(loaded.receipts.len(), 3);
     let r = &loaded.receipts[0];
     assert_eq!(r.scope, "site-a");
@@ -315,19 +316,19 @@ fn conflicts_and_replays_are_loaded() {
 }
 
 #[test]
-fn load_payload_reads_one_receipt() {
+fn receipt_payload_reads_one_receipt() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "p.db", 2);
     let db = open(&path, Access::ReadOnly).unwrap();
     assert_eq!(
-        storage::load_payload(&db, 2).unwrap().as_deref(),
+        db.receipt_payload(2).unwrap().as_deref(),
         Some("{\"message\":\"hello number 2\",\"name\":\"Visitor 2\"}")
     );
-    assert_eq!(storage::load_payload(&db, 99).unwrap(), None);
+    assert_eq!(db.receipt_payload(99).unwrap(), None);
 }
 
 #[test]
-fn load_holds_no_read_transaction_afterwards() {
+fn a_read_holds_no_read_transaction_afterwards() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "live.db", 20);
     let intake = Connection::open(&path).unwrap();
@@ -340,16 +341,16 @@ fn load_holds_no_read_transaction_afterwards() {
         )
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
-    assert_eq!(storage::load(&db).unwrap().receipts.len(), 21);
-    assert!(db.conn().is_autocommit());
-    // The intake can checkpoint the whole WAL while the tool stays open.
+    assert_eq!(load(&*db).unwrap().receipts.len(), 21);
+    // The read ended with its session: the intake can checkpoint the whole
+    // WAL while the tool stays open.
     let (busy, _, _): (i64, i64, i64) = intake
         .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .unwrap();
     assert_eq!(busy, 0, "a reader still holds the WAL");
-    assert_eq!(storage::load(&db).unwrap().receipts.len(), 21);
+    assert_eq!(load(&*db).unwrap().receipts.len(), 21);
 }
 
 #[test]
@@ -357,8 +358,8 @@ fn schema_check_of_a_database_made_by_init_is_clean() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "clean.db", 1);
     let db = open(&path, Access::ReadOnly).unwrap();
-    assert_eq!(storage::schema_problems(&db), Vec::<String>::new());
-    assert_eq!(storage::schema_notes(&db), Vec::<String>::new());
+    assert_eq!(db.schema_problems(), Vec::<String>::new());
+    // (The notes, which `check` does not print, are checked beside the code.)
 }
 
 #[test]
@@ -381,7 +382,7 @@ fn schema_check_finds_a_missing_unique_key_and_unusable_tables() {
             missing: vec!["receipt_id", "digest", "received_at"]
         }
     );
-    let problems = storage::schema_problems(&db);
+    let problems = db.schema_problems();
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems[0].contains("UNIQUE(scope, request_key)"));
     assert!(
@@ -389,21 +390,8 @@ fn schema_check_finds_a_missing_unique_key_and_unusable_tables() {
             "key_conflicts is a table without the columns receipt_id, digest, received_at"
         )
     );
-    let notes = storage::schema_notes(&db);
-    assert!(
-        notes.iter().any(|n| n.contains("no digest column")),
-        "{notes:?}"
-    );
-    assert!(
-        notes.iter().any(|n| n.contains("no replays table")),
-        "{notes:?}"
-    );
-    assert!(
-        notes.iter().any(|n| n.contains("not in WAL mode")),
-        "{notes:?}"
-    );
-    // The unusable table is not read; loading still works.
-    assert!(storage::load(&db).unwrap().conflicts.is_empty());
+    // The unusable table is not read; reading still works.
+    assert!(load(&*db).unwrap().conflicts.is_empty());
 
     let keyed = dir.path().join("keyed.db");
     create(&keyed)
@@ -413,11 +401,11 @@ fn schema_check_finds_a_missing_unique_key_and_unusable_tables() {
         )
         .unwrap();
     let db = open(&keyed, Access::ReadOnly).unwrap();
-    assert!(storage::schema_problems(&db).is_empty());
+    assert!(db.schema_problems().is_empty());
 }
 
 #[test]
-fn schema_notes_on_a_view() {
+fn schema_check_of_a_view() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v.db");
     create(&path)
@@ -427,33 +415,5 @@ fn schema_notes_on_a_view() {
         )
         .unwrap();
     let db = open(&path, Access::ReadOnly).unwrap();
-    assert!(
-        storage::schema_problems(&db).is_empty(),
-        "a view needs no UNIQUE"
-    );
-    let notes = storage::schema_notes(&db);
-    assert!(notes[0].contains("receipts is a view"), "{notes:?}");
-}
-
-#[test]
-fn load_inside_a_callers_transaction_uses_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = receipts_db(dir.path(), "tx.db", 2);
-    let mut db = open(&path, Access::PreferWrite).unwrap();
-    let tx = db
-        .conn_mut()
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .unwrap();
-    tx.execute("UPDATE receipts SET state = 'failed' WHERE id = 2", [])
-        .unwrap();
-    drop(tx); // rolled back
-    assert!(db.conn().is_autocommit());
-    db.conn().execute_batch("BEGIN").unwrap();
-    assert_eq!(storage::load(&db).unwrap().receipts.len(), 2);
-    assert!(
-        !db.conn().is_autocommit(),
-        "the caller's transaction is left alone"
-    );
-    db.conn().execute_batch("COMMIT").unwrap();
-    assert_eq!(storage::load(&db).unwrap().receipts[1].state, "completed");
+    assert!(db.schema_problems().is_empty(), "a view needs no UNIQUE");
 }

@@ -7,9 +7,29 @@ use std::fs;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use receipt_review::storage::{self, Access, Database, Storage, StorageError};
+use receipt_review::storage::{
+    self, Access, DEFAULT_BUSY_TIMEOUT, Location, OpenOptions, StorageError,
+};
 use rusqlite::Connection;
-use support::{create, one_line, open, receipts_db, snapshot};
+use support::{
+    Db, SCHEMA_SQL, create, is_wal, load, one_line, open, open_err, receipts_db, snapshot,
+};
+
+/// True when `db` refuses to write: a write cannot begin, or the review
+/// log cannot be created in it.
+fn refuses_writes(db: &mut Db) -> bool {
+    match db.begin_write() {
+        Err(_) => true,
+        Ok(mut tx) => tx.ensure_log().is_err(),
+    }
+}
+
+/// Writes through `db`: the review log, created and committed.
+fn write_log(db: &mut Db) {
+    let mut tx = db.begin_write().unwrap();
+    tx.ensure_log().unwrap();
+    tx.commit().unwrap();
+}
 
 const BOTH: [Access; 2] = [Access::ReadOnly, Access::PreferWrite];
 
@@ -18,7 +38,7 @@ fn a_missing_file_is_never_created() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nope.db");
     for access in BOTH {
-        let err = open(&path, access).unwrap_err();
+        let err = open_err(&path, access);
         assert!(matches!(err, StorageError::NotFound { .. }), "{err:?}");
         let text = one_line(&err, &path);
         assert!(text.ends_with("the file does not exist"), "{text}");
@@ -34,7 +54,7 @@ fn a_directory_is_refused() {
     let sub = dir.path().join("receipts.db");
     fs::create_dir(&sub).unwrap();
     for access in BOTH {
-        let err = open(&sub, access).unwrap_err();
+        let err = open_err(&sub, access);
         assert!(matches!(err, StorageError::IsDirectory { .. }), "{err:?}");
         assert!(one_line(&err, &sub).contains("is a directory"));
         assert_eq!(snapshot(&sub).len(), 0);
@@ -62,7 +82,7 @@ fn files_that_are_not_sqlite_are_refused_untouched() {
     let before = snapshot(dir.path());
     for path in [&text, &random] {
         for access in BOTH {
-            let err = open(path, access).unwrap_err();
+            let err = open_err(path, access);
             assert!(matches!(err, StorageError::NotSqlite { .. }), "{err:?}");
             assert!(one_line(&err, path).contains("not a SQLite database"));
             assert_eq!(err.exit_code(), 2);
@@ -81,7 +101,7 @@ fn a_sqlite_header_on_garbage_is_not_a_database() {
     fs::write(&path, &bytes).unwrap();
     let before = snapshot(dir.path());
     for access in BOTH {
-        let err = open(&path, access).unwrap_err();
+        let err = open_err(&path, access);
         assert!(
             matches!(
                 err,
@@ -100,7 +120,7 @@ fn an_empty_file_is_not_a_receipts_database() {
     let path = dir.path().join("empty.db");
     fs::write(&path, b"").unwrap();
     for access in BOTH {
-        let err = open(&path, access).unwrap_err();
+        let err = open_err(&path, access);
         assert!(matches!(err, StorageError::Empty { .. }), "{err:?}");
         let text = one_line(&err, &path);
         assert!(
@@ -120,7 +140,7 @@ fn a_truncated_database_is_reported_damaged() {
         {
             let conn = create(&path);
             conn.pragma_update(None, "journal_mode", journal).unwrap();
-            conn.execute_batch(storage::SCHEMA_SQL).unwrap();
+            conn.execute_batch(SCHEMA_SQL).unwrap();
             let tx = conn.unchecked_transaction().unwrap();
             for i in 0..3000 {
                 tx.execute(
@@ -137,7 +157,7 @@ fn a_truncated_database_is_reported_damaged() {
         fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         let before = snapshot(dir.path());
         for access in BOTH {
-            let result = open(&path, access).and_then(|db| storage::load(&db).map(|_| ()));
+            let result = open(&path, access).and_then(|db| load(&*db).map(|_| ()));
             let err = result.expect_err(journal);
             assert!(
                 matches!(err, StorageError::Corrupt { .. }),
@@ -160,7 +180,7 @@ fn a_database_without_receipts_is_refused() {
         .unwrap();
     let before = snapshot(dir.path());
     for access in BOTH {
-        let err = open(&path, access).unwrap_err();
+        let err = open_err(&path, access);
         assert!(matches!(err, StorageError::NoReceipts { .. }), "{err:?}");
         assert!(one_line(&err, &path).contains("no `receipts` table or view"));
         assert_eq!(snapshot(dir.path()), before);
@@ -179,7 +199,7 @@ fn a_view_missing_a_required_column_names_it() {
         .unwrap();
     let before = snapshot(dir.path());
     for access in BOTH {
-        let err = open(&path, access).unwrap_err();
+        let err = open_err(&path, access);
         assert!(
             matches!(
                 err,
@@ -202,7 +222,7 @@ fn a_view_missing_a_required_column_names_it() {
              CREATE VIEW receipts AS SELECT n AS num, body AS payload, opened AS created_at FROM t;",
         )
         .unwrap();
-    let err = open(&path, Access::ReadOnly).unwrap_err();
+    let err = open_err(&path, Access::ReadOnly);
     assert!(one_line(&err, &path).contains("`id`"), "{err}");
 }
 
@@ -217,7 +237,7 @@ fn a_broken_view_is_a_clear_error() {
              DROP TABLE t;",
         )
         .unwrap();
-    let err = open(&path, Access::ReadOnly).unwrap_err();
+    let err = open_err(&path, Access::ReadOnly);
     let text = one_line(&err, &path);
     assert!(matches!(err, StorageError::BadReceipts { .. }), "{err:?}");
     assert!(text.contains("no such table"), "{text}");
@@ -247,7 +267,7 @@ fn hold_exclusive(path: &std::path::Path) -> (mpsc::Sender<()>, std::thread::Joi
 fn rollback_journal_db(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("locked.db");
     let conn = create(&path);
-    conn.execute_batch(storage::SCHEMA_SQL).unwrap();
+    conn.execute_batch(SCHEMA_SQL).unwrap();
     conn.execute(
         "INSERT INTO receipts (scope, request_key, digest, payload, created_at) \
          VALUES ('s', 'k', 'd', '{}', '2026-01-01 00:00:00')",
@@ -264,7 +284,7 @@ fn a_locked_database_reports_busy_at_open_without_hanging() {
     let (stop, handle) = hold_exclusive(&path);
     for access in BOTH {
         let started = Instant::now();
-        let err = open(&path, access).unwrap_err();
+        let err = open_err(&path, access);
         let waited = started.elapsed();
         assert!(matches!(err, StorageError::Busy { .. }), "{err:?}");
         let text = one_line(&err, &path);
@@ -292,11 +312,11 @@ fn a_database_locked_after_open_reports_busy_at_load() {
     let path = rollback_journal_db(dir.path());
     let db = open(&path, Access::ReadOnly).unwrap();
     let (stop, handle) = hold_exclusive(&path);
-    let err = storage::load(&db).unwrap_err();
+    let err = load(&*db).unwrap_err();
     assert!(matches!(err, StorageError::Busy { .. }), "{err:?}");
     stop.send(()).unwrap();
     handle.join().unwrap();
-    assert_eq!(storage::load(&db).unwrap().receipts.len(), 1);
+    assert_eq!(load(&*db).unwrap().receipts.len(), 1);
 }
 
 #[test]
@@ -318,19 +338,14 @@ fn read_only_open_of_a_wal_database_leaves_the_file_byte_identical() {
     let wal_before = fs::read(&wal_path).unwrap();
     assert!(!wal_before.is_empty());
     {
-        let db = open(&path, Access::ReadOnly).unwrap();
+        let mut db = open(&path, Access::ReadOnly).unwrap();
         assert!(db.is_read_only());
-        assert!(db.is_wal());
+        assert!(is_wal(&path));
         assert_eq!(db.read_only_reason(), None);
-        let loaded = storage::load(&db).unwrap();
+        let loaded = load(&*db).unwrap();
         assert_eq!(loaded.receipts.len(), 51);
         // Writes are refused on a read-only connection.
-        assert!(db.conn().execute_batch("CREATE TABLE x (a)").is_err());
-        assert!(
-            db.conn()
-                .execute("UPDATE receipts SET state = 'failed' WHERE id = 1", [])
-                .is_err()
-        );
+        assert!(refuses_writes(&mut db));
     }
     assert_eq!(fs::read(&path).unwrap(), main_before);
     assert_eq!(fs::read(&wal_path).unwrap(), wal_before);
@@ -340,7 +355,7 @@ fn read_only_open_of_a_wal_database_leaves_the_file_byte_identical() {
     let main_before = fs::read(&path).unwrap();
     {
         let db = open(&path, Access::ReadOnly).unwrap();
-        storage::load(&db).unwrap();
+        load(&*db).unwrap();
     }
     assert_eq!(fs::read(&path).unwrap(), main_before);
 }
@@ -352,10 +367,9 @@ fn read_only_open_of_a_rollback_database_changes_nothing() {
     let before = snapshot(dir.path());
     {
         let db = open(&path, Access::ReadOnly).unwrap();
-        assert!(!db.is_wal());
-        storage::load(&db).unwrap();
-        storage::schema_problems(&db);
-        storage::schema_notes(&db);
+        assert!(!is_wal(&path));
+        load(&*db).unwrap();
+        db.schema_problems();
     }
     assert_eq!(snapshot(dir.path()), before);
 }
@@ -364,21 +378,22 @@ fn read_only_open_of_a_rollback_database_changes_nothing() {
 fn prefer_write_opens_writable_and_keeps_the_journal_mode() {
     let dir = tempfile::tempdir().unwrap();
     let wal = receipts_db(dir.path(), "wal.db", 3);
-    let db = open(&wal, Access::PreferWrite).unwrap();
+    let mut db = open(&wal, Access::PreferWrite).unwrap();
     assert!(!db.is_read_only());
     assert_eq!(db.read_only_reason(), None);
-    assert!(db.is_wal());
-    db.conn()
-        .execute("UPDATE receipts SET state = 'failed' WHERE id = 1", [])
-        .unwrap();
+    assert!(is_wal(&wal));
+    write_log(&mut db);
     drop(db);
+    assert!(is_wal(&wal));
 
     let rollback = rollback_journal_db(dir.path());
-    let db = open(&rollback, Access::PreferWrite).unwrap();
+    let mut db = open(&rollback, Access::PreferWrite).unwrap();
     assert!(!db.is_read_only());
-    assert!(!db.is_wal());
-    let mode: String = db
-        .conn()
+    assert!(!is_wal(&rollback));
+    write_log(&mut db);
+    drop(db);
+    let mode: String = Connection::open(&rollback)
+        .unwrap()
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "delete");
@@ -399,16 +414,14 @@ fn prefer_write_on_a_view_keeps_the_log_writable_but_not_states() {
                SELECT ticket_no AS id, body AS payload, opened AS created_at FROM tickets;",
         )
         .unwrap();
-    let db = open(&path, Access::PreferWrite).unwrap();
+    let mut db = open(&path, Access::PreferWrite).unwrap();
     assert!(!db.is_read_only());
     assert!(db.source().is_view());
     let reason = db.state_changes_off().unwrap();
     assert!(reason.contains("receipts is a view"), "{reason}");
-    assert_eq!(storage::load(&db).unwrap().receipts.len(), 1);
+    assert_eq!(load(&*db).unwrap().receipts.len(), 1);
     // Decisions can still be logged next to a legacy view.
-    db.conn()
-        .execute_batch("CREATE TABLE review_log (a)")
-        .unwrap();
+    write_log(&mut db);
 }
 
 #[test]
@@ -423,7 +436,7 @@ fn prefer_write_on_a_read_only_file_falls_back_with_a_reason() {
         assert!(db.is_read_only());
         let reason = db.read_only_reason().unwrap();
         assert!(reason.starts_with("the file is read-only"), "{reason}");
-        assert_eq!(storage::load(&db).unwrap().receipts.len(), 2);
+        assert_eq!(load(&*db).unwrap().receipts.len(), 2);
     }
     fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
     let after = snapshot(dir.path());
@@ -474,7 +487,7 @@ fn an_unreadable_file_is_permission_denied() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "secret.db", 1);
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
-    let err = open(&path, Access::ReadOnly).unwrap_err();
+    let err = open_err(&path, Access::ReadOnly);
     fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
     assert!(
         matches!(err, StorageError::PermissionDenied { .. }),
@@ -484,13 +497,12 @@ fn an_unreadable_file_is_permission_denied() {
 }
 
 #[test]
-fn a_second_connection_sees_new_commits_through_data_version() {
+fn the_change_mark_moves_when_another_connection_commits() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "watch.db", 1);
     let db = open(&path, Access::ReadOnly).unwrap();
-    let watch = db.connect().unwrap();
-    let v1 = storage::data_version(&watch).unwrap();
-    assert_eq!(storage::data_version(&watch).unwrap(), v1);
+    let v1 = db.change_mark().unwrap();
+    assert_eq!(db.change_mark().unwrap(), v1);
     Connection::open(&path)
         .unwrap()
         .execute(
@@ -499,17 +511,24 @@ fn a_second_connection_sees_new_commits_through_data_version() {
             [],
         )
         .unwrap();
-    assert_ne!(storage::data_version(&watch).unwrap(), v1);
-    assert_eq!(storage::load(&db).unwrap().receipts.len(), 2);
+    assert_ne!(db.change_mark().unwrap(), v1);
+    assert_eq!(load(&*db).unwrap().receipts.len(), 2);
 }
 
 #[test]
 fn default_open_uses_the_five_second_busy_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let path = receipts_db(dir.path(), "t.db", 1);
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
-    assert_eq!(db.busy_timeout(), Duration::from_secs(5));
-    assert_eq!(db.path(), path.as_path());
+    assert_eq!(DEFAULT_BUSY_TIMEOUT, Duration::from_secs(5));
+    assert_eq!(
+        OpenOptions::new(Access::ReadOnly).busy_timeout,
+        DEFAULT_BUSY_TIMEOUT
+    );
+    // (That an engine opened without options waits that long is checked
+    // beside the SQLite engine.)
+    let db = storage::open_database(&path, Access::ReadOnly).unwrap();
+    assert_eq!(db.location(), &Location::File(path.clone()));
+    assert_eq!(db.location().file(), Some(path.as_path()));
 }
 
 #[test]
@@ -518,7 +537,7 @@ fn odd_file_names_open_as_plain_names() {
     let path = receipts_db(dir.path(), "a b?c#d%e=1.db", 2);
     for access in BOTH {
         let db = open(&path, access).unwrap();
-        assert_eq!(storage::load(&db).unwrap().receipts.len(), 2);
+        assert_eq!(load(&*db).unwrap().receipts.len(), 2);
     }
     // A name that looks like a URI is a file name, never created.
     let uri = dir.path().join("file:x.db?mode=rwc");
@@ -539,7 +558,7 @@ fn a_read_only_open_of_a_quiet_wal_database_adds_only_sqlites_side_files() {
     let before = snapshot(dir.path());
     {
         let db = open(&path, Access::ReadOnly).unwrap();
-        storage::load(&db).unwrap();
+        load(&*db).unwrap();
     }
     let after = snapshot(dir.path());
     assert_eq!(after.get("quiet.db"), before.get("quiet.db"));

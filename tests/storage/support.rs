@@ -6,8 +6,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use receipt_review::storage::{Access, Database, OpenOptions, StorageError};
+use receipt_review::storage::{self, Access, OpenOptions, Storage, StorageError};
 use rusqlite::Connection;
+
+#[path = "../common/rows.rs"]
+mod rows;
+pub use rows::load;
+
+/// An open database, whichever engine holds it.
+pub type Db = Box<dyn Storage + Send>;
 
 /// Every file in `dir` (not recursive) with its size and a hash of its bytes:
 /// compare before/after (printable when an assertion fails).
@@ -33,12 +40,31 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Opens with a short busy timeout so that tests stay fast.
-pub fn open(path: &Path, access: Access) -> Result<Database, StorageError> {
-    Database::open_with(
+pub fn open(path: &Path, access: Access) -> Result<Db, StorageError> {
+    storage::open_database_with(
         path,
         OpenOptions::new(access).busy_timeout(Duration::from_millis(300)),
     )
 }
+
+/// Why [`open`] refuses the file (it must).
+pub fn open_err(path: &Path, access: Access) -> StorageError {
+    match open(path, access) {
+        Ok(_) => panic!("{} opened {access:?}", path.display()),
+        Err(e) => e,
+    }
+}
+
+/// Whether the file's header says WAL mode (read from the file itself, which
+/// creates nothing beside it).
+pub fn is_wal(path: &Path) -> bool {
+    let header = fs::read(path).unwrap();
+    (header[18], header[19]) == (2, 2)
+}
+
+/// The schema of a database made by `init`, for tests that build one by hand
+/// (with another journal mode, say).
+pub const SCHEMA_SQL: &str = include_str!("../../assets/schema.sql");
 
 /// Asserts the message is one line naming the file, and returns it.
 pub fn one_line(err: &StorageError, path: &Path) -> String {

@@ -4,6 +4,8 @@
 //! decisions go through it unchanged.
 
 mod memory;
+#[path = "../common/rows.rs"]
+mod rows;
 
 use std::path::Path;
 
@@ -12,19 +14,19 @@ use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::model::{RawReceipt, Settings};
 use receipt_review::reading::{self, Reader, Snapshot};
 use receipt_review::review::{self, Decision, DecisionRequest, StateRevert};
-use receipt_review::storage::{self, Access, Connections, Database, Storage};
+use receipt_review::storage::{Access, Connections, Storage, open_database};
 
 const NOW_MS: i64 = 1_795_947_330_123;
 
 /// A demo database, and the same rows in memory.
-fn both(dir: &Path, receipts: usize) -> (Database, Memory) {
+fn both(dir: &Path, receipts: usize) -> (Box<dyn Storage + Send>, Memory) {
     let path = dir.join("demo.db");
     let options = DemoOptions {
         receipts,
         seed: 7,
         now_ms: NOW_MS,
     };
-    generate(&path, &options).unwrap();
+    generate(&path.as_path().into(), &options).unwrap();
     // Exact copies an intake server absorbed (the demo's intake absorbs none).
     rusqlite::Connection::open(&path)
         .unwrap()
@@ -34,10 +36,10 @@ fn both(dir: &Path, receipts: usize) -> (Database, Memory) {
                (2900, NULL, '2026-11-29T10:00:02Z');",
         )
         .unwrap();
-    let sqlite = Database::open(&path, Access::PreferWrite).unwrap();
-    let rows = storage::load(&sqlite).unwrap();
+    let sqlite = open_database(&path, Access::PreferWrite).unwrap();
+    let rows = rows::load(&*sqlite).unwrap();
     let memory = Memory {
-        location: sqlite.path().to_path_buf(),
+        location: sqlite.location().clone(),
         source: sqlite.source().clone(),
         receipts: rows.receipts,
         conflicts: rows.conflicts,
@@ -88,7 +90,7 @@ fn request(snap: &Snapshot, item: &str, decision: Decision, at: i64) -> Decision
 fn a_reading_in_memory_reports_what_the_sqlite_reading_reports() {
     let dir = tempfile::tempdir().unwrap();
     let (sqlite, memory) = both(dir.path(), 3_000);
-    let expected = report(&sqlite);
+    let expected = report(&*sqlite);
     let snap = snapshot(&memory);
     // The demo plants every kind of finding: the comparison covers them all.
     let t = &snap.triage;
@@ -98,7 +100,7 @@ fn a_reading_in_memory_reports_what_the_sqlite_reading_reports() {
     assert_eq!(snap.absorbed_of(5), Some(2));
     assert_eq!(report(&memory), expected);
     // The items' receipts, as the screen shows them, agree as well.
-    let sqlite_snap = snapshot(&sqlite);
+    let sqlite_snap = snapshot(&*sqlite);
     for id in reading::shown_ids(t) {
         assert_eq!(snap.receipt(id), sqlite_snap.receipt(id), "receipt {id}");
     }
@@ -108,11 +110,11 @@ fn a_reading_in_memory_reports_what_the_sqlite_reading_reports() {
 fn decisions_and_their_undo_go_through_review_alike_on_both_engines() {
     let dir = tempfile::tempdir().unwrap();
     let (mut sqlite, mut memory) = both(dir.path(), 3_000);
-    let snap = snapshot(&sqlite);
+    let snap = snapshot(&*sqlite);
     let group = snap.triage.duplicates[0].item();
     let stuck = snap.triage.stuck[0].item();
     let stuck_id = snap.triage.stuck[0].receipt_id;
-    let engines: [&mut dyn Storage; 2] = [&mut sqlite, &mut memory];
+    let engines: [&mut dyn Storage; 2] = [&mut *sqlite, &mut memory];
     let mut logs = Vec::new();
     for storage in engines {
         let snap = snapshot(storage);
@@ -153,7 +155,7 @@ fn decisions_and_their_undo_go_through_review_alike_on_both_engines() {
     assert_eq!(logs[0], logs[1]);
     // And a colleague's later decision on the group makes it no longer
     // hers to undo, on either engine.
-    for storage in [&mut sqlite as &mut dyn Storage, &mut memory] {
+    for storage in [&mut *sqlite as &mut dyn Storage, &mut memory] {
         let snap = snapshot(storage);
         let mut theirs = request(&snap, &group, Decision::Distinct, NOW_MS + 4);
         theirs.operator = "bo".into();
@@ -165,7 +167,7 @@ fn decisions_and_their_undo_go_through_review_alike_on_both_engines() {
         );
     }
     assert_eq!(
-        review::read_log(&sqlite).unwrap(),
+        review::read_log(&*sqlite).unwrap(),
         review::read_log(&memory).unwrap()
     );
 }

@@ -4,21 +4,20 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 
 use receipt_review::model::{
     BatchRow, LogEntry, NewEntry, RawConflict, RawReceipt, ReceiptId, ReceiptStamp, ReceiptState,
     RowSink, RowSource, TimeValue,
 };
 use receipt_review::storage::{
-    ChangeMark, Connections, CountedTable, Failure, LogError, ReviewRead, Session, Source, Storage,
-    StorageError, Tallies, Tally, WriteTx,
+    ChangeMark, Connections, CountedTable, Failure, Location, LogError, ReadCursor, ReviewRead,
+    Session, Source, Storage, StorageError, Tallies, Tally, WriteTx,
 };
 
 /// The database: what the intake wrote, and the review log.
 #[derive(Clone, Debug)]
 pub struct Memory {
-    pub location: PathBuf,
+    pub location: Location,
     pub source: Source,
     /// Ascending by id.
     pub receipts: Vec<RawReceipt>,
@@ -264,19 +263,26 @@ impl Session for MemorySession<'_> {
 
     fn receipts(
         &mut self,
-        after: Option<ReceiptId>,
+        after: Option<&ReadCursor>,
         sinks: &mut [&mut dyn RowSink],
         progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError> {
-        let mut n = 0;
+    ) -> Result<(u64, ReadCursor), StorageError> {
+        let after = after.and_then(ReadCursor::last);
+        let (mut n, mut last) = (0, after);
         for r in &self.db.receipts {
             if after.is_none_or(|after| r.id > after) {
                 sinks[0].row(&as_read(r).row());
                 n += 1;
                 progress(n);
+                last = last.max(Some(r.id));
             }
         }
-        Ok(n)
+        Ok((n, ReadCursor::up_to(last)))
+    }
+
+    fn committed_below(&mut self, _cursor: &ReadCursor) -> Result<bool, StorageError> {
+        // Receipts are appended one at a time, in the order of their ids.
+        Ok(false)
     }
 
     fn receipts_by_id(
@@ -470,7 +476,7 @@ impl Storage for Memory {
         &self.source
     }
 
-    fn location(&self) -> &Path {
+    fn location(&self) -> &Location {
         &self.location
     }
 
@@ -483,7 +489,7 @@ impl Storage for Memory {
     }
 
     fn change_mark(&self) -> Result<ChangeMark, StorageError> {
-        Ok(ChangeMark(self.commits))
+        Ok(ChangeMark::new(self.commits))
     }
 
     fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError> {

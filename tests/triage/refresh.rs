@@ -10,11 +10,18 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::intake::canonical;
+use receipt_review::model::ReceiptId;
 use receipt_review::model::Settings;
 use receipt_review::model::time::format_rfc3339;
 use receipt_review::reading::{self, Extent, Reader, Snapshot};
-use receipt_review::storage::{Access, Database};
+use receipt_review::storage::{
+    Access, ChangeMark, Connections, Location, LogError, Session, Source, Storage, StorageError,
+    WriteTx, open_database,
+};
 use rusqlite::{Connection, params};
+
+/// A database as the program opens it.
+type Db = Box<dyn Storage + Send>;
 
 const NOW_MS: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 
@@ -24,8 +31,8 @@ fn settings(now_ms: i64) -> Settings {
 
 /// A fresh full analysis of the database, as `report` makes it.
 fn full(path: &Path, now_ms: i64) -> Snapshot {
-    let db = Database::open(path, Access::ReadOnly).unwrap();
-    reading::read(&db, settings(now_ms), &mut |_| {}).unwrap()
+    let db = open_database(path, Access::ReadOnly).unwrap();
+    reading::read(&*db, settings(now_ms), &mut |_| {}).unwrap()
 }
 
 /// A demo database of `receipts` receipts as of [`NOW_MS`], in `dir`.
@@ -36,7 +43,7 @@ fn demo(dir: &tempfile::TempDir, name: &str, receipts: usize, seed: u64) -> Path
         seed,
         now_ms: NOW_MS,
     };
-    generate(&path, &options).unwrap();
+    generate(&path.as_path().into(), &options).unwrap();
     path
 }
 
@@ -265,14 +272,56 @@ impl Appender {
     }
 }
 
-/// A reading on the main connection alone: inside a transaction of the
-/// caller's, no helper connection shares it.
+/// A database whose every reading is on one connection, however much
+/// there is to read: what the engine reads split, it reads alone.
+struct OneConnection(Db);
+
+impl Storage for OneConnection {
+    fn begin_read(&self, _: Connections) -> Result<Box<dyn Session + '_>, StorageError> {
+        self.0.begin_read(Connections::One)
+    }
+
+    fn begin_write(&mut self) -> Result<Box<dyn WriteTx + '_>, LogError> {
+        self.0.begin_write()
+    }
+
+    fn source(&self) -> &Source {
+        self.0.source()
+    }
+
+    fn location(&self) -> &Location {
+        self.0.location()
+    }
+
+    fn is_read_only(&self) -> bool {
+        self.0.is_read_only()
+    }
+
+    fn read_only_reason(&self) -> Option<&str> {
+        self.0.read_only_reason()
+    }
+
+    fn change_mark(&self) -> Result<ChangeMark, StorageError> {
+        self.0.change_mark()
+    }
+
+    fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError> {
+        self.0.receipt_payload(id)
+    }
+
+    fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError> {
+        self.0.conflict_payload(id)
+    }
+
+    fn schema_problems(&self) -> Vec<String> {
+        self.0.schema_problems()
+    }
+}
+
+/// A reading on the main connection alone: no helper connection shares it.
 fn alone(path: &Path, now_ms: i64) -> Snapshot {
-    let db = Database::open(path, Access::ReadOnly).unwrap();
-    db.conn().execute_batch("BEGIN").unwrap();
-    let snap = reading::read(&db, settings(now_ms), &mut |_| {}).unwrap();
-    db.conn().execute_batch("COMMIT").unwrap();
-    snap
+    let db = OneConnection(open_database(path, Access::ReadOnly).unwrap());
+    reading::read(&db, settings(now_ms), &mut |_| {}).unwrap()
 }
 
 /// A damaged row far above the others: the rowids then span enough for a
@@ -304,12 +353,12 @@ fn opened(
     name: &str,
     (receipts, seed): (usize, u64),
     spread: bool,
-) -> (PathBuf, Database, Reader) {
+) -> (PathBuf, Db, Reader) {
     let path = demo(dir, name, receipts, seed);
     if spread {
         spread_rowids(&path);
     }
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let db = open_database(&path, Access::ReadOnly).unwrap();
     (path, db, Reader::new(settings(NOW_MS)))
 }
 
@@ -341,7 +390,7 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
     let (path, db, mut reader) = opened(&dir, "inc.db", (receipts, seed), spread);
     reader.verify_every = std::time::Duration::ZERO;
     reader.fields_horizon = horizon;
-    let (first, _) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    let (first, _) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
     assert_eq!(reader.last_extent(), Extent::Full);
     assert_same(&first, &full(&path, NOW_MS), 0);
     assert_same(&first, &alone(&path, NOW_MS), 0);
@@ -378,7 +427,7 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         }
         // Time passes too: receipts in flight become stuck.
         let now = latest + appender.rng.random_range(0..600_000);
-        let (snap, _) = reader.read(&db, now, &mut |_| {}).unwrap();
+        let (snap, _) = reader.read(&*db, now, &mut |_| {}).unwrap();
         match reader.last_extent() {
             Extent::Appended => seen.incremental += 1,
             Extent::Full => {
@@ -421,7 +470,7 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         .unwrap();
     reader.recheck(&[id]);
     let before = reader.fields_held().unwrap();
-    let (snap, _) = reader.read(&db, latest, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&*db, latest, &mut |_| {}).unwrap();
     // Its fields may have been let go: it is compared by its fingerprint.
     assert_eq!(reader.last_extent(), Extent::Appended);
     assert_eq!(reader.fields_held().unwrap(), before);
@@ -433,13 +482,13 @@ fn run(seed: u64, receipts: usize, rounds: usize, how: Appends) -> Rounds {
         .conn
         .execute("DELETE FROM receipts WHERE id = 5", [])
         .unwrap();
-    let (snap, _) = reader.read(&db, latest, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&*db, latest, &mut |_| {}).unwrap();
     assert_eq!(reader.last_extent(), Extent::Full);
     assert_same(&snap, &full(&path, latest), rounds + 2);
     assert_same(&snap, &alone(&path, latest), rounds + 2);
     // And the readings after it are incremental again.
     appender.append(latest);
-    let (snap, _) = reader.read(&db, latest, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&*db, latest, &mut |_| {}).unwrap();
     if horizon.is_none() {
         assert_eq!(reader.last_extent(), Extent::Appended);
     }
@@ -509,11 +558,11 @@ fn items_follow_the_appends(spread: bool) {
     // Copies appended right after old originals change old items too; they
     // are to continue the reading, not start it again.
     reader.fields_horizon = None;
-    let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    let (mut snap, pending) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
     reader
         .fill_receipts(pending, &mut snap, &mut |_| {})
         .unwrap();
-    let fresh = reading::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+    let fresh = reading::read_with_receipts(&*db, settings(NOW_MS), &mut |_| {}).unwrap();
     assert_eq!(snap.receipts.to_vec(), fresh.receipts.to_vec(), "first");
     assert!(snap.receipts.len() > 100);
     let mut appender = Appender {
@@ -528,11 +577,11 @@ fn items_follow_the_appends(spread: bool) {
         for _ in 0..30 {
             appender.append(NOW_MS - 60_000);
         }
-        let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        let (mut snap, pending) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
         reader
             .fill_receipts(pending, &mut snap, &mut |_| {})
             .unwrap();
-        let fresh = reading::read_with_receipts(&db, settings(NOW_MS), &mut |_| {}).unwrap();
+        let fresh = reading::read_with_receipts(&*db, settings(NOW_MS), &mut |_| {}).unwrap();
         assert_eq!(
             snap.receipts.to_vec(),
             fresh.receipts.to_vec(),
@@ -546,10 +595,10 @@ fn items_follow_the_appends(spread: bool) {
 fn a_first_reading_tells_how_its_analysis_goes() {
     let dir = tempfile::tempdir().unwrap();
     let path = demo(&dir, "progress.db", 3_000, 5);
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let db = open_database(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
     let mut seen: Vec<reading::Progress> = Vec::new();
-    let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |p| seen.push(p)).unwrap();
+    let (mut snap, pending) = reader.read(&*db, NOW_MS, &mut |p| seen.push(p)).unwrap();
     reader
         .fill_receipts(pending, &mut snap, &mut |p| seen.push(p))
         .unwrap();
@@ -599,7 +648,7 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
     for spread in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let (path, db, mut reader) = opened(&dir, "settling.db", (2_000, 3), spread);
-        let (mut snap, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        let (mut snap, pending) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
         let stuck: Vec<i64> = snap.triage.stuck.iter().map(|s| s.receipt_id).collect();
         assert!(stuck.len() >= 2, "{stuck:?}");
         let settled = Connection::open(&path)
@@ -618,9 +667,16 @@ fn the_items_receipts_are_read_as_the_analysis_saw_them() {
             let state = snap.receipts.get(id).map(|r| r.state);
             assert_eq!(state, Some(ReceiptState::InFlight), "receipt {id}");
         }
-        assert!(db.conn().is_autocommit(), "the reading's transaction ended");
+        // The reading's transaction ended: the WAL can be checkpointed whole.
+        let (busy, _, _): (i64, i64, i64) = Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert_eq!(busy, 0, "the reading's transaction ended");
         // The next reading sees them settled: no longer stuck.
-        let (mut next, pending) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        let (mut next, pending) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
         reader
             .fill_receipts(pending, &mut next, &mut |_| {})
             .unwrap();
@@ -704,9 +760,9 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
         share_a_key_of(appender, false, n, later)
     };
     share_a_key(&mut appender, 12, None);
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
+    let db = open_database(&path, Access::ReadOnly).unwrap();
     let mut reader = Reader::new(settings(NOW_MS));
-    let (snap, _) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+    let (snap, _) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
     let from_receipts = |s: &Snapshot| {
         s.triage
             .conflicts
@@ -744,7 +800,7 @@ fn receipts_sharing_a_key_give_the_conflicts_of_a_full_reading() {
                 )
                 .unwrap();
         }
-        let (snap, _) = reader.read(&db, NOW_MS, &mut |_| {}).unwrap();
+        let (snap, _) = reader.read(&*db, NOW_MS, &mut |_| {}).unwrap();
         assert_eq!(reader.last_extent(), Extent::Appended);
         assert_same(&snap, &full(&path, NOW_MS), round);
         assert!(

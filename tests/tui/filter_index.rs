@@ -5,7 +5,7 @@
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::model::Settings;
 use receipt_review::reading::{self, Snapshot};
-use receipt_review::storage::{Access, Database};
+use receipt_review::storage::{Access, open_database};
 use receipt_review::triage::model::GapClass;
 use receipt_review::tui::app::search::{
     Known, SearchIndex, compute, compute_by_scan, narrows, normalize_query,
@@ -22,9 +22,9 @@ fn demo(receipts: usize) -> (tempfile::TempDir, Snapshot) {
         seed: 4,
         now_ms: NOW_MS,
     };
-    generate(&path, &options).unwrap();
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
-    let snap = reading::read_with_receipts(&db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
+    generate(&path.as_path().into(), &options).unwrap();
+    let db = open_database(&path, Access::ReadOnly).unwrap();
+    let snap = reading::read_with_receipts(&*db, Settings::new(NOW_MS), &mut |_| {}).unwrap();
     (dir, snap)
 }
 

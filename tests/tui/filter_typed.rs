@@ -136,7 +136,7 @@ fn the_receipts_tab_finds_a_name_and_a_phone_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let config = WorkerConfig {
-        path: database(dir.path()),
+        location: database(dir.path()).into(),
         read_only: true,
         settings: Settings::new(DEMO_NOW),
         fixed_now: Some(DEMO_NOW),
@@ -209,7 +209,7 @@ fn the_receipts_tab_finds_a_name_and_a_phone_as_typed() {
 fn the_index_finds_names_and_phones_as_the_scan_does() {
     use receipt_review::demo::{DemoOptions, generate};
     use receipt_review::reading;
-    use receipt_review::storage::{Access, Database};
+    use receipt_review::storage::{Access, open_database};
     use receipt_review::tui::app::ClassFilter;
     use receipt_review::tui::app::search::{
         Known, SearchIndex, compute, compute_by_scan, narrows, normalize_query,
@@ -221,9 +221,9 @@ fn the_index_finds_names_and_phones_as_the_scan_does() {
         seed: 5,
         now_ms: DEMO_NOW,
     };
-    generate(&path, &options).unwrap();
-    let db = Database::open(&path, Access::ReadOnly).unwrap();
-    let snap = reading::read_with_receipts(&db, Settings::new(DEMO_NOW), &mut |_| {}).unwrap();
+    generate(&path.as_path().into(), &options).unwrap();
+    let db = open_database(&path, Access::ReadOnly).unwrap();
+    let snap = reading::read_with_receipts(&*db, Settings::new(DEMO_NOW), &mut |_| {}).unwrap();
     let search = SearchIndex::build(&snap, None);
     // The first copy of some groups: its name without its space, its phone
     // without its dashes and with spaces for them.

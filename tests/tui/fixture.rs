@@ -618,7 +618,7 @@ fn fixture_with(
     let activity = Activity::of_receipts(&receipts, &triage, &replays, &absorbed).into();
     Fixture {
         snapshot: Snapshot {
-            database: PathBuf::from("/srv/intake/receipts.db"),
+            database: PathBuf::from("/srv/intake/receipts.db").into(),
             read_only: None,
             state_changes_off: None,
             settings: Settings::new(NOW),
@@ -736,10 +736,11 @@ pub fn demo_worker(
         seed,
         now_ms: DEMO_NOW,
     };
-    generate(&path, &options).unwrap();
+    let location = path.into();
+    generate(&location, &options).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let config = WorkerConfig {
-        path,
+        location,
         read_only,
         settings: Settings::new(DEMO_NOW),
         fixed_now: Some(DEMO_NOW),

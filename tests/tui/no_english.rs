@@ -68,7 +68,9 @@ fn words(text: &str) -> Vec<String> {
 
 /// The words of the data the fixture holds: every string value in it.
 fn data_words(fx: &Fixture) -> BTreeSet<String> {
-    quoted_words(&format!("{:?} {:?}", fx.snapshot, fx.payloads))
+    // (A database's location shows itself unquoted: it is quoted here.)
+    let database = fx.snapshot.database.shown();
+    quoted_words(&format!("{:?} {:?} {database:?}", fx.snapshot, fx.payloads))
 }
 
 /// The words of every string value in a `Debug` rendering.

@@ -425,7 +425,7 @@ fn hostile_fixture() -> Fixture {
     let evil = all_hostile();
     let s = &mut fx.snapshot;
     let t = std::sync::Arc::make_mut(&mut s.triage);
-    s.database = format!("/tmp/{OSC_TITLE}{BIDI}receipts.db").into();
+    s.database = std::path::PathBuf::from(format!("/tmp/{OSC_TITLE}{BIDI}receipts.db")).into();
     for g in &mut t.duplicates {
         std::sync::Arc::make_mut(g).scope = format!("site{CSI_CLEAR}{BIDI}");
     }

@@ -1,11 +1,9 @@
 //! One submission's work inside the writer's transaction: the protocol of
 //! the intake server, on top of the store's claim / complete / fail.
 
-use rusqlite::{OptionalExtension, params};
-
 use crate::intake::store::{BulkWrite, Claim, StoreError, Submission};
-use crate::model::time::{format_rfc3339, read_text};
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::storage::intake::{AbsorbedKey, KeyHolder};
 
 /// A checked submission, ready for the writer.
 #[derive(Clone, Debug)]
@@ -69,12 +67,12 @@ pub trait Seen {
     fn note(&mut self, scope: &str, visitor: u128, id: ReceiptId, at_ms: Millis);
 }
 
-pub fn apply(w: &BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcome, StoreError> {
+pub fn apply(w: &mut BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcome, StoreError> {
     let s = &job.submission;
     // A key that an absorbed copy was sent with holds the receipt it was
     // absorbed into, for ever, as if it were that receipt's own key.
     if let Some(key) = s.key()
-        && let Some(holder) = absorbed_key_holder(w, s.scope(), key)?
+        && let Some(holder) = w.tx().absorbed_key_holder(s.scope(), key)?
     {
         return answer_absorbed_key(w, job, holder);
     }
@@ -89,7 +87,7 @@ pub fn apply(w: &BulkWrite<'_>, seen: &mut dyn Seen, job: &Job) -> Result<Outcom
     }
     let mut holder = None;
     if let Some(key) = s.key() {
-        holder = key_holder(w, s.scope(), key)?;
+        holder = w.tx().key_holder(s.scope(), key)?;
         if let Some(h) = &holder
             && h.digest == s.digest()
             && h.state == "in_flight"
@@ -134,46 +132,9 @@ fn note(seen: &mut dyn Seen, job: &Job, id: ReceiptId) {
     }
 }
 
-/// The receipt holding a scope's key.
-struct KeyHolder {
-    id: ReceiptId,
-    digest: String,
-    state: String,
-    /// When it was last claimed (its `updated_at`, else `created_at`).
-    claimed_at: Option<Millis>,
-}
-
-fn key_holder(w: &BulkWrite<'_>, scope: &str, key: &str) -> Result<Option<KeyHolder>, StoreError> {
-    Ok(w.connection()
-        .prepare_cached(
-            "SELECT id, digest, state, coalesce(updated_at, created_at) FROM receipts \
-             WHERE scope = ?1 AND request_key = ?2",
-        )?
-        .query_row(params![scope, key], |r| {
-            Ok(KeyHolder {
-                id: r.get(0)?,
-                digest: r.get(1)?,
-                state: r.get(2)?,
-                claimed_at: claimed_at(r.get_ref(3)?),
-            })
-        })
-        .optional()?)
-}
-
-fn claimed_at(value: rusqlite::types::ValueRef<'_>) -> Option<Millis> {
-    use rusqlite::types::ValueRef;
-    match value {
-        ValueRef::Text(t) => read_text(std::str::from_utf8(t).ok()?).ok(),
-        ValueRef::Integer(n) => {
-            crate::model::time::parse_time_ref(crate::model::TimeRef::Integer(n)).ok()
-        }
-        _ => None,
-    }
-}
-
 /// A retry of a receipt still in flight: 409 while its action may still be
 /// running (nothing written); the 202 again once the action has timed out.
-fn in_flight(w: &BulkWrite<'_>, job: &Job, holder: &KeyHolder) -> Result<Outcome, StoreError> {
+fn in_flight(w: &mut BulkWrite<'_>, job: &Job, holder: &KeyHolder) -> Result<Outcome, StoreError> {
     let given_up = holder
         .claimed_at
         .is_none_or(|at| job.at_ms.saturating_sub(at) >= job.action_timeout_ms);
@@ -184,56 +145,14 @@ fn in_flight(w: &BulkWrite<'_>, job: &Job, holder: &KeyHolder) -> Result<Outcome
     Ok(Outcome::Pending { id: holder.id })
 }
 
-fn count_replay(w: &BulkWrite<'_>, id: ReceiptId, at_ms: Millis) -> Result<(), StoreError> {
-    w.connection()
-        .prepare_cached("INSERT INTO replays (receipt_id, received_at) VALUES (?1, ?2)")?
-        .execute(params![id, format_rfc3339(at_ms)])?;
-    Ok(())
-}
-
-/// An absorbed copy's key: the receipt the copy was absorbed into, and the
-/// digest of the body the copy was sent with.
-struct AbsorbedKey {
-    id: ReceiptId,
-    receipt_digest: String,
-    state: String,
-    response: Option<String>,
-    /// `None` in rows written before copies' digests were recorded: the
-    /// receipt's own digest stands in for it.
-    copy_digest: Option<String>,
-}
-
-fn absorbed_key_holder(
-    w: &BulkWrite<'_>,
-    scope: &str,
-    key: &str,
-) -> Result<Option<AbsorbedKey>, StoreError> {
-    // A key that a receipt holds itself is that receipt's, whatever was
-    // absorbed under it.
-    Ok(w.connection()
-        .prepare_cached(
-            "SELECT r.id, r.digest, r.state, r.response, a.digest \
-             FROM absorbed a JOIN receipts r ON r.id = a.receipt_id \
-             WHERE a.request_key = ?1 AND r.scope = ?2 \
-               AND NOT EXISTS (SELECT 1 FROM receipts h WHERE h.scope = ?2 AND h.request_key = ?1) \
-             ORDER BY a.id LIMIT 1",
-        )?
-        .query_row(params![key, scope], |r| {
-            Ok(AbsorbedKey {
-                id: r.get(0)?,
-                receipt_digest: r.get(1)?,
-                state: r.get(2)?,
-                response: r.get(3)?,
-                copy_digest: r.get(4)?,
-            })
-        })
-        .optional()?)
+fn count_replay(w: &mut BulkWrite<'_>, id: ReceiptId, at_ms: Millis) -> Result<(), StoreError> {
+    Ok(w.tx().record_replay(id, at_ms)?)
 }
 
 /// The protocol's answer for a key held through an absorbed copy: the same
 /// body is a replay of the receipt, another body a conflict with it.
 fn answer_absorbed_key(
-    w: &BulkWrite<'_>,
+    w: &mut BulkWrite<'_>,
     job: &Job,
     holder: AbsorbedKey,
 ) -> Result<Outcome, StoreError> {
@@ -243,17 +162,8 @@ fn answer_absorbed_key(
         .as_deref()
         .unwrap_or(&holder.receipt_digest);
     if sent_before != s.digest() {
-        w.connection()
-            .prepare_cached(
-                "INSERT INTO key_conflicts (receipt_id, digest, payload, received_at) \
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                holder.id,
-                s.digest(),
-                s.payload(),
-                format_rfc3339(job.at_ms)
-            ])?;
+        w.tx()
+            .record_conflict(holder.id, s.digest(), s.payload(), job.at_ms)?;
         return Ok(Outcome::Conflict { id: holder.id });
     }
     count_replay(w, holder.id, job.at_ms)?;
@@ -279,35 +189,21 @@ fn copy_candidate(seen: &dyn Seen, job: &Job) -> Option<ReceiptId> {
 /// `absorbed` (with the key and digest it came with, so that its key holds
 /// the receipt from then on) and answered with the original's response.
 fn absorb(
-    w: &BulkWrite<'_>,
+    w: &mut BulkWrite<'_>,
     seen: &mut dyn Seen,
     job: &Job,
 ) -> Result<Option<Outcome>, StoreError> {
     let Some(id) = copy_candidate(seen, job) else {
         return Ok(None);
     };
-    let original: Option<(String, Option<String>)> = w
-        .connection()
-        .prepare_cached("SELECT state, response FROM receipts WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    let Some((state, Some(response))) = original else {
+    let Some(original) = w.tx().receipt_answer(id)? else {
         return Ok(None);
     };
-    if state != "completed" {
+    let (Some(response), "completed") = (original.response, original.state.as_str()) else {
         return Ok(None);
-    }
+    };
     let s = &job.submission;
-    w.connection()
-        .prepare_cached(
-            "INSERT INTO absorbed (receipt_id, request_key, received_at, digest) \
-             VALUES (?1, ?2, ?3, ?4)",
-        )?
-        .execute(params![
-            id,
-            s.key(),
-            format_rfc3339(job.at_ms),
-            s.key().map(|_| s.digest())
-        ])?;
+    w.tx()
+        .record_absorbed(id, s.key(), s.key().map(|_| s.digest()), job.at_ms)?;
     Ok(Some(Outcome::Absorbed { id, response }))
 }

@@ -2,14 +2,15 @@
 //! the database: a copy sent just before a restart is still absorbed after it.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
-use rusqlite::Connection;
 use serde_json::Value;
 
 use super::recent::Recent;
 use crate::intake::store::StoreError;
 use crate::model::Millis;
 use crate::server::fingerprint::visitor_hash;
+use crate::storage::intake::IntakeDatabase;
 
 /// A form's part in absorbing copies.
 #[derive(Clone, Debug)]
@@ -24,7 +25,7 @@ pub struct FormWindow {
 const OLD_ROWS_BEFORE_STOP: usize = 1000;
 
 pub fn recent(
-    conn: &Connection,
+    db: &mut dyn IntakeDatabase,
     forms: &[FormWindow],
     now_ms: Millis,
 ) -> Result<Recent, StoreError> {
@@ -39,57 +40,47 @@ pub fn recent(
     }
     // Newest first, so that a scope that fills its index keeps the newest.
     let mut found: HashMap<&str, Vec<(Millis, u128, i64)>> = HashMap::new();
-    let mut stmt = conn.prepare(
-        "SELECT id, scope, payload, created_at FROM receipts WHERE state = 'completed' ORDER BY id DESC",
-    )?;
-    let mut rows = stmt.query([])?;
     let mut old_in_a_row = 0;
     let mut full = 0;
-    while let Some(row) = rows.next()? {
-        let created: Option<Millis> = match row.get_ref(3)? {
-            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t)
-                .ok()
-                .and_then(|t| crate::model::time::read_text(t).ok()),
-            rusqlite::types::ValueRef::Integer(n) => {
-                crate::model::time::parse_time_ref(crate::model::TimeRef::Integer(n)).ok()
-            }
-            _ => None,
+    let capacity = recent.capacity();
+    db.newest_completed(&mut |row| {
+        let Some(created) = row.created_ms else {
+            return ControlFlow::Continue(());
         };
-        let Some(created) = created else { continue };
         if now_ms.saturating_sub(created) > horizon {
             old_in_a_row += 1;
-            if old_in_a_row >= OLD_ROWS_BEFORE_STOP {
-                break;
-            }
-            continue;
+            return if old_in_a_row >= OLD_ROWS_BEFORE_STOP {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
         }
         old_in_a_row = 0;
-        let scope: String = row.get(1)?;
-        let Some((&scope, windows)) = by_scope.get_key_value(scope.as_str()) else {
-            continue;
+        let Some((&scope, windows)) = by_scope.get_key_value(row.scope) else {
+            return ControlFlow::Continue(());
         };
         let kept = found.entry(scope).or_default();
-        if kept.len() >= recent.capacity() {
-            continue;
+        if kept.len() >= capacity {
+            return ControlFlow::Continue(());
         }
-        let Ok(Value::Object(payload)) = serde_json::from_str::<Value>(&row.get::<_, String>(2)?)
-        else {
-            continue;
+        let Ok(Value::Object(payload)) = serde_json::from_str::<Value>(row.payload) else {
+            return ControlFlow::Continue(());
         };
         for w in windows {
             if now_ms.saturating_sub(created) <= w.window_ms
                 && let Some(hash) = visitor_hash(scope, &payload, w.honeypot.as_deref())
             {
-                kept.push((created, hash, row.get::<_, i64>(0)?));
+                kept.push((created, hash, row.id));
             }
         }
-        if kept.len() >= recent.capacity() {
+        if kept.len() >= capacity {
             full += 1;
             if full == by_scope.len() {
-                break;
+                return ControlFlow::Break(());
             }
         }
-    }
+        ControlFlow::Continue(())
+    })?;
     for (scope, mut kept) in found {
         kept.sort_unstable();
         for (created, hash, id) in kept {

@@ -8,7 +8,6 @@
 //! server stopped), the thread finishes the queue and ends.
 
 mod apply;
-mod checkpoint;
 mod load;
 mod recent;
 
@@ -16,18 +15,17 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rusqlite::{OptionalExtension, params};
 use tokio::sync::oneshot;
 
 pub use apply::{Job, Outcome, completed_response, pending_response};
 use apply::{Seen, apply};
-use checkpoint::Checkpoints;
 use recent::Recent;
 
 use super::clock::Clock;
 
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
 use crate::model::{Millis, ReceiptId, ReceiptState};
+use crate::storage::intake::BatchPlan;
 
 /// The most submissions committed together.
 pub const MAX_BATCH: usize = 512;
@@ -145,17 +143,18 @@ impl Writer {
         windows: &[load::FormWindow],
         clock: Clock,
     ) -> anyhow::Result<Self> {
+        let mut store = store;
         let now = clock.now_ms();
-        let recent = load::recent(store.connection(), windows, now)?;
-        let mut conn = store.into_connection();
-        let checkpoints = Checkpoints::start(&mut conn)?;
-        let store = IntakeStore::new(conn)?;
+        let recent = load::recent(store.database(), windows, now)?;
+        let horizon = windows.iter().map(|w| w.window_ms).max().unwrap_or(0);
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
             .spawn(move || {
-                run(store, &checkpoints, recent, &clock, rx);
-                checkpoints.finish();
+                let store = run(store, recent, horizon, &clock, rx);
+                if let Err(e) = store.close() {
+                    super::log::line(&e.to_string());
+                }
             })?;
         Ok(Self {
             handle: WriterHandle { tx },
@@ -173,21 +172,24 @@ impl Writer {
 
 pub use load::FormWindow;
 
+/// Answers requests until every handle is gone; gives the store back to
+/// be closed.
 fn run(
     mut store: IntakeStore,
-    checkpoints: &Checkpoints,
     mut recent: Recent,
+    horizon: Millis,
     clock: &Clock,
     rx: mpsc::Receiver<Request>,
-) {
+) -> IntakeStore {
     let mut reported: Option<Instant> = None;
+    let mut pruned: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
         let mut writes = Vec::new();
         let mut next = Some(first);
         while let Some(request) = next.take() {
             match request {
                 Request::Lookup { scope, key, reply } => {
-                    let _ = reply.send(lookup(&store, &scope, &key));
+                    let _ = reply.send(lookup(&mut store, &scope, &key));
                 }
                 Request::Write(work, reply) => writes.push((work, reply)),
             }
@@ -197,8 +199,14 @@ fn run(
         }
         if !writes.is_empty() {
             recent.forget_before(clock.now_ms());
+            if pruned.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
+                // Visitors noted for other processes, once their windows ended.
+                let _ = store
+                    .database()
+                    .forget_visitors_before(clock.now_ms() - horizon);
+                pruned = Some(Instant::now());
+            }
             write_batch(&mut store, &mut recent, writes);
-            checkpoints.after_batch(store.connection());
             if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
                 let forgotten = recent.take_forgotten();
                 if !forgotten.is_empty() {
@@ -208,6 +216,7 @@ fn run(
             }
         }
     }
+    store
 }
 
 /// How often the log says that copies went unchecked: once a minute at most.
@@ -265,20 +274,32 @@ fn send(reply: Reply, answer: Result<Answer, WriteError>) {
     }
 }
 
-/// The receipts a batch stores, noted in [`Recent`] only once committed.
+/// The receipts a batch stores, noted in [`Recent`] only once committed;
+/// where other processes write the same database, what they noted of the
+/// batch's visitors too.
 struct BatchSeen<'a> {
     recent: &'a Recent,
     noted: Vec<(String, u128, ReceiptId, Millis)>,
+    /// The latest receipt of each of the batch's visitors in the database.
+    shared: Vec<(String, u128, ReceiptId, Millis)>,
 }
 
 impl Seen for BatchSeen<'_> {
     fn latest(&self, scope: &str, visitor: u128) -> Option<(ReceiptId, Millis)> {
-        self.noted
-            .iter()
-            .rev()
-            .find(|(s, v, ..)| *v == visitor && s == scope)
-            .map(|&(_, _, id, at)| (id, at))
-            .or_else(|| self.recent.get(scope, visitor))
+        let find = |list: &[(String, u128, ReceiptId, Millis)]| {
+            list.iter()
+                .rev()
+                .find(|(s, v, ..)| *v == visitor && s == scope)
+                .map(|&(_, _, id, at)| (id, at))
+        };
+        if let Some(found) = find(&self.noted) {
+            return found.into();
+        }
+        // The later of what this process remembers and what the database says.
+        [find(&self.shared), self.recent.get(scope, visitor)]
+            .into_iter()
+            .flatten()
+            .max_by_key(|&(id, at)| (at, id))
     }
 
     fn note(&mut self, scope: &str, visitor: u128, id: ReceiptId, at_ms: Millis) {
@@ -294,9 +315,15 @@ fn commit(
     let mut seen = BatchSeen {
         recent: &*recent,
         noted: Vec::new(),
+        shared: Vec::new(),
     };
+    let shares_writes = store.database().shares_writes();
     let answers = store.bulk(|w| {
-        work.iter()
+        if shares_writes {
+            seen.shared = visitors_in_database(w, work)?;
+        }
+        let answers = work
+            .iter()
             .map(|item| match item {
                 Work::Submit(job) => apply(w, &mut seen, job).map(Answer::Submitted),
                 Work::Settle {
@@ -310,7 +337,13 @@ fn commit(
                     at_ms,
                 } => w.fail(*id, *at_ms).map(Answer::Settled),
             })
-            .collect::<Result<Vec<_>, StoreError>>()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        if shares_writes {
+            for (scope, visitor, id, at) in &seen.noted {
+                w.tx().note_visitor(scope, *visitor, *id, *at)?;
+            }
+        }
+        Ok::<_, StoreError>(answers)
     })?;
     let BatchSeen { noted, .. } = seen;
     for (scope, visitor, id, at) in noted {
@@ -319,9 +352,57 @@ fn commit(
     Ok(answers)
 }
 
+/// Where several processes write one database: the batch's keys and
+/// visitors read in one go (its visitors locked, in one order, so that two
+/// batches never wait on each other) and the latest receipt another process
+/// noted for each visitor, so that an exact copy sent to two processes is
+/// stored once.
+fn visitors_in_database(
+    w: &mut crate::intake::store::BulkWrite<'_>,
+    work: &[Work],
+) -> Result<Vec<(String, u128, ReceiptId, Millis)>, StoreError> {
+    let jobs = || {
+        work.iter().filter_map(|item| match item {
+            Work::Submit(job) => Some(job),
+            Work::Settle { .. } => None,
+        })
+    };
+    let mut plan = BatchPlan {
+        keys: jobs()
+            .filter_map(|job| Some((job.submission.scope(), job.submission.key()?)))
+            .collect(),
+        visitors: jobs()
+            .filter(|job| job.window_ms > 0)
+            .filter_map(|job| {
+                let since = job.at_ms - job.window_ms;
+                Some((job.submission.scope(), job.visitor?, since))
+            })
+            .collect(),
+        receipts: jobs().count(),
+    };
+    plan.visitors.sort_unstable();
+    plan.visitors.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    if work.len() > 1 {
+        w.tx().prefetch(&plan)?;
+    } else {
+        // One submission alone (a batch done again after a failure): no
+        // write held back, its visitor locked as it is read.
+        for &(_, visitor, _) in &plan.visitors {
+            w.tx().serialize_on(visitor as u64 as i64)?;
+        }
+    }
+    let mut found = Vec::new();
+    for (scope, visitor, since) in plan.visitors {
+        if let Some((id, at)) = w.tx().latest_visitor(scope, visitor, since)? {
+            found.push((scope.to_string(), visitor, id, at));
+        }
+    }
+    Ok(found)
+}
+
 /// A key's receipt: the one holding it, else the one an exact copy sent
 /// with it was absorbed into.
-fn lookup(store: &IntakeStore, scope: &str, key: &str) -> Result<Found, WriteError> {
+fn lookup(store: &mut IntakeStore, scope: &str, key: &str) -> Result<Found, WriteError> {
     let err = |e: StoreError| WriteError::Store(e.to_string());
     let found = match store.lookup(scope, key).map_err(err)? {
         Lookup::NotFoundYet => None,
@@ -332,20 +413,14 @@ fn lookup(store: &IntakeStore, scope: &str, key: &str) -> Result<Found, WriteErr
     if let Some((id, state)) = found {
         return Ok(Found::Receipt { id, state });
     }
-    let absorbed: Option<(ReceiptId, String)> = store
-        .connection()
-        .query_row(
-            "SELECT r.id, r.state FROM absorbed a JOIN receipts r ON r.id = a.receipt_id \
-             WHERE a.request_key = ?1 AND r.scope = ?2 ORDER BY a.id LIMIT 1",
-            params![key, scope],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
+    let absorbed = store
+        .database()
+        .absorbed_key_holder(scope, key)
         .map_err(|e| err(e.into()))?;
     Ok(match absorbed {
-        Some((id, state)) => Found::Receipt {
-            id,
-            state: ReceiptState::parse(&state).unwrap_or(ReceiptState::Completed),
+        Some(holder) => Found::Receipt {
+            id: holder.id,
+            state: ReceiptState::parse(&holder.state).unwrap_or(ReceiptState::Completed),
         },
         None => Found::NotYet,
     })

@@ -20,7 +20,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         first.push(("receipt-review  ".to_string(), theme.title()));
     }
     // The path always shows; a long one is cut with a marker.
-    let path = text::safe(&snap.database.display().to_string(), (w / 2).max(12));
+    let path = text::safe(&snap.database.shown(), (w / 2).max(12));
     first.push((path, theme.plain()));
     match &snap.read_only {
         Some(_) => first.push((

@@ -15,7 +15,7 @@ use crate::model::{Millis, Settings};
 use crate::reading::{self, Extent::Full, Reader, Snapshot};
 use crate::review;
 use crate::review::{ExportFile, ExportFilter};
-use crate::storage::{self, Access, ChangeMark, Storage};
+use crate::storage::{self, Access, ChangeMark, Location, Storage};
 use crate::t;
 use crate::tui::app::indexed::IndexedSnapshot;
 use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef, Reopen, Reopened};
@@ -27,6 +27,11 @@ const HELD: &str = "the database is shared only while it is read";
 
 /// How often the worker asks the database whether another connection wrote.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The first wait before reading again after a lost connection; each
+/// failure doubles it, up to [`LONGEST_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+const LONGEST_RETRY: Duration = Duration::from_secs(30);
 
 pub enum Request {
     Load,
@@ -47,7 +52,7 @@ pub enum Request {
 
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
-    pub path: PathBuf,
+    pub location: Location,
     pub read_only: bool,
     pub settings: Settings,
     /// `--now` was given: analyse as of that time on every load.
@@ -73,7 +78,7 @@ impl Worker {
         } else {
             Access::PreferWrite
         };
-        let database = storage::open_database(&config.path, access)?;
+        let database = storage::open_database(&config.location, access)?;
         let (requests, inbox) = mpsc::channel();
         let handle = thread::Builder::new()
             .name("receipt-review-db".into())
@@ -118,6 +123,8 @@ struct State {
     /// Keeps the analysis between readings, so that a reading after the
     /// intake appended rows only analyses those.
     reader: Reader,
+    /// After a lost connection: when to read again, and the wait after that.
+    retry: Option<(Instant, Duration)>,
 }
 
 impl State {
@@ -133,6 +140,7 @@ impl State {
             retired: None,
             to_give_back: false,
             reader,
+            retry: None,
         }
     }
 
@@ -221,12 +229,9 @@ impl State {
         let read = self.reader.read(&*database, now, &mut progress);
         let (mut snap, pending) = match read {
             Ok(read) => read,
-            Err(e) => {
-                self.reader.forget();
-                self.send(Msg::LoadFailed(crate::sanitize::error_line(&e)));
-                return;
-            }
+            Err(e) => return self.failed(&e),
         };
+        self.retry = None;
         if self.config.read_only && snap.read_only.is_none() {
             snap.read_only = Some(t!(self.config.lang, "worker.opened_read_only").into());
         }
@@ -248,11 +253,33 @@ impl State {
                 }
                 self.publish(snap)
             }
-            Err(e) => {
-                self.reader.forget();
-                self.send(Msg::LoadFailed(crate::sanitize::error_line(&e)));
-            }
+            Err(e) => self.failed(&e),
         }
+    }
+
+    /// Says why a reading failed; a lost connection is tried again, each
+    /// time waiting twice as long.
+    fn failed(&mut self, e: &anyhow::Error) {
+        self.reader.forget();
+        let why = crate::sanitize::error_line(e);
+        let transient = e
+            .downcast_ref::<crate::storage::StorageError>()
+            .is_some_and(crate::storage::StorageError::is_transient);
+        if !transient {
+            self.retry = None;
+            self.send(Msg::LoadFailed(why));
+            return;
+        }
+        let wait = self
+            .retry
+            .map_or(FIRST_RETRY, |(_, wait)| (wait * 2).min(LONGEST_RETRY));
+        self.retry = Some((Instant::now() + wait, wait));
+        self.send(Msg::LoadFailed(t!(
+            self.config.lang,
+            "worker.retrying",
+            why = why,
+            seconds = wait.as_secs()
+        )));
     }
 
     /// Indexes a reading for the filter (rows unchanged since the last
@@ -274,6 +301,11 @@ impl State {
 
     /// Reloads by itself when another connection (the intake, a colleague) wrote.
     fn watch(&mut self) {
+        if let Some((at, _)) = self.retry
+            && Instant::now() >= at
+        {
+            return self.load();
+        }
         // Half a second after a reading was handed over, the screen has
         // taken the new one.
         self.retired = None;

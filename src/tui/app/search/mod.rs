@@ -783,10 +783,12 @@ mod tests {
             seed: 3,
             now_ms,
         };
-        crate::demo::generate(&path, &options).unwrap();
-        let db = crate::storage::Database::open(&path, crate::storage::Access::ReadOnly).unwrap();
+        let location = crate::storage::Location::File(path);
+        crate::demo::generate(&location, &options).unwrap();
+        let db =
+            crate::storage::open_database(&location, crate::storage::Access::ReadOnly).unwrap();
         let settings = crate::model::Settings::new(now_ms);
-        let snap = crate::reading::read_with_receipts(&db, settings, &mut |_| {}).unwrap();
+        let snap = crate::reading::read_with_receipts(&*db, settings, &mut |_| {}).unwrap();
         (dir, snap)
     }
 

@@ -1,62 +1,20 @@
-//! Reading receipts, key conflicts and the tallies (replays, absorbed
-//! copies), faithfully and fast.
+//! Reading what a session reads besides the receipts themselves: key
+//! conflicts, one receipt's or one attempt's payload, and the counts that
+//! tell a reader nothing changed below what it read; and [`Plan`], the
+//! SELECT of the receipts' columns that [`super::stream`] reads them with.
 //!
-//! Everything is read in one short read transaction (one consistent snapshot,
-//! and nothing held afterwards, so the intake's WAL can checkpoint). Each value
-//! is handed over as stored: a time may be TEXT, INTEGER or REAL; a payload that
-//! is not text is kept as an `Err` with a description, never dropped.
-
-use std::collections::HashMap;
+//! Each value is handed over as stored: a time may be TEXT, INTEGER or REAL;
+//! a payload that is not text is kept as an `Err` with a description, never
+//! dropped.
 
 use rusqlite::OptionalExtension;
 use rusqlite::types::ValueRef;
 
-use super::error::StorageError;
 use super::open::Database;
-use super::source::{ReceiptColumns, Source};
-use super::tally::{CountedTable, load_tally};
 use super::value::{bad_id, integer_id, is_overflow};
-use crate::model::{RawConflict, RawReceipt, ReceiptId, TimeValue};
-
-/// Everything triage needs from the database.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Loaded {
-    /// Ascending by id.
-    pub receipts: Vec<RawReceipt>,
-    /// Ascending by id; empty when there is no usable `key_conflicts`.
-    pub conflicts: Vec<RawConflict>,
-    /// Replays per receipt; empty when there is no usable `replays`.
-    pub replays: HashMap<ReceiptId, u32>,
-    /// All replay rows, including any whose receipt id is not an integer.
-    pub replay_total: u64,
-    /// Exact copies absorbed per receipt; empty when there is no usable
-    /// `absorbed`.
-    pub absorbed: HashMap<ReceiptId, u32>,
-    /// All absorbed rows, including any whose receipt id is not an integer.
-    pub absorbed_total: u64,
-}
-
-/// Reads all receipts, key conflicts, replays and absorbed copies.
-pub fn load(db: &Database) -> Result<Loaded, StorageError> {
-    let source = db.source();
-    // Inside a caller's transaction its snapshot is used; otherwise one of our own.
-    let tx = db.read_transaction()?;
-    let receipts = load_receipts(db, source)?;
-    let conflicts = load_conflicts(db)?;
-    let (replays, replay_total) = load_tally(db, CountedTable::Replays)?;
-    let (absorbed, absorbed_total) = load_tally(db, CountedTable::Absorbed)?;
-    if let Some(tx) = tx {
-        tx.commit().map_err(|e| db.error("ending a read", e))?;
-    }
-    Ok(Loaded {
-        receipts,
-        conflicts,
-        replays,
-        replay_total,
-        absorbed,
-        absorbed_total,
-    })
-}
+use crate::model::{RawConflict, ReceiptId, TimeValue};
+use crate::storage::error::StorageError;
+use crate::storage::source::ReceiptColumns;
 
 /// The number of `key_conflicts` rows with an id at most `max`, and the sum
 /// of those ids (`(0, 0)` when the table is absent); `None` when the sum does
@@ -183,58 +141,6 @@ impl Plan {
     }
 }
 
-fn load_receipts(db: &Database, source: &Source) -> Result<Vec<RawReceipt>, StorageError> {
-    let err = |e| db.error("reading receipts", e);
-    let plan = Plan::new(&source.columns);
-    let mut stmt = db.conn().prepare(&plan.sql).map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(err)? {
-        let get = |i: usize| row.get_ref(i).map_err(err);
-        let id = integer_id(get(0)?).ok_or_else(|| bad_id(db, "receipts", get(0)))?;
-        let scope = match plan.scope {
-            Some(i) => text_or(get(i)?, String::new()),
-            None => String::new(),
-        };
-        let request_key = match plan.request_key {
-            Some(i) => optional_text(get(i)?),
-            None => None,
-        };
-        let digest = match plan.digest {
-            Some(i) => optional_text(get(i)?),
-            None => None,
-        };
-        let state = match plan.state {
-            // A NULL state is kept visible as "" (an unknown state), not defaulted.
-            Some(i) => text_or(get(i)?, String::new()),
-            None => "completed".to_string(),
-        };
-        let updated_at = match plan.updated_at {
-            Some(i) => time_value(get(i)?),
-            None => TimeValue::Null,
-        };
-        out.push(RawReceipt {
-            id,
-            scope,
-            request_key,
-            digest,
-            payload: payload(get(1)?),
-            state,
-            created_at: time_value(get(2)?),
-            updated_at,
-        });
-    }
-    if !out.is_sorted_by_key(|r| r.id) {
-        out.sort_by_key(|r| r.id);
-    }
-    Ok(out)
-}
-
-/// The rows of `key_conflicts`, by id (none when the table is absent or unusable).
-pub fn load_conflicts(db: &Database) -> Result<Vec<RawConflict>, StorageError> {
-    load_conflict_rows(db, None, true)
-}
-
 /// The rows of `key_conflicts` with an id above `after` (all with `None`), by
 /// id; with `payloads` false their payloads (which no rule reads) are left empty.
 pub fn load_conflict_rows(
@@ -293,31 +199,6 @@ fn text_or(value: ValueRef<'_>, null: String) -> String {
     }
 }
 
-fn optional_text(value: ValueRef<'_>) -> Option<String> {
-    match value {
-        ValueRef::Null => None,
-        other => Some(text_or(other, String::new())),
-    }
-}
-
-/// The payload as text, or why it is not text.
-fn payload(value: ValueRef<'_>) -> Result<String, String> {
-    match value {
-        ValueRef::Text(t) => std::str::from_utf8(t).map(str::to_owned).map_err(|_| {
-            format!(
-                "payload is text that is not valid UTF-8 ({} bytes)",
-                t.len()
-            )
-        }),
-        ValueRef::Blob(b) => std::str::from_utf8(b)
-            .map(str::to_owned)
-            .map_err(|_| format!("payload is a BLOB of {} bytes that is not UTF-8", b.len())),
-        ValueRef::Null => Err("payload is NULL".into()),
-        ValueRef::Integer(n) => Err(format!("payload is a number ({n}), not text")),
-        ValueRef::Real(x) => Err(format!("payload is a number ({x}), not text")),
-    }
-}
-
 /// A time column as stored. A BLOB that is UTF-8 counts as text, as for payloads.
 fn time_value(value: ValueRef<'_>) -> TimeValue {
     match value {
@@ -358,18 +239,8 @@ mod tests {
 
     #[test]
     fn values_are_mapped_faithfully() {
-        assert_eq!(payload(ValueRef::Text(b"{}")), Ok("{}".into()));
-        assert_eq!(
-            payload(ValueRef::Blob(b"{\"a\":1}")),
-            Ok("{\"a\":1}".into())
-        );
-        assert!(
-            payload(ValueRef::Blob(&[0xff, 0xfe]))
-                .unwrap_err()
-                .contains("BLOB of 2")
-        );
-        assert_eq!(payload(ValueRef::Null), Err("payload is NULL".into()));
-        assert!(payload(ValueRef::Integer(7)).is_err());
+        // (A receipt's payload is mapped as the stream reads it: see
+        // `stream::tests`.)
         assert_eq!(time_value(ValueRef::Integer(5)), TimeValue::Integer(5));
         assert_eq!(time_value(ValueRef::Real(1.5)), TimeValue::Real(1.5));
         assert_eq!(
@@ -382,7 +253,6 @@ mod tests {
         ));
         assert_eq!(text_or(ValueRef::Null, "d".into()), "d");
         assert_eq!(text_or(ValueRef::Integer(42), String::new()), "42");
-        assert_eq!(optional_text(ValueRef::Null), None);
         assert_eq!(integer_id(ValueRef::Text(b"12")), Some(12));
         assert_eq!(integer_id(ValueRef::Real(3.0)), Some(3));
         assert_eq!(integer_id(ValueRef::Null), None);

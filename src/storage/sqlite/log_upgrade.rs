@@ -11,7 +11,7 @@
 
 use rusqlite::Connection;
 
-use super::error::LogError;
+use crate::storage::error::LogError;
 
 /// The name the old table takes while its rows are copied.
 const OLD: &str = "review_log_before_bots";
@@ -79,7 +79,7 @@ pub(super) fn add_columns(conn: &Connection, added: &[(&str, &str)]) -> Result<(
 mod tests {
     use rusqlite::Connection;
 
-    use crate::storage::review_log::{REVIEW_LOG_SQL, ensure_review_log};
+    use super::super::review_log::{REVIEW_LOG_SQL, ensure_review_log};
 
     /// The schema before bot groups: the same, with the older CHECKs.
     fn older_schema() -> String {

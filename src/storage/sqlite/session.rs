@@ -11,7 +11,7 @@
 //! [`Session`] is what a reading asks of any engine; [`ReadSession`] is
 //! SQLite's.
 //!
-//! [`Session`]: super::backend::Session
+//! [`Session`]: crate::storage::backend::Session
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,14 +19,14 @@ use std::sync::mpsc;
 
 use rusqlite::{Connection, Transaction};
 
-use super::backend::{Connections, ReviewRead, Session};
-use super::error::{LogError, StorageError};
 use super::open::Database;
 use super::review_log;
 use super::split::{Helpers, Range};
 use super::stream::{self, Batch, Batches, Origin};
-use super::tally::{Tallies, Tally};
 use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
+use crate::storage::backend::{Connections, ReadCursor, ReviewRead, Session};
+use crate::storage::error::{LogError, StorageError};
+use crate::storage::tally::{Tallies, Tally};
 
 /// What one connection does with its piece of a reading: reads it into
 /// its sink, telling how many rows were read so far; gives how many it read.
@@ -93,10 +93,6 @@ impl<'db> ReadSession<'db> {
             ranges,
         })
     }
-
-    pub fn database(&self) -> &'db Database {
-        self.db
-    }
 }
 
 impl ReadSession<'_> {
@@ -124,6 +120,16 @@ impl ReadSession<'_> {
                 read
             };
         self.on_every_connection(ranges.iter().copied(), sinks, progress, &work)
+    }
+
+    /// The highest receipt id there is, in this session's state.
+    fn highest_id(&self) -> Result<Option<ReceiptId>, StorageError> {
+        self.db
+            .conn()
+            .query_row("SELECT max(\"id\") FROM main.\"receipts\"", [], |row| {
+                Ok(super::value::integer_id(row.get_ref(0)?))
+            })
+            .map_err(|e| self.db.error("reading receipts", e))
     }
 
     /// Reads on the database's own connection while `sink` hears each batch
@@ -264,17 +270,34 @@ impl Session for ReadSession<'_> {
     /// is left out (no rule reads it). `progress` hears the rows read so far.
     fn receipts(
         &mut self,
-        after: Option<ReceiptId>,
+        after: Option<&ReadCursor>,
         sinks: &mut [&mut dyn RowSink],
         progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, StorageError> {
+    ) -> Result<(u64, ReadCursor), StorageError> {
         assert_eq!(sinks.len(), self.connections(), "one sink per connection");
-        match self.ranges.clone() {
-            Some((ranges, _)) if after.is_none() => self.receipts_split(&ranges, sinks, progress),
+        // One writer at a time takes ids in order: the highest read is
+        // where the next reading starts.
+        let after = after.and_then(ReadCursor::last);
+        let mut last = after;
+        let rows = match self.ranges.clone() {
+            Some((ranges, _)) if after.is_none() => {
+                let rows = self.receipts_split(&ranges, sinks, progress)?;
+                last = self.highest_id()?;
+                rows
+            }
             _ => self.pipelined(&mut *sinks[0], progress, &mut |db, hand_over| {
-                stream::stream_receipts_with(db, after, BATCH_ROWS, false, hand_over)
-            }),
-        }
+                stream::stream_receipts_with(db, after, BATCH_ROWS, false, &mut |b| {
+                    last = last.max(b.ids().max());
+                    hand_over(b)
+                })
+            })?,
+        };
+        Ok((rows, ReadCursor::up_to(last)))
+    }
+
+    fn committed_below(&mut self, _cursor: &ReadCursor) -> Result<bool, StorageError> {
+        // The write lock is held from an id's insert to its commit.
+        Ok(false)
     }
 
     /// Reads the receipts with these ids (ascending) into `sinks`, one per
@@ -416,7 +439,8 @@ mod tests {
         let conn = Connection::open(&path).unwrap();
         // As `init` makes it: readers never block the intake's commits.
         conn.pragma_update(None, "journal_mode", "wal").unwrap();
-        conn.execute_batch(crate::storage::SCHEMA_SQL).unwrap();
+        conn.execute_batch(super::super::schema::SCHEMA_SQL)
+            .unwrap();
         let tx = conn.unchecked_transaction().unwrap();
         for k in 0..n {
             tx.execute(
@@ -490,5 +514,49 @@ mod tests {
         assert_eq!(lanes[0].len(), 3001, "the committed row is read too");
         assert_eq!(lanes[0].last(), Some(&99999));
         Box::new(session).end().unwrap();
+    }
+
+    #[test]
+    fn a_read_inside_a_callers_transaction_reads_its_state_and_leaves_it_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = Database::open(database(&dir, 2), Access::PreferWrite).unwrap();
+        let tx = db
+            .conn_mut()
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .unwrap();
+        tx.execute("UPDATE receipts SET state = 'failed' WHERE id = 11", [])
+            .unwrap();
+        drop(tx); // rolled back
+        assert!(db.conn().is_autocommit());
+        db.conn().execute_batch("BEGIN").unwrap();
+        db.conn()
+            .execute(
+                "INSERT INTO receipts (id, scope, digest, payload, created_at) \
+                 VALUES (21, 's', 'd', '{}', '2026-11-29 10:00:00')",
+                [],
+            )
+            .unwrap();
+        let mut session = ReadSession::begin(&db, Connections::One).unwrap();
+        assert_eq!(
+            read_ids(&mut session),
+            [vec![1, 11, 21]],
+            "what the caller wrote is read"
+        );
+        Box::new(session).end().unwrap();
+        assert!(
+            !db.conn().is_autocommit(),
+            "the caller's transaction is left alone"
+        );
+        db.conn().execute_batch("ROLLBACK").unwrap();
+        let mut session = ReadSession::begin(&db, Connections::One).unwrap();
+        let mut rows: Vec<crate::model::RawReceipt> = Vec::new();
+        session
+            .receipts_by_id(&[1, 11, 21], &mut [&mut rows], &mut |_| {})
+            .unwrap();
+        Box::new(session).end().unwrap();
+        let states: Vec<(ReceiptId, &str)> =
+            rows.iter().map(|r| (r.id, r.state.as_str())).collect();
+        assert_eq!(states, [(1, "completed"), (11, "completed")]);
+        assert!(db.conn().is_autocommit(), "a read of its own ends");
     }
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::io::Read;
 use std::path::Path;
 
-use super::error::{StorageError, show_path};
+use crate::storage::error::{StorageError, show_path};
 
 /// The first 16 bytes of every SQLite 3 database file.
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";

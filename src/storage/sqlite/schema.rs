@@ -5,14 +5,14 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-use super::error::{StorageError, show_path};
 use super::file::{self, FileKind};
 use super::open::{DEFAULT_BUSY_TIMEOUT, look_only_connection};
 use crate::i18n::current;
+use crate::storage::error::{StorageError, show_path};
 use crate::t;
 
 /// `assets/schema.sql`: the single source of truth of the schema.
-pub const SCHEMA_SQL: &str = include_str!("../../assets/schema.sql");
+pub const SCHEMA_SQL: &str = include_str!("../../../assets/schema.sql");
 
 /// Creates a receipts database at `path` with the schema, in WAL mode.
 ///

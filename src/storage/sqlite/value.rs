@@ -3,11 +3,11 @@
 
 use rusqlite::types::ValueRef;
 
-use super::error::StorageError;
 use super::open::Database;
+use crate::storage::error::StorageError;
 
 /// An id as an integer: INTEGER, an integral REAL, or integer digits as text.
-pub(super) fn integer_id(value: ValueRef<'_>) -> Option<i64> {
+pub(crate) fn integer_id(value: ValueRef<'_>) -> Option<i64> {
     match value {
         ValueRef::Integer(n) => Some(n),
         ValueRef::Real(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(x as i64),
@@ -16,7 +16,7 @@ pub(super) fn integer_id(value: ValueRef<'_>) -> Option<i64> {
     }
 }
 
-pub(super) fn bad_id(
+pub(crate) fn bad_id(
     db: &Database,
     what: &str,
     value: Result<ValueRef<'_>, StorageError>,
@@ -25,7 +25,7 @@ pub(super) fn bad_id(
 }
 
 /// [`bad_id`] of the database at `path`.
-pub(super) fn bad_id_in(
+pub(crate) fn bad_id_in(
     path: &std::path::Path,
     what: &str,
     value: Result<ValueRef<'_>, StorageError>,
@@ -35,7 +35,7 @@ pub(super) fn bad_id_in(
         Err(e) => return e,
     };
     StorageError::BadReceipts {
-        path: super::error::show_path(path),
+        path: crate::storage::error::show_path(path),
         detail: crate::t!(
             crate::i18n::current(),
             "error.storage.reason.bad_id",
@@ -59,6 +59,6 @@ fn describe(value: ValueRef<'_>) -> String {
     }
 }
 
-pub(super) fn is_overflow(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_overflow(e: &rusqlite::Error) -> bool {
     e.to_string().contains("overflow")
 }

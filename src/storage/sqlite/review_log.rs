@@ -10,15 +10,15 @@ use std::ops::ControlFlow;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::error::LogError;
-use super::source::Source;
 use crate::model::{
     BatchRow, Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp,
     ReceiptState,
 };
+use crate::storage::error::LogError;
+use crate::storage::source::Source;
 
 /// The table, its indexes and the triggers that keep it append-only.
-pub const REVIEW_LOG_SQL: &str = include_str!("../../assets/review_log.sql");
+pub const REVIEW_LOG_SQL: &str = include_str!("../../../assets/review_log.sql");
 
 /// The columns `review_log` gained after it was first made, with their
 /// types. A log without them reads as if they were NULL; the first write

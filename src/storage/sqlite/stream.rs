@@ -3,17 +3,18 @@
 //! The reading thread only copies each row's values into one buffer per batch
 //! (no allocation per value); turning them into [`Row`]s (UTF-8 checks, the
 //! defaults of missing columns, descriptions of values of the wrong type)
-//! happens wherever the batch is consumed, on any thread. The values handed
-//! over are exactly those [`super::load`] hands over.
+//! happens wherever the batch is consumed, on any thread. Each value is
+//! handed over as stored, as [`super::load`] hands over those of the other
+//! tables.
 
 use rusqlite::types::ValueRef;
 
-use super::error::StorageError;
 use super::load::Plan;
 use super::open::Database;
-use super::source::ReceiptColumns;
 use super::value::{bad_id_in, integer_id};
 use crate::model::{ReceiptId, Row, RowSource, TimeRef};
+use crate::storage::error::StorageError;
+use crate::storage::source::ReceiptColumns;
 
 /// A value as stored, its bytes in the batch's buffer.
 #[derive(Clone, Copy, Debug)]
@@ -321,18 +322,9 @@ impl RowSource for Batches {
 
 /// Reads the receipts (all, or those with an id above `after`) in batches of
 /// `batch_rows`: `sink` takes each full batch and gives back an empty one to
-/// fill next. Returns the number of rows read.
-pub fn stream_receipts(
-    db: &Database,
-    after: Option<ReceiptId>,
-    batch_rows: usize,
-    sink: &mut dyn FnMut(Batch) -> Batch,
-) -> Result<u64, StorageError> {
-    stream_receipts_with(db, after, batch_rows, true, sink)
-}
-
-/// [`stream_receipts`]; without `updated_at` (which no rule reads: it only
-/// shows in a detail view) the rows hand over `updated_at` as NULL.
+/// fill next. Returns the number of rows read. Without `updated_at` (which
+/// no rule reads: it only shows in a detail view) the rows hand over
+/// `updated_at` as NULL.
 pub fn stream_receipts_with(
     db: &Database,
     after: Option<ReceiptId>,
@@ -361,8 +353,8 @@ pub fn stream_receipts_with(
     Ok(filler.finish())
 }
 
-/// Reads the receipts with these ids (ascending), in batches as
-/// [`stream_receipts`] does. Ids that are not there are skipped.
+/// Reads the receipts with these ids (ascending), every column, in batches
+/// as [`stream_receipts_with`] does. Ids that are not there are skipped.
 pub fn read_receipts_by_id(
     db: &Database,
     ids: &[ReceiptId],
@@ -693,7 +685,34 @@ mod tests {
     }
 
     #[test]
-    fn cells_become_the_values_load_hands_over() {
+    fn a_payload_that_is_not_text_says_why() {
+        let mut b = Batch::default();
+        let payloads = [
+            ValueRef::Text(b"{}"),
+            ValueRef::Blob(&[0xff, 0xfe]),
+            ValueRef::Null,
+            ValueRef::Real(1.5),
+        ];
+        for (id, value) in (1..).zip(payloads) {
+            let mut cells = [Cell::Missing; 7];
+            cells[PAYLOAD] = b.push_cell(value);
+            b.rows.push(Slots { id, cells });
+        }
+        let mut buf = String::new();
+        assert_eq!(b.row(0, &mut buf).payload, Ok("{}"));
+        assert_eq!(
+            b.row(1, &mut buf).payload,
+            Err("payload is a BLOB of 2 bytes that is not UTF-8")
+        );
+        assert_eq!(b.row(2, &mut buf).payload, Err("payload is NULL"));
+        assert_eq!(
+            b.row(3, &mut buf).payload,
+            Err("payload is a number (1.5), not text")
+        );
+    }
+
+    #[test]
+    fn cells_become_the_values_a_row_hands_over() {
         let mut b = Batch::default();
         let mut cells = [Cell::Missing; 7];
         cells[PAYLOAD] = b.push_cell(ValueRef::Blob(b"{\"a\":1}"));

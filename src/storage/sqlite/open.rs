@@ -8,52 +8,21 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use crate::storage::{Access, DEFAULT_BUSY_TIMEOUT, OpenOptions};
+
 use rusqlite::{Connection, OpenFlags};
 
-use super::error::StorageError;
 use super::file::{self, FileKind};
-use super::source::Source;
-
-/// How long a statement waits for another connection's lock before it gives up.
-pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// What the caller wants to do with the database.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// Read only. The database file is left byte-identical.
-    ReadOnly,
-    /// Writable when the file, its folder and the schema allow it; otherwise
-    /// read-only with a reason (see [`Database::read_only_reason`]).
-    PreferWrite,
-}
-
-/// Options for [`Database::open_with`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpenOptions {
-    pub access: Access,
-    /// Busy timeout of every connection (default 5 s).
-    pub busy_timeout: Duration,
-}
-
-impl OpenOptions {
-    pub fn new(access: Access) -> Self {
-        Self {
-            access,
-            busy_timeout: DEFAULT_BUSY_TIMEOUT,
-        }
-    }
-
-    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
-        self.busy_timeout = timeout;
-        self
-    }
-}
+use crate::storage::error::StorageError;
+use crate::storage::location::Location;
+use crate::storage::source::Source;
 
 /// An open receipts database.
 #[derive(Debug)]
 pub struct Database {
     conn: Connection,
     path: PathBuf,
+    location: Location,
     read_only: bool,
     read_only_reason: Option<String>,
     source: Source,
@@ -77,7 +46,7 @@ impl Database {
         match file::inspect(path)? {
             FileKind::Empty => {
                 return Err(StorageError::Empty {
-                    path: super::error::show_path(path),
+                    path: crate::storage::error::show_path(path),
                 });
             }
             // Any SQLite connection to a WAL database creates its -wal and -shm
@@ -106,6 +75,7 @@ impl Database {
         Ok(Database {
             conn,
             path: path.to_path_buf(),
+            location: Location::File(path.to_path_buf()),
             read_only,
             read_only_reason,
             source,
@@ -125,6 +95,10 @@ impl Database {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// The connection to write on, with the shape of `receipts` it writes.
@@ -355,6 +329,24 @@ fn open_prefer_write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_open_without_options_waits_the_default_busy_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        super::super::schema::init(&path).unwrap();
+        let db = Database::open(&path, Access::ReadOnly).unwrap();
+        assert_eq!(db.busy_timeout(), DEFAULT_BUSY_TIMEOUT);
+        assert_eq!(db.busy_timeout(), Duration::from_secs(5));
+        assert_eq!(db.path(), path.as_path());
+        let timeout = Duration::from_millis(300);
+        let db = Database::open_with(
+            &path,
+            OpenOptions::new(Access::ReadOnly).busy_timeout(timeout),
+        )
+        .unwrap();
+        assert_eq!(db.busy_timeout(), timeout);
+    }
 
     #[test]
     fn uri_paths_keep_odd_names_literal() {
