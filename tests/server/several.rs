@@ -248,6 +248,15 @@ fn an_exact_copy_sent_to_two_processes_at_once_is_one_receipt_and_one_absorbed_r
     expected.sort();
     assert_eq!(absorbed, expected, "one absorbed row per visitor");
     assert_eq!(pair.place.count("replays"), 0);
+
+    // One after the other: a copy of what one process stored, sent to the
+    // other, is absorbed there too.
+    let agent = agent();
+    let stored = post(&agent, &pair.addrs[0], "copies", None, &visitor(100)).unwrap();
+    let copy = post(&agent, &pair.addrs[1], "copies", None, &visitor(100)).unwrap();
+    assert_eq!((copy.status, &copy.body), (201, &stored.body));
+    assert_eq!(pair.place.count("receipts"), VISITORS as i64 + 1);
+    assert_eq!(pair.place.count("absorbed"), VISITORS as i64 + 1);
 }
 
 #[test]
@@ -283,6 +292,18 @@ fn an_exact_copy_absorbed_by_one_process_holds_its_key_at_the_other() {
                 "{} at the other process",
                 key(n, process)
             );
+            let looked_up = agent
+                .get(format!(
+                    "http://{}/f/copies/receipts/{}",
+                    pair.addrs[1 - process],
+                    key(n, process)
+                ))
+                .call()
+                .expect("an answer")
+                .body_mut()
+                .read_to_string()
+                .unwrap();
+            assert_eq!(looked_up, first.body, "the lookup of {}", key(n, process));
         }
     }
     assert_eq!(pair.place.count("receipts"), VISITORS as i64);
