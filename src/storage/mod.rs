@@ -21,6 +21,7 @@ pub mod backend;
 pub mod error;
 pub mod intake;
 pub mod location;
+mod log_entry;
 mod postgres;
 pub mod source;
 mod sqlite;

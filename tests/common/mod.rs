@@ -1,10 +1,12 @@
 //! Shared by the integration tests (each binary includes it with `#[path]`):
 //! the binary, a small known database, a pseudo-terminal to run it in, a
 //! PostgreSQL database of one's own, a database opened through storage with
-//! a connection of the test's own beside it, and every row of one read whole.
+//! a connection of the test's own beside it, every row of one read whole, and
+//! one behavioural test run on both engines.
 #![allow(dead_code)]
 
 pub mod db;
+pub mod engine;
 pub mod pg;
 pub mod pty;
 pub mod rows;

@@ -25,16 +25,7 @@ pub struct PgDatabase {
 /// A fresh database, or `None` (with a line on stderr) when no cluster is
 /// given outside CI. Under CI a missing cluster is a failure, not a skip.
 pub fn pg_database() -> Option<PgDatabase> {
-    let admin_url = match std::env::var(ENV) {
-        Ok(url) if !url.is_empty() => url,
-        _ => {
-            if std::env::var_os("CI").is_some_and(|ci| !ci.is_empty()) {
-                panic!("the PostgreSQL tests need {ENV} (set by .ci/run)");
-            }
-            eprintln!("skipping: no PostgreSQL (set {ENV}, see scripts/pg_cluster.sh)");
-            return None;
-        }
-    };
+    let admin_url = cluster()?;
     assert!(
         admin_url.starts_with("postgres://") || admin_url.starts_with("postgresql://"),
         "{ENV} must be a postgres:// URL"
@@ -60,6 +51,26 @@ pub fn pg_database() -> Option<PgDatabase> {
         .batch_execute(&format!("CREATE DATABASE {}", db.name))
         .unwrap_or_else(|e| panic!("create database {}: {}", db.name, why(&e)));
     Some(db)
+}
+
+/// True when there is a cluster to test on; false (with a line on stderr)
+/// when there is none outside CI. Under CI a missing cluster is a failure.
+pub fn wanted() -> bool {
+    cluster().is_some()
+}
+
+/// The URL `ENV` gives, or `None` (said on stderr) outside CI.
+fn cluster() -> Option<String> {
+    match std::env::var(ENV) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var_os("CI").is_some_and(|ci| !ci.is_empty()) {
+                panic!("the PostgreSQL tests need {ENV} (set by .ci/run)");
+            }
+            eprintln!("skipping: no PostgreSQL (set {ENV}, see scripts/pg_cluster.sh)");
+            None
+        }
+    }
 }
 
 impl PgDatabase {

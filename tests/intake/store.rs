@@ -1,5 +1,8 @@
-//! The SQLite intake store against seed 000's six cases, on real files with separate
-//! connections (and threads where the case is about concurrency).
+//! The intake store against seed 000's six cases, on both engines (a SQLite file, a
+//! PostgreSQL database of its own), with separate connections (and threads where the case is
+//! about concurrency). Each case is written once and run as `case::sqlite` and
+//! `case::postgres`; the cases about concurrency run on SQLite in both journal modes. None is
+//! about a file as such (its permissions, its side files), so none is SQLite's alone.
 //!
 //! | # | condition                                                   | expected                         |
 //! |---|-------------------------------------------------------------|----------------------------------|
@@ -10,7 +13,6 @@
 //! | 5 | two connections submit the same key and body at once        | 1 receipt, both get its id       |
 //! | 6 | lookup while the original is uncommitted in another conn    | not found yet; found after commit|
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, mpsc};
 use std::thread;
@@ -19,46 +21,91 @@ use std::time::Duration;
 use receipt_review::intake::canonical::{canonical, sha256_hex};
 use receipt_review::intake::store::{Claim, IntakeStore, Lookup, StoreError, SubmitError};
 use receipt_review::model::{Millis, ReceiptState};
-use rusqlite::Connection;
+use receipt_review::storage::{IntakeMode, Location};
 use serde_json::{Map, Value, json};
-use tempfile::TempDir;
+
+use crate::both;
+use crate::common::engine::{Engine, Place};
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const T0: Millis = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 const SCOPE: &str = "corp.example/contact";
 
+/// A database of the test's own with the schema in place.
 struct Db {
-    _dir: TempDir,
-    path: PathBuf,
+    place: Place,
 }
 
 impl Db {
-    fn new(journal: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("receipts.db");
-        let conn = Connection::open(&path).unwrap();
+    /// SQLite in WAL mode, or PostgreSQL.
+    fn new(engine: Engine) -> Self {
+        match engine {
+            Engine::Sqlite => Self::sqlite("wal"),
+            Engine::Postgres => {
+                let db = Self {
+                    place: Place::new(engine),
+                };
+                // Opening the intake creates the schema.
+                drop(db.store());
+                db
+            }
+        }
+    }
+
+    /// A SQLite file in the journal mode `journal`.
+    fn sqlite(journal: &str) -> Self {
+        let place = Place::new(Engine::Sqlite);
+        let conn = rusqlite::Connection::open(place.path()).unwrap();
         conn.execute_batch(SCHEMA).unwrap();
         let mode: String = conn
             .query_row(&format!("PRAGMA journal_mode={journal}"), [], |r| r.get(0))
             .unwrap();
         assert_eq!(mode, journal);
-        Self { _dir: dir, path }
+        Self { place }
     }
 
+    /// The databases a case about concurrency runs on, each named: SQLite in
+    /// both of its journal modes (they lock differently), PostgreSQL once.
+    fn each(engine: Engine) -> Vec<(&'static str, Db)> {
+        match engine {
+            Engine::Sqlite => vec![
+                ("wal", Self::sqlite("wal")),
+                ("delete", Self::sqlite("delete")),
+            ],
+            Engine::Postgres => vec![("postgres", Self::new(engine))],
+        }
+    }
+
+    fn location(&self) -> Location {
+        self.place.location().clone()
+    }
+
+    /// A new store, on a connection of its own.
     fn store(&self) -> IntakeStore {
-        IntakeStore::open(&self.path).unwrap()
+        open(self.place.location())
     }
 
     fn count(&self, table: &str) -> i64 {
-        count(&self.path, table)
+        self.place.count(table)
+    }
+
+    /// The time `column` as RFC 3339 UTC text with milliseconds, on either engine.
+    fn time(&self, column: &str) -> String {
+        self.place.time(column)
+    }
+
+    fn rows(&self) -> Vec<Row> {
+        self.place.rows(&format!(
+            "SELECT id, scope, request_key, digest, payload, state, response, {}, {} \
+             FROM receipts ORDER BY id",
+            self.time("created_at"),
+            self.time("updated_at")
+        ))
     }
 }
 
-fn count(path: &Path, table: &str) -> i64 {
-    Connection::open(path)
-        .unwrap()
-        .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
-        .unwrap()
+fn open(location: &Location) -> IntakeStore {
+    IntakeStore::open_at(location, IntakeMode::Plain).unwrap()
 }
 
 type Row = (
@@ -72,29 +119,6 @@ type Row = (
     String,
     Option<String>,
 );
-
-fn rows(path: &Path) -> Vec<Row> {
-    let conn = Connection::open(path).unwrap();
-    let mut stmt = conn
-        .prepare("SELECT id, scope, request_key, digest, payload, state, response, created_at, updated_at FROM receipts ORDER BY id")
-        .unwrap();
-    stmt.query_map([], |r| {
-        Ok((
-            r.get(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
-            r.get(5)?,
-            r.get(6)?,
-            r.get(7)?,
-            r.get(8)?,
-        ))
-    })
-    .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
-}
 
 fn form(message: &str) -> Map<String, Value> {
     match json!({"name": "山田 太郎", "email": "taro@example.jp", "message": message}) {
@@ -112,9 +136,8 @@ fn ok_action(calls: &AtomicUsize) -> impl FnOnce(i64) -> Result<String, String> 
 
 // ---- case 1 ----------------------------------------------------------------------------------
 
-#[test]
-fn case1_keyless_blind_retry_stores_two_receipts() {
-    let db = Db::new("wal");
+fn case1_keyless_blind_retry_stores_two_receipts(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     let calls = AtomicUsize::new(0);
     let body = form("見積もりをお願いします");
@@ -122,24 +145,24 @@ fn case1_keyless_blind_retry_stores_two_receipts() {
     let first = store
         .submit(SCOPE, None, &body, T0, ok_action(&calls))
         .unwrap();
-    let second = IntakeStore::open(&db.path)
-        .unwrap()
+    let second = db
+        .store()
         .submit(SCOPE, None, &body, T0 + 2_000, ok_action(&calls))
         .unwrap();
     assert_ne!(first.id, second.id);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     assert_eq!(db.count("receipts"), 2);
     assert_eq!(db.count("replays"), 0);
-    let stored = rows(&db.path);
+    let stored = db.rows();
     assert_eq!(stored[0].2, None, "keyless is NULL");
     assert_eq!(stored[0].3, stored[1].3, "same digest");
 }
+both!(case1_keyless_blind_retry_stores_two_receipts);
 
 // ---- case 2 ----------------------------------------------------------------------------------
 
-#[test]
-fn case2_same_key_and_body_after_lost_response_is_one_receipt() {
-    let db = Db::new("wal");
+fn case2_same_key_and_body_after_lost_response_is_one_receipt(engine: Engine) {
+    let db = Db::new(engine);
     let calls = AtomicUsize::new(0);
     let body = form("見積もりをお願いします");
     let first = db
@@ -176,7 +199,7 @@ fn case2_same_key_and_body_after_lost_response_is_one_receipt() {
     assert_eq!(db.count("receipts"), 1);
     assert_eq!(db.count("replays"), 1);
 
-    let row = &rows(&db.path)[0];
+    let row = &db.rows()[0];
     let canonical_text = canonical(&body).unwrap();
     assert_eq!(row.2.as_deref(), Some("k-1"));
     assert_eq!(row.3, sha256_hex(&canonical_text));
@@ -184,24 +207,23 @@ fn case2_same_key_and_body_after_lost_response_is_one_receipt() {
     assert_eq!(row.5, "completed");
     assert_eq!(row.7, "2026-11-29T10:15:30.123Z");
     assert_eq!(row.8.as_deref(), Some("2026-11-29T10:15:30.123Z"));
-    let replay_at: String = Connection::open(&db.path)
-        .unwrap()
-        .query_row("SELECT received_at FROM replays", [], |r| r.get(0))
-        .unwrap();
+    let (replay_at,): (String,) = db
+        .place
+        .one(&format!("SELECT {} FROM replays", db.time("received_at")));
     assert_eq!(replay_at, "2026-11-29T10:15:33.123Z");
 }
+both!(case2_same_key_and_body_after_lost_response_is_one_receipt);
 
 // ---- case 3 ----------------------------------------------------------------------------------
 
-#[test]
-fn case3_changed_body_is_refused_and_logged() {
-    let db = Db::new("wal");
+fn case3_changed_body_is_refused_and_logged(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     let calls = AtomicUsize::new(0);
     let first = store
         .submit(SCOPE, Some("k-1"), &form("original"), T0, ok_action(&calls))
         .unwrap();
-    let before = rows(&db.path);
+    let before = db.rows();
 
     let changed = form("changed text");
     let err = db
@@ -222,16 +244,12 @@ fn case3_changed_body_is_refused_and_logged() {
     }
     assert!(err.to_string().contains(&format!("receipt {}", first.id)));
     assert_eq!(calls.load(Ordering::SeqCst), 1);
-    assert_eq!(rows(&db.path), before, "the original is unchanged");
+    assert_eq!(db.rows(), before, "the original is unchanged");
 
-    let conn = Connection::open(&db.path).unwrap();
-    let (receipt_id, digest, payload, at): (i64, String, String, String) = conn
-        .query_row(
-            "SELECT receipt_id, digest, payload, received_at FROM key_conflicts",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
-        .unwrap();
+    let (receipt_id, digest, payload, at): (i64, String, String, String) = db.place.one(&format!(
+        "SELECT receipt_id, digest, payload, {} FROM key_conflicts",
+        db.time("received_at")
+    ));
     assert_eq!(receipt_id, first.id);
     assert_eq!(payload, canonical(&changed).unwrap());
     assert_eq!(digest, sha256_hex(&payload));
@@ -245,6 +263,7 @@ fn case3_changed_body_is_refused_and_logged() {
         .unwrap();
     assert_ne!(other.id, first.id);
 }
+both!(case3_changed_body_is_refused_and_logged);
 
 // ---- case 4 ----------------------------------------------------------------------------------
 
@@ -260,9 +279,8 @@ impl From<StoreError> for Boom {
     }
 }
 
-#[test]
-fn case4_error_before_commit_rolls_back_and_retry_stores_one() {
-    let db = Db::new("wal");
+fn case4_error_before_commit_rolls_back_and_retry_stores_one(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     let body = form("rollback");
     let result: Result<(), Boom> = store.bulk(|batch| {
@@ -291,10 +309,10 @@ fn case4_error_before_commit_rolls_back_and_retry_stores_one() {
         Lookup::Completed { id, .. } if id == retry.id
     ));
 }
+both!(case4_error_before_commit_rolls_back_and_retry_stores_one);
 
-#[test]
-fn a_failed_action_releases_the_key_for_the_same_body() {
-    let db = Db::new("wal");
+fn a_failed_action_releases_the_key_for_the_same_body(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     let body = form("mail server down");
     let calls = AtomicUsize::new(0);
@@ -337,10 +355,10 @@ fn a_failed_action_releases_the_key_for_the_same_body() {
     assert_eq!(again.response, retry.response);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
+both!(a_failed_action_releases_the_key_for_the_same_body);
 
-#[test]
-fn complete_and_fail_are_guarded() {
-    let db = Db::new("wal");
+fn complete_and_fail_are_guarded(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     let Claim::New { id } = store.claim(SCOPE, Some("k-g"), &form("x"), T0).unwrap() else {
         panic!()
@@ -377,10 +395,10 @@ fn complete_and_fail_are_guarded() {
         }
     );
 }
+both!(complete_and_fail_are_guarded);
 
-#[test]
-fn invalid_keys_and_scopes_write_nothing() {
-    let db = Db::new("wal");
+fn invalid_keys_and_scopes_write_nothing(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     assert!(matches!(
         store.claim(SCOPE, Some("bad key"), &form("x"), T0),
@@ -396,23 +414,22 @@ fn invalid_keys_and_scopes_write_nothing() {
     ));
     assert_eq!(db.count("receipts"), 0);
 }
+both!(invalid_keys_and_scopes_write_nothing);
 
 // ---- case 5 ----------------------------------------------------------------------------------
 
-#[test]
-fn case5_two_connections_racing_on_one_key_store_one_receipt() {
-    for journal in ["wal", "delete"] {
-        let db = Db::new(journal);
+fn case5_two_connections_racing_on_one_key_store_one_receipt(engine: Engine) {
+    for (name, db) in Db::each(engine) {
         let calls = Arc::new(AtomicUsize::new(0));
         for round in 0..15 {
             let key = format!("race-{round}");
             let barrier = Arc::new(Barrier::new(2));
             let handles: Vec<_> = (0..2)
                 .map(|t| {
-                    let (path, key, barrier, calls) =
-                        (db.path.clone(), key.clone(), barrier.clone(), calls.clone());
+                    let (location, key, barrier, calls) =
+                        (db.location(), key.clone(), barrier.clone(), calls.clone());
                     thread::spawn(move || {
-                        let mut store = IntakeStore::open(&path).unwrap();
+                        let mut store = open(&location);
                         barrier.wait();
                         store
                             .submit(SCOPE, Some(&key), &form("race"), T0 + t, |id| {
@@ -424,67 +441,68 @@ fn case5_two_connections_racing_on_one_key_store_one_receipt() {
                 })
                 .collect();
             let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-            assert_eq!(results[0].id, results[1].id, "{journal} round {round}");
+            assert_eq!(results[0].id, results[1].id, "{name} round {round}");
             let new = results
                 .iter()
                 .filter(|r| matches!(r.claim, Claim::New { .. }))
                 .count();
             assert_eq!(new, 1, "exactly one ran: {results:?}");
         }
-        assert_eq!(db.count("receipts"), 15, "{journal}");
-        assert_eq!(calls.load(Ordering::SeqCst), 15, "{journal}");
-        assert_eq!(db.count("replays"), 15, "{journal}");
+        assert_eq!(db.count("receipts"), 15, "{name}");
+        assert_eq!(calls.load(Ordering::SeqCst), 15, "{name}");
+        assert_eq!(db.count("replays"), 15, "{name}");
     }
 }
+both!(case5_two_connections_racing_on_one_key_store_one_receipt);
 
 // ---- case 6 ----------------------------------------------------------------------------------
 
-#[test]
-fn case6_uncommitted_original_is_not_found_yet_then_found() {
-    for journal in ["wal", "delete"] {
-        let db = Db::new(journal);
+fn case6_uncommitted_original_is_not_found_yet_then_found(engine: Engine) {
+    for (name, db) in Db::each(engine) {
         let (inserted_tx, inserted_rx) = mpsc::channel();
         let (commit_tx, commit_rx) = mpsc::channel::<()>();
-        let path = db.path.clone();
-        // Connection A inserts and holds its transaction open.
+        let location = db.location();
+        // Connection A inserts and holds its transaction open (until told,
+        // or until the test gave up).
         let original = thread::spawn(move || {
-            let mut store = IntakeStore::open(&path).unwrap();
+            let mut store = open(&location);
             store
                 .bulk(|batch| {
                     let claim = batch.claim(SCOPE, Some("k-6"), &form("slow"), T0)?;
                     inserted_tx.send(claim.id()).unwrap();
-                    commit_rx.recv().unwrap();
+                    let _ = commit_rx.recv_timeout(Duration::from_secs(30));
                     Ok::<_, StoreError>(claim.id())
                 })
                 .unwrap()
         });
         let id = inserted_rx.recv().unwrap();
 
-        // Connection B looks it up: not found yet, never "failed".
+        // Connection B, opened meanwhile, looks it up: not found yet, never "failed".
         let mut b = db.store();
         assert_eq!(
             b.lookup(SCOPE, "k-6").unwrap(),
             Lookup::NotFoundYet,
-            "{journal}"
+            "{name}"
         );
 
-        // Connection C retries the same submission meanwhile: it waits for A's lock
-        // (busy timeout), then replays A's receipt instead of inserting a second one.
-        let path = db.path.clone();
+        // Connection C retries the same submission meanwhile: it waits for A's
+        // insert to commit (SQLite's busy timeout, PostgreSQL's unique index),
+        // then replays A's receipt instead of inserting a second one.
+        let location = db.location();
         let retry = thread::spawn(move || {
-            IntakeStore::open(&path)
-                .unwrap()
+            open(&location)
                 .claim(SCOPE, Some("k-6"), &form("slow"), T0 + 1_500)
                 .unwrap()
         });
         thread::sleep(Duration::from_millis(150));
+        assert!(!retry.is_finished(), "{name}: the retry waits for A");
         commit_tx.send(()).unwrap();
         assert_eq!(original.join().unwrap(), id);
 
         assert_eq!(
             b.lookup(SCOPE, "k-6").unwrap(),
             Lookup::InFlight { id },
-            "{journal}"
+            "{name}"
         );
         assert_eq!(
             retry.join().unwrap(),
@@ -492,17 +510,18 @@ fn case6_uncommitted_original_is_not_found_yet_then_found() {
                 id,
                 state: ReceiptState::InFlight,
                 response: None
-            }
+            },
+            "{name}"
         );
-        assert_eq!(db.count("receipts"), 1);
+        assert_eq!(db.count("receipts"), 1, "{name}");
     }
 }
+both!(case6_uncommitted_original_is_not_found_yet_then_found);
 
 // ---- bulk ----------------------------------------------------------------------------------------
 
-#[test]
-fn bulk_has_the_same_semantics_in_one_transaction() {
-    let db = Db::new("wal");
+fn bulk_has_the_same_semantics_in_one_transaction(engine: Engine) {
+    let db = Db::new(engine);
     let mut store = db.store();
     let calls = AtomicUsize::new(0);
     let (ids, conflict) = store
@@ -546,15 +565,15 @@ fn bulk_has_the_same_semantics_in_one_transaction() {
     assert_eq!(db.count("receipts"), 101);
     assert_eq!(db.count("replays"), 1);
     assert_eq!(db.count("key_conflicts"), 1);
-    let r = &rows(&db.path)[0];
+    let r = &db.rows()[0];
     assert_eq!(r.5, "completed");
     assert_eq!(r.8.as_deref(), Some("2026-11-29T10:15:30.623Z"));
 }
+both!(bulk_has_the_same_semantics_in_one_transaction);
 
-#[test]
-fn store_completed_writes_one_finished_row_or_nothing_when_the_key_is_held() {
+fn store_completed_writes_one_finished_row_or_nothing_when_the_key_is_held(engine: Engine) {
     use receipt_review::intake::store::Submission;
-    let db = Db::new("wal");
+    let db = Db::new(engine);
     let mut store = db.store();
     let answer = |id: i64| format!("{{\"receipt\":{id}}}");
     let (first, keyless, held) = store
@@ -579,10 +598,11 @@ fn store_completed_writes_one_finished_row_or_nothing_when_the_key_is_held() {
     assert_eq!(held, None, "a held key: nothing written");
     assert_eq!(db.count("receipts"), 2);
     assert_eq!(db.count("key_conflicts"), 0);
-    let r = &rows(&db.path)[0];
+    let r = &db.rows()[0];
     assert_eq!(
         (r.5.as_str(), r.6.as_deref()),
         ("completed", Some("{\"receipt\":1}"))
     );
     assert_eq!(r.7, r.8.clone().unwrap(), "created and completed at once");
 }
+both!(store_completed_writes_one_finished_row_or_nothing_when_the_key_is_held);

@@ -1,12 +1,15 @@
 //! A form's action (a webhook): the receipt is committed in flight first; a
 //! 2xx completes it (201), a refusal fails it and releases the key (502), an
-//! unknown outcome leaves it in flight (202) for an operator.
+//! unknown outcome leaves it in flight (202) for an operator. On both
+//! engines, but for the log's words (a `serve` process on a file).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::both;
+use crate::common::engine::Engine;
 use crate::support::{BODY, TestServer};
 
 #[derive(Clone, Copy)]
@@ -74,15 +77,13 @@ action = {{ webhook = "{url}", timeout = "400ms" }}
 }
 
 fn state(s: &TestServer) -> String {
-    s.conn()
-        .query_row("SELECT state FROM receipts WHERE id = 1", [], |r| r.get(0))
-        .unwrap()
+    s.one::<(String,)>("SELECT state FROM receipts WHERE id = 1")
+        .0
 }
 
-#[test]
-fn a_2xx_completes_the_receipt_and_the_webhook_gets_its_number_and_fields() {
+fn a_2xx_completes_the_receipt_and_the_webhook_gets_its_number_and_fields(engine: Engine) {
     let (url, seen) = webhook(vec![Hook::Answer(204)]);
-    let s = TestServer::with_config(&config(&url));
+    let s = TestServer::with_config_on(engine, &config(&url));
     let r = s.post_json("hooked", Some("k-hook"), BODY);
     assert_eq!(
         (r.status, r.body.as_str()),
@@ -99,11 +100,11 @@ fn a_2xx_completes_the_receipt_and_the_webhook_gets_its_number_and_fields() {
     assert_eq!((again.status, again.body), (201, r.body));
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
+both!(a_2xx_completes_the_receipt_and_the_webhook_gets_its_number_and_fields);
 
-#[test]
-fn a_refusal_fails_the_receipt_and_releases_the_key_for_a_retry() {
+fn a_refusal_fails_the_receipt_and_releases_the_key_for_a_retry(engine: Engine) {
     let (url, seen) = webhook(vec![Hook::Answer(500), Hook::Answer(200)]);
-    let s = TestServer::with_config(&config(&url));
+    let s = TestServer::with_config_on(engine, &config(&url));
     let r = s.post_json("hooked", Some("k-refused"), BODY);
     let p = r.problem(502);
     assert!(
@@ -122,11 +123,11 @@ fn a_refusal_fails_the_receipt_and_releases_the_key_for_a_retry() {
     assert_eq!(seen.lock().unwrap().len(), 2);
     assert_eq!(s.count("receipts"), 1);
 }
+both!(a_refusal_fails_the_receipt_and_releases_the_key_for_a_retry);
 
-#[test]
-fn an_unknown_outcome_leaves_the_receipt_in_flight_and_answers_202() {
+fn an_unknown_outcome_leaves_the_receipt_in_flight_and_answers_202(engine: Engine) {
     let (url, _) = webhook(vec![Hook::Stall(Duration::from_secs(2))]);
-    let s = TestServer::with_config(&config(&url));
+    let s = TestServer::with_config_on(engine, &config(&url));
     let r = s.post_json("hooked", Some("k-unknown"), BODY);
     assert_eq!(
         (r.status, r.body.as_str()),
@@ -143,11 +144,11 @@ fn an_unknown_outcome_leaves_the_receipt_in_flight_and_answers_202() {
         r#"{"receipt":1,"state":"in_flight"}"#
     );
 }
+both!(an_unknown_outcome_leaves_the_receipt_in_flight_and_answers_202);
 
-#[test]
-fn a_retry_while_the_action_runs_is_409_and_after_its_timeout_the_202_again() {
+fn a_retry_while_the_action_runs_is_409_and_after_its_timeout_the_202_again(engine: Engine) {
     let (url, seen) = webhook(vec![Hook::Stall(Duration::from_secs(3))]);
-    let mut s = TestServer::with_config(&config(&url).replace("400ms", "1500ms"));
+    let mut s = TestServer::with_config_on(engine, &config(&url).replace("400ms", "1500ms"));
     let first = std::thread::scope(|scope| {
         let first = scope.spawn(|| s.post_json("hooked", Some("k-slow"), BODY));
         // The receipt is committed in flight before its webhook is called.
@@ -177,20 +178,22 @@ fn a_retry_while_the_action_runs_is_409_and_after_its_timeout_the_202_again() {
     assert_eq!(after.header("idempotent-replayed"), Some("true"));
     assert_eq!(seen.lock().unwrap().len(), 1, "the webhook is called once");
 }
+both!(a_retry_while_the_action_runs_is_409_and_after_its_timeout_the_202_again);
 
-#[test]
-fn a_webhook_that_cannot_be_reached_never_got_it() {
+fn a_webhook_that_cannot_be_reached_never_got_it(engine: Engine) {
     // A port that was free a moment ago: nothing listens there.
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let s = TestServer::with_config(&config(&format!("http://127.0.0.1:{port}/x")));
+    let s = TestServer::with_config_on(engine, &config(&format!("http://127.0.0.1:{port}/x")));
     s.post_json("hooked", Some("k-down"), BODY).problem(502);
     assert_eq!(state(&s), "failed");
 }
+both!(a_webhook_that_cannot_be_reached_never_got_it);
 
+// What the log says does not depend on the engine: SQLite only.
 #[test]
 fn the_log_says_each_outcome_in_plain_words() {
     let (url, _) = webhook(vec![Hook::Answer(500), Hook::Stall(Duration::from_secs(2))]);
@@ -198,7 +201,7 @@ fn the_log_says_each_outcome_in_plain_words() {
     let path = dir.path().join("forms.toml");
     std::fs::write(&path, config(&url)).unwrap();
     let db = dir.path().join("r.db");
-    let (mut serving, addr) = crate::support::Serving::start(&db, &path);
+    let (mut serving, addr) = crate::support::Serving::start(db.to_str().unwrap(), &path);
     let post = |key: &str| {
         crate::support::agent()
             .post(format!("http://{addr}/f/hooked"))

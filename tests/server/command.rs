@@ -47,7 +47,7 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
     )
     .unwrap();
     let db = dir.path().join("r.db");
-    let (mut child, addr) = Serving::start(&db, &config);
+    let (mut child, addr) = Serving::start(db.to_str().unwrap(), &config);
     let mut stderr = child.stderr.take().unwrap();
     let first = child.first_line.clone();
     // A refused one and a good one, both with text that must stay out of the log.

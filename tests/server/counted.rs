@@ -23,7 +23,7 @@ fn the_copies_the_server_absorbed_are_counted_by_report_and_the_screen() {
     assert_eq!(s.counts(), [1, 0, 1, 2]);
 
     let now = receipt_review::model::time::now_ms();
-    let db = open_database(&s.db, Access::ReadOnly).unwrap();
+    let db = open_database(s.path(), Access::ReadOnly).unwrap();
     let snap = reading::read(&*db, Settings::new(now), &mut |_| {}).unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&receipt_review::report::json::render(&snap)).unwrap();

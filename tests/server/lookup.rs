@@ -1,10 +1,11 @@
-//! The key holder's lookup, the health check and the pages' routes.
+//! The key holder's lookup (on both engines), the health check and the pages' routes.
 
+use crate::both;
+use crate::common::engine::Engine;
 use crate::support::{BODY, TestServer};
 
-#[test]
-fn the_lookup_gives_the_number_and_state_never_the_fields() {
-    let s = TestServer::start();
+fn the_lookup_gives_the_number_and_state_never_the_fields(engine: Engine) {
+    let s = TestServer::start_on(engine);
     assert_eq!(s.post_json("contact", Some("k-look"), BODY).status, 201);
     let r = s.get("/f/contact/receipts/k-look");
     assert_eq!(r.status, 200, "{}", r.body);
@@ -14,16 +15,18 @@ fn the_lookup_gives_the_number_and_state_never_the_fields() {
     // Another form's scope does not hold this key.
     assert_eq!(s.get("/f/strict/receipts/k-look").status, 404);
 }
+both!(the_lookup_gives_the_number_and_state_never_the_fields);
 
-#[test]
-fn an_unknown_key_is_404_which_is_not_proof_of_failure() {
-    let s = TestServer::start();
+fn an_unknown_key_is_404_which_is_not_proof_of_failure(engine: Engine) {
+    let s = TestServer::start_on(engine);
     let p = s.get("/f/contact/receipts/k-never-sent").problem(404);
     assert!(p["detail"].as_str().unwrap().contains("not proof"), "{p}");
     s.get("/f/contact/receipts/not%20a%20key").problem(400);
     s.get("/f/nosuchform/receipts/k1").problem(404);
 }
+both!(an_unknown_key_is_404_which_is_not_proof_of_failure);
 
+// The routes of pages read no database: SQLite only.
 #[test]
 fn health_and_pages() {
     let s = TestServer::start();

@@ -1,27 +1,23 @@
 //! SPEC's protocol over HTTP: new, replay, conflict, in flight, a plain
-//! form's 303, and what each writes.
+//! form's 303, and what each writes; each on both engines.
 
 use receipt_review::intake::canonical::canonical_text;
 use receipt_review::intake::store::IntakeStore;
+use receipt_review::storage::IntakeMode;
 
+use crate::both;
+use crate::common::engine::Engine;
 use crate::support::{BODY, TestServer};
 
-#[test]
-fn a_new_submission_is_201_with_the_response_it_stores() {
-    let s = TestServer::start();
+fn a_new_submission_is_201_with_the_response_it_stores(engine: Engine) {
+    let s = TestServer::start_on(engine);
     let r = s.post_json("contact", Some("k-new-1"), BODY);
     assert_eq!(r.status, 201, "{}", r.body);
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(r.body, r#"{"receipt":1,"state":"completed"}"#);
     assert_eq!(r.header("idempotent-replayed"), None);
-    let (scope, key, state, response, payload): (String, String, String, String, String) = s
-        .conn()
-        .query_row(
-            "SELECT scope, request_key, state, response, payload FROM receipts",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-        )
-        .unwrap();
+    let (scope, key, state, response, payload): (String, String, String, String, String) =
+        s.one("SELECT scope, request_key, state, response, payload FROM receipts");
     assert_eq!(scope, "acme.example/contact", "the scope is the config's");
     assert_eq!(key, "k-new-1");
     assert_eq!(state, "completed");
@@ -29,10 +25,10 @@ fn a_new_submission_is_201_with_the_response_it_stores() {
     assert_eq!(payload, canonical_text(BODY).unwrap());
     assert_eq!(s.counts(), [1, 0, 0, 0]);
 }
+both!(a_new_submission_is_201_with_the_response_it_stores);
 
-#[test]
-fn the_same_key_and_body_replays_the_stored_answer_byte_for_byte() {
-    let s = TestServer::start();
+fn the_same_key_and_body_replays_the_stored_answer_byte_for_byte(engine: Engine) {
+    let s = TestServer::start_on(engine);
     let first = s.post_json("contact", Some("k-replay"), BODY);
     // The same fields, in another order and spacing: the same canonical body.
     let again = s.post_json(
@@ -47,10 +43,10 @@ fn the_same_key_and_body_replays_the_stored_answer_byte_for_byte() {
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(s.counts(), [1, 0, 1, 0], "one receipt, one replays row");
 }
+both!(the_same_key_and_body_replays_the_stored_answer_byte_for_byte);
 
-#[test]
-fn the_same_key_with_other_fields_is_a_422_conflict_and_the_original_stands() {
-    let s = TestServer::start();
+fn the_same_key_with_other_fields_is_a_422_conflict_and_the_original_stands(engine: Engine) {
+    let s = TestServer::start_on(engine);
     let first = s.post_json("contact", Some("k-conflict"), BODY);
     let other = s.post_json(
         "contact",
@@ -64,31 +60,22 @@ fn the_same_key_with_other_fields_is_a_422_conflict_and_the_original_stands() {
         "a problem never repeats the fields"
     );
     assert_eq!(s.counts(), [1, 1, 0, 0]);
-    let (receipt_id, conflict_payload): (i64, String) = s
-        .conn()
-        .query_row("SELECT receipt_id, payload FROM key_conflicts", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap();
+    let (receipt_id, conflict_payload): (i64, String) =
+        s.one("SELECT receipt_id, payload FROM key_conflicts");
     assert_eq!(receipt_id, 1);
     assert!(conflict_payload.contains("Actually, email me."));
-    let original: String = s
-        .conn()
-        .query_row("SELECT payload FROM receipts WHERE id = 1", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
+    let (original,): (String,) = s.one("SELECT payload FROM receipts WHERE id = 1");
     assert_eq!(original, canonical_text(BODY).unwrap(), "untouched");
     // The original's key still replays its own answer.
     let replay = s.post_json("contact", Some("k-conflict"), BODY);
     assert_eq!(replay.body, first.body);
 }
+both!(the_same_key_with_other_fields_is_a_422_conflict_and_the_original_stands);
 
-#[test]
-fn the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing() {
-    let s = TestServer::start();
+fn the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing(engine: Engine) {
+    let s = TestServer::start_on(engine);
     // The first is still being processed: in flight, committed by another connection.
-    let mut store = IntakeStore::open(&s.db).unwrap();
+    let mut store = IntakeStore::open_at(s.location(), IntakeMode::Plain).unwrap();
     let fields: serde_json::Value = serde_json::from_str(BODY).unwrap();
     let now = receipt_review::model::time::now_ms();
     store
@@ -122,10 +109,10 @@ fn the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing() {
     );
     assert_eq!(r.header("idempotent-replayed"), Some("true"));
 }
+both!(the_same_key_while_the_first_is_in_flight_is_409_and_writes_nothing);
 
-#[test]
-fn a_plain_forms_post_is_303_to_the_thank_you_page_and_its_key_is_not_stored() {
-    let s = TestServer::start();
+fn a_plain_forms_post_is_303_to_the_thank_you_page_and_its_key_is_not_stored(engine: Engine) {
+    let s = TestServer::start_on(engine);
     let headers = [
         (
             "content-type",
@@ -138,12 +125,7 @@ fn a_plain_forms_post_is_303_to_the_thank_you_page_and_its_key_is_not_stored() {
     let r = s.post("/f/contact", &headers, body);
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(r.header("location"), Some("/f/contact/thanks?receipt=1"));
-    let (key, payload): (String, String) = s
-        .conn()
-        .query_row("SELECT request_key, payload FROM receipts", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap();
+    let (key, payload): (String, String) = s.one("SELECT request_key, payload FROM receipts");
     assert_eq!(key, "page-key-1");
     assert_eq!(
         payload,
@@ -169,10 +151,12 @@ fn a_plain_forms_post_is_303_to_the_thank_you_page_and_its_key_is_not_stored() {
         (201, r#"{"receipt":1,"state":"completed"}"#)
     );
 }
+both!(a_plain_forms_post_is_303_to_the_thank_you_page_and_its_key_is_not_stored);
 
-#[test]
-fn keyless_submissions_are_each_stored_and_a_filled_honeypot_is_answered_like_a_success() {
-    let s = TestServer::start();
+fn keyless_submissions_are_each_stored_and_a_filled_honeypot_is_answered_like_a_success(
+    engine: Engine,
+) {
+    let s = TestServer::start_on(engine);
     assert_eq!(s.post_json("contact", None, BODY).status, 201);
     assert_eq!(s.post_json("contact", None, BODY).status, 201);
     let bot = s.post_json(
@@ -186,22 +170,20 @@ fn keyless_submissions_are_each_stored_and_a_filled_honeypot_is_answered_like_a_
     );
     assert_eq!(s.counts(), [3, 0, 0, 0], "stored, for the analysis to flag");
 }
+both!(keyless_submissions_are_each_stored_and_a_filled_honeypot_is_answered_like_a_success);
 
-#[test]
-fn the_scope_comes_from_the_config_never_from_the_client() {
-    let s = TestServer::start();
+fn the_scope_comes_from_the_config_never_from_the_client(engine: Engine) {
+    let s = TestServer::start_on(engine);
     let r = s.post_json(
         "contact",
         Some("k-scope"),
         r#"{"email": "a@b.c", "message": "m", "scope": "evil.example/admin"}"#,
     );
     assert_eq!(r.status, 201);
-    let scope: String = s
-        .conn()
-        .query_row("SELECT scope FROM receipts", [], |r| r.get(0))
-        .unwrap();
+    let (scope,): (String,) = s.one("SELECT scope FROM receipts");
     assert_eq!(scope, "acme.example/contact");
 }
+both!(the_scope_comes_from_the_config_never_from_the_client);
 
 /// The bytes of a keyed JSON post of [`BODY`].
 fn raw_post(key: &str) -> Vec<u8> {
@@ -215,9 +197,10 @@ fn raw_post(key: &str) -> Vec<u8> {
     request
 }
 
-#[test]
-fn a_response_lost_after_the_commit_then_a_retry_is_one_receipt_and_the_same_answer() {
-    let s = TestServer::start();
+fn a_response_lost_after_the_commit_then_a_retry_is_one_receipt_and_the_same_answer(
+    engine: Engine,
+) {
+    let s = TestServer::start_on(engine);
     // The client sends, the receipt is committed, and the answer never
     // reaches the client: it goes away without reading it.
     let stream = crate::support::raw(&s, &raw_post("k-lost"));
@@ -231,10 +214,12 @@ fn a_response_lost_after_the_commit_then_a_retry_is_one_receipt_and_the_same_ans
     assert_eq!(retry.header("idempotent-replayed"), Some("true"));
     assert_eq!(s.counts(), [1, 0, 1, 0]);
 }
+both!(a_response_lost_after_the_commit_then_a_retry_is_one_receipt_and_the_same_answer);
 
-#[test]
-fn a_client_gone_right_after_sending_then_a_retry_is_one_receipt_and_the_same_answer() {
-    let s = TestServer::start();
+fn a_client_gone_right_after_sending_then_a_retry_is_one_receipt_and_the_same_answer(
+    engine: Engine,
+) {
+    let s = TestServer::start_on(engine);
     // Sent, and the connection closed at once: the request may or may not
     // have been taken; either way its retry ends with one receipt.
     let stream = crate::support::raw(&s, &raw_post("k-gone"));
@@ -250,3 +235,4 @@ fn a_client_gone_right_after_sending_then_a_retry_is_one_receipt_and_the_same_an
     assert_eq!(again.body, retry.body);
     assert_eq!(s.count("receipts"), 1);
 }
+both!(a_client_gone_right_after_sending_then_a_retry_is_one_receipt_and_the_same_answer);

@@ -1,12 +1,13 @@
-//! Many clients racing one key: one receipt, one answer.
+//! Many clients racing one key: one receipt, one answer. On both engines.
 
 use std::sync::{Arc, Barrier};
 
+use crate::both;
+use crate::common::engine::Engine;
 use crate::support::{BODY, TestServer};
 
-#[test]
-fn two_times_64_clients_racing_one_key_get_one_receipt_and_the_same_number() {
-    let s = Arc::new(TestServer::start());
+fn two_times_64_clients_racing_one_key_get_one_receipt_and_the_same_number(engine: Engine) {
+    let s = Arc::new(TestServer::start_on(engine));
     let clients = 2 * 64;
     let start = Arc::new(Barrier::new(clients));
     let threads: Vec<_> = (0..clients)
@@ -30,3 +31,4 @@ fn two_times_64_clients_racing_one_key_get_one_receipt_and_the_same_number() {
     assert_eq!(fresh, 1, "exactly one was the first");
     assert_eq!(s.counts(), [1, 0, clients as i64 - 1, 0]);
 }
+both!(two_times_64_clients_racing_one_key_get_one_receipt_and_the_same_number);

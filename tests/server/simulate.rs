@@ -244,7 +244,7 @@ fn a_short_run_writes_every_pathway_and_prints_what_the_database_holds() {
     assert!(rows.iter().all(|(_, _, p)| !p.contains_key("_key")));
 
     // The analysis finds the seed's kinds.
-    let report = run(&["report", s.db.to_str().unwrap(), "--json"]);
+    let report = run(&["report", s.path().to_str().unwrap(), "--json"]);
     assert_eq!(report.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&report.stdout).unwrap();
     assert_eq!(v["counts"]["receipts"], receipts);

@@ -1,14 +1,18 @@
-//! A server in this process on an ephemeral port with its own database, and
-//! a client that sees every status as it is.
+//! A server in this process on an ephemeral port with its own database (a
+//! SQLite file, or a PostgreSQL database: [`Engine`]), and a client that sees
+//! every status as it is.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
 use receipt_review::server::clock::Clock;
 use receipt_review::server::{self, Config, Running};
+use receipt_review::storage::Location;
 use rusqlite::Connection;
+
+use crate::common::engine::{Columns, Engine, Place};
 
 /// The forms most tests use. `contact` absorbs nothing (its window is off)
 /// so that repeated test bodies are stored as sent.
@@ -47,32 +51,40 @@ honeypot = "_gotcha"
 pub struct TestServer {
     /// The server's clock, kept across restarts.
     pub clock: Clock,
+    /// Declared before the database, so that it stops first.
     pub running: Option<Running>,
-    pub db: PathBuf,
-    pub _dir: tempfile::TempDir,
+    /// The database, for as long as the test runs.
+    pub place: Place,
     pub url: String,
 }
 
 impl TestServer {
+    /// On SQLite, with [`CONFIG`].
     pub fn start() -> Self {
-        Self::with_config(CONFIG)
+        Self::start_on(Engine::Sqlite)
+    }
+
+    pub fn start_on(engine: Engine) -> Self {
+        Self::with_config_on(engine, CONFIG)
     }
 
     pub fn with_config(text: &str) -> Self {
-        Self::with_clock(text, Clock::system())
+        Self::with_config_on(Engine::Sqlite, text)
+    }
+
+    pub fn with_config_on(engine: Engine, text: &str) -> Self {
+        Self::with_clock_on(engine, text, Clock::system())
     }
 
     /// A server whose time stands still until the test moves `clock`.
-    pub fn with_clock(text: &str, clock: Clock) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("receipts.db");
-        let running = server::start(&db.as_path().into(), config(text, &clock)).unwrap();
+    pub fn with_clock_on(engine: Engine, text: &str, clock: Clock) -> Self {
+        let place = Place::new(engine);
+        let running = server::start(place.location(), config(text, &clock)).unwrap();
         let url = running.url();
         Self {
             clock,
             running: Some(running),
-            db,
-            _dir: dir,
+            place,
             url,
         }
     }
@@ -80,14 +92,12 @@ impl TestServer {
     /// Stops this server and starts another on the same database.
     pub fn restart(&mut self, text: &str) {
         self.running.take().unwrap().stop().unwrap();
-        let running = server::start(&self.db.as_path().into(), config(text, &self.clock)).unwrap();
-        self.url = running.url();
-        self.running = Some(running);
+        self.restart_stopped(text);
     }
 
     /// Starts a server again on the database of one already stopped.
     pub fn restart_stopped(&mut self, text: &str) {
-        let running = server::start(&self.db.as_path().into(), config(text, &self.clock)).unwrap();
+        let running = server::start(self.place.location(), config(text, &self.clock)).unwrap();
         self.url = running.url();
         self.running = Some(running);
     }
@@ -96,19 +106,40 @@ impl TestServer {
         self.running.as_ref().unwrap().addr()
     }
 
+    /// Where the database is, as the server was given it.
+    pub fn location(&self) -> &Location {
+        self.place.location()
+    }
+
+    /// The SQLite file (a server on PostgreSQL has none).
+    pub fn path(&self) -> &Path {
+        self.place.path()
+    }
+
+    /// A connection of the test's own to the SQLite file, for what only
+    /// SQLite has; [`Self::rows`] and [`Self::one`] read either engine.
     pub fn conn(&self) -> Connection {
-        Connection::open(&self.db).unwrap()
+        Connection::open(self.path()).unwrap()
+    }
+
+    /// Every row `sql` reads (SQL both engines take), on a connection of the test's own.
+    pub fn rows<R: Columns>(&self, sql: &str) -> Vec<R> {
+        self.place.rows(sql)
+    }
+
+    /// The one row `sql` reads.
+    pub fn one<R: Columns>(&self, sql: &str) -> R {
+        self.place.one(sql)
     }
 
     pub fn count(&self, table: &str) -> i64 {
-        self.conn()
-            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
-            .unwrap()
+        self.place.count(table)
     }
 
     /// receipts, key_conflicts, replays, absorbed.
     pub fn counts(&self) -> [i64; 4] {
-        ["receipts", "key_conflicts", "replays", "absorbed"].map(|t| self.count(t))
+        let mut sql = self.place.sql();
+        ["receipts", "key_conflicts", "replays", "absorbed"].map(|t| sql.count(t))
     }
 
     pub fn post_json(&self, form: &str, key: Option<&str>, body: &str) -> Reply {
@@ -256,16 +287,12 @@ pub struct Serving {
 }
 
 impl Serving {
-    /// Starts it and waits until it listens; its address `127.0.0.1:PORT`.
-    pub fn start(db: &std::path::Path, config: &std::path::Path) -> (Self, String) {
+    /// Starts it on `db` (a file's path or a PostgreSQL URL) and waits until
+    /// it listens; its address `127.0.0.1:PORT`.
+    pub fn start(db: &str, config: &Path) -> (Self, String) {
         use std::io::BufRead;
         let mut child = crate::common::bin()
-            .args([
-                "serve",
-                db.to_str().unwrap(),
-                "--config",
-                config.to_str().unwrap(),
-            ])
+            .args(["serve", db, "--config", config.to_str().unwrap()])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();

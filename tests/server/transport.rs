@@ -176,7 +176,7 @@ fn sigterm_cuts_an_upload_still_arriving_after_the_grace_and_exits_0() {
     )
     .unwrap();
     let db = dir.path().join("r.db");
-    let (mut child, addr) = Serving::start(&db, &config);
+    let (mut child, addr) = Serving::start(db.to_str().unwrap(), &config);
     let url = format!("http://{addr}/f/contact");
     let done = crate::support::agent()
         .post(&url)

@@ -175,6 +175,21 @@ fn is_io(e: &postgres::Error) -> bool {
     false
 }
 
+/// How a write failed, as someone deciding or the intake needs to know,
+/// and the server's message on one line.
+pub fn failure(e: &postgres::Error) -> (crate::storage::error::Failure, String) {
+    use crate::storage::error::Failure;
+    let failure = match e.code() {
+        Some(c) if *c == SqlState::READ_ONLY_SQL_TRANSACTION => Failure::ReadOnly,
+        Some(c) if *c == SqlState::DISK_FULL => Failure::Full,
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => Failure::Busy,
+        _ => Failure::Other,
+    };
+    let detail = describe(e);
+    let detail = detail.split_whitespace().collect::<Vec<_>>().join(" ");
+    (failure, crate::sanitize::inline(&detail, 200))
+}
+
 /// The server's own message where there is one (the crate's `Display` says
 /// only "db error"), else the error and its causes.
 pub fn describe(e: &postgres::Error) -> String {

@@ -17,7 +17,6 @@ use super::batch::Batch;
 use super::connect;
 use crate::model::time::{format_rfc3339, read_text};
 use crate::model::{Millis, ReceiptId};
-use crate::storage::error::Failure;
 use crate::storage::intake::{
     AbsorbedKey, BatchPlan, IntakeDatabase, IntakeLookups, IntakeMode, IntakeTx, KeyHolder,
     NewReceipt, OpenError, ReceiptAnswer, Settle, StoredReceipt, WriteFailure,
@@ -167,17 +166,8 @@ pub fn open(location: &Location, mode: IntakeMode) -> Result<Box<dyn IntakeDatab
 
 impl From<postgres::Error> for WriteFailure {
     fn from(e: postgres::Error) -> Self {
-        use postgres::error::SqlState;
-        let failure = match e.code() {
-            Some(c) if *c == SqlState::READ_ONLY_SQL_TRANSACTION => Failure::ReadOnly,
-            Some(c) if *c == SqlState::DISK_FULL => Failure::Full,
-            Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => Failure::Busy,
-            _ => Failure::Other,
-        };
-        WriteFailure {
-            failure,
-            detail: crate::sanitize::inline(connect::describe(&e).trim(), 200),
-        }
+        let (failure, detail) = connect::failure(&e);
+        WriteFailure { failure, detail }
     }
 }
 

@@ -7,7 +7,7 @@
 mod batch;
 pub(super) mod connect;
 pub(super) mod intake;
-mod review_log;
+pub(super) mod review_log;
 mod rows;
 pub(super) mod schema;
 mod session;

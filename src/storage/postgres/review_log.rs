@@ -12,25 +12,14 @@ use postgres::types::ToSql;
 
 use super::schema::{REVIEW_LOG_SQL, Shape, TimeColumn};
 use crate::model::{
-    BatchRow, Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp,
-    ReceiptState,
+    BatchRow, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState,
 };
-use crate::storage::error::{Failure, LogError};
+use crate::storage::error::LogError;
+use crate::storage::log_entry::StoredEntry;
 
 impl From<postgres::Error> for LogError {
     fn from(e: postgres::Error) -> Self {
-        use postgres::error::SqlState;
-        let failure = match e.code() {
-            Some(c) if *c == SqlState::READ_ONLY_SQL_TRANSACTION => Failure::ReadOnly,
-            Some(c) if *c == SqlState::DISK_FULL => Failure::Full,
-            Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => Failure::Busy,
-            _ => Failure::Other,
-        };
-        let detail = super::connect::describe(&e);
-        let detail = crate::sanitize::inline(
-            &detail.split_whitespace().collect::<Vec<_>>().join(" "),
-            200,
-        );
+        let (failure, detail) = super::connect::failure(&e);
         LogError::Engine { failure, detail }
     }
 }
@@ -53,36 +42,14 @@ pub fn log_exists(client: &mut Client) -> Result<bool, LogError> {
 }
 
 fn entry_from_row(row: &postgres::Row) -> Result<LogEntry, LogError> {
-    let id: i64 = row.get(0);
-    let bad = |detail: String| LogError::BadRow { id, detail };
-    let lang = crate::i18n::current();
-    let kind_text: String = row.get(2);
-    let kind = Kind::parse(&kind_text).ok_or_else(|| {
-        bad(crate::t!(
-            lang,
-            "error.log.unknown_kind",
-            kind = format!("{kind_text:?}")
-        ))
-    })?;
-    let decision_text: String = row.get(3);
-    let decision = Decision::parse(&decision_text).ok_or_else(|| {
-        bad(crate::t!(
-            lang,
-            "error.log.unknown_decision",
-            decision = format!("{decision_text:?}")
-        ))
-    })?;
-    let ids_text: String = row.get(6);
-    let receipt_ids: Vec<ReceiptId> = serde_json::from_str(&ids_text)
-        .map_err(|e| bad(crate::t!(lang, "error.log.bad_receipt_ids", error = e)))?;
-    Ok(LogEntry {
-        id,
+    StoredEntry {
+        id: row.get(0),
         item: row.get(1),
-        kind,
-        decision,
+        kind: row.get(2),
+        decision: row.get(3),
         operator: row.get(4),
         decided_at: row.get(5),
-        receipt_ids,
+        receipt_ids: row.get(6),
         note: row.get(7),
         reopens: row.get(8),
         state_before: row.get(9),
@@ -91,7 +58,8 @@ fn entry_from_row(row: &postgres::Row) -> Result<LogEntry, LogError> {
         updated_at_after: row.get(12),
         kept: row.get(13),
         batch: row.get(14),
-    })
+    }
+    .into_entry()
 }
 
 fn entries(
@@ -315,3 +283,90 @@ pub fn revert_state_if(
     };
     Ok(changed == 1)
 }
+
+/// [`ReviewRead`](crate::storage::ReviewRead) for a type holding the
+/// connection (`client`) and the shape (`shape`) of a transaction: a
+/// reading's and a decision's read the log alike.
+macro_rules! review_read_on_client {
+    ($ty:ty) => {
+        impl $crate::storage::backend::ReviewRead for $ty {
+            fn log_exists(&mut self) -> Result<bool, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::log_exists(&mut self.client)
+            }
+
+            fn each_entry(
+                &mut self,
+                each: &mut dyn FnMut($crate::model::LogEntry) -> std::ops::ControlFlow<()>,
+            ) -> Result<usize, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::each_entry(&mut self.client, each)
+            }
+
+            fn history(
+                &mut self,
+                item: &str,
+            ) -> Result<Vec<$crate::model::LogEntry>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::history(&mut self.client, item)
+            }
+
+            fn latest_entry(
+                &mut self,
+                item: &str,
+            ) -> Result<Option<$crate::model::LogEntry>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::latest_entry(&mut self.client, item)
+            }
+
+            fn entry(
+                &mut self,
+                id: i64,
+            ) -> Result<Option<$crate::model::LogEntry>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::entry(&mut self.client, id)
+            }
+
+            fn batch_entries(
+                &mut self,
+                batch: i64,
+            ) -> Result<Vec<$crate::model::LogEntry>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::batch_entries(&mut self.client, batch)
+            }
+
+            fn latest_log_id(&mut self) -> Result<Option<i64>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::latest_log_id(&mut self.client)
+            }
+
+            fn latest_standing_decision_by(
+                &mut self,
+                operator: &str,
+            ) -> Result<Option<$crate::model::LogEntry>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::latest_standing_decision_by(
+                    &mut self.client,
+                    operator,
+                )
+            }
+
+            fn latest_unreopened_decision_by(
+                &mut self,
+                operator: &str,
+                after: Option<i64>,
+            ) -> Result<Option<$crate::model::LogEntry>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::latest_unreopened_decision_by(
+                    &mut self.client,
+                    operator,
+                    after,
+                )
+            }
+
+            fn receipt_state(
+                &mut self,
+                receipt_id: $crate::model::ReceiptId,
+            ) -> Result<Option<$crate::model::ReceiptStamp>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::receipt_state(
+                    &mut self.client,
+                    self.shape,
+                    receipt_id,
+                )
+            }
+        }
+    };
+}
+
+pub(super) use review_read_on_client;

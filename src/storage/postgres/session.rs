@@ -15,18 +15,16 @@
 //! own transactions take their id first.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
 use std::sync::MutexGuard;
 
 use postgres::Client;
 
 use super::connect::error;
-use super::review_log;
 use super::rows::{self, Held};
 use super::schema::Shape;
-use crate::model::{LogEntry, RawConflict, ReceiptId, ReceiptStamp, RowSink, RowSource};
-use crate::storage::backend::{ReadCursor, ReviewRead, Session};
-use crate::storage::error::{LogError, StorageError};
+use crate::model::{RawConflict, ReceiptId, RowSink, RowSource};
+use crate::storage::backend::{ReadCursor, Session};
+use crate::storage::error::StorageError;
 use crate::storage::location::Location;
 use crate::storage::tally::{CountedTable, Tallies, Tally};
 
@@ -520,57 +518,7 @@ fn counting(table: CountedTable) -> &'static str {
     }
 }
 
-impl ReviewRead for PgSession<'_> {
-    fn log_exists(&mut self) -> Result<bool, LogError> {
-        review_log::log_exists(&mut self.client)
-    }
-
-    fn each_entry(
-        &mut self,
-        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
-    ) -> Result<usize, LogError> {
-        review_log::each_entry(&mut self.client, each)
-    }
-
-    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError> {
-        review_log::history(&mut self.client, item)
-    }
-
-    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError> {
-        review_log::latest_entry(&mut self.client, item)
-    }
-
-    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError> {
-        review_log::entry(&mut self.client, id)
-    }
-
-    fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
-        review_log::batch_entries(&mut self.client, batch)
-    }
-
-    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError> {
-        review_log::latest_log_id(&mut self.client)
-    }
-
-    fn latest_standing_decision_by(
-        &mut self,
-        operator: &str,
-    ) -> Result<Option<LogEntry>, LogError> {
-        review_log::latest_standing_decision_by(&mut self.client, operator)
-    }
-
-    fn latest_unreopened_decision_by(
-        &mut self,
-        operator: &str,
-        after: Option<i64>,
-    ) -> Result<Option<LogEntry>, LogError> {
-        review_log::latest_unreopened_decision_by(&mut self.client, operator, after)
-    }
-
-    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError> {
-        review_log::receipt_state(&mut self.client, self.shape, receipt_id)
-    }
-}
+super::review_log::review_read_on_client!(PgSession<'_>);
 
 #[cfg(test)]
 mod tests {

@@ -5,15 +5,14 @@
 //! another operator's: of two operators deciding one item at once, the
 //! second reads the first's entry and is told who decided first.
 
-use std::ops::ControlFlow;
 use std::sync::MutexGuard;
 
 use postgres::Client;
 
 use super::review_log;
 use super::schema::Shape;
-use crate::model::{LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState};
-use crate::storage::backend::{ReviewRead, WriteTx};
+use crate::model::{LogEntry, NewEntry, ReceiptId, ReceiptState};
+use crate::storage::backend::WriteTx;
 use crate::storage::error::LogError;
 
 /// The advisory lock every decision holds ("review" in ASCII).
@@ -48,57 +47,7 @@ impl Drop for PgWrite<'_> {
     }
 }
 
-impl ReviewRead for PgWrite<'_> {
-    fn log_exists(&mut self) -> Result<bool, LogError> {
-        review_log::log_exists(&mut self.client)
-    }
-
-    fn each_entry(
-        &mut self,
-        each: &mut dyn FnMut(LogEntry) -> ControlFlow<()>,
-    ) -> Result<usize, LogError> {
-        review_log::each_entry(&mut self.client, each)
-    }
-
-    fn history(&mut self, item: &str) -> Result<Vec<LogEntry>, LogError> {
-        review_log::history(&mut self.client, item)
-    }
-
-    fn latest_entry(&mut self, item: &str) -> Result<Option<LogEntry>, LogError> {
-        review_log::latest_entry(&mut self.client, item)
-    }
-
-    fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError> {
-        review_log::entry(&mut self.client, id)
-    }
-
-    fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
-        review_log::batch_entries(&mut self.client, batch)
-    }
-
-    fn latest_log_id(&mut self) -> Result<Option<i64>, LogError> {
-        review_log::latest_log_id(&mut self.client)
-    }
-
-    fn latest_standing_decision_by(
-        &mut self,
-        operator: &str,
-    ) -> Result<Option<LogEntry>, LogError> {
-        review_log::latest_standing_decision_by(&mut self.client, operator)
-    }
-
-    fn latest_unreopened_decision_by(
-        &mut self,
-        operator: &str,
-        after: Option<i64>,
-    ) -> Result<Option<LogEntry>, LogError> {
-        review_log::latest_unreopened_decision_by(&mut self.client, operator, after)
-    }
-
-    fn receipt_state(&mut self, receipt_id: ReceiptId) -> Result<Option<ReceiptStamp>, LogError> {
-        review_log::receipt_state(&mut self.client, self.shape, receipt_id)
-    }
-}
+super::review_log::review_read_on_client!(PgWrite<'_>);
 
 impl WriteTx for PgWrite<'_> {
     fn ensure_log(&mut self) -> Result<(), LogError> {

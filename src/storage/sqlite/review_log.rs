@@ -11,10 +11,10 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::model::{
-    BatchRow, Decision, Kind, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp,
-    ReceiptState,
+    BatchRow, LOG_COLUMNS, LogEntry, NewEntry, ReceiptId, ReceiptStamp, ReceiptState,
 };
 use crate::storage::error::LogError;
+use crate::storage::log_entry::StoredEntry;
 use crate::storage::source::Source;
 
 /// The table, its indexes and the triggers that keep it append-only.
@@ -138,36 +138,14 @@ fn select_columns(shape: Shape) -> String {
 
 /// Maps a row selected with [`select_columns`].
 fn entry_from_row(row: &Row<'_>) -> Result<LogEntry, LogError> {
-    let id: i64 = row.get(0)?;
-    let bad = |detail: String| LogError::BadRow { id, detail };
-    let kind_text: String = row.get(2)?;
-    let lang = crate::i18n::current();
-    let kind = Kind::parse(&kind_text).ok_or_else(|| {
-        bad(crate::t!(
-            lang,
-            "error.log.unknown_kind",
-            kind = format!("{kind_text:?}")
-        ))
-    })?;
-    let decision_text: String = row.get(3)?;
-    let decision = Decision::parse(&decision_text).ok_or_else(|| {
-        bad(crate::t!(
-            lang,
-            "error.log.unknown_decision",
-            decision = format!("{decision_text:?}")
-        ))
-    })?;
-    let ids_text: String = row.get(6)?;
-    let receipt_ids: Vec<ReceiptId> = serde_json::from_str(&ids_text)
-        .map_err(|e| bad(crate::t!(lang, "error.log.bad_receipt_ids", error = e)))?;
-    Ok(LogEntry {
-        id,
+    StoredEntry {
+        id: row.get(0)?,
         item: row.get(1)?,
-        kind,
-        decision,
+        kind: row.get(2)?,
+        decision: row.get(3)?,
         operator: row.get(4)?,
         decided_at: row.get(5)?,
-        receipt_ids,
+        receipt_ids: row.get(6)?,
         note: row.get(7)?,
         reopens: row.get(8)?,
         state_before: row.get(9)?,
@@ -176,7 +154,8 @@ fn entry_from_row(row: &Row<'_>) -> Result<LogEntry, LogError> {
         updated_at_after: row.get(12)?,
         kept: row.get(13)?,
         batch: row.get(14)?,
-    })
+    }
+    .into_entry()
 }
 
 /// The first entry a query finds (the log is there).
