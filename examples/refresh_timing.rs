@@ -187,9 +187,9 @@ enum Writer {
 impl Writer {
     fn open(path: &str) -> anyhow::Result<Self> {
         Ok(match receipt_review::storage::Location::from(path) {
-            receipt_review::storage::Location::Postgres(url) => Writer::Postgres(Box::new(
-                postgres::Client::connect(&url, postgres::NoTls)?,
-            )),
+            receipt_review::storage::Location::Postgres(url) => {
+                Writer::Postgres(Box::new(postgres::Client::connect(&url, postgres::NoTls)?))
+            }
             receipt_review::storage::Location::File(file) => {
                 Writer::File(rusqlite::Connection::open(file)?)
             }
