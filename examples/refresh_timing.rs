@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release --example refresh_timing -- COPY.db [APPENDS] [ROUNDS]`
 //! appends APPENDS (1000) receipts per round to COPY.db (give it a copy: it
-//! writes), as an intake would: visitors sending again what they sent a
+//! writes; a PostgreSQL URL works too), as an intake would: visitors sending again what they sent a
 //! little earlier (exact copies of the latest receipts, seconds to minutes
 //! later), so that groups grow and new ones form.
 //!
@@ -40,7 +40,7 @@ fn main() -> anyhow::Result<()> {
     let rounds: usize = args.next().map_or(Ok(3), |a| a.parse())?;
     let (tx, rx) = mpsc::channel();
     let config = WorkerConfig {
-        location: std::path::Path::new(&path).into(),
+        location: path.as_str().into(),
         read_only: false,
         settings: Settings::new(NOW_MS),
         fixed_now: Some(NOW_MS),
@@ -83,9 +83,9 @@ fn main() -> anyhow::Result<()> {
     );
     let _ = started;
 
-    let writer = rusqlite::Connection::open(&path)?;
+    let mut writer = Writer::open(&path)?;
     for round in 1..=rounds {
-        append(&writer, appends, round)?;
+        writer.append(appends, round)?;
         move_selection(&mut app);
         // The item, by its id: a row's index moves when items come before it.
         let selected = app.selected_item().map(|(item, _)| item);
@@ -175,6 +175,44 @@ fn move_selection(app: &mut App) {
             app,
             Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE)),
         );
+    }
+}
+
+/// What appends to the database: SQLite's file or a PostgreSQL server.
+enum Writer {
+    File(rusqlite::Connection),
+    Postgres(Box<postgres::Client>),
+}
+
+impl Writer {
+    fn open(path: &str) -> anyhow::Result<Self> {
+        Ok(match receipt_review::storage::Location::from(path) {
+            receipt_review::storage::Location::Postgres(url) => {
+                Writer::Postgres(Box::new(postgres::Client::connect(&url, postgres::NoTls)?))
+            }
+            receipt_review::storage::Location::File(file) => {
+                Writer::File(rusqlite::Connection::open(file)?)
+            }
+        })
+    }
+
+    /// Exact copies of the latest receipts, 1 to 600 s after the latest one.
+    fn append(&mut self, n: usize, round: usize) -> anyhow::Result<()> {
+        match self {
+            Writer::File(conn) => append(conn, n, round),
+            Writer::Postgres(client) => {
+                client.execute(
+                    "INSERT INTO receipts (scope, request_key, digest, payload, state, created_at, updated_at)
+                     SELECT scope, NULL, digest, payload, 'completed', t, t FROM (
+                       SELECT scope, digest, payload,
+                              (SELECT created_at FROM receipts ORDER BY id DESC LIMIT 1)
+                                + make_interval(secs => 1 + (id * 7 + $1) % 600) AS t
+                       FROM receipts WHERE payload LIKE '{%' ORDER BY id DESC LIMIT $2) s",
+                    &[&(round as i64), &(n as i64)],
+                )?;
+                Ok(())
+            }
+        }
     }
 }
 

@@ -21,7 +21,8 @@ usage() {
 
 [ $# -eq 2 ] || usage
 cmd=$1
-dir=$2
+# Absolute, so that it still names the folder after the script changes to /.
+dir=$(realpath -m -- "$2")
 
 find_bin() {
   if [ -n "${PG_BIN:-}" ]; then

@@ -20,14 +20,14 @@ pub fn receipt_select(shape: &Shape, updated_at: bool) -> String {
     let list = [
         "\"id\"::bigint".to_string(),
         "\"payload\"::text".to_string(),
-        shape.created_at.select("created_at"),
+        shape.created_at.select_for_rows("created_at"),
         optional(c.scope, "\"scope\"::text".into()),
         optional(c.request_key, "\"request_key\"::text".into()),
         optional(c.digest, "\"digest\"::text".into()),
         optional(c.state, "\"state\"::text".into()),
         optional(
             c.updated_at && updated_at,
-            shape.updated_at.select("updated_at"),
+            shape.updated_at.select_for_rows("updated_at"),
         ),
     ];
     format!("SELECT {} FROM \"receipts\"", list.join(", "))
@@ -48,8 +48,53 @@ pub fn receipt(shape: &Shape, row: &postgres::Row) -> RawReceipt {
         } else {
             "completed".into()
         },
-        created_at: time(shape.created_at, text(2)),
-        updated_at: time(shape.updated_at, text(7)),
+        created_at: row_time(row, 2, shape.created_at),
+        updated_at: row_time(row, 7, shape.updated_at),
+    }
+}
+
+/// A time column of a row selected by [`receipt_select`]: a timestamp is
+/// taken in the server's binary form, whole milliseconds since 1970, which
+/// reading needs no parsing of (and the server no formatting).
+fn row_time(row: &postgres::Row, i: usize, column: TimeColumn) -> TimeValue {
+    match column {
+        TimeColumn::WithZone | TimeColumn::WithoutZone => {
+            match row.try_get::<_, Option<PgTime>>(i) {
+                Ok(Some(PgTime(ms))) if ms.unsigned_abs() >= MILLIS_READ_AS_MILLIS => {
+                    TimeValue::Integer(ms)
+                }
+                // Before 1973 a whole number would read as seconds: said as text.
+                Ok(Some(PgTime(ms))) => TimeValue::Text(crate::model::time::format_rfc3339(ms)),
+                Ok(None) => TimeValue::Null,
+                Err(_) => TimeValue::Other("a timestamp out of range".into()),
+            }
+        }
+        _ => time(column, row.get(i)),
+    }
+}
+
+/// Whole numbers from here up read as milliseconds (see `model::time`).
+const MILLIS_READ_AS_MILLIS: u64 = 100_000_000_000;
+
+/// A `timestamptz` or `timestamp` (read as UTC), in milliseconds since 1970.
+struct PgTime(i64);
+
+impl<'a> postgres::types::FromSql<'a> for PgTime {
+    fn from_sql(
+        _: &postgres::types::Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        // Microseconds since 2000-01-01 00:00:00 UTC, big-endian.
+        let bytes: [u8; 8] = raw.try_into()?;
+        let micros = i64::from_be_bytes(bytes);
+        if micros == i64::MAX || micros == i64::MIN {
+            return Err("an infinite timestamp".into());
+        }
+        Ok(PgTime(micros.div_euclid(1000) + 946_684_800_000))
+    }
+
+    fn accepts(ty: &postgres::types::Type) -> bool {
+        *ty == postgres::types::Type::TIMESTAMPTZ || *ty == postgres::types::Type::TIMESTAMP
     }
 }
 

@@ -66,6 +66,15 @@ impl TimeColumn {
         }
     }
 
+    /// The SQL that reads `column` for rows of receipts: a timestamp as
+    /// it is (taken in binary form), anything else as text.
+    pub fn select_for_rows(self, column: &str) -> String {
+        match self {
+            Self::WithZone | Self::WithoutZone => format!("\"{column}\""),
+            _ => self.select(column),
+        }
+    }
+
     /// The SQL that reads `column` (a fixed name of the contract) as text.
     pub fn select(self, column: &str) -> String {
         match self {
