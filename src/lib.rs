@@ -21,7 +21,7 @@
 //! - [`server`]: the intake protocol over HTTP (`serve`), writing through
 //!   the intake's store;
 //! - [`simulate`]: realistic traffic for a running server (`simulate`),
-//!   every pathway of seed 004 through HTTP;
+//!   every pathway that makes copies through HTTP;
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!

@@ -1,7 +1,7 @@
 //! The demo database: a realistic receipts database written through the intake protocol.
 //!
 //! Japanese and English contact-form inquiries over several scopes, spread over the days before
-//! `now`, with every pathway of seed 004 planted in realistic proportions (second clicks,
+//! `now`, with every pathway that makes copies (`crate::forms::pathway`) planted in realistic proportions (second clicks,
 //! retries with a new or the same key, reloads, two handlers, bots, genuine follow-ups, edited
 //! resends), key conflicts, stuck and fresh in-flight receipts and a few damaged rows. Two weeks
 //! of intake, or more days for a big demo (about 2 500 receipts a day).

@@ -1,4 +1,4 @@
-//! Scenarios: what happened around one inquiry, as timed intake events (seed 004's pathways).
+//! Scenarios: what happened around one inquiry, as timed intake events (the pathways that make copies).
 
 use std::rc::Rc;
 
@@ -66,7 +66,7 @@ pub const SCOPES: &[ScopeSpec] = &[
     },
 ];
 
-/// The seed 004 pathways that make a planted duplicate group.
+/// The pathways that make a planted duplicate group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Pathway {
     /// An exact copy 1-5 s later with a new key (the page makes a key per click).

@@ -1,5 +1,5 @@
-//! The likely pathways that make copies of one submission (seed 004's list,
-//! in SPEC's terms), each with its plain-words advice (seeds 003 and 004).
+//! The likely pathways that make copies of one submission (in the
+//! analysis's terms), each with its plain-words advice.
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Idempotency keys and their scope (seed 002, steps 1 and 4).
+//! Idempotency keys and their scope (the protocol's steps: check the key, scope it).
 
 use crate::i18n::Lang;
 use crate::t;

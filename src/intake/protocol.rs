@@ -1,4 +1,4 @@
-//! The idempotency protocol of seed 002, in memory: classify, remember, replay, execute.
+//! The idempotency protocol, in memory: classify, remember, replay, execute.
 //!
 //! The SQLite store ([`crate::intake::store`]) does the same atomically and durably; this
 //! module is the reference for the semantics, and what a single-process service can use.

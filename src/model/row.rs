@@ -15,7 +15,7 @@ pub enum TimeValue {
 }
 
 /// One row of `receipts` as read, before it is checked. Optional columns that
-/// the source lacks are already filled with the SPEC defaults, except `digest`,
+/// the source lacks are already filled with the contract's defaults (README, "The database contract"), except `digest`,
 /// which is `None` when the source has no digest column (it is then computed).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawReceipt {

@@ -3,7 +3,7 @@
 //! Each call is one short write transaction ([`Storage::begin_write`]; the
 //! storage sets the busy timeout): it re-reads what it depends on, refuses
 //! when another operator got there first, changes `receipts.state` only where
-//! the SPEC allows it and only if the receipt is still `in_flight`, appends
+//! the contract allows it (README, "The database contract") and only if the receipt is still `in_flight`, appends
 //! one log row, and commits. Either all of it happens or none of it.
 
 use std::fmt;
@@ -524,7 +524,7 @@ fn set_state(
         return Err(DecideError::ReceiptsIsView);
     }
     if !writable.columns.state {
-        // Without a state column every receipt is `completed` (SPEC default).
+        // Without a state column every receipt is `completed` (the contract's default).
         return Err(DecideError::NotInFlight {
             receipt_id,
             now_state: ReceiptState::Completed.as_str().to_string(),

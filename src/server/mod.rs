@@ -7,7 +7,7 @@
 //! timeouts and CORS: the most used and best kept Rust HTTP stack. The
 //! pieces, one purpose each:
 //! - [`config`]: `forms.toml`, checked when read;
-//! - [`routes`]: SPEC's routes and the layers around them;
+//! - [`routes`]: the routes README's "The intake server" lists and the layers around them;
 //! - [`submit`]: `POST /f/{form}`, reading its body ([`body`]), its key
 //!   ([`key_header`]) and checking its fields ([`fields`]);
 //! - [`writer`]: the one thread that commits, batching what is queued into

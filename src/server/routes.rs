@@ -1,4 +1,4 @@
-//! The routes of SPEC's table and the layers around them: CORS from the
+//! The routes of README's "The intake server" and the layers around them: CORS from the
 //! forms' origins, the request and body timeouts, problem+json for every
 //! bare error, a plain form's refusals as pages, the headers every answer
 //! and every page gets, and the end of a connection whose body was refused.

@@ -1,5 +1,5 @@
 //! `POST /f/{form}`: a submission, checked, written through the one writer,
-//! and answered as SPEC's table says (201, replays byte-identical, 409, 422,
+//! and answered as README's "The intake server" table says (201, replays byte-identical, 409, 422,
 //! absorbed copies, 202/502 with an action, 303 for a plain form).
 
 use std::net::IpAddr;

@@ -1,5 +1,5 @@
 //! `receipt-review simulate URL`: realistic traffic through HTTP to a
-//! running `serve`, with every pathway of seed 004 and the genuine
+//! running `serve`, with every pathway that makes copies (`crate::forms::pathway`) and the genuine
 //! follow-ups, so that the screen has something real to review.
 //!
 //! - [`form`]: what the form takes, read from its page (`GET /f/{form}`);

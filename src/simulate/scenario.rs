@@ -1,5 +1,5 @@
 //! What happens around one visitor, as timed requests: every pathway of
-//! seed 004 (a second click, a retry after a lost answer with the same key
+//! the pathways that make copies (a second click, a retry after a lost answer with the same key
 //! or a regenerated one, a reload, two handlers, bots) and the genuine
 //! follow-ups that must never be merged (a corrected resend, a second
 //! message). Pure: the same generator state gives the same steps.
@@ -14,7 +14,7 @@ use crate::demo::scenario::new_key;
 use crate::demo::texts;
 use crate::model::Millis;
 
-/// The kinds of visitor, by seed 004's pathways.
+/// The kinds of visitor, by the pathways that make copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Pathway {
     /// One submission, nothing else.
@@ -133,7 +133,7 @@ pub struct Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
     /// A reload comes this long after the first post (and up to a quarter
-    /// more): a minute or more is SPEC's `minutes` class.
+    /// more): a minute or more is the `minutes` class.
     pub reload_after_ms: Millis,
     /// A corrected resend or a second message comes this long after the
     /// first post (and up to half more).

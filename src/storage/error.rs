@@ -9,7 +9,7 @@ use rusqlite::ErrorCode;
 use crate::i18n::{self, Lang};
 use crate::t;
 
-/// Exit code for bad usage or unusable input (SPEC "Interfaces").
+/// Exit code for bad usage or unusable input (README, "Exit codes" under `find`).
 pub const EXIT_UNUSABLE: i32 = 2;
 /// Exit code for a failure at run time.
 pub const EXIT_FAILURE: i32 = 1;

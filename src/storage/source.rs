@@ -29,7 +29,7 @@ impl RelationKind {
     }
 }
 
-/// The columns of `receipts` the tool knows, in the SPEC's order.
+/// The columns of `receipts` the tool knows, in the contract's order (`assets/schema.sql`).
 pub const RECEIPT_COLUMNS: [&str; 9] = [
     "id",
     "scope",

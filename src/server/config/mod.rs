@@ -513,7 +513,7 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
 /// The server's own origin, as a policy says it.
 const SELF: &str = "'self'";
 
-/// The analysis's default window (SPEC: 10 min).
+/// The analysis's default window (10 min: README, "How duplicates are found").
 pub const DEFAULT_WINDOW_MS: Millis = 600_000;
 pub const DEFAULT_ACTION_TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -40,7 +40,8 @@ pub struct PgDatabase {
     config: Config,
     location: Location,
     shape: Shape,
-    read_only: bool,
+    /// How every connection of it is set up (read-only, lock timeout).
+    options: OpenOptions,
     /// A connection that listens for the notifications the schema's
     /// triggers send on commit; `None` where LISTEN failed (then the change
     /// mark is polled).
@@ -62,20 +63,7 @@ pub(super) fn open_database(
     options: OpenOptions,
 ) -> Result<Box<dyn Storage + Send>, StorageError> {
     let config = connect::config(location)?;
-    let mut client = connect::connect(location, &config)?;
-    let read_only = options.access == Access::ReadOnly;
-    if read_only {
-        client
-            .batch_execute("SET default_transaction_read_only = on")
-            .map_err(|e| connect::error(location, "opening", &e))?;
-    }
-    let lock_timeout = format!(
-        "SET lock_timeout = {}",
-        options.busy_timeout.as_millis().max(1)
-    );
-    client
-        .batch_execute(&lock_timeout)
-        .map_err(|e| connect::error(location, "opening", &e))?;
+    let mut client = connect(location, &config, options)?;
     let shape = schema::detect(&mut client, location)?;
     let listener = listen(location, &config);
     Ok(Box::new(PgDatabase {
@@ -83,11 +71,34 @@ pub(super) fn open_database(
         config,
         location: location.clone(),
         shape,
-        read_only,
+        options,
         listener: Mutex::new(listener),
         relisten: Mutex::new(None),
         helpers: Mutex::new(Vec::new()),
     }))
+}
+
+/// A connection to `location` set up as `options` say: read-only
+/// transactions when only reading, and the busy timeout as a lock timeout.
+fn connect(
+    location: &Location,
+    config: &Config,
+    options: OpenOptions,
+) -> Result<Client, StorageError> {
+    let mut client = connect::connect(location, config)?;
+    let read_only = if options.access == Access::ReadOnly {
+        "on"
+    } else {
+        "off"
+    };
+    let settings = format!(
+        "SET default_transaction_read_only = {read_only}; SET lock_timeout = {}",
+        options.busy_timeout.as_millis().max(1)
+    );
+    client
+        .batch_execute(&settings)
+        .map_err(|e| connect::error(location, "opening", &e))?;
+    Ok(client)
 }
 
 /// Creates the schema at `location` (idempotent).
@@ -127,13 +138,7 @@ impl PgDatabase {
     fn client(&self) -> Result<MutexGuard<'_, Client>, StorageError> {
         let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
         if client.is_closed() {
-            let mut fresh = connect::connect(&self.location, &self.config)?;
-            if self.read_only {
-                fresh
-                    .batch_execute("SET default_transaction_read_only = on")
-                    .map_err(|e| connect::error(&self.location, "opening", &e))?;
-            }
-            *client = fresh;
+            *client = connect(&self.location, &self.config, self.options)?;
         }
         Ok(client)
     }
@@ -175,7 +180,7 @@ impl Storage for PgDatabase {
     }
 
     fn is_read_only(&self) -> bool {
-        self.read_only
+        self.options.access == Access::ReadOnly
     }
 
     fn read_only_reason(&self) -> Option<&str> {
