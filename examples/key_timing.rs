@@ -63,10 +63,12 @@ fn main() -> anyhow::Result<()> {
             update(&mut app, press(KeyCode::Char(tab)));
             for (what, keys) in [("scroll", &scroll), ("filter", &typing)] {
                 let (mut updates, mut draws) = (Vec::new(), Vec::new());
-                for &key in keys {
+                let mut slowest = Vec::new();
+                for (k, &key) in keys.iter().enumerate() {
                     let t = Instant::now();
                     update(&mut app, press(key));
                     updates.push(t.elapsed());
+                    slowest.push((t.elapsed(), k));
                     let t = Instant::now();
                     terminal.draw(|f| canvas::draw(f, &app))?;
                     draws.push(t.elapsed());
@@ -77,6 +79,26 @@ fn main() -> anyhow::Result<()> {
                         stats(&mut updates),
                         stats(&mut draws)
                     );
+                    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
+                    let typed = |k: usize| -> String {
+                        let start = keys[..=k]
+                            .iter()
+                            .rposition(|&c| c == KeyCode::Char('/'))
+                            .unwrap_or(0);
+                        keys[start..=k]
+                            .iter()
+                            .map(|c| match c {
+                                KeyCode::Char(c) => c.to_string(),
+                                _ => "⎋".into(),
+                            })
+                            .collect()
+                    };
+                    let slow: Vec<String> = slowest
+                        .iter()
+                        .take(5)
+                        .map(|&(t, k)| format!("{} {:.1}", typed(k), t.as_secs_f64() * 1e3))
+                        .collect();
+                    println!("    slowest updates (ms): {}", slow.join(", "));
                 }
             }
         }

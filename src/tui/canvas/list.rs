@@ -163,6 +163,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
         let is_selected = i == selected;
         let marker = if is_selected { "> " } else { "  " };
+        crate::tui::app::work::items(1);
         let (cells, row_style) = row_cells(app, snap, tab, row, &widths, theme);
         let mut spans = vec![Span::raw(marker)];
         spans.extend(columns::spans(cells, &widths));
