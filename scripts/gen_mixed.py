@@ -2,7 +2,7 @@
 """A receipts database shaped apart from the demo generator, for the benchmark.
 
     python3 scripts/gen_mixed.py --out mixed.db --receipts 1000000 --seed 1 \
-        [--now 2026-11-29T12:00:00Z] [--summary mixed.planted.json]
+        [--now 2026-11-29T12:00:00Z] [--summary mixed.planted.json] [--heavy]
 
 Written with the standard library only (sqlite3, json, hashlib), against
 assets/schema.sql, as an intake in another language might fill it:
@@ -441,13 +441,17 @@ class Event:
 KINDS = [("single", 0.80), ("group", 0.10), ("follow_up", 0.016), ("conflict", 0.013), ("replay", 0.04),
          ("campaign", 0.002), ("honeypot", 0.004), ("failed", 0.005), ("stuck", 0.0002)]
 KIND_CODES = {k: i for i, (k, _) in enumerate(KINDS)}
+# --heavy: an intake where a quarter of a million items wait (at 1M): a duplicate
+# group in about every third scenario, many conflicts, stuck receipts and bot
+# campaigns, and one damaged row in a hundred.
+HEAVY = {"single": 0.48, "group": 0.37, "conflict": 0.03, "campaign": 0.01, "stuck": 0.025}
 
 
-def draw_kinds(r, n_receipts):
+def draw_kinds(r, n_receipts, weights):
     """Pass one: the scenarios' kinds and sizes, until they make n_receipts receipts."""
     cum = []
     acc = 0.0
-    for _, p in KINDS:
+    for p in weights:
         acc += p
         cum.append(acc)
     kinds, sizes = bytearray(), bytearray()
@@ -473,6 +477,7 @@ class Generator:
         self.end = self.now - 15 * 60_000
         self.start = self.end - int(args.days * 86_400_000)
         self.noncanonical_share = args.noncanonical
+        self.heavy = args.heavy
         self.heap = []
         self.seq = 0
         self.next_id = 1
@@ -674,9 +679,11 @@ class Generator:
         self.conn.execute("PRAGMA synchronous=OFF")
         self.conn.execute("BEGIN")
         r = self.r
-        damaged = [("digest", "time", "payload")[i % 3] for i in range(3 + n // 200_000)]
+        share = 100 if self.heavy else 200_000
+        damaged = [("digest", "time", "payload")[i % 3] for i in range(3 + n // share)]
         fresh = 3
-        kinds, sizes = draw_kinds(r, n - len(damaged) - fresh)
+        weights = [HEAVY.get(k, p) if self.heavy else p for k, p in KINDS]
+        kinds, sizes = draw_kinds(r, n - len(damaged) - fresh, weights)
         m = len(kinds)
         span = self.end - self.start
         every = max(1, m // (len(damaged) + 1))
@@ -719,6 +726,8 @@ def main():
     ap.add_argument("--noncanonical", type=float, default=0.03,
                     help="share of payloads stored non-canonically (default 0.03)")
     ap.add_argument("--summary", help="write what was planted here (JSON)")
+    ap.add_argument("--heavy", action="store_true",
+                    help="the heavy-duplicate shape: about 250k items waiting at 1M receipts")
     args = ap.parse_args()
     out = Path(args.out)
     for suffix in ("", "-wal", "-shm"):

@@ -472,20 +472,23 @@ impl BotGroup {
 
     /// [`BotGroup::scopes_label`] in `lang`.
     pub fn scopes_label_in(&self, lang: Lang) -> String {
-        match self.scopes.len() {
-            0 => String::new(),
-            1 => self.scopes[0].clone(),
-            n => t!(
-                lang,
-                "terms.scopes_and_more",
-                first = self.scopes[0],
-                more = n - 1
-            ),
+        match self.scopes.first() {
+            None => String::new(),
+            Some(first) => scopes_label(first, self.scopes.len(), lang),
         }
     }
 
     pub fn scope_of(&self, r: &BotReceipt) -> &str {
         &self.scopes[r.scope as usize]
+    }
+}
+
+/// A bot group's scopes in a few words, from the first and how many there
+/// are (at least one): [`BotGroup::scopes_label_in`].
+pub fn scopes_label(first: &str, count: usize, lang: Lang) -> String {
+    match count {
+        0 | 1 => first.to_string(),
+        n => t!(lang, "terms.scopes_and_more", first = first, more = n - 1),
     }
 }
 

@@ -4,6 +4,8 @@
 pub mod app;
 pub mod canvas;
 pub mod collection;
+#[cfg(test)]
+mod key_work;
 mod runtime;
 
 use std::path::PathBuf;

@@ -1,4 +1,6 @@
-//! The totals the header and the tab bar show.
+//! The totals the header and the tab bar show, and the largest item number
+//! of each tab (the list's item column is as wide as it): aggregates over
+//! every item, worked out once per reading rather than per frame.
 
 use std::collections::HashMap;
 
@@ -8,6 +10,7 @@ use crate::reading::shown::unshared_middles;
 use crate::triage::model::GapClass;
 
 use super::standing::Standing;
+use super::tab::Tab;
 
 /// Totals for the header and the tab bar, over the whole reading (filters aside).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,6 +36,12 @@ pub struct Counts {
     pub bots: usize,
     pub bot_groups: usize,
     pub bot_groups_pending: usize,
+    /// Per tab: the largest item number (a group's first receipt, a
+    /// receipt, a log entry), 0 when the tab has none.
+    pub largest_key: [i64; Tab::COUNT],
+    /// The bot groups' first scopes and scope counts, each once: their
+    /// labels set the width of the Bots tab's scopes column.
+    pub bot_scopes: Vec<(String, usize)>,
 }
 
 impl Counts {
@@ -97,6 +106,8 @@ impl Counts {
             }
         }
         counts.stuck_done = stuck_done(snap);
+        counts.largest_key = largest_keys(snap);
+        counts.bot_scopes = bot_scopes(snap);
         counts
     }
 
@@ -114,6 +125,42 @@ impl Counts {
     pub fn items(&self) -> usize {
         self.groups + self.conflicts + self.stuck + self.bot_groups
     }
+}
+
+fn largest_keys(snap: &Snapshot) -> [i64; Tab::COUNT] {
+    let t = &snap.triage;
+    let mut largest = [0; Tab::COUNT];
+    let mut put = |tab: Tab, keys: &mut dyn Iterator<Item = i64>| {
+        largest[tab.index()] = keys.max().unwrap_or(0);
+    };
+    put(
+        Tab::Duplicates,
+        &mut t.duplicates.iter().map(|g| g.members[0].id),
+    );
+    put(
+        Tab::Conflicts,
+        &mut t.conflicts.iter().map(|c| c.receipt_id),
+    );
+    put(Tab::Stuck, &mut t.stuck.iter().map(|s| s.receipt_id));
+    put(
+        Tab::Bots,
+        &mut t.bot_groups.iter().map(|g| g.receipts[0].id),
+    );
+    put(Tab::Damaged, &mut t.damaged.iter().map(|d| d.receipt_id));
+    put(Tab::Log, &mut snap.log.iter().map(|l| l.id));
+    largest
+}
+
+fn bot_scopes(snap: &Snapshot) -> Vec<(String, usize)> {
+    let mut seen: Vec<(&str, usize)> = snap
+        .triage
+        .bot_groups
+        .iter()
+        .filter_map(|g| Some((g.scopes.first()?.as_str(), g.scopes.len())))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.into_iter().map(|(s, n)| (s.to_string(), n)).collect()
 }
 
 /// Stuck receipts whose latest log entry marks them completed or failed and

@@ -37,6 +37,7 @@ impl ListView {
         found: &[usize],
         pending: impl Fn(usize) -> bool,
     ) -> Vec<usize> {
+        super::work::items(found.len());
         let narrowed = self.pending_only && DECIDING.contains(&tab);
         let mut rows: Vec<usize> = if narrowed {
             found.iter().copied().filter(|&r| pending(r)).collect()

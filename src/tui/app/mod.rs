@@ -23,10 +23,11 @@
 //! - [`keep`]: the copy of a duplicate group kept as the one to answer;
 //! - [`undo`]: the question before an undo that reaches far;
 //! - [`find`]: the Receipts tab's search and what it found;
-//! - [`forms`]: the Forms tab's state and keys.
+//! - [`forms`]: the Forms tab's state and keys;
+//! - [`work`]: the items a key looks at, counted in tests.
 //!
 //! Each file imports only those that come before it in the order
-//! screen_size, clock, tab, decision, words, standing, keymap, counts, search, fresh, indexed,
+//! work, screen_size, clock, tab, decision, words, standing, keymap, counts, search, fresh, indexed,
 //! msg, rows, visitors, list_view, forms, state, bots, keep, undo, layout, update (`forms` holds
 //! the Forms tab's state, before `state`, and its keys, beside `update`).
 
@@ -53,6 +54,7 @@ pub mod undo;
 mod update;
 pub mod visitors;
 pub mod words;
+pub mod work;
 
 pub use decision::Decision;
 pub use state::{App, Focus, Input, Overlay, Selected, StatusKind, StatusLine};

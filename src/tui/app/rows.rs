@@ -29,6 +29,7 @@ pub fn attempt_ref(a: &Attempt) -> PayloadRef {
 }
 
 pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
+    super::work::items(1);
     let t = &snap.triage;
     Some(match tab {
         Tab::Duplicates => t.duplicates.get(index)?.item(),
@@ -46,6 +47,7 @@ pub fn row_id(snap: &Snapshot, tab: Tab, index: usize) -> Option<String> {
 /// The number in a row's id ([`row_id`] without the allocation): the
 /// group's first receipt, the receipt, or the log entry. Unique within a tab.
 pub fn row_key(snap: &Snapshot, tab: Tab, index: usize) -> Option<i64> {
+    super::work::items(1);
     let t = &snap.triage;
     Some(match tab {
         Tab::Duplicates => t.duplicates.get(index)?.members[0].id,

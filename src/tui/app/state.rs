@@ -232,6 +232,11 @@ pub struct App {
     /// answer, when they answer one for the current reading (a longer query
     /// then only looks at these rows).
     pub rows_for: [Option<(String, ClassFilter)>; Tab::COUNT],
+    /// Per tab: the filters changed since its rows were found. Only the tab
+    /// shown is filtered as the operator types; another is filtered when it
+    /// is shown (or its rows are looked into), so that a key costs what the
+    /// shown tab holds.
+    pub rows_behind: [bool; Tab::COUNT],
     /// Newest or oldest first, every item or the pending ones.
     pub list_view: ListView,
     /// Groups new or grown in the readings since the operator last moved
@@ -294,6 +299,7 @@ impl App {
             rows: Default::default(),
             matched: Default::default(),
             rows_for: Default::default(),
+            rows_behind: Default::default(),
             list_view: ListView::default(),
             fresh: HashMap::new(),
             visitors: HashMap::new(),
@@ -392,6 +398,8 @@ impl App {
         self.snapshot.as_ref()?.read_only.as_deref()
     }
 
+    /// The rows a tab shows; a tab out of sight may not have caught up
+    /// with the filters yet (`rows_behind`): it does when it is shown.
     pub fn rows(&self, tab: Tab) -> &[usize] {
         &self.rows[tab.index()]
     }

@@ -273,6 +273,7 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     }
     // The hits of the last search, with this reading's items.
     find::update::join(app);
+    app.rows_behind = Default::default();
     for tab in Tab::ALL {
         let i = tab.index();
         let shown = (tab != Tab::Log)
@@ -406,8 +407,18 @@ fn refilter(app: &mut App, tab: Tab) {
     select(app, tab, found.unwrap_or(index));
 }
 
+/// After a change of the filters: the tab shown now, every other one when
+/// it is shown ([`catch_up`]).
 pub(super) fn refilter_all(app: &mut App) {
     for tab in Tab::ALL {
+        app.rows_behind[tab.index()] = tab != app.tab;
+    }
+    refilter(app, app.tab);
+}
+
+/// Brings a tab's rows up to the filters, if they changed since they were found.
+pub(super) fn catch_up(app: &mut App, tab: Tab) {
+    if std::mem::take(&mut app.rows_behind[tab.index()]) {
         refilter(app, tab);
     }
 }
@@ -704,6 +715,7 @@ fn quit(app: &mut App, effects: &mut Vec<Effect>) {
 }
 
 pub(super) fn go_tab(app: &mut App, tab: Tab) {
+    catch_up(app, tab);
     if tab != app.tab {
         app.tab = tab;
         app.focus = Focus::List;
@@ -848,6 +860,7 @@ fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
         return false;
     };
     let tab = decision::tab_of_kind(kind);
+    catch_up(app, tab);
     let at = |app: &App| {
         app.rows(tab)
             .iter()
@@ -859,6 +872,7 @@ fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
         app.filter.clear();
         app.class_filter = ClassFilter::All;
         refilter_all(app);
+        catch_up(app, tab);
         row = at(app);
     }
     let Some(row) = row else {

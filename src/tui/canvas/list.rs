@@ -17,7 +17,7 @@ use crate::model::{Decision, Millis};
 use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::t;
-use crate::triage::model::{BotEvidence, DamageReason, GapClass};
+use crate::triage::model::{BotEvidence, DamageReason, GapClass, scopes_label};
 use crate::tui::app::fresh::Fresh;
 use crate::tui::app::standing::Standing;
 use crate::tui::app::{App, ClassFilter, Focus, Tab, words};
@@ -163,6 +163,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
         let is_selected = i == selected;
         let marker = if is_selected { "> " } else { "  " };
+        crate::tui::app::work::items(1);
         let (cells, row_style) = row_cells(app, snap, tab, row, &widths, theme);
         let mut spans = vec![Span::raw(marker)];
         spans.extend(columns::spans(cells, &widths));
@@ -258,8 +259,9 @@ fn key_column(lang: Lang) -> Column {
 }
 
 /// The item column: as wide as the longest id of the tab (ids grow with
-/// the database), and a cell for the note mark.
-fn item_column(app: &App, snap: &Snapshot, tab: Tab) -> Column {
+/// the database), and a cell for the note mark. The same width whatever
+/// the filter shows, so that the columns stay put as the operator types.
+fn item_column(app: &App, tab: Tab) -> Column {
     let prefix = match tab {
         Tab::Duplicates => "dup:",
         Tab::Conflicts => "conflict:",
@@ -267,12 +269,10 @@ fn item_column(app: &App, snap: &Snapshot, tab: Tab) -> Column {
         Tab::Bots => "bot:",
         _ => "",
     };
-    let digits = app
-        .rows(tab)
-        .iter()
-        .filter_map(|&row| crate::tui::app::rows::row_key(snap, tab, row))
-        .max()
-        .map_or(4, |key| key.to_string().len());
+    let digits = match app.counts.largest_key[tab.index()] {
+        0 => 4,
+        key => key.to_string().len(),
+    };
     let w = prefix.len() + digits + 2;
     column(t!(app.lang, "screen.list.column.item"), w, w, 10)
 }
@@ -296,12 +296,12 @@ fn scope_column(lang: Lang, snap: &Snapshot) -> Column {
 
 /// A bot group's scopes: as wide as the longest label of the reading's
 /// groups (the first scope and how many more, in this language), within limits.
-fn scopes_column(lang: Lang, snap: &Snapshot) -> Column {
-    let longest = snap
-        .triage
-        .bot_groups
+fn scopes_column(lang: Lang, app: &App) -> Column {
+    let longest = app
+        .counts
+        .bot_scopes
         .iter()
-        .map(|g| text::width(&clean(&g.scopes_label_in(lang))))
+        .map(|(first, n)| text::width(&clean(&scopes_label(first, *n, lang))))
         .max()
         .unwrap_or(0);
     let want = (longest + 1).clamp(24, 40);
@@ -317,7 +317,7 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
                 columns.push(news_column(lang));
             }
             columns.extend([
-                item_column(app, snap, tab),
+                item_column(app, tab),
                 received_column(lang),
                 column(t!(lang, "screen.list.column.gap"), 13, 8, 4),
                 column(t!(lang, "screen.list.column.copies"), 7, 7, 2),
@@ -330,7 +330,7 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
         }
         Tab::Conflicts => vec![
             status_column(lang, tab),
-            item_column(app, snap, tab),
+            item_column(app, tab),
             received_column(lang),
             column(t!(lang, "screen.list.column.attempts"), 9, 9, 4),
             visitor_column(lang),
@@ -339,7 +339,7 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
         ],
         Tab::Stuck => vec![
             status_column(lang, tab),
-            item_column(app, snap, tab),
+            item_column(app, tab),
             column(t!(lang, "screen.list.column.in_flight"), 12, 10, 9),
             received_column(lang),
             visitor_column(lang),
@@ -348,12 +348,12 @@ fn tab_columns(app: &App, snap: &Snapshot, tab: Tab) -> Vec<Column> {
         ],
         Tab::Bots => vec![
             status_column(lang, tab),
-            item_column(app, snap, tab),
+            item_column(app, tab),
             column(t!(lang, "screen.list.column.evidence"), 13, 9, 8),
             column(t!(lang, "screen.list.column.receipts"), 9, 9, 6),
             column(t!(lang, "screen.list.column.senders"), 8, 8, 5),
             column(t!(lang, "screen.list.column.received"), 12, 12, 7),
-            scopes_column(lang, snap),
+            scopes_column(lang, app),
         ],
         Tab::Damaged => {
             // As wide as the longest problem's name in this language.

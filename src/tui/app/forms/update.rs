@@ -11,7 +11,7 @@ use super::super::layout;
 use super::super::msg::Effect;
 use super::super::state::{App, Focus};
 use super::super::tab::{ClassFilter, Tab};
-use super::super::update::{go_tab, info, refilter_all, select};
+use super::super::update::{catch_up, go_tab, info, refilter_all, select};
 
 /// Handles a command on the Forms tab; `false` leaves it to the other tabs'
 /// handling (quitting, the filter, switching tabs...).
@@ -113,6 +113,7 @@ fn open_example(app: &mut App) {
     let Some((tab, index)) = item_place(app, &item) else {
         return info(app, t!(lang, "status.forms.gone", item = item));
     };
+    catch_up(app, tab);
     let row = |app: &App| app.rows(tab).iter().position(|&r| r == index);
     let at = match row(app) {
         Some(at) => at,
@@ -121,6 +122,7 @@ fn open_example(app: &mut App) {
             app.filter.clear();
             app.class_filter = ClassFilter::All;
             refilter_all(app);
+            catch_up(app, tab);
             refresh(app);
             match row(app) {
                 Some(at) => at,

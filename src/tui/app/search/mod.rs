@@ -32,6 +32,7 @@ use crate::reading::Snapshot;
 use crate::reading::shown::ascending_lookup;
 
 use super::tab::{ClassFilter, Tab};
+use super::work;
 use names::NameMatch;
 use signature::Signature;
 
@@ -514,6 +515,10 @@ pub fn compute(
     known: Known<'_>,
 ) -> Vec<usize> {
     let index = search.tab(tab);
+    work::items(match known {
+        Known::Among(rows) if !query.is_empty() => rows.len(),
+        _ => index.len(),
+    });
     let mut rows: Vec<usize> = match known {
         _ if query.is_empty() => (0..index.len()).collect(),
         Known::Nothing => index.matching(query, None),
