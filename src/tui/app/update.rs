@@ -236,11 +236,8 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
         }
         // A mark whose group is gone (renamed by an earlier copy, or no
         // longer a group) goes with it.
-        if !app.fresh.is_empty() {
-            let groups = &reading.snapshot.triage.duplicates;
-            let named: std::collections::HashSet<i64> =
-                groups.iter().map(|g| g.members[0].id).collect();
-            app.fresh.retain(|key, _| named.contains(key));
+        for key in &reading.gone {
+            app.fresh.remove(key);
         }
     }
     let receipts_pending = reading.snapshot.receipts_pending;
