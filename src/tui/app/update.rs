@@ -853,16 +853,13 @@ fn jump(app: &mut App) {
 /// Goes to `item`'s tab and selects it; `clear`: the filters are cleared
 /// when they hide it. False when the reading does not show it.
 fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
-    let Ok((kind, _)) = crate::review::parse_item(item) else {
+    let Ok((kind, key)) = crate::review::parse_item(item) else {
         return false;
     };
     let tab = decision::tab_of_kind(kind);
     catch_up(app, tab);
-    let at = |app: &App| {
-        app.rows(tab)
-            .iter()
-            .position(|&r| app.row_id(tab, r).as_deref() == Some(item))
-    };
+    // An item's number is its row's key: compared, not formatted, per row.
+    let at = |app: &App| find_row(app, tab, key);
     let mut row = at(app);
     let filtered = !app.filter.is_empty() || app.class_filter != ClassFilter::All;
     if row.is_none() && clear && filtered {
