@@ -10,13 +10,12 @@
 //! instead, which leaves the caches as cold but the machine awake (on the
 //! shared machine of BENCHMARKS.md, the pause costs far more).
 
+#[path = "common/screen.rs"]
+mod screen;
+
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use receipt_review::tui::app::indexed::IndexedSnapshot;
-use receipt_review::tui::app::msg::Msg;
+use crossterm::event::KeyCode;
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas;
 
@@ -85,17 +84,7 @@ fn main() -> anyhow::Result<()> {
     }
     drop(search);
 
-    let mut app = App::new(true);
-    update(
-        &mut app,
-        Msg::Resize {
-            width: 160,
-            height: 48,
-        },
-    );
-    update(&mut app, Msg::Loaded(IndexedSnapshot::new(snap)));
-    let mut terminal = Terminal::new(TestBackend::new(160, 48))?;
-    let press = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    let (mut app, mut terminal) = screen::loaded(App::new(true), snap)?;
     let (mut updates, mut draws) = (Vec::new(), Vec::new());
     let mut slowest = Vec::new();
     for _ in 0..3 {
@@ -107,7 +96,7 @@ fn main() -> anyhow::Result<()> {
                 // As a typist: the screen is idle between keys.
                 std::thread::sleep(Duration::from_millis(150));
                 let t = Instant::now();
-                update(&mut app, press(key));
+                update(&mut app, screen::press(key));
                 updates.push(t.elapsed());
                 slowest.push((t.elapsed(), word, key));
                 let t = Instant::now();
@@ -118,8 +107,8 @@ fn main() -> anyhow::Result<()> {
     }
     println!(
         "screen, per key: update {}; draw {}",
-        stats(&mut updates),
-        stats(&mut draws)
+        screen::stats(&mut updates),
+        screen::stats(&mut draws)
     );
     slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
     let slowest: Vec<String> = slowest
@@ -135,15 +124,4 @@ fn main() -> anyhow::Result<()> {
         .collect();
     println!("slowest updates (ms): {}", slowest.join(", "));
     Ok(())
-}
-
-fn stats(times: &mut [Duration]) -> String {
-    times.sort();
-    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
-    format!(
-        "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        at(0.5),
-        at(0.99),
-        at(1.0)
-    )
 }

@@ -6,16 +6,15 @@
 //!
 //! `cargo run --release --example key_timing -- DB`
 
-use std::time::{Duration, Instant};
+#[path = "common/screen.rs"]
+mod screen;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use std::time::Instant;
+
+use crossterm::event::KeyCode;
 use receipt_review::model::Settings;
 use receipt_review::reading;
 use receipt_review::storage::{Access, open_database};
-use receipt_review::tui::app::indexed::IndexedSnapshot;
-use receipt_review::tui::app::msg::Msg;
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas;
 
@@ -35,18 +34,8 @@ fn main() -> anyhow::Result<()> {
     let t = Instant::now();
     let snap = reading::read_with_receipts(&*db, Settings::new(NOW_MS), &mut |_| {})?;
     println!("read in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
-    let mut app = App::new(true).with_frozen_clock();
-    update(
-        &mut app,
-        Msg::Resize {
-            width: 160,
-            height: 48,
-        },
-    );
-    update(&mut app, Msg::Loaded(IndexedSnapshot::new(snap)));
-    let mut terminal = Terminal::new(TestBackend::new(160, 48))?;
+    let (mut app, mut terminal) = screen::loaded(App::new(true).with_frozen_clock(), snap)?;
     terminal.draw(|f| canvas::draw(f, &app))?;
-    let press = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
     let scroll: Vec<KeyCode> = (0..keys)
         .map(|i| KeyCode::Char(if i < keys / 2 { 'j' } else { 'k' }))
         .collect();
@@ -60,13 +49,13 @@ fn main() -> anyhow::Result<()> {
     }
     loop {
         for tab in ['1', '2', '3', '4'] {
-            update(&mut app, press(KeyCode::Char(tab)));
+            update(&mut app, screen::press(KeyCode::Char(tab)));
             for (what, keys) in [("scroll", &scroll), ("filter", &typing)] {
                 let (mut updates, mut draws) = (Vec::new(), Vec::new());
                 let mut slowest = Vec::new();
                 for (k, &key) in keys.iter().enumerate() {
                     let t = Instant::now();
-                    update(&mut app, press(key));
+                    update(&mut app, screen::press(key));
                     updates.push(t.elapsed());
                     slowest.push((t.elapsed(), k));
                     let t = Instant::now();
@@ -76,8 +65,8 @@ fn main() -> anyhow::Result<()> {
                 if !forever {
                     println!(
                         "tab {tab} {what:>6}: update {}; draw {}",
-                        stats(&mut updates),
-                        stats(&mut draws)
+                        screen::stats(&mut updates),
+                        screen::stats(&mut draws)
                     );
                     slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
                     let typed = |k: usize| -> String {
@@ -106,15 +95,4 @@ fn main() -> anyhow::Result<()> {
             return Ok(());
         }
     }
-}
-
-fn stats(times: &mut [Duration]) -> String {
-    times.sort();
-    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
-    format!(
-        "p50 {:.2} p99 {:.2} max {:.2} ms",
-        at(0.5),
-        at(0.99),
-        at(1.0)
-    )
 }

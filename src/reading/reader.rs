@@ -8,7 +8,7 @@
 //! items show follow from [`Reader::fill_receipts`], still in the same state
 //! of the database.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,10 +42,12 @@ pub enum Extent {
 /// Reads a database again and again (the screen's worker): in full the first
 /// time, then only the rows appended since, as long as nothing else changed.
 /// Rows that may still change in place (receipts in flight or failed, damaged
-/// rows) are read again each time; any other change that the protocol does
-/// not make (a row deleted or rewritten) is caught by comparing the count and
-/// the sum of the ids now and then (every `verify_every`), and the next reading
-/// is then a full one.
+/// rows) are looked at each time by the columns the intake changes
+/// (`state`, `updated_at`), and read again whole when those changed; any
+/// other change that the protocol does not make (a row deleted or rewritten)
+/// is caught now and then (every `verify_every`) by reading all of those rows
+/// whole and comparing the count and the sum of the ids, and the next
+/// reading is then a full one.
 pub struct Reader {
     settings: Settings,
     engine: Option<Engine>,
@@ -62,6 +64,9 @@ pub struct Reader {
     cursor: Option<ReadCursor>,
     /// Receipts to read again next time besides those that may change.
     touched: Vec<ReceiptId>,
+    /// The rows that may change in place, as they stood at the last reading
+    /// ([`Session::state_stamps`]), by id.
+    stamps: HashMap<ReceiptId, String>,
     /// Receipts the last reading of appended rows read whole to compare
     /// texts, by id: the items' receipts take them from here rather than
     /// read them again (the new copies are most of both).
@@ -137,6 +142,7 @@ impl Reader {
             sum_ids: 0,
             cursor: None,
             touched: Vec::new(),
+            stamps: HashMap::new(),
             texts_read: Vec::new(),
             verified: None,
             tallies: Tallies::default(),
@@ -175,6 +181,7 @@ impl Reader {
         self.cursor = None;
         self.shown = Receipts::default();
         self.stale.clear();
+        self.stamps.clear();
         self.texts_read.clear();
         self.tallies = Tallies::default();
         self.activity.reset();
@@ -330,19 +337,39 @@ impl Reader {
             Some(cursor) if !session.committed_below(cursor)? => {}
             _ => return Ok(false),
         }
+        let touched = std::mem::take(&mut self.touched);
         let mut ids = engine.volatile_ids();
-        ids.extend(std::mem::take(&mut self.touched));
+        ids.extend(&touched);
         ids.sort_unstable();
         ids.dedup();
-        let rows = session.receipts_held(&ids)?;
-        let Some(changed) = engine.recheck(&ids, &*rows) else {
+        let due = self
+            .verified
+            .is_none_or(|t| t.elapsed() >= self.verify_every);
+        let stamps = session.state_stamps(&ids)?;
+        if stamps.len() != ids.len() {
+            // A row that may change in place is gone.
+            return Ok(false);
+        }
+        // Read whole: the rows whose state changed since the last reading
+        // (or that it did not look at), those touched, or all when due.
+        let mut reread: Vec<ReceiptId> = match due {
+            true => ids,
+            false => stamps
+                .iter()
+                .filter(|(id, stamp)| self.stamps.get(id) != Some(stamp))
+                .map(|(id, _)| *id)
+                .chain(touched)
+                .collect(),
+        };
+        reread.sort_unstable();
+        reread.dedup();
+        self.stamps = stamps.into_iter().collect();
+        let rows = session.receipts_held(&reread)?;
+        let Some(changed) = engine.recheck(&reread, &*rows) else {
             return Ok(false);
         };
         // Receipts shown with their old state are read again.
         self.stale.extend(changed);
-        let due = self
-            .verified
-            .is_none_or(|t| t.elapsed() >= self.verify_every);
         if !due {
             return Ok(true);
         }

@@ -132,6 +132,24 @@ pub trait Session: ReviewRead {
     /// together, for rules that look at all of them at once.
     fn receipts_held(&mut self, ids: &[ReceiptId]) -> Result<Box<dyn RowSource>, StorageError>;
 
+    /// For each receipt with these ids (ascending) that is there, by id: a
+    /// text that changes whenever the columns the intake changes in place
+    /// (`state`, `updated_at`) do. Without the payload, so that many rows
+    /// cost little: a reader reads whole only those whose text changed.
+    fn state_stamps(
+        &mut self,
+        ids: &[ReceiptId],
+    ) -> Result<Vec<(ReceiptId, String)>, StorageError> {
+        let rows = self.receipts_held(ids)?;
+        let mut buf = String::new();
+        Ok((0..rows.len())
+            .map(|i| {
+                let row = rows.row(i, &mut buf);
+                (row.id, format!("{:?} {:?}", row.state, row.updated_at))
+            })
+            .collect())
+    }
+
     /// The key conflict rows with an id above `after` (all with `None`), by
     /// id, their payloads (which no rule reads) left empty.
     fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError>;

@@ -287,3 +287,45 @@ fn an_id_taken_before_its_transaction_first_writes_is_seen_once_it_commits() {
         );
     }
 }
+
+#[test]
+fn a_receipt_settled_in_place_is_seen_by_its_state_and_a_deleted_one_reads_all() {
+    let Some(db) = pg_database() else { return };
+    let storage = setup(&db);
+    let mut client = db.client();
+    client
+        .execute(
+            "UPDATE receipts SET state = 'in_flight' WHERE id IN (10, 11, 12)",
+            &[],
+        )
+        .unwrap();
+    let stuck = |snap: &Snapshot| -> Vec<ReceiptId> {
+        snap.triage.stuck.iter().map(|s| s.receipt_id).collect()
+    };
+    let mut reader = Reader::new(Settings::new(NOW_MS));
+    // The rows are read whole now and then only: these readings look at
+    // the states of the rows in flight, and read whole those that changed.
+    reader.verify_every = Duration::from_secs(3600);
+    assert_eq!(stuck(&refresh(&mut reader, &*storage)), [10, 11, 12]);
+    assert_eq!(stuck(&refresh(&mut reader, &*storage)), [10, 11, 12]);
+    assert_eq!(reader.last_extent(), Extent::Appended);
+
+    client
+        .execute(
+            "UPDATE receipts SET state = 'completed', updated_at = now() WHERE id = 11",
+            &[],
+        )
+        .unwrap();
+    let snap = refresh(&mut reader, &*storage);
+    assert_eq!(reader.last_extent(), Extent::Appended);
+    assert_eq!(stuck(&snap), [10, 12]);
+    assert_eq!(stuck(&snap), stuck(&full(&db)));
+
+    client
+        .execute("DELETE FROM receipts WHERE id = 12", &[])
+        .unwrap();
+    let snap = refresh(&mut reader, &*storage);
+    assert_eq!(reader.last_extent(), Extent::Full);
+    assert_eq!(stuck(&snap), [10]);
+    assert_eq!(rows(&snap), rows(&full(&db)));
+}

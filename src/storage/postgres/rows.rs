@@ -33,6 +33,22 @@ pub fn receipt_select(shape: &Shape, updated_at: bool) -> String {
     format!("SELECT {} FROM \"receipts\"", list.join(", "))
 }
 
+/// The SELECT of [`crate::storage::Session::state_stamps`] for `ids` ($1):
+/// `state` and `updated_at` as text, quoted so that a NULL stands apart.
+pub fn state_stamp_select(shape: &Shape) -> String {
+    let c = &shape.source.columns;
+    let quoted = |present: bool, expr: String| match present {
+        true => format!("coalesce(quote_nullable({expr}), 'NULL')"),
+        false => "'NULL'".into(),
+    };
+    format!(
+        "SELECT \"id\"::bigint, {} || ' ' || {} FROM \"receipts\" \
+         WHERE \"id\" = ANY($1) ORDER BY \"id\"",
+        quoted(c.state, "\"state\"::text".into()),
+        quoted(c.updated_at, shape.updated_at.select("updated_at")),
+    )
+}
+
 /// A row selected by [`receipt_select`].
 pub fn receipt(shape: &Shape, row: &postgres::Row) -> RawReceipt {
     let text = |i: usize| row.get::<_, Option<String>>(i);

@@ -436,6 +436,18 @@ impl Session for PgSession<'_> {
         Ok(Box::new(Held(held)))
     }
 
+    fn state_stamps(
+        &mut self,
+        ids: &[ReceiptId],
+    ) -> Result<Vec<(ReceiptId, String)>, StorageError> {
+        let sql = rows::state_stamp_select(self.shape);
+        let rows = self
+            .client
+            .query(&sql, &[&ids])
+            .map_err(|e| self.error("reading the states of receipts", &e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError> {
         rows::conflicts(&mut self.client, self.shape, after, false)
             .map_err(|e| error(self.location, "reading key_conflicts", &e))

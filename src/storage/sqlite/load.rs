@@ -41,6 +41,38 @@ pub fn count_and_sum_conflict_ids(
 /// The number of receipts with an id at most `max`, and the sum of those
 /// ids: what a reader that read them compares to see that none was deleted
 /// or added below `max`. `None` when the sum does not fit an integer.
+/// [`crate::storage::Session::state_stamps`]: one lookup by rowid each,
+/// reading `state` and `updated_at` as SQLite quotes them (a text, a
+/// number, a NULL and a BLOB all quote apart), never the payload.
+pub fn state_stamps(
+    db: &Database,
+    ids: &[ReceiptId],
+) -> Result<Vec<(ReceiptId, String)>, StorageError> {
+    let err = |e| db.error("reading the states of receipts", e);
+    let columns = &db.source().columns;
+    let quoted = |present: bool, name: &str| match present {
+        true => format!("quote(\"{name}\")"),
+        false => "'NULL'".to_string(),
+    };
+    let sql = format!(
+        "SELECT {} || ' ' || {} FROM main.\"receipts\" WHERE \"id\" = ?1",
+        quoted(columns.state, "state"),
+        quoted(columns.updated_at, "updated_at")
+    );
+    let mut one = db.conn().prepare_cached(&sql).map_err(err)?;
+    let mut stamps = Vec::with_capacity(ids.len());
+    for &id in ids {
+        if let Some(stamp) = one
+            .query_row([id], |row| row.get::<_, String>(0))
+            .optional()
+            .map_err(err)?
+        {
+            stamps.push((id, stamp));
+        }
+    }
+    Ok(stamps)
+}
+
 pub fn count_and_sum_ids(
     db: &Database,
     max: ReceiptId,

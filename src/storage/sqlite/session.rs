@@ -352,6 +352,13 @@ impl Session for ReadSession<'_> {
         Ok(Box::new(Batches(batches)))
     }
 
+    fn state_stamps(
+        &mut self,
+        ids: &[ReceiptId],
+    ) -> Result<Vec<(ReceiptId, String)>, StorageError> {
+        super::load::state_stamps(self.db, ids)
+    }
+
     /// The rows of `key_conflicts` with an id above `after` (all with
     /// `None`), by id, their payloads (which no rule reads) left empty.
     fn conflict_rows(&mut self, after: Option<i64>) -> Result<Vec<RawConflict>, StorageError> {

@@ -2,7 +2,7 @@
 //! and groups that gained copies, since the reading before. The list marks
 //! them until the operator has moved past them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::model::ReceiptId;
 use crate::reading::Snapshot;
@@ -59,6 +59,18 @@ pub fn between(before: &Snapshot, after: &Snapshot) -> Vec<(ReceiptId, Fresh)> {
     out
 }
 
+/// The groups of `before` that `after` no longer has, by their first
+/// receipt id: renamed by an earlier copy, or no longer a group. As for
+/// [`between`], only the groups the readings do not share are looked into.
+pub fn gone(before: &Snapshot, after: &Snapshot) -> Vec<ReceiptId> {
+    let (gone, new) = unshared_middles(&before.triage.duplicates, &after.triage.duplicates);
+    let named: HashSet<ReceiptId> = new.iter().map(|g| g.members[0].id).collect();
+    gone.iter()
+        .map(|g| g.members[0].id)
+        .filter(|id| !named.contains(id))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -91,5 +103,26 @@ mod tests {
         assert!(between(&after, &after).is_empty());
         assert_eq!(Fresh::Gained(1).then(Fresh::Gained(2)), Fresh::Gained(3));
         assert_eq!(Fresh::Group.then(Fresh::Gained(2)), Fresh::Group);
+    }
+
+    #[test]
+    fn a_group_renamed_or_broken_up_is_gone_and_one_that_grew_is_not() {
+        let kept = group(&[1, 2]);
+        let mut before = Snapshot::default();
+        Arc::make_mut(&mut before.triage).duplicates = vec![
+            kept.clone(),
+            group(&[5, 6]),
+            group(&[9, 10]),
+            group(&[12, 13]),
+        ];
+        let mut after = Snapshot::default();
+        Arc::make_mut(&mut after.triage).duplicates = vec![
+            kept,
+            // Renamed by an earlier copy; grown under the same name; 12 gone.
+            group(&[4, 5, 6]),
+            group(&[9, 10, 11]),
+        ];
+        assert_eq!(gone(&before, &after), vec![5, 12]);
+        assert!(gone(&after, &after).is_empty());
     }
 }

@@ -18,6 +18,8 @@ pub struct IndexedSnapshot {
     pub counts: Counts,
     /// The groups new or grown since the reading before (none for a first).
     pub fresh: Vec<(crate::model::ReceiptId, Fresh)>,
+    /// The groups of the reading before that this one no longer has.
+    pub gone: Vec<crate::model::ReceiptId>,
 }
 
 impl IndexedSnapshot {
@@ -41,12 +43,18 @@ impl IndexedSnapshot {
             },
             || Counts::after(&snapshot, previous.map(|p| (&*p.snapshot, &p.counts))),
         );
-        let fresh = previous
-            .map(|p| fresh::between(&p.snapshot, &snapshot))
+        let (fresh, gone) = previous
+            .map(|p| {
+                (
+                    fresh::between(&p.snapshot, &snapshot),
+                    fresh::gone(&p.snapshot, &snapshot),
+                )
+            })
             .unwrap_or_default();
         IndexedSnapshot {
             counts,
             fresh,
+            gone,
             snapshot: Arc::new(snapshot),
             search: Arc::new(search),
         }

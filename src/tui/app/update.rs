@@ -236,11 +236,8 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
         }
         // A mark whose group is gone (renamed by an earlier copy, or no
         // longer a group) goes with it.
-        if !app.fresh.is_empty() {
-            let groups = &reading.snapshot.triage.duplicates;
-            let named: std::collections::HashSet<i64> =
-                groups.iter().map(|g| g.members[0].id).collect();
-            app.fresh.retain(|key, _| named.contains(key));
+        for key in &reading.gone {
+            app.fresh.remove(key);
         }
     }
     let receipts_pending = reading.snapshot.receipts_pending;
@@ -856,16 +853,13 @@ fn jump(app: &mut App) {
 /// Goes to `item`'s tab and selects it; `clear`: the filters are cleared
 /// when they hide it. False when the reading does not show it.
 fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
-    let Ok((kind, _)) = crate::review::parse_item(item) else {
+    let Ok((kind, key)) = crate::review::parse_item(item) else {
         return false;
     };
     let tab = decision::tab_of_kind(kind);
     catch_up(app, tab);
-    let at = |app: &App| {
-        app.rows(tab)
-            .iter()
-            .position(|&r| app.row_id(tab, r).as_deref() == Some(item))
-    };
+    // An item's number is its row's key: compared, not formatted, per row.
+    let at = |app: &App| find_row(app, tab, key);
     let mut row = at(app);
     let filtered = !app.filter.is_empty() || app.class_filter != ClassFilter::All;
     if row.is_none() && clear && filtered {
