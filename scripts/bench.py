@@ -9,7 +9,8 @@
 It builds `--release` itself (unless --binary or --no-build) and drives the
 binary only from outside (the CLI, and the review screen in a pseudo-terminal),
 so it measures any version of it. For each size and each shape of database
-(the demo's, and scripts/gen_mixed.py's), on the same machine in one run:
+(the demo's, scripts/gen_mixed.py's, and at the largest size its --heavy
+shape), on the same machine in one run:
 
 1. the floor and the checked floor (examples/bench_floor.rs, best of --runs),
    and the sqlite3 CLI for reference;
@@ -873,11 +874,11 @@ def legacy_check(args, binary, db, sizes, work):
 
 # ---------------------------------------------------------------- the mixed shape
 
-def bench_mixed_shape(args, binary, floor_bin, n, skip, data_dir, work, dbs):
-    """The floors, the report and the screen on the database of scripts/gen_mixed.py, and the
-    report's answers checked against what it planted."""
-    tag = f"{label(n)} mixed"
-    db, planted = bench_mixed.ensure(n, args.seed, args.now, data_dir, log)
+def bench_mixed_shape(args, binary, floor_bin, n, skip, data_dir, work, dbs, shape="mixed"):
+    """The floors, the report and the screen on the database of scripts/gen_mixed.py (with
+    --heavy for the heavy shape), and the report's answers checked against what it planted."""
+    tag = f"{label(n)} {shape}"
+    db, planted = bench_mixed.ensure(n, args.seed, args.now, data_dir, log, shape)
     dbs[n] = db
     rep_res, rep = bench_report(args, binary, floor_bin, db, n, None, work,
                                 with_screen="tui" not in skip, tag=tag)
@@ -911,10 +912,14 @@ def main():
     ap.add_argument("--slice", default="auto",
                     help="receipts in the slice check (default: a tenth of the largest size; 0: skip)")
     ap.add_argument("--skip", default="",
-                    help="comma list of: tui, find, refresh, decisions, slice, legacy, mixed, forms")
+                    help="comma list of: tui, find, refresh, decisions, slice, legacy, mixed, heavy, "
+                         "forms")
     ap.add_argument("--mixed-sizes", default="all",
                     help="sizes at which the mixed database is measured too: all (default), largest, "
                          "or a list such as 1M")
+    ap.add_argument("--heavy-sizes", default="largest",
+                    help="sizes at which the heavy-duplicate database is measured too: largest "
+                         "(default), all, or a list such as 1M")
     ap.add_argument("--refresh-appends", type=int, default=1000, help="receipts appended per refresh round")
     ap.add_argument("--refresh-rounds", type=int, default=5)
     ap.add_argument("--data-dir", default=str(REPO / "target/bench-data"))
@@ -959,9 +964,10 @@ def main():
     if "tui" not in skip:
         results["harness_floor"] = harness_floor()
     reports = {}
-    mixed_dbs = {}
-    mixed_sizes = (set(sizes) if args.mixed_sizes == "all" else {max(sizes)} if args.mixed_sizes == "largest"
-                   else {parse_size(x) for x in args.mixed_sizes.split(",")})
+    def sizes_of(option):
+        return (set(sizes) if option == "all" else {max(sizes)} if option == "largest"
+                else {parse_size(x) for x in option.split(",")})
+    other_shapes = {"mixed": (sizes_of(args.mixed_sizes), {}), "heavy": (sizes_of(args.heavy_sizes), {})}
     for n in sizes:
         db, meta = ensure_demo(binary, n, args.seed, args.now, data_dir)
         rep_res, rep = bench_report(args, binary, floor_bin, db, n, meta, work,
@@ -977,10 +983,11 @@ def main():
         results["by_size"][str(n)] = entry
         reports[n] = (db, rep)
         json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
-        if "mixed" not in skip and n in mixed_sizes:
-            results.setdefault("mixed", {})[str(n)] = bench_mixed_shape(args, binary, floor_bin, n, skip,
-                                                                        data_dir, work, mixed_dbs)
-            json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
+        for shape, (at, dbs) in other_shapes.items():
+            if shape not in skip and n in at:
+                results.setdefault(shape, {})[str(n)] = bench_mixed_shape(
+                    args, binary, floor_bin, n, skip, data_dir, work, dbs, shape)
+                json.dump(results, open(results_dir / "partial.json", "w"), indent=1, default=str)
     big = sizes[-1]
     n_slice = max(5000, big // 10) if args.slice == "auto" else parse_size(args.slice)
     if "slice" not in skip and n_slice and big >= 2 * n_slice:
@@ -990,8 +997,10 @@ def main():
         results["legacy"] = legacy_check(args, binary, reports[big][0], [20_000, 100_000], work)
     if "refresh" not in skip:
         results["refresh"] = bench_refresh(args, reports[big][0], big, work)
-        if big in mixed_dbs:
-            results["refresh_mixed"] = bench_refresh(args, mixed_dbs[big], big, work, tag=f"{label(big)} mixed")
+        for shape, (_, dbs) in other_shapes.items():
+            if big in dbs:
+                results[f"refresh_{shape}"] = bench_refresh(args, dbs[big], big, work,
+                                                            tag=f"{label(big)} {shape}")
     if "decisions" not in skip:
         rn = parse_size(args.resolve_size) if args.resolve_size else sizes[0]
         if rn not in reports:

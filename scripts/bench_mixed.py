@@ -1,5 +1,6 @@
-"""The benchmark's second shape of database (scripts/gen_mixed.py): made once and
-cached, and the report's answers on it checked against what was planted."""
+"""The benchmark's second and third shapes of database (scripts/gen_mixed.py, and
+with --heavy): made once and cached, and the report's answers on them checked
+against what was planted."""
 
 import hashlib
 import json
@@ -17,22 +18,24 @@ GENERATOR = Path(__file__).resolve().parent / "gen_mixed.py"
 GROUPS_FOUND_MIN = 0.99
 
 
-def ensure(n, seed, now, data_dir, log):
-    """(database, what was planted), generated once per size, seed, now and generator."""
+def ensure(n, seed, now, data_dir, log, shape="mixed"):
+    """(database, what was planted), generated once per shape ("mixed" or "heavy"), size, seed,
+    now and generator."""
     data_dir.mkdir(parents=True, exist_ok=True)
     version = hashlib.sha256(GENERATOR.read_bytes()).hexdigest()[:8]
-    stem = f"mixed-n{n}-s{seed}-{now.replace(':', '').replace('-', '')}-g{version}"
+    stem = f"{shape}-n{n}-s{seed}-{now.replace(':', '').replace('-', '')}-g{version}"
     db = data_dir / f"{stem}.db"
     summary = data_dir / f"{stem}.planted.json"
     if db.exists() and summary.exists():
         return db, json.loads(summary.read_text())
-    for old in data_dir.glob(f"mixed-n{n}-s{seed}-{now.replace(':', '').replace('-', '')}-g*"):
+    for old in data_dir.glob(f"{shape}-n{n}-s{seed}-{now.replace(':', '').replace('-', '')}-g*"):
         old.unlink()  # made by another version of the generator
     tmp = data_dir / f"{stem}.tmp.db"
-    log(f"generating the mixed database of {n} receipts (seed {seed}) ...")
+    log(f"generating the {shape} database of {n} receipts (seed {seed}) ...")
     t0 = time.perf_counter()
+    heavy = ["--heavy"] if shape == "heavy" else []
     r = subprocess.run([sys.executable, str(GENERATOR), "--out", str(tmp), "--receipts", str(n),
-                        "--seed", str(seed), "--now", now, "--summary", str(summary)],
+                        "--seed", str(seed), "--now", now, "--summary", str(summary), *heavy],
                        capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"gen_mixed.py failed: {r.stderr.strip()[-500:]}")

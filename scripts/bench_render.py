@@ -12,7 +12,7 @@ HEADLINE_RE = re.compile(r"<!-- bench:headline (\{.*?\}) -->")
 
 REFRESH_TARGET_MS = 50
 HISTORY_ROWS = 10
-SHAPES = [("demo", "demo"), ("mixed", "mixed")]
+SHAPES = [("demo", "demo"), ("mixed", "mixed"), ("heavy", "heavy")]
 
 
 def label(n):
