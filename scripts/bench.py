@@ -887,6 +887,8 @@ def bench_mixed_shape(args, binary, floor_bin, n, skip, data_dir, work, dbs, sha
     log(f"[{tag}] answers: " + ("as planted" if not bad else "NOT as planted: " + "; ".join(bad)))
     if "tui" not in skip:
         entry["tui"] = bench_screen(args, binary, db, n, rep, rep_res, work, tag=tag)
+    if "find" not in skip:
+        entry["find"] = bench_find(args, binary, db, n)
     return entry
 
 

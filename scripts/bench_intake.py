@@ -14,9 +14,9 @@ For each number of concurrent clients (1, 16, 256), in this order:
 2. `receipt-review serve` under wrk (scripts/intake/post.lua: every request a
    new submission with its own key), its peak RSS and its CPU time; after it
    stops, every receipt answered 201 must be in its database;
-3. the peer: seed 000's Python model behind ThreadingHTTPServer
+3. the peer: a plain Python model of the intake behind ThreadingHTTPServer
    (scripts/intake/python_peer.py), committing per request, under the same
-   wrk load, with Python's default rollback journal as the seed's script has
+   wrk load, with Python's default rollback journal as a plain script has
    it, and again with the server's WAL journal.
 
 Then the retry storm: examples/retry_storm.rs against the server, every
@@ -242,7 +242,7 @@ def render(results):
         "|---|---:|---|",
         f"| ≥ {fmt_int(TARGET_PER_S)} durable submissions/s | {fmt_int(server['per_s'])}/s | {met(server['per_s'] >= TARGET_PER_S)} |",
         f"| p99 ≤ {TARGET_P99_MS} ms | {server['p99_ms']:.1f} ms | {met(server['p99_ms'] <= TARGET_P99_MS)} |",
-        f"| ≥ {TARGET_RATIO}× the Python peer (the seed's script: Python's default journal) | {ratio:.1f}× | {met(ratio >= TARGET_RATIO)} |",
+        f"| ≥ {TARGET_RATIO}× the Python peer (a plain script: Python's default journal) | {ratio:.1f}× | {met(ratio >= TARGET_RATIO)} |",
         f"| … the peer given the server's WAL journal | {ratio_wal:.1f}× | {met(ratio_wal >= TARGET_RATIO)} |",
         f"| the server's peak RSS ≤ {TARGET_RSS_MB} MB (every run) | {rss} MB | {met(rss <= TARGET_RSS_MB)} |",
         f"| 0 errors (every run) | {errors} | {met(errors == 0)} |",

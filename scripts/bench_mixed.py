@@ -14,7 +14,7 @@ GENERATOR = Path(__file__).resolve().parent / "gen_mixed.py"
 # Planted groups found with exactly their receipts: below this share the
 # answers are not sane. A partial copy that races ahead of its original (ids
 # and second-resolution times) becomes the group's earliest copy, and near
-# pairs are judged against that copy, so a few groups split as SPEC says.
+# pairs are judged against that copy, so a few groups split, as docs/analysis.md says.
 GROUPS_FOUND_MIN = 0.99
 
 

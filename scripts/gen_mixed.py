@@ -365,7 +365,7 @@ FORMS = [
     Form("lp/ai-seminar", 12, 0.5, 0.8, fmt_z_ms, landing, "message", honeypot="honeypot"),
 ]
 
-# Fields the fingerprint leaves out (SPEC): the page's tokens and times, new in
+# Fields the fingerprint leaves out (docs/analysis.md): the page's tokens and times, new in
 # every copy sent again. ("session", the seminar's choice, is left out too, by
 # its name, but stays the same in a copy.)
 VOLATILE = {"_token", "client_time", "csrf_token", "sent_at", "g-recaptcha-response", "session_id",

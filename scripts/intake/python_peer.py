@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The benchmark's peer: seed 000's Python model of the intake (sqlite3 +
+"""The benchmark's peer: a plain Python model of the intake (sqlite3 +
 json + hashlib, the receipt and its key committed together, one commit per
 request) behind the standard library's ThreadingHTTPServer.
 
@@ -9,7 +9,7 @@ POST /f/contact with a JSON object and an Idempotency-Key header: 201 with
 {"receipt": N, "state": "completed"}; the same key and body again: the same
 answer; the same key with another body: 422. Every commit is synced
 (synchronous=FULL). `--journal delete` (the default) keeps Python's sqlite3
-defaults, as the seed's script has them; `--journal wal` gives it the
+defaults, as a plain script has them; `--journal wal` gives it the
 server's own journal, the same promise at its cheapest.
 """
 
@@ -30,7 +30,7 @@ SCOPE = "acme.example/contact"
 
 
 class Store:
-    """Seed 000's submit(), with one connection shared under a lock (a
+    """The model's submit(), with one connection shared under a lock (a
     sqlite3 connection is not to be used by two threads at once)."""
 
     def __init__(self, path, journal):

@@ -78,7 +78,7 @@ pub fn report(
 }
 
 /// `find DB QUERY`: every receipt searched; the analysis is read only when
-/// something was found, for the items the hits belong to.
+/// something was found, around the hits, for the items they belong to.
 pub fn find(
     db: &Location,
     query: &str,
@@ -90,11 +90,11 @@ pub fn find(
     let settings = analysis.settings();
     let query = crate::find::parse(query, zone, settings.now_ms).map_err(|e| unusable(e.0))?;
     let database = storage::open_database(db, Access::ReadOnly)?;
-    let scan = crate::find::search(&*database, &query, settings.now_ms)?;
+    let (scan, timeline) = crate::find::search_with_timeline(&*database, &query, settings.now_ms)?;
     let outcome = if scan.matches.is_empty() {
         crate::find::miss(&query, scan, &settings)
     } else {
-        let snap = reading::read(&*database, settings, &mut |_| {})?;
+        let snap = crate::find::around::read_around(&*database, &scan, &timeline, &settings)?;
         let outcome = crate::find::assemble(&query, scan, &snap);
         // As for the report: the process ends now (see there).
         std::mem::forget(snap);

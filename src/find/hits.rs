@@ -156,7 +156,10 @@ fn hit(m: Match, items: Vec<ItemRef>, snap: &Snapshot) -> Hit {
 }
 
 /// The items each wanted receipt belongs to, in the order of the tabs.
-fn items_of(wanted: &HashSet<ReceiptId>, snap: &Snapshot) -> HashMap<ReceiptId, Vec<ItemRef>> {
+pub(crate) fn items_of(
+    wanted: &HashSet<ReceiptId>,
+    snap: &Snapshot,
+) -> HashMap<ReceiptId, Vec<ItemRef>> {
     let mut out: HashMap<ReceiptId, Vec<ItemRef>> = HashMap::new();
     if wanted.is_empty() {
         return out;

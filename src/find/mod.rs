@@ -8,9 +8,12 @@
 //!   newest matches and the counts a miss is explained with; names and
 //!   phone numbers are compared without the spaces and dashes that only
 //!   part them ([`loose`]);
+//! - [`around`]: the analysis the hits need, read around them alone
+//!   ([`timeline`]: when each receipt arrived, kept by the scan for it);
 //! - [`hits`]: each match with its state, replays, items and fields;
 //! - [`text`], [`json`]: the answer for people and for scripts.
 
+pub mod around;
 pub mod hits;
 pub mod japanese_time;
 pub mod json;
@@ -19,7 +22,9 @@ pub mod prefilter;
 pub mod query;
 pub mod scan;
 pub mod text;
+pub mod timeline;
 
 pub use hits::{Hit, ItemRef, Outcome, assemble, miss};
 pub use query::{Query, QueryError, parse, parse_in};
-pub use scan::{Found, Scan, Tally, search};
+pub use scan::{Found, Scan, Tally, search, search_with_timeline};
+pub use timeline::Timeline;

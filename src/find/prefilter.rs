@@ -91,6 +91,18 @@ fn project_into<const COMPACT: bool>(text: &str, out: &mut Sink<'_, COMPACT>) ->
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        if !COMPACT && is_plain(b) {
+            // A run of visible ASCII is lower-cased at once: most of a
+            // payload is, and this runs over every payload.
+            let run = bytes[i..].iter().take_while(|&&c| is_plain(c)).count();
+            if std::mem::take(&mut space) {
+                out.push(b' ');
+            }
+            out.out
+                .extend(bytes[i..i + run].iter().map(u8::to_ascii_lowercase));
+            i += run;
+            continue;
+        }
         let u = if b == b'\\' {
             let Some((u, used)) = escape(&bytes[i + 1..]) else {
                 return false;
@@ -100,6 +112,14 @@ fn project_into<const COMPACT: bool>(text: &str, out: &mut Sink<'_, COMPACT>) ->
         } else if b < 0x80 {
             i += 1;
             u32::from(b)
+        } else if (0xE0..0xF0).contains(&b) {
+            // Three bytes (kana, ideographs, full-width forms): the text is
+            // UTF-8, so both continuation bytes are there.
+            let u = (u32::from(b & 0x0F) << 12)
+                | (u32::from(bytes[i + 1] & 0x3F) << 6)
+                | u32::from(bytes[i + 2] & 0x3F);
+            i += 3;
+            u
         } else {
             let c = text[i..].chars().next().expect("a char starts here");
             i += c.len_utf8();
@@ -110,6 +130,12 @@ fn project_into<const COMPACT: bool>(text: &str, out: &mut Sink<'_, COMPACT>) ->
         }
     }
     true
+}
+
+/// Visible ASCII but the backslash: its projection is itself, lower-cased.
+#[inline]
+fn is_plain(b: u8) -> bool {
+    (0x21..0x7F).contains(&b) && b != b'\\'
 }
 
 /// The character an escape (after its backslash) stands for, and the bytes it took.

@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 
 use super::prefilter;
 use super::query::Query;
+use super::timeline::Timeline;
 use crate::model::time::parse_time_ref;
 use crate::model::{Millis, ReceiptId, Row, RowSink};
 use crate::storage::{Connections, Storage};
@@ -84,9 +85,27 @@ pub struct Scan {
 
 /// Searches every receipt of `db` for `query`, as of `now_ms`.
 pub fn search(db: &dyn Storage, query: &Query, now_ms: Millis) -> anyhow::Result<Scan> {
+    Ok(search_in(db, query, now_ms, false)?.0)
+}
+
+/// [`search`], with the [`Timeline`] of every receipt read.
+pub fn search_with_timeline(
+    db: &dyn Storage,
+    query: &Query,
+    now_ms: Millis,
+) -> anyhow::Result<(Scan, Timeline)> {
+    search_in(db, query, now_ms, true)
+}
+
+fn search_in(
+    db: &dyn Storage,
+    query: &Query,
+    now_ms: Millis,
+    timeline: bool,
+) -> anyhow::Result<(Scan, Timeline)> {
     let mut session = db.begin_read(Connections::EveryCore)?;
     let mut sinks: Vec<Matcher> = (0..session.connections())
-        .map(|_| Matcher::new(query, now_ms))
+        .map(|_| Matcher::new(query, now_ms, timeline))
         .collect();
     let read = {
         let mut refs: Vec<&mut dyn RowSink> =
@@ -94,9 +113,10 @@ pub fn search(db: &dyn Storage, query: &Query, now_ms: Millis) -> anyhow::Result
         session.receipts(None, &mut refs, &mut |_| {})?
     };
     session.end()?;
+    let timeline = Timeline::merge(sinks.iter_mut().filter_map(|s| s.timeline.take()));
     let mut scan = merge(sinks);
     scan.read = read.0;
-    Ok(scan)
+    Ok((scan, timeline))
 }
 
 fn merge(sinks: Vec<Matcher<'_>>) -> Scan {
@@ -161,10 +181,12 @@ struct Matcher<'q> {
     loose_finders: Vec<Finder<'q>>,
     /// Whether each scope seen holds the needle.
     scopes: HashMap<String, bool>,
+    /// Every receipt read, when asked for.
+    timeline: Option<Timeline>,
 }
 
 impl<'q> Matcher<'q> {
-    fn new(query: &'q Query, now_ms: Millis) -> Self {
+    fn new(query: &'q Query, now_ms: Millis, timeline: bool) -> Self {
         Self {
             query,
             finder: query.needle.as_deref().map(|n| Finder::new(n.as_bytes())),
@@ -181,6 +203,7 @@ impl<'q> Matcher<'q> {
                 .map(|f| Finder::new(f.as_bytes()))
                 .collect(),
             scopes: HashMap::new(),
+            timeline: timeline.then(Timeline::default),
         }
     }
 
@@ -301,6 +324,9 @@ impl<'q> Matcher<'q> {
 impl RowSink for Matcher<'_> {
     fn row(&mut self, row: &Row<'_>) {
         let created = parse_time_ref(row.created_at).ok();
+        if let Some(timeline) = &mut self.timeline {
+            timeline.push(row.id, created, row.scope, row.request_key);
+        }
         let query = self.query;
         let in_span = match (query.span, created) {
             (Some(span), Some(at)) => span.contains(at),

@@ -17,7 +17,7 @@
 //!   original may still be running in another connection.
 //!
 //! All times are passed in (`at_ms`), so a simulated clock (the demo) writes the same rows.
-//! See `docs/intake.md` for the protocol's table of answers.
+//! See `docs/intake-protocol.md` for the protocol's table of answers.
 
 use std::path::Path;
 

@@ -7,6 +7,7 @@
 //! - [`receipts`]: the receipts the items show, compact and shared between
 //!   readings;
 //! - [`shown`]: which receipts the items show, kept up to date between readings;
+//! - [`subset`]: some receipts alone, analysed as if they were all;
 //! - [`stage`]: where a reading is, for a progress display.
 
 mod compact_sink;
@@ -15,8 +16,10 @@ pub mod receipts;
 pub mod shown;
 pub mod snapshot;
 pub mod stage;
+pub mod subset;
 
 pub use reader::{Extent, PendingReceipts, Reader, read, read_with_receipts};
 pub use receipts::{Compact, Receipts, View};
 pub use snapshot::{ItemReview, LogLine, Snapshot, Target, find_item, shown_ids};
 pub use stage::{Progress, Stage};
+pub use subset::Subsets;

@@ -160,7 +160,18 @@ pub(super) fn assemble(
     let log = session
         .read_log()
         .context(crate::t!(crate::i18n::current(), "error.log.reading"))?;
-    let statuses = review::statuses(&log);
+    Ok(assemble_with_log(db, &log, settings, receipt_count, triage))
+}
+
+/// [`assemble`], the review log already read.
+pub(super) fn assemble_with_log(
+    db: &dyn Storage,
+    log: &[LogEntry],
+    settings: Settings,
+    receipt_count: usize,
+    triage: Arc<Triage>,
+) -> Snapshot {
+    let statuses = review::statuses(log);
     let mut reviews = HashMap::new();
     let t = &triage;
     // Most items have no log entry: only those whose id one names are
@@ -202,7 +213,7 @@ pub(super) fn assemble(
             review("bot", g.receipts[0].id, &|| g.receipt_ids());
         }
     }
-    Ok(Snapshot {
+    Snapshot {
         database: db.location().clone(),
         read_only: db.read_only_reason().map(str::to_string).or_else(|| {
             db.is_read_only().then(|| {
@@ -226,7 +237,7 @@ pub(super) fn assemble(
         reviews,
         activity: Arc::default(),
         log: log.iter().map(log_line).collect(),
-    })
+    }
 }
 
 /// The ids of the receipts the items show, ascending: members of duplicate

@@ -1,6 +1,6 @@
-//! The seed 002 protocol, in memory: return values, errors, call counts and state.
+//! The intake protocol (docs/intake-protocol.md), in memory: return values, errors, call counts and state.
 //!
-//! Seed 002's eight broken variants, and the test(s) here that catch each one (each was
+//! Eight plausible ways to get the protocol wrong, and the test(s) here that catch each one (each was
 //! applied to the code temporarily and the suite run against it):
 //!
 //! 1. key length `{1,128}`            -> `key_longer_than_64_is_refused`

@@ -1,4 +1,4 @@
-//! The intake store against seed 000's six cases, on both engines (a SQLite file, a
+//! The intake store against the protocol's six cases (docs/intake-protocol.md), on both engines (a SQLite file, a
 //! PostgreSQL database of its own), with separate connections (and threads where the case is
 //! about concurrency). Each case is written once and run as `case::sqlite` and
 //! `case::postgres`; the cases about concurrency run on SQLite in both journal modes. None is

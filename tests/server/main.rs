@@ -1,5 +1,5 @@
-//! The intake server over real HTTP on 127.0.0.1: every answer of SPEC's
-//! table, what each writes (and that a refusal writes nothing), races,
+//! The intake server over real HTTP on 127.0.0.1: every answer of the
+//! status table (docs/intake-protocol.md), what each writes (and that a refusal writes nothing), races,
 //! the hardening, and the `serve` command itself.
 //!
 //! What the server writes runs on both engines (`both!`: `case::sqlite`,

@@ -1,4 +1,4 @@
-//! SPEC's protocol over HTTP: new, replay, conflict, in flight, a plain
+//! The intake protocol (docs/intake-protocol.md) over HTTP: new, replay, conflict, in flight, a plain
 //! form's 303, and what each writes; each on both engines.
 
 use receipt_review::intake::canonical::canonical_text;

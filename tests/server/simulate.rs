@@ -1,5 +1,5 @@
 //! `receipt-review simulate` against a real server on 127.0.0.1: what it
-//! sends ends up in the database as seed 004's pathways, the analysis finds
+//! sends ends up in the database as the pathways it drew, the analysis finds
 //! them, and the counts it prints are what the database holds. A bad
 //! address, a missing form, an unreachable server, a server that goes away
 //! and SIGTERM each end as they should.
@@ -243,7 +243,7 @@ fn a_short_run_writes_every_pathway_and_prints_what_the_database_holds() {
     // Plain form posts carry their page's key; it is not stored as a field.
     assert!(rows.iter().all(|(_, _, p)| !p.contains_key("_key")));
 
-    // The analysis finds the seed's kinds.
+    // The analysis finds the kinds of pathway it was sent.
     let report = run(&["report", s.path().to_str().unwrap(), "--json"]);
     assert_eq!(report.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&report.stdout).unwrap();
