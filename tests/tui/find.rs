@@ -6,7 +6,7 @@ use crate::fixture::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
-use receipt_review::find::{Found, Query, Scan, Tally, scan::Match};
+use receipt_review::find::{FormCounts, FoundIn, Query, Scan, scan::Match};
 use receipt_review::model::{Millis, Zone};
 use receipt_review::tui::app::msg::{Effect, Msg};
 use receipt_review::tui::app::{App, Focus, Tab, update};
@@ -49,7 +49,7 @@ fn search(app: &mut App, fx: &Fixture, text: &str) -> Vec<Effect> {
     send(app, fx, code(KeyCode::Enter))
 }
 
-fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: Found) -> Match {
+fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: FoundIn) -> Match {
     Match {
         id,
         scope: scope.into(),
@@ -61,10 +61,10 @@ fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: 
     }
 }
 
-fn tallies() -> Vec<(String, Tally)> {
+fn tallies() -> Vec<(String, FormCounts)> {
     vec![(
         "site-a/contact".into(),
-        Tally {
+        FormCounts {
             receipts: 16,
             in_flight: 2,
             recent: 1,
@@ -85,7 +85,7 @@ pub(crate) fn taro_scan() -> Scan {
                 "in_flight",
                 NOW - 2 * MIN,
                 payload,
-                Found::Field("email".into()),
+                FoundIn::Field("email".into()),
             ),
             matched(
                 111,
@@ -93,7 +93,7 @@ pub(crate) fn taro_scan() -> Scan {
                 "completed",
                 T0 + 20_000,
                 payload,
-                Found::Field("email".into()),
+                FoundIn::Field("email".into()),
             ),
             matched(
                 110,
@@ -101,7 +101,7 @@ pub(crate) fn taro_scan() -> Scan {
                 "completed",
                 T0,
                 payload,
-                Found::Field("email".into()),
+                FoundIn::Field("email".into()),
             ),
         ],
         total: 3,

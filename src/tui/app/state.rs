@@ -15,13 +15,13 @@ use super::clock::Clock;
 use super::counts::Counts;
 use super::find::FindState;
 use super::forms::FormsState;
-use super::fresh::Fresh;
+use super::fresh::GroupChange;
 use super::keymap::Mode;
 use super::list_view::ListView;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
 use super::search::SearchIndex;
-use super::standing::Standing;
+use super::standing::ScreenStatus;
 use super::tab::{ClassFilter, Tab};
 use super::visitors::Visitor;
 
@@ -241,7 +241,7 @@ pub struct App {
     pub list_view: ListView,
     /// Groups new or grown in the readings since the operator last moved
     /// past them, by first receipt id.
-    pub fresh: HashMap<ReceiptId, Fresh>,
+    pub fresh: HashMap<ReceiptId, GroupChange>,
     /// Senders as typed, from the payloads that have arrived.
     pub visitors: HashMap<ReceiptId, Visitor>,
     pub pos: [ListPos; Tab::COUNT],
@@ -474,10 +474,10 @@ impl App {
     }
 
     /// Where an item stands by the review log (a decision on its way aside).
-    pub fn standing(&self, item: &str) -> Standing {
+    pub fn standing(&self, item: &str) -> ScreenStatus {
         match self.snapshot.as_ref().and_then(|s| s.reviews.get(item)) {
-            Some(review) => Standing::of(review),
-            None => Standing::Pending,
+            Some(review) => ScreenStatus::of(review),
+            None => ScreenStatus::Pending,
         }
     }
 

@@ -19,7 +19,7 @@ use super::{Theme, fit_segments, text};
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
 use crate::t;
-use crate::tui::app::standing::Standing;
+use crate::tui::app::standing::ScreenStatus;
 use crate::tui::app::{App, Focus, Selected, words};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -173,8 +173,8 @@ pub(crate) fn review_lines(
             theme.dim(),
         ));
     }
-    let standing = Standing::of(review);
-    if standing == Standing::LookedAt {
+    let standing = ScreenStatus::of(review);
+    if standing == ScreenStatus::LookedAt {
         for part in text::wrap(&words::looked_at(&who(review), app.lang), width) {
             lines.push(Line::styled(part, theme.plain()));
         }
