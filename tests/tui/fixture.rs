@@ -768,7 +768,11 @@ pub fn next_answer(rx: &std::sync::mpsc::Receiver<Msg>) -> Msg {
 /// The screen's rows as a person reads them (a wide character once).
 pub fn rows(app: &App, width: u16, height: u16) -> Vec<String> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
     let buffer = terminal.backend().buffer();
     (0..height)
         .map(|y| {

@@ -17,7 +17,11 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
 fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
     terminal
 }
 

@@ -16,7 +16,11 @@ use receipt_review::tui::canvas::draw;
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
     terminal.backend().to_string()
 }
 
@@ -24,7 +28,11 @@ fn screen(app: &App, width: u16, height: u16) -> String {
 /// there is no colour).
 fn cells(app: &App, width: u16, height: u16) -> Vec<Vec<(String, bool)>> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
     let buffer = terminal.backend().buffer();
     (0..height)
         .map(|y| {

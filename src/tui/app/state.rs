@@ -1,7 +1,6 @@
 //! The screen's state. Plain data: [`super::update`] changes it, the canvas reads it.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -246,10 +245,10 @@ pub struct App {
     pub visitors: HashMap<ReceiptId, Visitor>,
     pub pos: [ListPos; Tab::COUNT],
     pub detail_scroll: usize,
-    /// Set by the canvas: how far the detail pane can scroll at its last drawing.
-    pub detail_max_scroll: Cell<usize>,
-    /// Set by the canvas: how far the help can scroll at its last drawing.
-    pub help_max_scroll: Cell<usize>,
+    /// How far the detail pane could scroll at its last drawing (`Msg::Drawn`).
+    pub detail_max_scroll: usize,
+    /// How far the help could scroll at its last drawing (`Msg::Drawn`).
+    pub help_max_scroll: usize,
     pub raw_view: bool,
     pub overlay: Option<Overlay>,
     pub input: Option<Input>,
@@ -305,8 +304,8 @@ impl App {
             visitors: HashMap::new(),
             pos: Default::default(),
             detail_scroll: 0,
-            detail_max_scroll: Cell::new(usize::MAX),
-            help_max_scroll: Cell::new(usize::MAX),
+            detail_max_scroll: usize::MAX,
+            help_max_scroll: usize::MAX,
             raw_view: false,
             overlay: None,
             input: None,

@@ -44,6 +44,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut effects = Vec::new();
     match msg {
         Msg::Key(key) => on_key(app, key, &mut effects),
+        Msg::Drawn(limits) => {
+            if let Some(detail) = limits.detail {
+                app.detail_max_scroll = detail;
+            }
+            if let Some(help) = limits.help {
+                app.help_max_scroll = help;
+            }
+        }
         Msg::Resize { width, height } => {
             app.size = (width, height);
             for tab in Tab::ALL {
@@ -476,7 +484,7 @@ fn quit(app: &mut App, effects: &mut Vec<Effect>) {
 fn move_by(app: &mut App, command: KeyCommand) {
     if let Some(Overlay::Help { scroll }) = &mut app.overlay {
         let page = usize::from(app.size.1.saturating_sub(6)).max(1);
-        let max = app.help_max_scroll.get();
+        let max = app.help_max_scroll;
         *scroll = (*scroll).min(max);
         *scroll = match command {
             KeyCommand::Down => scroll.saturating_add(1).min(max),
@@ -489,7 +497,7 @@ fn move_by(app: &mut App, command: KeyCommand) {
     }
     if app.focus == Focus::Detail {
         let page = layout::detail_rows(app.size, app.read_only().is_some(), app.focus);
-        let max = app.detail_max_scroll.get();
+        let max = app.detail_max_scroll;
         let s = app.detail_scroll.min(max);
         app.detail_scroll = match command {
             KeyCommand::Down => s.saturating_add(1).min(max),
