@@ -15,7 +15,8 @@ use super::keymap::{self, KeyCommand, Mode};
 use super::layout;
 use super::msg::{Effect, ItemDecision, Msg, PayloadRef};
 use super::state::{
-    App, Busy, Confirm, ConfirmAction, EXPORT_CHOICES, Focus, Input, Lasts, Overlay, export_label,
+    App, Busy, Confirm, ConfirmAction, EXPORT_CHOICES, Focus, Input, Lasts, Overlay, TabState,
+    export_label,
 };
 use super::tab::{ClassFilter, Tab};
 use super::visitors::Visitor;
@@ -74,18 +75,18 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Payloads(list) => {
             for (r, text) in list {
-                app.requested.remove(&r);
+                app.cache.requested.remove(&r);
                 // The sender as typed, for the lists (kept when the
                 // payload itself is trimmed from the cache).
                 if let (PayloadRef::Receipt(id), Ok(body)) = (r, &text)
                     && let Some(visitor) = Visitor::from_payload(body)
                 {
-                    if app.visitors.len() >= VISITORS_KEPT {
-                        app.visitors.clear();
+                    if app.cache.visitors.len() >= VISITORS_KEPT {
+                        app.cache.visitors.clear();
                     }
-                    app.visitors.insert(id, visitor);
+                    app.cache.visitors.insert(id, visitor);
                 }
-                app.payloads.insert(r, text);
+                app.cache.payloads.insert(r, text);
             }
         }
         Msg::Recorded(Ok(message)) => {
@@ -166,22 +167,22 @@ fn request_payloads(app: &mut App, effects: &mut Vec<Effect>) {
     let mut wanted = app.wanted_payloads();
     for id in shown_senders(app) {
         let r = PayloadRef::Receipt(id);
-        if !app.visitors.contains_key(&id) && !wanted.contains(&r) {
+        if !app.cache.visitors.contains_key(&id) && !wanted.contains(&r) {
             wanted.push(r);
         }
     }
     let missing: Vec<_> = wanted
         .iter()
         .copied()
-        .filter(|r| !app.payloads.contains_key(r) && !app.requested.contains(r))
+        .filter(|r| !app.cache.payloads.contains_key(r) && !app.cache.requested.contains(r))
         .collect();
     if missing.is_empty() {
         return;
     }
-    if app.payloads.len() > PAYLOAD_CACHE {
-        app.payloads.retain(|r, _| wanted.contains(r));
+    if app.cache.payloads.len() > PAYLOAD_CACHE {
+        app.cache.payloads.retain(|r, _| wanted.contains(r));
     }
-    app.requested.extend(missing.iter().copied());
+    app.cache.requested.extend(missing.iter().copied());
     effects.push(Effect::LoadPayloads(missing));
 }
 
@@ -228,8 +229,15 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     app.snapshot = Some(reading.snapshot);
     // The rows shown, and what they answer, with the index they came from.
     let search_before = std::mem::replace(&mut app.search, reading.search);
-    let rows_before = std::mem::take(&mut app.matched);
-    let rows_for_before = std::mem::take(&mut app.rows_for);
+    let matched_before: Vec<TabState> = app
+        .tabs
+        .iter_mut()
+        .map(|t| TabState {
+            matched: std::mem::take(&mut t.matched),
+            matched_for: t.matched_for.take(),
+            ..TabState::default()
+        })
+        .collect();
     // The receipts follow an analysis handed over first: until the worker
     // counts them, the header says they are coming.
     app.progress = receipts_pending.then_some(Busy {
@@ -249,13 +257,21 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     }
     // The hits of the last search, with this reading's items.
     find::update::join(app);
-    app.rows_behind = Default::default();
+    for t in &mut app.tabs {
+        t.behind = false;
+    }
     for tab in Tab::ALL {
         let i = tab.index();
         let shown = (tab != Tab::Log)
-            .then_some(&rows_for_before[i])
+            .then_some(&matched_before[i].matched_for)
             .and_then(Option::as_ref)
-            .map(|answered| (answered, search_before.tab(tab), rows_before[i].as_slice()));
+            .map(|answered| {
+                (
+                    answered,
+                    search_before.tab(tab),
+                    matched_before[i].matched.as_slice(),
+                )
+            });
         recompute_rows(app, tab, shown);
         let (key, index) = before[tab.index()];
         let selected = if first {
@@ -280,7 +296,7 @@ fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
         app.detail_scroll = 0;
     }
     // Anything asked for and not answered is asked again if still wanted.
-    app.requested.clear();
+    app.cache.requested.clear();
     if let Some(item) = app.reopened.take() {
         show_item(app, &item, true);
     }
@@ -342,8 +358,8 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
             app.overlay = None;
         }
         KeyCommand::Reload => {
-            app.payloads.clear();
-            app.requested.clear();
+            app.cache.payloads.clear();
+            app.cache.requested.clear();
             reading_status(app, t!(app.lang, "status.reading_again").into());
             effects.push(Effect::Reload);
         }

@@ -33,8 +33,8 @@ pub(in crate::tui::app) fn recompute_rows(app: &mut App, tab: Tab, shown: Option
         return;
     }
     if let Some((found, answers)) = find_rows(app, tab, shown) {
-        app.matched[tab.index()] = found;
-        app.rows_for[tab.index()] = Some(answers);
+        app.tabs[tab.index()].matched = found;
+        app.tabs[tab.index()].matched_for = Some(answers);
     }
     arrange(app, tab);
 }
@@ -49,13 +49,13 @@ pub(in crate::tui::app) fn arrange(app: &mut App, tab: Tab) {
         Some(snap) if app.list_view.pending_only => {
             // Few items are resolved: their keys, not every row's id.
             let resolved = resolved_keys(snap, tab);
-            app.list_view.arrange(tab, &app.matched[i], |row| {
+            app.list_view.arrange(tab, &app.tabs[i].matched, |row| {
                 rows::row_key(snap, tab, row).is_some_and(|key| !resolved.contains(&key))
             })
         }
-        _ => app.list_view.arrange(tab, &app.matched[i], |_| true),
+        _ => app.list_view.arrange(tab, &app.tabs[i].matched, |_| true),
     };
-    app.rows[i] = rows;
+    app.tabs[i].rows = rows;
 }
 
 /// The keys ([`rows::row_key`]) of a tab's resolved items.
@@ -83,7 +83,7 @@ pub(in crate::tui::app) fn find_rows(
     let query = search::normalize_query(&app.filter);
     let class = app.class_filter;
     let i = tab.index();
-    let known = match (shown, &app.rows_for[i]) {
+    let known = match (shown, &app.tabs[i].matched_for) {
         (Some(((q, c), index, rows)), _) if *q == query && *c == class => {
             Known::Before(index, rows)
         }
@@ -93,7 +93,7 @@ pub(in crate::tui::app) fn find_rows(
             if *before == query {
                 return None;
             }
-            Known::Among(&app.matched[i])
+            Known::Among(&app.tabs[i].matched)
         }
         _ => Known::Nothing,
     };
@@ -116,14 +116,14 @@ pub(in crate::tui::app) fn refilter(app: &mut App, tab: Tab) {
 /// it is shown ([`catch_up`]).
 pub(in crate::tui::app) fn refilter_all(app: &mut App) {
     for tab in Tab::ALL {
-        app.rows_behind[tab.index()] = tab != app.tab;
+        app.tabs[tab.index()].behind = tab != app.tab;
     }
     refilter(app, app.tab);
 }
 
 /// Brings a tab's rows up to the filters, if they changed since they were found.
 pub(in crate::tui::app) fn catch_up(app: &mut App, tab: Tab) {
-    if std::mem::take(&mut app.rows_behind[tab.index()]) {
+    if std::mem::take(&mut app.tabs[tab.index()].behind) {
         refilter(app, tab);
     }
 }
@@ -175,7 +175,7 @@ pub(in crate::tui::app) fn first_pending(app: &App, tab: Tab) -> Option<usize> {
 pub(in crate::tui::app) fn select(app: &mut App, tab: Tab, index: usize) {
     let len = app.rows(tab).len();
     let before = app.pos(tab).selected;
-    app.pos[tab.index()].selected = index.min(len.saturating_sub(1));
+    app.tabs[tab.index()].pos.selected = index.min(len.saturating_sub(1));
     if tab == app.tab && app.pos(tab).selected != before {
         app.detail_scroll = 0;
     }
@@ -194,10 +194,10 @@ pub(in crate::tui::app) fn rearrange(app: &mut App) {
     for &tab in Tab::ORDERED {
         let i = tab.index();
         let key_before = selected_key(app, tab);
-        let before = std::mem::take(&mut app.rows[i]);
-        let at = app.pos[i].selected;
+        let before = std::mem::take(&mut app.tabs[i].rows);
+        let at = app.tabs[i].pos.selected;
         arrange(app, tab);
-        app.pos[i].selected = list_view::nearest(&before, at, app.rows(tab));
+        app.tabs[i].pos.selected = list_view::nearest(&before, at, app.rows(tab));
         if tab == app.tab && selected_key(app, tab) != key_before {
             app.detail_scroll = 0;
         }
@@ -218,7 +218,7 @@ pub(in crate::tui::app) fn list_rows_in(app: &App, tab: Tab) -> usize {
 pub(in crate::tui::app) fn scroll_into_view(app: &mut App, tab: Tab) {
     let height = list_rows_in(app, tab);
     let len = app.rows(tab).len();
-    let pos = &mut app.pos[tab.index()];
+    let pos = &mut app.tabs[tab.index()].pos;
     pos.offset = layout::offset_showing(pos.selected, pos.offset, height);
     // No empty space below the last row when the list could fill the pane.
     pos.offset = pos.offset.min(len.saturating_sub(height));
