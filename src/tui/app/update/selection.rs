@@ -233,3 +233,30 @@ pub(in crate::tui::app) fn go_tab(app: &mut App, tab: Tab) {
         scroll_into_view(app, tab);
     }
 }
+
+/// Goes to `item`'s tab and selects it; `clear`: the filters are cleared
+/// when they hide it. False when the reading does not show it.
+pub(super) fn show_item(app: &mut App, item: &str, clear: bool) -> bool {
+    let Ok((kind, key)) = crate::review::parse_item(item) else {
+        return false;
+    };
+    let tab = decision::tab_of_kind(kind);
+    catch_up(app, tab);
+    // An item's number is its row's key: compared, not formatted, per row.
+    let at = |app: &App| find_row(app, tab, key);
+    let mut row = at(app);
+    let filtered = !app.filter.is_empty() || app.class_filter != ClassFilter::All;
+    if row.is_none() && clear && filtered {
+        app.filter.clear();
+        app.class_filter = ClassFilter::All;
+        refilter_all(app);
+        catch_up(app, tab);
+        row = at(app);
+    }
+    let Some(row) = row else {
+        return false;
+    };
+    go_tab(app, tab);
+    select(app, tab, row);
+    true
+}
