@@ -3,24 +3,11 @@
 //! item, the `z` key; pure `update` and TestBackend snapshots.
 
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use receipt_review::find::{FormCounts, FoundIn, Query, Scan, scan::Match};
 use receipt_review::model::{Millis, Zone};
 use receipt_review::tui::app::msg::{Effect, Msg};
 use receipt_review::tui::app::{App, Focus, Tab, update};
-use receipt_review::tui::canvas::draw;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal
-        .draw(|frame| {
-            draw(frame, app);
-        })
-        .unwrap();
-    terminal.backend().to_string()
-}
 
 fn ctrl_u() -> Msg {
     Msg::Key(ratatui::crossterm::event::KeyEvent::new(

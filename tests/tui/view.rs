@@ -12,26 +12,6 @@ use receipt_review::tui::app::msg::{Msg, PayloadRef, ScrollLimits};
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas::draw;
 
-fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal
-        .draw(|frame| {
-            draw(frame, app);
-        })
-        .unwrap();
-    terminal
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    render(app, width, height).backend().to_string()
-}
-
-fn keys(app: &mut App, fx: &Fixture, keys: &str) {
-    for c in keys.chars() {
-        send(app, fx, key(c));
-    }
-}
-
 #[test]
 fn duplicates_80x24() {
     let fx = fixture();
