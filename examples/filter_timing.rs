@@ -100,7 +100,9 @@ fn main() -> anyhow::Result<()> {
                 updates.push(t.elapsed());
                 slowest.push((t.elapsed(), word, key));
                 let t = Instant::now();
-                terminal.draw(|f| canvas::draw(f, &app))?;
+                terminal.draw(|f| {
+                    canvas::draw(f, &app);
+                })?;
                 draws.push(t.elapsed());
             }
         }

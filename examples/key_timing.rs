@@ -35,7 +35,9 @@ fn main() -> anyhow::Result<()> {
     let snap = reading::read_with_receipts(&*db, Settings::new(NOW_MS), &mut |_| {})?;
     println!("read in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
     let (mut app, mut terminal) = screen::loaded(App::new(true).with_frozen_clock(), snap)?;
-    terminal.draw(|f| canvas::draw(f, &app))?;
+    terminal.draw(|f| {
+        canvas::draw(f, &app);
+    })?;
     let scroll: Vec<KeyCode> = (0..keys)
         .map(|i| KeyCode::Char(if i < keys / 2 { 'j' } else { 'k' }))
         .collect();
@@ -59,7 +61,9 @@ fn main() -> anyhow::Result<()> {
                     updates.push(t.elapsed());
                     slowest.push((t.elapsed(), k));
                     let t = Instant::now();
-                    terminal.draw(|f| canvas::draw(f, &app))?;
+                    terminal.draw(|f| {
+                        canvas::draw(f, &app);
+                    })?;
                     draws.push(t.elapsed());
                 }
                 if !forever {

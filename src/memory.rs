@@ -49,7 +49,7 @@ pub fn keep_large_blocks_apart() {
 
 /// Returns every wholly free page of the allocator's heaps to the system
 /// (it takes milliseconds after a large reading). Call it where a reading
-/// has just let go of a lot, off the screen's path.
+/// has just freed a lot, off the screen's path.
 pub fn give_back_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` takes no pointer; it walks the allocator's own

@@ -277,7 +277,7 @@ impl Generator {
     pub(super) fn plant(&mut self, kind: ScenarioKind, t: Millis) -> usize {
         let scope = self.scope_for(kind);
         let inquiry = Inquiry::new(&mut self.rng, scope);
-        let ja = inquiry.visitor.lang == texts::Lang::Ja;
+        let ja = inquiry.visitor.lang == texts::TextLang::Ja;
         let page = PageView::new(&mut self.rng);
         match kind {
             ScenarioKind::Single => {
@@ -577,7 +577,7 @@ impl Generator {
     pub(super) fn in_flight(&mut self, at: Millis, tag: Tag) {
         let scope = self.scope();
         let inquiry = Inquiry::new(&mut self.rng, scope);
-        let ja = inquiry.visitor.lang == texts::Lang::Ja;
+        let ja = inquiry.visitor.lang == texts::TextLang::Ja;
         let page = PageView::new(&mut self.rng);
         let body = self.json(scope, &inquiry, &page, at, Content::Original);
         let key = if self.rng.random_bool(0.8) {
@@ -591,7 +591,7 @@ impl Generator {
     pub(super) fn damaged(&mut self, reason: DamageReason, at: Millis) {
         let scope = self.scope();
         let inquiry = Inquiry::new(&mut self.rng, scope);
-        let ja = inquiry.visitor.lang == texts::Lang::Ja;
+        let ja = inquiry.visitor.lang == texts::TextLang::Ja;
         let page = PageView::new(&mut self.rng);
         let map = scenario::payload(&mut self.rng, scope, &inquiry, &page, at, Content::Original);
         let text = canonical(&map).expect("generated payloads are canonical");

@@ -7,7 +7,7 @@ use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
-use super::texts::{self, Lang, Topic, Visitor};
+use super::texts::{self, TextLang, Topic, Visitor};
 use crate::model::Millis;
 use crate::model::time::format_rfc3339;
 use crate::triage::model::DamageReason;
@@ -230,9 +230,9 @@ pub struct Inquiry {
 impl Inquiry {
     pub fn new(rng: &mut ChaCha8Rng, scope: &ScopeSpec) -> Self {
         let lang = if rng.random_bool(scope.japanese) {
-            Lang::Ja
+            TextLang::Ja
         } else {
-            Lang::En
+            TextLang::En
         };
         let visitor = texts::visitor(rng, lang);
         let subject = texts::subject(rng, lang, scope.topic);

@@ -5,8 +5,9 @@ use rand::RngExt;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
+/// The language a visitor writes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lang {
+pub enum TextLang {
     Ja,
     En,
 }
@@ -14,7 +15,7 @@ pub enum Lang {
 /// The fields a visitor types.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Visitor {
-    pub lang: Lang,
+    pub lang: TextLang,
     pub name: String,
     pub email: String,
     pub phone: String,
@@ -216,9 +217,9 @@ const EN_DOMAINS: &[&str] = &[
 ];
 
 /// A new visitor.
-pub fn visitor(rng: &mut ChaCha8Rng, lang: Lang) -> Visitor {
+pub fn visitor(rng: &mut ChaCha8Rng, lang: TextLang) -> Visitor {
     match lang {
-        Lang::Ja => {
+        TextLang::Ja => {
             let (sk, sr) = *JA_SURNAMES.choose(rng).unwrap();
             let (gk, gr) = *JA_GIVEN.choose(rng).unwrap();
             let email = match rng.random_range(0..3) {
@@ -269,7 +270,7 @@ pub fn visitor(rng: &mut ChaCha8Rng, lang: Lang) -> Visitor {
                 company,
             }
         }
-        Lang::En => {
+        TextLang::En => {
             let first = *EN_FIRST.choose(rng).unwrap();
             let last = *EN_LAST.choose(rng).unwrap();
             let local = format!(
@@ -398,10 +399,10 @@ fn pick<'a>(table: &'a [(Topic, &'a [&'a str])], topic: Topic) -> &'a [&'a str] 
         .unwrap_or(&[])
 }
 
-pub fn subject(rng: &mut ChaCha8Rng, lang: Lang, topic: Topic) -> String {
+pub fn subject(rng: &mut ChaCha8Rng, lang: TextLang, topic: Topic) -> String {
     let list = match lang {
-        Lang::Ja => pick(JA_SUBJECTS, topic),
-        Lang::En => pick(EN_SUBJECTS, topic),
+        TextLang::Ja => pick(JA_SUBJECTS, topic),
+        TextLang::En => pick(EN_SUBJECTS, topic),
     };
     list.choose(rng).unwrap().to_string()
 }
@@ -546,7 +547,7 @@ fn en_body(rng: &mut ChaCha8Rng, topic: Topic, detail: bool) -> String {
 /// writer or carries a detail sentence (two numbers drawn from wide ranges), or both.
 pub fn message(rng: &mut ChaCha8Rng, visitor: &Visitor, topic: Topic) -> String {
     match visitor.lang {
-        Lang::Ja => {
+        TextLang::Ja => {
             let surname = visitor.name.split(' ').next().unwrap_or("");
             let intro = if rng.random_bool(0.5) {
                 String::new() // the name is in its own field
@@ -566,7 +567,7 @@ pub fn message(rng: &mut ChaCha8Rng, visitor: &Visitor, topic: Topic) -> String 
                 JA_CLOSINGS.choose(rng).unwrap()
             )
         }
-        Lang::En => {
+        TextLang::En => {
             let first = visitor.name.split(' ').next().unwrap_or("");
             let intro = if rng.random_bool(0.5) {
                 String::new()
@@ -591,7 +592,7 @@ const EN_INSERTS: &[&str] = &["please", "also", "urgently", "kindly", "actually"
 
 /// The same text with a few words (or, in Japanese, a few characters) changed, as when a visitor
 /// corrects a message and sends it again. Always different from `text`.
-pub fn edit_text(rng: &mut ChaCha8Rng, lang: Lang, text: &str) -> String {
+pub fn edit_text(rng: &mut ChaCha8Rng, lang: TextLang, text: &str) -> String {
     // Change one number when there is one: "50万円" -> "80万円", "12 pages" -> "15 pages".
     if rng.random_bool(0.5)
         && let Some(start) = text.find(|c: char| c.is_ascii_digit())
@@ -604,7 +605,7 @@ pub fn edit_text(rng: &mut ChaCha8Rng, lang: Lang, text: &str) -> String {
         return format!("{}{}{}", &text[..start], new, &text[end..]);
     }
     match lang {
-        Lang::Ja => {
+        TextLang::Ja => {
             // Insert a short phrase at the start of one sentence.
             let word = JA_INSERTS.choose(rng).unwrap();
             let starts: Vec<usize> = std::iter::once(0)
@@ -614,7 +615,7 @@ pub fn edit_text(rng: &mut ChaCha8Rng, lang: Lang, text: &str) -> String {
             let at = *starts.choose(rng).unwrap_or(&0);
             format!("{}{}、{}", &text[..at], word, &text[at..])
         }
-        Lang::En => {
+        TextLang::En => {
             let mut words: Vec<&str> = text.split(' ').collect();
             let at = rng.random_range(1..words.len().max(2));
             let at = at.min(words.len());
@@ -696,7 +697,7 @@ mod tests {
     #[test]
     fn edits_always_change_the_text_a_little() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for lang in [Lang::Ja, Lang::En] {
+        for lang in [TextLang::Ja, TextLang::En] {
             for topic in [Topic::Corporate, Topic::AiWeb, Topic::Recovery, Topic::Shop] {
                 for _ in 0..50 {
                     let v = visitor(&mut rng, lang);

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::query::Query;
-use super::scan::{Found, Match, Scan, Tally};
+use super::scan::{FormCounts, FoundIn, Match, Scan};
 use crate::model::{Millis, ReceiptId};
 use crate::reading::Snapshot;
 use crate::triage::model::AttemptSource;
@@ -38,7 +38,7 @@ pub struct Hit {
     pub fields: Vec<(String, String)>,
     /// The payload as stored when it is not an object (or not text).
     pub unreadable: Option<String>,
-    pub found: Found,
+    pub found: FoundIn,
     /// In flight and not yet stuck: nobody knows yet how it ends.
     pub outcome_unknown: bool,
 }
@@ -52,25 +52,27 @@ pub struct Outcome {
     /// How many receipts matched (more than `hits` when many did).
     pub total: u64,
     /// Per scope, sorted by scope.
-    pub tallies: Vec<(String, Tally)>,
+    pub tallies: Vec<(String, FormCounts)>,
     pub now_ms: Millis,
     pub stuck_after_ms: Millis,
 }
 
 impl Outcome {
     /// The counts over every form.
-    pub fn all_forms(&self) -> Tally {
-        self.tallies.iter().fold(Tally::default(), |mut a, (_, t)| {
-            a.receipts += t.receipts;
-            a.in_flight += t.in_flight;
-            a.recent += t.recent;
-            a.in_span += t.in_span;
-            a
-        })
+    pub fn all_forms(&self) -> FormCounts {
+        self.tallies
+            .iter()
+            .fold(FormCounts::default(), |mut a, (_, t)| {
+                a.receipts += t.receipts;
+                a.in_flight += t.in_flight;
+                a.recent += t.recent;
+                a.in_span += t.in_span;
+                a
+            })
     }
 
     /// The forms the query's text names (part of a scope), with their counts.
-    pub fn named_forms(&self) -> Vec<&(String, Tally)> {
+    pub fn named_forms(&self) -> Vec<&(String, FormCounts)> {
         let Some(needle) = self.query.as_ref().and_then(|q| q.needle.as_deref()) else {
             return Vec::new();
         };

@@ -26,5 +26,5 @@ pub mod timeline;
 
 pub use hits::{Hit, ItemRef, Outcome, assemble, miss};
 pub use query::{Query, QueryError, parse, parse_in};
-pub use scan::{Found, Scan, Tally, search, search_with_timeline};
+pub use scan::{FormCounts, FoundIn, Scan, search, search_with_timeline};
 pub use timeline::Timeline;

@@ -35,7 +35,7 @@ pub const RECENT_MS: Millis = 10 * 60 * 1000;
 
 /// Where the query was found in a receipt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
+pub enum FoundIn {
     /// Its number.
     Number,
     /// The value of this field.
@@ -57,12 +57,12 @@ pub struct Match {
     pub created_ms: Option<Millis>,
     /// The stored payload, or why it is not text.
     pub payload: Result<String, String>,
-    pub found: Found,
+    pub found: FoundIn,
 }
 
 /// Counts for one scope (form), over every receipt read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct FormCounts {
     pub receipts: u64,
     pub in_flight: u64,
     /// Arrived within [`RECENT_MS`] before now.
@@ -79,7 +79,7 @@ pub struct Scan {
     /// How many receipts matched in all.
     pub total: u64,
     /// Per scope, sorted by scope.
-    pub tallies: Vec<(String, Tally)>,
+    pub tallies: Vec<(String, FormCounts)>,
     pub read: u64,
 }
 
@@ -122,7 +122,7 @@ fn search_in(
 fn merge(sinks: Vec<Matcher<'_>>) -> Scan {
     let mut total = 0;
     let mut kept: Vec<Match> = Vec::new();
-    let mut tallies: HashMap<String, Tally> = HashMap::new();
+    let mut tallies: HashMap<String, FormCounts> = HashMap::new();
     for sink in sinks {
         total += sink.total;
         kept.extend(sink.kept.into_iter().map(|k| k.0.1));
@@ -136,7 +136,7 @@ fn merge(sinks: Vec<Matcher<'_>>) -> Scan {
     }
     kept.sort_by_key(|m| Reverse((m.created_ms, m.id)));
     kept.truncate(KEPT);
-    let mut tallies: Vec<(String, Tally)> = tallies.into_iter().collect();
+    let mut tallies: Vec<(String, FormCounts)> = tallies.into_iter().collect();
     tallies.sort_by(|a, b| a.0.cmp(&b.0));
     Scan {
         matches: kept,
@@ -174,7 +174,7 @@ struct Matcher<'q> {
     /// The oldest kept on top, to be dropped for a newer one.
     kept: BinaryHeap<Reverse<Newest>>,
     total: u64,
-    tallies: HashMap<String, Tally>,
+    tallies: HashMap<String, FormCounts>,
     folded: String,
     projected: Vec<u8>,
     /// For a name or a phone number: its compact forms.
@@ -207,9 +207,10 @@ impl<'q> Matcher<'q> {
         }
     }
 
-    fn tally(&mut self, row: &Row<'_>, created: Option<Millis>) -> &mut Tally {
+    fn tally(&mut self, row: &Row<'_>, created: Option<Millis>) -> &mut FormCounts {
         if !self.tallies.contains_key(row.scope) {
-            self.tallies.insert(row.scope.to_string(), Tally::default());
+            self.tallies
+                .insert(row.scope.to_string(), FormCounts::default());
         }
         let t = self.tallies.get_mut(row.scope).expect("just inserted");
         t.receipts += 1;
@@ -226,7 +227,7 @@ impl<'q> Matcher<'q> {
     }
 
     /// Where the text is found in the row, if anywhere.
-    fn text_in(&mut self, row: &Row<'_>, finder: &Finder<'_>, needle: &str) -> Option<Found> {
+    fn text_in(&mut self, row: &Row<'_>, finder: &Finder<'_>, needle: &str) -> Option<FoundIn> {
         let loose = self.query.loose.as_ref();
         // A name or phone number is looked for in each text's compact form
         // alone: the needle as typed is found in no text whose compact form
@@ -245,7 +246,7 @@ impl<'q> Matcher<'q> {
             }
         };
         if scope_holds {
-            return Some(Found::Scope);
+            return Some(FoundIn::Scope);
         }
         if let Some(k) = row.request_key {
             let found = if k.is_ascii() && !k.bytes().any(|b| b.is_ascii_whitespace()) {
@@ -259,7 +260,7 @@ impl<'q> Matcher<'q> {
                 holds(&normalize_text(k))
             };
             if found {
-                return Some(Found::RequestKey);
+                return Some(FoundIn::RequestKey);
             }
         }
         let payload = row.payload.ok()?;
@@ -292,14 +293,14 @@ impl<'q> Matcher<'q> {
             Ok(map) => map.iter().find_map(|(k, v)| {
                 normalize_value(v)
                     .filter(|t| holds(t))
-                    .map(|_| Found::Field(k.clone()))
+                    .map(|_| FoundIn::Field(k.clone()))
             }),
             // Not an object (a damaged row): its text as stored.
-            Err(_) => holds(&normalize_text(payload)).then(|| Found::Field(String::new())),
+            Err(_) => holds(&normalize_text(payload)).then(|| FoundIn::Field(String::new())),
         }
     }
 
-    fn keep(&mut self, row: &Row<'_>, created: Option<Millis>, found: Found) {
+    fn keep(&mut self, row: &Row<'_>, created: Option<Millis>, found: FoundIn) {
         self.total += 1;
         let order = (created.unwrap_or(Millis::MIN), row.id);
         if self.kept.len() >= KEPT && self.kept.peek().is_some_and(|Reverse(o)| o.0 >= order) {
@@ -345,7 +346,7 @@ impl RowSink for Matcher<'_> {
             return;
         }
         let found = if by_number {
-            Some(Found::Number)
+            Some(FoundIn::Number)
         } else {
             match (&query.needle, self.finder.take()) {
                 (Some(needle), Some(finder)) => {
@@ -353,7 +354,7 @@ impl RowSink for Matcher<'_> {
                     self.finder = Some(finder);
                     found
                 }
-                _ => Some(Found::Time),
+                _ => Some(FoundIn::Time),
             }
         };
         if let Some(found) = found {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::hits::{Hit, Outcome};
-use super::scan::{Found, RECENT_MS};
+use super::scan::{FoundIn, RECENT_MS};
 use crate::i18n::Lang;
 use crate::model::time::human_duration_in;
 use crate::model::{Decision, ReceiptState, Zone};
@@ -103,19 +103,19 @@ pub fn summary_in(hit: &Hit, zone: Zone, lang: Lang) -> String {
 }
 
 /// Where the query was found, in English words (see [`found_where_in`]).
-pub fn found_where(found: &Found) -> String {
+pub fn found_where(found: &FoundIn) -> String {
     found_where_in(found, Lang::En)
 }
 
 /// Where the query was found, in words.
-pub fn found_where_in(found: &Found, lang: Lang) -> String {
+pub fn found_where_in(found: &FoundIn, lang: Lang) -> String {
     match found {
-        Found::Number => t!(lang, "find.found.number").into(),
-        Found::Field(name) if name.is_empty() => t!(lang, "find.found.stored_text").into(),
-        Found::Field(name) => t!(lang, "find.found.field", name = inline(name, 40)),
-        Found::RequestKey => t!(lang, "find.found.request_key").into(),
-        Found::Scope => t!(lang, "find.found.scope").into(),
-        Found::Time => t!(lang, "find.found.time").into(),
+        FoundIn::Number => t!(lang, "find.found.number").into(),
+        FoundIn::Field(name) if name.is_empty() => t!(lang, "find.found.stored_text").into(),
+        FoundIn::Field(name) => t!(lang, "find.found.field", name = inline(name, 40)),
+        FoundIn::RequestKey => t!(lang, "find.found.request_key").into(),
+        FoundIn::Scope => t!(lang, "find.found.scope").into(),
+        FoundIn::Time => t!(lang, "find.found.time").into(),
     }
 }
 
@@ -268,7 +268,7 @@ mod tests {
             "未対応（新着あり）"
         );
         assert_eq!(
-            found_where_in(&Found::RequestKey, Lang::Ja),
+            found_where_in(&FoundIn::RequestKey, Lang::Ja),
             "リクエストキー"
         );
     }

@@ -13,13 +13,13 @@ use crate::triage::model::{DuplicateGroup, GapClass, MatchKind};
 
 /// What is seen of one pathway in one form while counting.
 #[derive(Clone, Debug, Default)]
-struct Seen {
+struct PathwayCount {
     count: u64,
     /// The latest example: its time, item and first receipt.
     example: Option<(Millis, Option<String>, ReceiptId)>,
 }
 
-impl Seen {
+impl PathwayCount {
     fn add(&mut self, n: u64, at: Millis, item: Option<&dyn Fn() -> String>, receipt: ReceiptId) {
         self.count += n;
         if self.example.as_ref().is_none_or(|(t, ..)| at >= *t) {
@@ -30,7 +30,7 @@ impl Seen {
 
 struct Building {
     row: FormRow,
-    seen: [Seen; Pathway::ALL.len()],
+    seen: [PathwayCount; Pathway::ALL.len()],
     /// Keyless copies seconds apart (the other half of no_key's evidence).
     keyless_copies: u64,
 }

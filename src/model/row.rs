@@ -154,7 +154,7 @@ impl RowSource for [Row<'_>] {
 }
 
 /// Where a reading puts the rows it reads. A reading on several connections
-/// has one sink per connection: each hears its own rows, in id order, on one
+/// has one sink per connection: each receives its own rows, in id order, on one
 /// thread, and the sinks together cover the rows in the order of the sinks.
 pub trait RowSink: Send {
     fn row(&mut self, row: &Row<'_>);

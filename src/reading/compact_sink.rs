@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::receipts::Compact;
+use super::receipts::CompactReceipts;
 use crate::model::{ReceiptId, Row, RowSink};
 use crate::triage::{Inspector, Scratch};
 
@@ -14,14 +14,14 @@ use crate::triage::{Inspector, Scratch};
 /// same visitor fields), and whether a honeypot field was filled.
 pub type CheckedFingerprint = ((u64, u32), bool);
 
-/// Makes the good receipts it hears compact, inspecting each on the thread
+/// Makes the good receipts it receives compact, inspecting each on the thread
 /// that read it. `known` gives the [`CheckedFingerprint`] of a receipt checked whole
 /// in the same state of the database: an exact copy of a receipt this sink
 /// heard before takes that one's fields, and its payload is not checked again.
 pub struct CompactSink<'a> {
     inspector: &'a Inspector,
     known: &'a (dyn Fn(ReceiptId) -> Option<CheckedFingerprint> + Sync),
-    compact: Compact,
+    compact: CompactReceipts,
     scratch: Scratch,
     /// The first receipt of each fingerprint read whole by this sink.
     first_of: HashMap<(u64, u32), ReceiptId>,
@@ -36,13 +36,13 @@ impl<'a> CompactSink<'a> {
         Self {
             inspector,
             known,
-            compact: Compact::for_receipts(room),
+            compact: CompactReceipts::for_receipts(room),
             scratch: Scratch::default(),
             first_of: HashMap::new(),
         }
     }
 
-    pub fn into_compact(self) -> Compact {
+    pub fn into_compact(self) -> CompactReceipts {
         self.compact
     }
 }

@@ -19,7 +19,7 @@ pub mod stage;
 pub mod subset;
 
 pub use reader::{Extent, PendingReceipts, Reader, read, read_with_receipts};
-pub use receipts::{Compact, Receipts, View};
+pub use receipts::{CompactReceipts, Receipts, View};
 pub use snapshot::{ItemReview, LogLine, Snapshot, Target, find_item, shown_ids};
-pub use stage::{Progress, Stage};
+pub use stage::{Progress, ReadingStage};
 pub use subset::Subsets;

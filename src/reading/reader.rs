@@ -14,15 +14,13 @@ use std::time::{Duration, Instant};
 
 use super::compact_sink::CompactSink;
 use super::receipts::Receipts;
-use super::shown::{self, Shown};
+use super::shown::{self, ShownIds};
 use super::snapshot::{Snapshot, assemble};
-use super::stage::{Progress, Stage};
+use super::stage::{Progress, ReadingStage};
 use crate::model::{Millis, ReceiptId, RowSink, Settings};
 use crate::storage::{Connections, ReadCursor, Session, Storage, StorageError, Tallies};
 use crate::triage::activity::Collector;
-use crate::triage::engine::{
-    DEFAULT_WINDOWS, Engine, Ingesting, Stage as AnalysisStage, Supplying,
-};
+use crate::triage::engine::{AnalysisStage, DEFAULT_WINDOWS, Engine, Ingesting, Rereading};
 use crate::triage::model::Receipt;
 use crate::triage::{FactSink, Ingest, ReceiptSink};
 
@@ -54,7 +52,7 @@ pub struct Reader {
     /// The receipts the items showed last time (shared with that reading).
     shown: Receipts,
     /// Their ids, kept up to date group by group.
-    shown_ids: Shown,
+    shown_ids: ShownIds,
     /// Receipts that changed in place since (to be read again).
     stale: HashSet<ReceiptId>,
     last: Extent,
@@ -136,7 +134,7 @@ impl Reader {
             settings,
             engine: None,
             shown: Receipts::default(),
-            shown_ids: Shown::default(),
+            shown_ids: ShownIds::default(),
             stale: HashSet::new(),
             last: Extent::Full,
             sum_ids: 0,
@@ -250,15 +248,19 @@ impl Reader {
         let read_before = ingesting.store().rows() as u64;
         let (sum_ids, cursor) =
             ingest(&mut *session, &mut ingesting, after.as_ref(), &mut |done| {
-                progress(Progress::new(Stage::Receipts, read_before + done, None))
+                progress(Progress::new(
+                    ReadingStage::Receipts,
+                    read_before + done,
+                    None,
+                ))
             })?;
         self.cursor = Some(cursor);
         if appended && ingesting.reaches_back() {
             // An appended receipt is to be compared with receipts whose
-            // fields the engine let go: a full reading analyses it.
+            // fields the engine dropped: a full reading analyses it.
             return Ok(None);
         }
-        progress(Progress::new(Stage::Replays, 0, None));
+        progress(Progress::new(ReadingStage::Replays, 0, None));
         // The tallies are read while the engine works out what to read again.
         let tallies = &mut self.tallies;
         let (read, mut supplying) = std::thread::scope(|scope| {
@@ -285,11 +287,11 @@ impl Reader {
             &mut supplying,
             &ids,
             keep,
-            &mut |done, total| progress(Progress::new(Stage::Texts, done, Some(total))),
+            &mut |done, total| progress(Progress::new(ReadingStage::Texts, done, Some(total))),
         )?;
         let engine = self.engine.insert(supplying.analyze(&mut |stage| {
             progress(Progress::new(
-                Stage::Analysis(stage),
+                ReadingStage::Analysis(stage),
                 stage.step(),
                 Some(AnalysisStage::COUNT),
             ))
@@ -308,7 +310,7 @@ impl Reader {
         } else {
             Extent::Full
         };
-        progress(Progress::new(Stage::ReviewLog, total, Some(total)));
+        progress(Progress::new(ReadingStage::ReviewLog, total, Some(total)));
         let mut snap = assemble(db, &mut *session, settings, receipt_count, triage)?;
         let started = Instant::now();
         let (replays, absorbed) = (&self.tallies.replays, &self.tallies.absorbed);
@@ -388,7 +390,7 @@ impl Reader {
     /// Puts in `snap` the receipts its items show: those shown last time are
     /// kept, the others read in the state of the database the analysis saw,
     /// so that what an item says of its receipts is what they say. Ends the
-    /// reading. `progress` hears how many were read.
+    /// reading. `progress` is told how many were read.
     pub fn fill_receipts(
         &mut self,
         pending: PendingReceipts<'_>,
@@ -436,7 +438,13 @@ impl Reader {
             }
         }
         let asked = unread.len() as u64;
-        let mut count = |done| progress(Progress::new(Stage::ItemsReceipts, done, Some(asked)));
+        let mut count = |done| {
+            progress(Progress::new(
+                ReadingStage::ItemsReceipts,
+                done,
+                Some(asked),
+            ))
+        };
         count(0);
         let inspector = engine.inspector().clone();
         let connections = session.connections();
@@ -517,10 +525,10 @@ fn ingest(
 
 /// Reads again the receipts with these ids and hands the engine what it asked
 /// of each; gives them back whole when `keep` (the items' receipts take them
-/// from there). `progress` hears how many of how many were read.
+/// from there). `progress` is told how many of how many were read.
 fn supply(
     session: &mut dyn Session,
-    engine: &mut Supplying,
+    engine: &mut Rereading,
     ids: &[ReceiptId],
     keep: bool,
     progress: &mut dyn FnMut(u64, u64),

@@ -84,9 +84,9 @@ impl Receipts {
     fn find_view(&self, id: ReceiptId) -> Option<View<'_>> {
         for part in self.parts.iter().rev() {
             match part.find(id) {
-                Found::Here(k) => return Some(View { part, k }),
-                Found::Gone => return None,
-                Found::Elsewhere => {}
+                InPart::Here(k) => return Some(View { part, k }),
+                InPart::Gone => return None,
+                InPart::Elsewhere => {}
             }
         }
         None
@@ -123,7 +123,7 @@ impl Receipts {
         &self,
         shown: &[ReceiptId],
         asked: &[ReceiptId],
-        read: Compact,
+        read: CompactReceipts,
     ) -> Receipts {
         // Each share is a part of its own: joining them would copy every
         // receipt, and the copy's passing buffers would stay with the process.
@@ -236,9 +236,9 @@ impl Receipts {
         for id in ids.into_iter().filter(|&id| shown(id)) {
             for p in later.iter().rev() {
                 match p.find(id) {
-                    Found::Here(k) => part.push_view(&View { part: p, k }),
-                    Found::Gone => part.gone.push(id),
-                    Found::Elsewhere => continue,
+                    InPart::Here(k) => part.push_view(&View { part: p, k }),
+                    InPart::Gone => part.gone.push(id),
+                    InPart::Elsewhere => continue,
                 }
                 break;
             }
@@ -287,24 +287,24 @@ impl PartialEq for Receipts {
 /// Receipts made compact as they are read, for [`Receipts::next_compact`]:
 /// one part a share, each share's ids above the share's before.
 #[derive(Debug, Default)]
-pub struct Compact {
+pub struct CompactReceipts {
     shares: Vec<Share>,
-    /// Receipts added by [`Compact::push_copy`].
+    /// Receipts added by [`CompactReceipts::push_copy`].
     copies: usize,
 }
 
 /// Receipts read before the texts' room is set from their sizes.
 const SAMPLE: usize = 1024;
 
-impl Compact {
+impl CompactReceipts {
     /// Room for `n` receipts: a share grown by doubling leaves the blocks
     /// it outgrew with the allocator, about as much again as it holds.
-    pub fn for_receipts(n: usize) -> Compact {
+    pub fn for_receipts(n: usize) -> CompactReceipts {
         let mut part = Share::default();
         part.ids.reserve_exact(n);
         part.kept.reserve_exact(n);
         part.expected = n;
-        Compact {
+        CompactReceipts {
             shares: vec![part],
             copies: 0,
         }
@@ -343,7 +343,7 @@ impl Compact {
             .push_kept(r.id, r.scope, r.request_key, fields, meta);
     }
 
-    /// Receipts pushed by [`Compact::push_copy`], whose texts are another's.
+    /// Receipts pushed by [`CompactReceipts::push_copy`], whose texts are another's.
     pub fn copies(&self) -> usize {
         self.copies
     }
@@ -362,7 +362,7 @@ impl Compact {
 
     /// Adds the receipts of `later` (ids above these) as shares of their
     /// own: moved, not copied.
-    pub fn append(&mut self, later: Compact) {
+    pub fn append(&mut self, later: CompactReceipts) {
         self.shares.extend(later.shares);
         self.copies += later.copies;
     }
@@ -436,7 +436,7 @@ impl<'a> View<'a> {
     }
 }
 
-enum Found {
+enum InPart {
     Here(usize),
     Gone,
     Elsewhere,
@@ -571,13 +571,13 @@ impl Share {
         self.text.shrink_to_fit();
     }
 
-    fn find(&self, id: ReceiptId) -> Found {
+    fn find(&self, id: ReceiptId) -> InPart {
         if let Ok(k) = self.ids.binary_search(&id) {
-            Found::Here(k)
+            InPart::Here(k)
         } else if self.gone.binary_search(&id).is_ok() {
-            Found::Gone
+            InPart::Gone
         } else {
-            Found::Elsewhere
+            InPart::Elsewhere
         }
     }
 
@@ -716,7 +716,7 @@ mod tests {
     #[test]
     fn a_share_of_known_size_sets_its_room_once() {
         let n = 5000;
-        let mut share = Compact::for_receipts(n);
+        let mut share = CompactReceipts::for_receipts(n);
         let mut room_set = None;
         for id in 0..n as ReceiptId {
             share.push_receipt(&receipt(
@@ -956,7 +956,7 @@ mod tests {
             // Read in two shares, each made compact on its own, then joined;
             // asked for too: ids read by neither (gone since).
             let ids: Vec<ReceiptId> = expected.iter().map(|r| r.id).collect();
-            let mut shares = [Compact::for_receipts(expected.len() / 2), Compact::default()];
+            let mut shares = [CompactReceipts::for_receipts(expected.len() / 2), CompactReceipts::default()];
             for (k, r) in expected.iter().enumerate() {
                 shares[usize::from(2 * k >= expected.len())].push_receipt(r);
             }

@@ -14,7 +14,7 @@ use crate::triage::model::{AttemptSource, Conflict, DuplicateGroup, Triage};
 
 /// The shown ids of the last reading, and the groups they came from.
 #[derive(Default)]
-pub struct Shown {
+pub struct ShownIds {
     /// The triage the ids were taken from (its groups are compared with the next).
     triage: Option<Arc<Triage>>,
     /// Members of every duplicate group, ascending (a receipt in two groups
@@ -24,7 +24,7 @@ pub struct Shown {
     in_conflicts: Vec<ReceiptId>,
 }
 
-impl Shown {
+impl ShownIds {
     /// The ids of the receipts `t`'s items show, ascending, without repeats;
     /// `t` is remembered for the next call.
     pub fn update(&mut self, t: &Arc<Triage>) -> Vec<ReceiptId> {
@@ -246,7 +246,7 @@ mod tests {
             ..Triage::default()
         };
         first.stuck = vec![stuck(9), stuck(1)];
-        let mut shown = Shown::default();
+        let mut shown = ShownIds::default();
         let first = Arc::new(first);
         assert_eq!(shown.update(&first), crate::reading::shown_ids(&first));
         // `b` grows (a new group in its place), `c` goes, `d` comes; the

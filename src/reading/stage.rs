@@ -1,10 +1,10 @@
 //! Where a reading is, for a progress display.
 
-use crate::triage::engine::Stage as AnalysisStage;
+use crate::triage::engine::AnalysisStage;
 
 /// A step of a reading, in the order a reading takes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
+pub enum ReadingStage {
     /// Reading every receipt (or those appended) into facts.
     Receipts,
     /// Counting the replays while the analysis works out what to read again.
@@ -20,16 +20,16 @@ pub enum Stage {
     ItemsReceipts,
 }
 
-impl Stage {
+impl ReadingStage {
     /// The stage in words, for the screen.
     pub fn label(self) -> &'static str {
         match self {
-            Stage::Receipts => "reading receipts",
-            Stage::Replays => "analysing: reading replays",
-            Stage::Texts => "analysing: reading texts to compare",
-            Stage::Analysis(step) => step.label(),
-            Stage::ReviewLog => "reading the review log",
-            Stage::ItemsReceipts => "reading the items' receipts",
+            ReadingStage::Receipts => "reading receipts",
+            ReadingStage::Replays => "analysing: reading replays",
+            ReadingStage::Texts => "analysing: reading texts to compare",
+            ReadingStage::Analysis(step) => step.label(),
+            ReadingStage::ReviewLog => "reading the review log",
+            ReadingStage::ItemsReceipts => "reading the items' receipts",
         }
     }
 }
@@ -37,13 +37,13 @@ impl Stage {
 /// How far a reading has got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
-    pub stage: Stage,
+    pub stage: ReadingStage,
     pub done: u64,
     pub total: Option<u64>,
 }
 
 impl Progress {
-    pub fn new(stage: Stage, done: u64, total: Option<u64>) -> Self {
+    pub fn new(stage: ReadingStage, done: u64, total: Option<u64>) -> Self {
         Self { stage, done, total }
     }
 }

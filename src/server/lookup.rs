@@ -11,7 +11,7 @@ use super::key_header;
 use super::problem::Problem;
 use super::state::AppState;
 use super::submit::{too_many, unknown_form};
-use super::writer::Found;
+use super::writer::KeyLookup;
 
 pub async fn lookup(
     State(app): State<AppState>,
@@ -32,7 +32,7 @@ pub async fn lookup(
         Err(problem) => return problem.into_response(),
     };
     let mut response = match app.writer.lookup(&form.scope, &key).await {
-        Ok(Found::Receipt { id, state }) => (
+        Ok(KeyLookup::Receipt { id, state }) => (
             StatusCode::OK,
             [(
                 header::CONTENT_TYPE,
@@ -41,7 +41,7 @@ pub async fn lookup(
             json!({"receipt": id, "state": state.as_str()}).to_string(),
         )
             .into_response(),
-        Ok(Found::NotYet) => Problem::new(
+        Ok(KeyLookup::NotYet) => Problem::new(
             StatusCode::NOT_FOUND,
             "server.problem.lookup_none.title",
             "server.problem.lookup_none.detail",

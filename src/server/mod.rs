@@ -31,6 +31,7 @@ pub mod connections;
 pub mod cross_site;
 pub mod fields;
 pub mod fingerprint;
+mod form_path;
 pub mod job;
 pub mod key_header;
 pub mod language;

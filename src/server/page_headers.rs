@@ -18,8 +18,8 @@ use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
 use super::config::FormConfig;
+use super::form_path::form_name;
 use super::page::STYLE;
-use super::routes::form_of;
 use super::state::AppState;
 
 /// A response step, around every route (one that needs no more of the
@@ -51,7 +51,7 @@ impl FromRequestParts<AppState> for RouteForm {
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Infallible> {
         Ok(Self(
-            form_of(parts.uri.path()).and_then(|name| app.form(name).cloned()),
+            form_name(parts.uri.path()).and_then(|name| app.form(name).cloned()),
         ))
     }
 }

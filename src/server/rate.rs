@@ -192,7 +192,7 @@ mod tests {
         eventually("pruning", || limiter.remembered() == 1).await;
         assert!(limiter.take(recent, "contact").is_ok());
         assert!(limiter.take(recent, "contact").is_err());
-        // The task ends with the limiter: it lets go of the state.
+        // The task ends with the limiter: it drops the state.
         let state: Weak<_> = Arc::downgrade(limiter.keyed.as_ref().unwrap());
         drop(limiter);
         eventually("the pruning task's end", || state.upgrade().is_none()).await;

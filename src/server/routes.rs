@@ -13,6 +13,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 
 use super::config::Config;
+use super::form_path::form_name;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
 use super::{lookup, page_headers, pages_route, plain_form, submit};
@@ -75,7 +76,7 @@ async fn healthz() -> &'static str {
 fn cors(config: &Config) -> CorsLayer {
     let forms = config.forms.clone();
     let allowed = move |origin: &HeaderValue, parts: &Parts| {
-        let Some(name) = form_of(parts.uri.path()) else {
+        let Some(name) = form_name(parts.uri.path()) else {
             return false;
         };
         let Ok(origin) = origin.to_str() else {
@@ -98,25 +99,4 @@ fn cors(config: &Config) -> CorsLayer {
             HeaderName::from_static(submit::REPLAYED),
         ])
         .max_age(std::time::Duration::from_secs(600))
-}
-
-/// `contact` of `/f/contact`, `/f/contact/thanks`, `/f/contact/receipts/k`.
-pub(super) fn form_of(path: &str) -> Option<&str> {
-    path.strip_prefix("/f/")?
-        .split('/')
-        .next()
-        .filter(|n| !n.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::form_of;
-
-    #[test]
-    fn the_form_of_a_path() {
-        assert_eq!(form_of("/f/contact"), Some("contact"));
-        assert_eq!(form_of("/f/contact/receipts/k1"), Some("contact"));
-        assert_eq!(form_of("/healthz"), None);
-        assert_eq!(form_of("/f/"), None);
-    }
 }

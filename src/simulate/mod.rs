@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 pub use client::{BadUrl, Target, Unreachable};
 pub use scenario::{Pathway, Timing};
-pub use tally::Tally;
+pub use tally::AnswerCounts;
 
 use client::{Answer, Client, Sent};
 use scenario::Step;
@@ -77,7 +77,7 @@ pub enum Ended {
 /// A run's result.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub tally: Tally,
+    pub tally: AnswerCounts,
     pub ended: Ended,
     pub elapsed: Duration,
     pub visitors: u64,
@@ -105,7 +105,7 @@ pub struct Progress<'a> {
     pub waiting: usize,
     /// When the last of them is due, from now.
     pub last_due_in: Option<Duration>,
-    pub tally: &'a Tally,
+    pub tally: &'a AnswerCounts,
 }
 
 /// Runs the simulation until its plan is done, `stop` is set, or the
@@ -198,9 +198,9 @@ impl Runner {
         mut plan: Plan,
         stop: &AtomicBool,
         events: &mut dyn FnMut(Event<'_>),
-    ) -> (Tally, Ended, Duration, u64) {
+    ) -> (AnswerCounts, Ended, Duration, u64) {
         let began = Instant::now();
-        let mut tally = Tally::default();
+        let mut tally = AnswerCounts::default();
         let mut outstanding = 0usize;
         let mut next_tick = Duration::from_secs(1);
         let mut failing_since: Option<Instant> = None;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::form::FormShape;
 use crate::demo::scenario::uuid;
-use crate::demo::texts::{self, Lang, Topic};
+use crate::demo::texts::{self, TextLang, Topic};
 use crate::model::Millis;
 use crate::model::time::format_rfc3339;
 use crate::triage::text::{differs_by_a_few_words, normalize_text};
@@ -24,7 +24,7 @@ const TOPICS: [Topic; 4] = [Topic::Corporate, Topic::AiWeb, Topic::Recovery, Top
 /// What one visitor typed into the form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Typed {
-    pub lang: Lang,
+    pub lang: TextLang,
     pub name: String,
     pub email: String,
     pub company: String,
@@ -37,9 +37,9 @@ impl Typed {
     /// A new visitor and their inquiry.
     pub fn new(rng: &mut ChaCha8Rng) -> Self {
         let lang = if rng.random_bool(JAPANESE) {
-            Lang::Ja
+            TextLang::Ja
         } else {
-            Lang::En
+            TextLang::En
         };
         let visitor = texts::visitor(rng, lang);
         let topic = *TOPICS.choose(rng).unwrap_or(&Topic::Corporate);
@@ -86,10 +86,10 @@ impl Typed {
         if near(&message, &self.message) {
             // Seldom: eight draws all alike. Another opening makes it a new text.
             message = match self.lang {
-                Lang::Ja => {
+                TextLang::Ja => {
                     format!("先日とは別件でご相談です。\n{message}\n追加の資料もお送りできます。")
                 }
-                Lang::En => {
+                TextLang::En => {
                     format!("A different question this time.\n{message}\nI can send more details.")
                 }
             };
@@ -353,8 +353,8 @@ mod tests {
         let mut r = rng();
         let shape = FormShape::contact();
         let people: Vec<Typed> = (0..40).map(|_| Typed::new(&mut r)).collect();
-        assert!(people.iter().any(|t| t.lang == Lang::Ja));
-        assert!(people.iter().any(|t| t.lang == Lang::En));
+        assert!(people.iter().any(|t| t.lang == TextLang::Ja));
+        assert!(people.iter().any(|t| t.lang == TextLang::En));
         for t in &people {
             let fields = script_fields(&shape, t);
             let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();

@@ -23,7 +23,7 @@ pub struct Accepted {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct AnswerCounts {
     pub posts: u64,
     pub created: Accepted,
     pub see_other: Accepted,
@@ -60,7 +60,7 @@ pub struct Tally {
     first_named: HashSet<u64>,
 }
 
-impl Tally {
+impl AnswerCounts {
     /// Counts one sent request and its answer.
     pub fn add(&mut self, step: &Step, sent: &Sent) {
         self.posts += 1;
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn a_replay_counted_before_its_original_leaves_the_original_new() {
-        let mut t = Tally::default();
+        let mut t = AnswerCounts::default();
         let first = step(Pathway::SecondClick);
         let mut later = first.clone();
         later.first = false;
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn answers_are_counted_as_they_came() {
-        let mut t = Tally::default();
+        let mut t = AnswerCounts::default();
         let first = step(Pathway::Single);
         let mut later = first.clone();
         later.first = false;

@@ -94,7 +94,7 @@ pub trait Session: ReviewRead {
     /// How many connections read: one [`RowSink`] each.
     fn connections(&self) -> usize;
 
-    /// About how many rows each sink hears when every receipt is read (an
+    /// About how many rows each sink receives when every receipt is read (an
     /// upper bound), for sizing what they hold.
     fn rows_each(&self) -> Option<u64>;
 
@@ -104,7 +104,7 @@ pub trait Session: ReviewRead {
     /// Reads the receipts (all, or those a reading that ended at `after`
     /// did not see) into `sinks`, one per connection, without `updated_at`
     /// (no rule reads it), and says where this reading ended. `progress`
-    /// hears the rows read so far.
+    /// receives the rows read so far.
     fn receipts(
         &mut self,
         after: Option<&ReadCursor>,
@@ -120,7 +120,7 @@ pub trait Session: ReviewRead {
 
     /// Reads the receipts with these ids (ascending), every column, into
     /// `sinks`, one per connection, each a share of the ids in order; ids not
-    /// there are skipped. `progress` hears the rows read so far.
+    /// there are skipped. `progress` is told the rows read so far.
     fn receipts_by_id(
         &mut self,
         ids: &[ReceiptId],

@@ -104,13 +104,13 @@ pub struct Tally {
     pub total: u64,
     /// The rows counted, by rowid; `None` when they were counted without
     /// (a view has no rowid): read whole each time then.
-    rows: Option<Seen>,
+    rows: Option<CountedRows>,
 }
 
 /// Which rows of a table were counted: what is compared with the table to
 /// see that none was deleted or added below the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Seen {
+struct CountedRows {
     count: i64,
     sum: i128,
     last: i64,
@@ -171,7 +171,7 @@ impl Tally {
                 None,
             ),
         };
-        let mut seen = self.rows.unwrap_or(Seen {
+        let mut seen = self.rows.unwrap_or(CountedRows {
             count: 0,
             sum: 0,
             last: i64::MIN,

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use super::facts::{FLAG_KEY, NONE16, ReceiptFact, Store};
+use super::facts::{FLAG_KEY, FactStore, NONE16, ReceiptFact};
 use super::hash;
 use super::model::{DuplicateGroup, Receipt, Triage};
 use crate::model::{Millis, ReceiptId};
@@ -95,7 +95,7 @@ impl Activity {
     /// `triage` (found in it), with the replays and absorbed copies per
     /// receipt.
     pub fn collect(
-        store: &Store,
+        store: &FactStore,
         triage: &Arc<Triage>,
         replays: &HashMap<ReceiptId, u32>,
         absorbed: &HashMap<ReceiptId, u32>,
@@ -112,7 +112,7 @@ impl Activity {
         replays: &HashMap<ReceiptId, u32>,
         absorbed: &HashMap<ReceiptId, u32>,
     ) -> Self {
-        let mut store = Store::new();
+        let mut store = FactStore::new();
         let random = store.random;
         let mut by_id: Vec<&Receipt> = receipts.iter().collect();
         by_id.sort_by_key(|r| r.id);
@@ -224,7 +224,7 @@ impl Collector {
     /// The activity of `store`'s receipts and `triage`'s items.
     pub fn collect(
         &mut self,
-        store: &Store,
+        store: &FactStore,
         triage: &Arc<Triage>,
         replays: &HashMap<ReceiptId, u32>,
         absorbed: &HashMap<ReceiptId, u32>,
@@ -426,7 +426,7 @@ impl Collector {
 }
 
 /// The facts of these receipts (those in the store).
-fn look_up(store: &Store, ids: &mut Vec<ReceiptId>) -> foldhash::HashMap<ReceiptId, Fact> {
+fn look_up(store: &FactStore, ids: &mut Vec<ReceiptId>) -> foldhash::HashMap<ReceiptId, Fact> {
     let mut found = foldhash::HashMap::default();
     if ids.is_empty() {
         return found;
@@ -485,8 +485,8 @@ mod tests {
         }
     }
 
-    fn store_of(receipts: &[Receipt]) -> Store {
-        let mut store = Store::new();
+    fn store_of(receipts: &[Receipt]) -> FactStore {
+        let mut store = FactStore::new();
         let random = store.random;
         for r in receipts {
             let scope = store.scopes.intern(&r.scope, 0, &random);

@@ -7,22 +7,22 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use super::Details;
-use super::facts::Store;
+use super::RereadValues;
+use super::facts::FactStore;
 use super::hash;
 use super::model::{Attempt, AttemptSource, Conflict};
 use crate::model::time::parse_time;
 use crate::model::{RawConflict, ReceiptId};
 
 /// The hash of (scope, request key) of a receipt that has a key.
-pub fn key_hash(store: &Store, i: usize) -> Option<u64> {
+pub fn key_hash(store: &FactStore, i: usize) -> Option<u64> {
     let r = &store.receipts[i];
     r.has_key()
         .then(|| hash::combine(store.scopes.hash(r.scope), r.key_hash))
 }
 
 /// (scope, request key) hashes of the receipts that have a key, sorted.
-pub fn keyed(store: &Store) -> Vec<(u64, u32)> {
+pub fn keyed(store: &FactStore) -> Vec<(u64, u32)> {
     let mut keyed: Vec<(u64, u32)> = (0..store.receipts.len())
         .into_par_iter()
         .with_min_len(4096)
@@ -35,7 +35,7 @@ pub fn keyed(store: &Store) -> Vec<(u64, u32)> {
 /// The groups of receipts sharing a (scope, key) in `keyed`: receipts
 /// (indices) sharing one with another receipt, each group in arrival order
 /// (time, id); groups in no particular order.
-pub fn shared_in(store: &Store, keyed: &[(u64, u32)]) -> Vec<Vec<u32>> {
+pub fn shared_in(store: &FactStore, keyed: &[(u64, u32)]) -> Vec<Vec<u32>> {
     let mut out = Vec::new();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         if run.len() < 2 {
@@ -62,7 +62,7 @@ pub fn shared_in(store: &Store, keyed: &[(u64, u32)]) -> Vec<Vec<u32>> {
 
 /// The receipts whose request key text a conflict shows: originals of
 /// `key_conflicts` rows and of shared keys.
-pub fn originals(store: &Store, shared: &[Vec<u32>], rows: &[RawConflict]) -> Vec<u32> {
+pub fn originals(store: &FactStore, shared: &[Vec<u32>], rows: &[RawConflict]) -> Vec<u32> {
     let mut out: Vec<u32> = rows
         .iter()
         .filter_map(|r| store.index_of(r.receipt_id))
@@ -77,10 +77,10 @@ pub fn originals(store: &Store, shared: &[Vec<u32>], rows: &[RawConflict]) -> Ve
 /// `details` holds the digests of the receipts in `shared` and the keys of
 /// the [`originals`].
 pub fn conflicts(
-    store: &Store,
+    store: &FactStore,
     shared: &[Vec<u32>],
     rows: &[RawConflict],
-    details: &Details,
+    details: &RereadValues,
 ) -> Vec<Conflict> {
     let mut found: BTreeMap<ReceiptId, Conflict> = BTreeMap::new();
     let conflict_of = |index: u32| {

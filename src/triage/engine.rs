@@ -13,18 +13,18 @@
 //!   refresh of an engine analysed before) gives an [`Ingesting`], which
 //!   takes the rows read ([`Ingesting::ingest`]);
 //! - [`Ingesting::wanted`] works out which receipts the rules must read again
-//!   and gives a [`Supplying`], which names them ([`Supplying::wanted`]) and
-//!   takes them ([`Supplying::supply`]);
-//! - [`Supplying::analyze`] analyses and gives back the [`Engine`], with its
+//!   and gives a [`Rereading`], which names them ([`Rereading::wanted`]) and
+//!   takes them ([`Rereading::supply`]);
+//! - [`Rereading::analyze`] analyses and gives back the [`Engine`], with its
 //!   [`Engine::triage`], ready for the next reading.
 
 use std::sync::Arc;
 
-use super::facts::Store;
+use super::facts::FactStore;
 use super::inspect::Inspector;
 use super::model::{Receipt, Triage};
 use super::near::Ctx;
-use super::{Details, Needs, Supplied, conflicts as keys, stuck};
+use super::{RereadList, RereadReceipt, RereadValues, conflicts as keys, stuck};
 use crate::model::{Millis, RawConflict, ReceiptId, RowSource, Settings};
 
 mod campaigns;
@@ -41,11 +41,11 @@ use conflicts::{Conflicts, SharedAfter};
 use duplicates::{Duplicates, Span};
 pub use horizon::DEFAULT_WINDOWS;
 use horizon::Horizon;
-pub use stage::Stage;
+pub use stage::AnalysisStage;
 use unsettled::Unsettled;
 
 /// What is taken of a receipt read again, on the thread that read it.
-pub type Take<'a> = dyn Fn(u32, Receipt) -> Supplied + Sync + 'a;
+pub type Take<'a> = dyn Fn(u32, Receipt) -> RereadReceipt + Sync + 'a;
 
 /// An analysed reading, kept for the next one: what was read, and what each
 /// rule found and keeps to continue from.
@@ -65,8 +65,8 @@ pub struct Engine {
 struct Facts {
     settings: Settings,
     inspector: Inspector,
-    store: Store,
-    details: Details,
+    store: FactStore,
+    details: RereadValues,
 }
 
 impl Facts {
@@ -95,10 +95,10 @@ pub struct Ingesting {
 }
 
 /// A reading taking in the receipts it reads again.
-pub struct Supplying {
+pub struct Rereading {
     engine: Engine,
     added: Added,
-    needs: Needs,
+    needs: RereadList,
     /// The receipts (indices, ascending) to read again.
     wanted: Vec<u32>,
     /// How a refresh continues (`None`: a first reading).
@@ -123,7 +123,7 @@ impl Engine {
         windows: Option<i64>,
         conflict_rows: Vec<RawConflict>,
     ) -> Ingesting {
-        let mut store = Store::new();
+        let mut store = FactStore::new();
         store.capture =
             super::facts::Capture::new(&conflict_rows, settings.now_ms, settings.stuck_after_ms);
         let engine = Engine {
@@ -131,7 +131,7 @@ impl Engine {
                 settings: settings.clone(),
                 inspector: Inspector::new(settings, store.random),
                 store,
-                details: Details::default(),
+                details: RereadValues::default(),
             },
             duplicates: Duplicates::default(),
             campaigns: Campaigns::default(),
@@ -167,7 +167,7 @@ impl Engine {
         }
     }
 
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &FactStore {
         &self.facts.store
     }
 
@@ -205,12 +205,12 @@ impl Ingesting {
     /// Fills the store with `read` (say, a reading split over several
     /// connections, see `reading::read_split`) instead of
     /// [`Ingesting::ingest`]; the same rules apply to the rows it adds.
-    pub fn ingest_with<R>(&mut self, read: impl FnOnce(&Inspector, &mut Store) -> R) -> R {
+    pub fn ingest_with<R>(&mut self, read: impl FnOnce(&Inspector, &mut FactStore) -> R) -> R {
         let facts = &mut self.engine.facts;
         read(&facts.inspector, &mut facts.store)
     }
 
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &FactStore {
         &self.engine.facts.store
     }
 
@@ -219,7 +219,7 @@ impl Ingesting {
     }
 
     /// Works out what the analysis must read again, once every row is in.
-    pub fn wanted(self) -> Supplying {
+    pub fn wanted(self) -> Rereading {
         let Ingesting {
             mut engine,
             added,
@@ -234,7 +234,7 @@ impl Ingesting {
         };
         let mut wanted = needs.indices();
         wanted.retain(|&i| !engine.facts.has_details(&needs, i));
-        Supplying {
+        Rereading {
             engine,
             added,
             needs,
@@ -244,14 +244,14 @@ impl Ingesting {
     }
 }
 
-impl Supplying {
-    /// The receipts (indices into [`Supplying::store`], ascending) to read
-    /// again and hand to [`Supplying::supply`].
+impl Rereading {
+    /// The receipts (indices into [`Rereading::store`], ascending) to read
+    /// again and hand to [`Rereading::supply`].
     pub fn wanted(&self) -> &[u32] {
         &self.wanted
     }
 
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &FactStore {
         &self.engine.facts.store
     }
 
@@ -269,27 +269,27 @@ impl Supplying {
         }
     }
 
-    /// [`Supplying::supply`] for the receipts `read` reads by index (the
+    /// [`Rereading::supply`] for the receipts `read` reads by index (the
     /// wanted ones; say, again on several connections, see
     /// `reading::reread_split`): it hands each to `take` (on any thread),
     /// and what that took to `put`.
     pub fn supply_with<R>(
         &mut self,
-        read: impl FnOnce(&Store, &[u32], &Take<'_>, &mut dyn FnMut(u32, Supplied)) -> R,
+        read: impl FnOnce(&FactStore, &[u32], &Take<'_>, &mut dyn FnMut(u32, RereadReceipt)) -> R,
     ) -> R {
         let facts = &mut self.engine.facts;
         let (store, needs, details) = (&facts.store, &self.needs, &mut facts.details);
-        let take = |index, r: Receipt| Details::supplied(store, needs, index, &r);
+        let take = |index, r: Receipt| RereadValues::supplied(store, needs, index, &r);
         read(store, &self.wanted, &take, &mut |index, supplied| {
             details.put(index, supplied)
         })
     }
 
     /// Analyses: everything on a first reading, telling `step` each
-    /// [`Stage`] it comes to (that takes seconds on a large database); on a
+    /// [`AnalysisStage`] it comes to (that takes seconds on a large database); on a
     /// refresh, only what the rows added touch.
-    pub fn analyze(self, step: &mut dyn FnMut(Stage)) -> Engine {
-        let Supplying {
+    pub fn analyze(self, step: &mut dyn FnMut(AnalysisStage)) -> Engine {
+        let Rereading {
             mut engine,
             added,
             needs,
@@ -317,7 +317,7 @@ impl Supplying {
 
 impl Facts {
     /// True when nothing that `needs` asks of receipt `i` is missing.
-    fn has_details(&self, needs: &Needs, i: u32) -> bool {
+    fn has_details(&self, needs: &RereadList, i: u32) -> bool {
         let (store, details) = (&self.store, &self.details);
         let r = &store.receipts[i as usize];
         let key_ok = !r.has_key()
@@ -336,7 +336,7 @@ impl Facts {
 
 impl Engine {
     /// What a first reading reads again (see [`super::needs`]).
-    fn first_needs(&mut self) -> (Needs, Option<Refresh>) {
+    fn first_needs(&mut self) -> (RereadList, Option<Refresh>) {
         let facts = &self.facts;
         // The keyed receipts are sorted once: for the needs, and kept for
         // the readings that add to this one.
@@ -350,7 +350,7 @@ impl Engine {
     /// the continued sweeps may compare, and the keys and digests that
     /// conflicts and stuck receipts now show (of the groups of shared keys,
     /// only those the added rows changed: the others' were read before).
-    fn refresh_needs(&mut self, added: Added) -> (Needs, Refresh) {
+    fn refresh_needs(&mut self, added: Added) -> (RereadList, Refresh) {
         let facts = &self.facts;
         let store = &facts.store;
         self.unsettled.take_in(store);
@@ -366,13 +366,13 @@ impl Engine {
         });
         keys.sort_unstable();
         keys.dedup();
-        let needs = Needs::new(texts, keys, shared.changed.clone(), stuck);
+        let needs = RereadList::new(texts, keys, shared.changed.clone(), stuck);
         (needs, Refresh { spans, shared })
     }
 
     /// The first analysis, rule by rule.
-    fn full(&mut self, mut needs: Needs, step: &mut dyn FnMut(Stage)) {
-        step(Stage::GroupingCopies);
+    fn full(&mut self, mut needs: RereadList, step: &mut dyn FnMut(AnalysisStage)) {
+        step(AnalysisStage::GroupingCopies);
         // Campaigns are found alongside the sweep: it leaves a core idle
         // between its pieces, and they need nothing from it.
         let (duplicates, facts) = (&mut self.duplicates, &self.facts);
@@ -380,13 +380,13 @@ impl Engine {
             || duplicates.sweep(facts),
             || Campaigns::find(&facts.store, &facts.settings),
         );
-        step(Stage::LookingForCampaigns);
+        step(AnalysisStage::LookingForCampaigns);
         self.campaigns = Campaigns::new(&self.facts.store, flags);
-        // Nothing below reads fields: letting go of them first makes the
+        // Nothing below reads fields: dropping them first makes the
         // rest in the room they held (the moment a first reading's memory
         // peaked).
         self.let_go_of_old_fields(0);
-        step(Stage::ConflictsAndStuck);
+        step(AnalysisStage::ConflictsAndStuck);
         let facts = &self.facts;
         let store = &facts.store;
         // The receipts sharing a key were found, and the keyed ones

@@ -2,7 +2,7 @@
 //! row has been inspected. No payload and no visitor text is kept: fields are
 //! hashes and sizes, keys and scopes are interned, and the few texts a rule
 //! needs (the values of an edit candidate, a conflicting key) are read again
-//! on demand (see [`super::Needs`]).
+//! on demand (see [`super::RereadList`]).
 //!
 //! Two kinds of hashes are kept. The *fixed* hashes ([`super::hash`]) order
 //! fields and block candidates exactly as before, so every choice that
@@ -21,8 +21,8 @@ use crate::model::{ReceiptId, ReceiptState};
 /// No field (e.g. no body).
 pub const NONE16: u16 = u16::MAX;
 
-/// [`ReceiptFact::fields`] of a receipt whose fields were let go (see
-/// [`Store::keep_fields`]).
+/// [`ReceiptFact::fields`] of a receipt whose fields were dropped (see
+/// [`FactStore::keep_fields`]).
 const LET_GO: u32 = u32::MAX;
 
 const TOKENS_MAX: u32 = (1 << 14) - 1;
@@ -124,13 +124,13 @@ pub struct ReceiptFact {
     pub fp_check: u32,
     /// Fixed hash of the request key (when [`FLAG_KEY`]).
     pub key_hash: u64,
-    /// The first of its fields in [`Store::fields`].
+    /// The first of its fields in [`FactStore::fields`].
     pub fields: u32,
     pub scope: u32,
     /// Keyed check of the request key.
     pub key_check: u32,
     pub nfields: u16,
-    /// The field that carries the message (see [`Store::body`]), or [`NONE16`].
+    /// The field that carries the message (see [`FactStore::body`]), or [`NONE16`].
     pub body: u16,
     pub state: ReceiptState,
     pub flags: u8,
@@ -149,7 +149,7 @@ impl ReceiptFact {
         self.nfields == 0
     }
 
-    /// False once its fields were let go (see [`Store::keep_fields`]); the
+    /// False once its fields were dropped (see [`FactStore::keep_fields`]); the
     /// facts of the receipt itself stay.
     pub fn holds_fields(&self) -> bool {
         self.fields != LET_GO
@@ -254,13 +254,13 @@ impl Capture {
 
 /// The facts of every row read: good receipts by id, and damaged rows.
 #[derive(Clone, Debug)]
-pub struct Store {
-    /// Good receipts, ascending by id (after [`Store::finish`]).
+pub struct FactStore {
+    /// Good receipts, ascending by id (after [`FactStore::finish`]).
     pub receipts: Vec<ReceiptFact>,
     pub fields: Vec<FieldFact>,
     pub keys: Table,
     pub scopes: Table,
-    /// Ascending by receipt id (after [`Store::finish`]).
+    /// Ascending by receipt id (after [`FactStore::finish`]).
     pub damaged: Vec<Damaged>,
     /// In the order of `damaged`.
     pub damaged_rows: Vec<DamagedRow>,
@@ -270,19 +270,19 @@ pub struct Store {
     pub capture: Capture,
     /// ...and what was kept: request keys by receipt id.
     pub request_keys: HashMap<ReceiptId, Box<str>>,
-    /// How many receipts and damaged rows [`Store::finish`] last left in
+    /// How many receipts and damaged rows [`FactStore::finish`] last left in
     /// order: rows are appended between readings, so only what follows needs
     /// checking (a million facts take milliseconds to walk).
     ordered: (usize, usize),
 }
 
-impl Default for Store {
+impl Default for FactStore {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Store {
+impl FactStore {
     pub fn new() -> Self {
         Self {
             receipts: Vec::new(),
@@ -298,11 +298,11 @@ impl Store {
         }
     }
 
-    /// The fields of a receipt that holds them (see [`Store::keep_fields`]).
+    /// The fields of a receipt that holds them (see [`FactStore::keep_fields`]).
     #[inline]
     pub fn fields_of(&self, r: &ReceiptFact) -> &[FieldFact] {
         if !r.holds_fields() {
-            debug_assert!(r.is_empty(), "the fields of receipt {} were let go", r.id);
+            debug_assert!(r.is_empty(), "the fields of receipt {} were dropped", r.id);
             return &[];
         }
         let start = r.fields as usize;
@@ -326,7 +326,7 @@ impl Store {
         if r.body == NONE16 {
             return None;
         }
-        // None too for a receipt whose fields were let go.
+        // None too for a receipt whose fields were dropped.
         self.fields_of(r).get(usize::from(r.body))
     }
 

@@ -18,7 +18,7 @@
 use rayon::prelude::*;
 
 use super::blocking::{Index, all_but_one_key};
-use super::facts::{ReceiptFact, Store};
+use super::facts::{FactStore, ReceiptFact};
 use super::model::{DuplicateGroup, GapClass, MatchKind, Member};
 use super::near::{self, Ctx};
 use crate::model::{Millis, Settings};
@@ -45,7 +45,7 @@ pub struct Resume {
 
 /// Receipts with visitor fields, by scope id, each scope in sweep order
 /// (time, then index, which follows id).
-pub fn scope_runs(store: &Store) -> Vec<Vec<u32>> {
+pub fn scope_runs(store: &FactStore) -> Vec<Vec<u32>> {
     let mut runs: Vec<Vec<u32>> = vec![Vec::new(); store.scopes.len()];
     for (i, r) in store.receipts.iter().enumerate() {
         if !r.is_empty() {
@@ -123,7 +123,7 @@ pub fn sweep_runs(
 
 /// Where the replayed span of a continued sweep starts: the first position
 /// in the epoch before the one of position `first_new`.
-pub fn span_start(store: &Store, run: &[u32], first_new: usize, window_ms: Millis) -> usize {
+pub fn span_start(store: &FactStore, run: &[u32], first_new: usize, window_ms: Millis) -> usize {
     if first_new >= run.len() {
         return run.len();
     }
@@ -139,7 +139,7 @@ pub fn span_start(store: &Store, run: &[u32], first_new: usize, window_ms: Milli
 /// more than a window between two copies (every group is dead after it, so
 /// what comes after decides as a fresh sweep would). Pieces are kept large
 /// enough that sweeping them one by one costs nothing extra.
-fn pieces<'r>(store: &Store, run: &'r [u32], window_ms: Millis) -> Vec<&'r [u32]> {
+fn pieces<'r>(store: &FactStore, run: &'r [u32], window_ms: Millis) -> Vec<&'r [u32]> {
     const LARGE: usize = 1 << 14;
     let created = |i: u32| store.receipts[i as usize].created_ms;
     let mut out = Vec::new();
@@ -315,7 +315,7 @@ pub fn resweep<'g>(
 /// The groups of two or more copies among swept positions, each with the time
 /// of its anchor.
 pub fn groups_of(
-    store: &Store,
+    store: &FactStore,
     items: &[u32],
     placed: &[(u32, MatchKind)],
 ) -> Vec<(Millis, DuplicateGroup)> {
@@ -363,7 +363,7 @@ pub fn groups_of(
 }
 
 /// A member of the group anchored at receipt `anchor`.
-pub fn member(store: &Store, anchor: u32, index: u32, kind: MatchKind) -> Member {
+pub fn member(store: &FactStore, anchor: u32, index: u32, kind: MatchKind) -> Member {
     Member {
         id: store.receipts[index as usize].id,
         match_kind: kind,
@@ -376,7 +376,7 @@ pub fn member(store: &Store, anchor: u32, index: u32, kind: MatchKind) -> Member
 }
 
 /// Gaps and class of a group whose members are in place.
-pub fn finish_group(store: &Store, g: &mut DuplicateGroup) {
+pub fn finish_group(store: &FactStore, g: &mut DuplicateGroup) {
     let time = |id| {
         store
             .index_of(id)
@@ -609,7 +609,7 @@ impl<'a> Sweep<'a> {
 /// The pair least likely to be shared by chance: the longest value (then the
 /// smallest hash, so that the choice never depends on field order). Any fixed
 /// choice finds the same candidates; a rare pair finds them fastest.
-fn telling_pair(store: &Store, fields: &[super::facts::FieldFact]) -> Option<u64> {
+fn telling_pair(store: &FactStore, fields: &[super::facts::FieldFact]) -> Option<u64> {
     fields
         .iter()
         .map(|f| (std::cmp::Reverse(f.chars_hint()), store.pair(f)))
@@ -617,7 +617,7 @@ fn telling_pair(store: &Store, fields: &[super::facts::FieldFact]) -> Option<u64
         .map(|(_, pair)| pair)
 }
 
-fn pair_sum(store: &Store, fields: &[super::facts::FieldFact]) -> u64 {
+fn pair_sum(store: &FactStore, fields: &[super::facts::FieldFact]) -> u64 {
     fields
         .iter()
         .fold(0u64, |s, f| s.wrapping_add(store.pair(f)))

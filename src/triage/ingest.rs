@@ -1,29 +1,29 @@
-//! Inspecting many rows, on any number of threads, into one [`Store`]: each
+//! Inspecting many rows, on any number of threads, into one [`FactStore`]: each
 //! thread fills its own [`Part`], and [`Ingest::finish`] appends the parts in
 //! order.
 
 use std::ops::Range;
 use std::sync::RwLock;
 
-use super::facts::{DamagedRow, FieldFact, ReceiptFact, Store, Table};
+use super::facts::{DamagedRow, FactStore, FieldFact, ReceiptFact, Table};
 use super::inspect::{Inspector, Interners, Scratch};
 use super::model::Damaged;
 use crate::model::{Row, RowSource};
 
-/// Inspects rows in parallel into a [`Store`]: facts of good receipts, in the
+/// Inspects rows in parallel into a [`FactStore`]: facts of good receipts, in the
 /// order given, and damaged rows.
-pub fn ingest(store: &mut Store, inspector: &Inspector, rows: &[Row<'_>]) {
+pub fn ingest(store: &mut FactStore, inspector: &Inspector, rows: &[Row<'_>]) {
     ingest_by(store, inspector, rows);
 }
 
 /// [`ingest`] of the rows of any [`RowSource`].
-pub fn ingest_by<S: RowSource + ?Sized>(store: &mut Store, inspector: &Inspector, rows: &S) {
+pub fn ingest_by<S: RowSource + ?Sized>(store: &mut FactStore, inspector: &Inspector, rows: &S) {
     let ingest = Ingest::begin(store, inspector);
     let parts = ingest.inspect_in_chunks(rows);
     ingest.finish(store, parts);
 }
 
-/// Inspecting rows on any number of threads into one [`Store`]: each thread
+/// Inspecting rows on any number of threads into one [`FactStore`]: each thread
 /// fills its own [`Part`] (names are interned in tables shared by all), and
 /// [`Ingest::finish`] appends the parts in the order given.
 pub struct Ingest<'i> {
@@ -63,7 +63,7 @@ impl Part {
 
 impl<'i> Ingest<'i> {
     /// Takes the name tables of `store` until [`Ingest::finish`].
-    pub fn begin(store: &mut Store, inspector: &'i Inspector) -> Self {
+    pub fn begin(store: &mut FactStore, inspector: &'i Inspector) -> Self {
         Self {
             inspector,
             capture: store.capture.clone(),
@@ -129,7 +129,7 @@ impl<'i> Ingest<'i> {
     }
 
     /// Gives the name tables back and appends the parts, in order.
-    pub fn finish(self, store: &mut Store, parts: impl IntoIterator<Item = Part>) {
+    pub fn finish(self, store: &mut FactStore, parts: impl IntoIterator<Item = Part>) {
         store.keys = self.keys.into_inner().expect("names");
         store.scopes = self.scopes.into_inner().expect("names");
         for mut part in parts {
@@ -198,7 +198,7 @@ mod tests {
         };
         // A large part (copied on every core) between two small ones.
         let n = PARALLEL_COPY as i64 + 5;
-        let mut store = Store::new();
+        let mut store = FactStore::new();
         let inspector = Inspector::new(&Settings::new(0), hash::Keyed::new());
         let ingest = Ingest::begin(&mut store, &inspector);
         ingest.finish(&mut store, [part(0..3), part(3..n), part(n..n + 2)]);

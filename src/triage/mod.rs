@@ -5,7 +5,7 @@
 //!   [`facts`] in parallel ([`ingest`]), so nothing keeps a payload;
 //! - [`needs`] says which few texts the rules must read again (the values of
 //!   possible edits, the keys that conflicts and stuck receipts show, digests
-//!   of receipts sharing a key); storage reads them into [`Details`];
+//!   of receipts sharing a key); storage reads them into [`RereadValues`];
 //! - [`analyze_facts`] runs every check: duplicate groups (exact and near),
 //!   key conflicts, stuck receipts, suspected bots, damaged rows;
 //! - [`analyze`] does all of that for rows already in memory;
@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::model::{RawConflict, RawReceipt, ReceiptId, Row, Settings};
-pub use facts::Store;
+pub use facts::FactStore;
 pub use ingest::{Ingest, Part, ingest, ingest_by};
 pub use inspect::{Inspector, Interners, ReceiptRef, RowMeta, Scratch, inspect, inspect_with};
 use model::{Receipt, Triage};
@@ -64,7 +64,7 @@ pub fn analyze(
     conflict_rows: &[RawConflict],
     settings: &Settings,
 ) -> Analysis {
-    let mut store = Store::new();
+    let mut store = FactStore::new();
     let inspector = Inspector::new(settings, store.random);
     let rows: Vec<Row<'_>> = raws.iter().map(RawReceipt::row).collect();
     ingest(&mut store, &inspector, &rows);
@@ -77,7 +77,7 @@ pub fn analyze(
         .collect();
     receipts.par_sort_by_key(|r| r.id);
     let needs = needs(&store, conflict_rows, settings);
-    let mut details = Details::default();
+    let mut details = RereadValues::default();
     for index in needs.indices() {
         let id = store.receipts[index as usize].id;
         if let Ok(at) = receipts.binary_search_by_key(&id, |r| r.id) {
@@ -88,9 +88,9 @@ pub fn analyze(
     Analysis { receipts, triage }
 }
 
-/// What the rules must read again, as receipt indices of a [`Store`].
+/// What the rules must read again, as receipt indices of a [`FactStore`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Needs {
+pub struct RereadList {
     /// (receipt, field position): values an edit check may compare. Sorted.
     pub texts: Vec<(u32, u16)>,
     /// Receipts whose request key a conflict or a stuck receipt shows. Sorted.
@@ -104,7 +104,7 @@ pub struct Needs {
     pub stuck: Vec<u32>,
 }
 
-impl Needs {
+impl RereadList {
     pub fn new(
         texts: Vec<(u32, u16)>,
         keys: Vec<u32>,
@@ -113,7 +113,7 @@ impl Needs {
     ) -> Self {
         let mut sharing: Vec<u32> = shared_keys.iter().flatten().copied().collect();
         sharing.sort_unstable();
-        Needs {
+        RereadList {
             texts,
             keys,
             shared_keys,
@@ -142,9 +142,9 @@ impl Needs {
     }
 }
 
-/// Texts read again for the rules (see [`Needs`]).
+/// Texts read again for the rules (see [`RereadList`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Details {
+pub struct RereadValues {
     pub texts: Texts,
     keys: HashMap<u32, String>,
     /// SHA-256 of the receipts that share a key (on a legacy table, of
@@ -152,9 +152,9 @@ pub struct Details {
     digests: HashMap<u32, [u8; 32]>,
 }
 
-impl Details {
+impl RereadValues {
     /// The request keys the store kept while reading.
-    pub fn new(store: &Store) -> Self {
+    pub fn new(store: &FactStore) -> Self {
         let mut d = Self::default();
         for (id, key) in &store.request_keys {
             if let Some(i) = store.index_of(*id) {
@@ -181,14 +181,19 @@ impl Details {
     /// Takes what `needs` asks of receipt `index` from its re-read `receipt`
     /// (inspected with the same settings). A receipt whose fields no longer
     /// match its facts supplies no texts.
-    pub fn supply(&mut self, store: &Store, needs: &Needs, index: u32, receipt: &Receipt) {
+    pub fn supply(&mut self, store: &FactStore, needs: &RereadList, index: u32, receipt: &Receipt) {
         self.put(index, Self::supplied(store, needs, index, receipt));
     }
 
-    /// What [`Details::supply`] takes of a receipt, on any thread: a reading
+    /// What [`RereadValues::supply`] takes of a receipt, on any thread: a reading
     /// again on several connections keeps this much of each receipt until
     /// it is put in, not the whole receipt.
-    pub fn supplied(store: &Store, needs: &Needs, index: u32, receipt: &Receipt) -> Supplied {
+    pub fn supplied(
+        store: &FactStore,
+        needs: &RereadList,
+        index: u32,
+        receipt: &Receipt,
+    ) -> RereadReceipt {
         let from = needs.texts.partition_point(|t| t.0 < index);
         let wanted = needs.texts[from..].iter().take_while(|t| t.0 == index);
         let texts = wanted
@@ -209,15 +214,15 @@ impl Details {
         let digest = (needs.shares_key(index)
             && hex::decode_to_slice(&receipt.digest, &mut digest).is_ok())
         .then_some(digest);
-        Supplied {
+        RereadReceipt {
             key: receipt.request_key.clone(),
             digest,
             texts,
         }
     }
 
-    /// Puts in what [`Details::supplied`] took of receipt `index`.
-    pub fn put(&mut self, index: u32, supplied: Supplied) {
+    /// Puts in what [`RereadValues::supplied`] took of receipt `index`.
+    pub fn put(&mut self, index: u32, supplied: RereadReceipt) {
         if let Some(key) = supplied.key {
             self.keys.insert(index, key);
         }
@@ -230,27 +235,27 @@ impl Details {
     }
 }
 
-/// What a receipt read again supplies of what [`Needs`] asks.
+/// What a receipt read again supplies of what [`RereadList`] asks.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Supplied {
+pub struct RereadReceipt {
     key: Option<String>,
     digest: Option<[u8; 32]>,
     texts: Vec<(u16, Box<str>)>,
 }
 
 /// What the rules will need to read again from the database.
-pub fn needs(store: &Store, conflict_rows: &[RawConflict], settings: &Settings) -> Needs {
+pub fn needs(store: &FactStore, conflict_rows: &[RawConflict], settings: &Settings) -> RereadList {
     needs_keyed(store, &conflicts::keyed(store), conflict_rows, settings)
 }
 
 /// [`needs`], given the receipts' (scope, request key) hashes
 /// ([`conflicts::keyed`]), which the engine keeps for later readings.
 pub fn needs_keyed(
-    store: &Store,
+    store: &FactStore,
     keyed: &[(u64, u32)],
     conflict_rows: &[RawConflict],
     settings: &Settings,
-) -> Needs {
+) -> RereadList {
     let texts = text_needs(store);
     let shared_keys = conflicts::shared_in(store, keyed);
     let stuck = stuck::stuck_indices(store, settings);
@@ -267,12 +272,12 @@ pub fn needs_keyed(
     });
     keys.sort_unstable();
     keys.dedup();
-    Needs::new(texts, keys, shared_keys, stuck)
+    RereadList::new(texts, keys, shared_keys, stuck)
 }
 
 /// The keys of [`text_needs`] of receipt `i`: one for each field with two
 /// tokens or more, with its position.
-fn edit_keys(store: &Store, i: usize, out: &mut Vec<(u64, u16)>) {
+fn edit_keys(store: &FactStore, i: usize, out: &mut Vec<(u64, u16)>) {
     out.clear();
     let r = &store.receipts[i];
     let fields = store.fields_of(r);
@@ -307,7 +312,7 @@ fn edit_keys(store: &Store, i: usize, out: &mut Vec<(u64, u16)>) {
 /// the same scope and the same fields but one, whose key they share, so they
 /// share the hash of (scope, the other fields, that key). Among receipts that
 /// share it, the values that differ and whose sizes allow an edit are needed.
-fn text_needs(store: &Store) -> Vec<(u32, u16)> {
+fn text_needs(store: &FactStore) -> Vec<(u32, u16)> {
     let keys_of = |i: usize, out: &mut Vec<(u64, u16)>| edit_keys(store, i, out);
     let n = store.receipts.len();
     // Keys seen twice or more: a bitmap of key hashes marks every key seen,
@@ -391,7 +396,7 @@ type Member = (u64, u32, u16);
 
 /// The texts needed among `members` (sorted): in each run of one key, the
 /// values that differ from another's and whose sizes allow an edit.
-fn needed_texts(store: &Store, members: &[Member]) -> Vec<(u32, u16)> {
+fn needed_texts(store: &FactStore, members: &[Member]) -> Vec<(u32, u16)> {
     let field = |m: &(u64, u32, u16)| store.fields_at(m.1)[m.2 as usize];
     // Runs on every core: they are hundreds of thousands at a million rows.
     let mut out: Vec<(u32, u16)> = members
@@ -419,10 +424,10 @@ fn needed_texts(store: &Store, members: &[Member]) -> Vec<(u32, u16)> {
 
 /// Runs every check over the facts; `details` holds what `needs` asked for.
 pub fn analyze_facts(
-    store: &Store,
+    store: &FactStore,
     conflict_rows: &[RawConflict],
-    needs: &Needs,
-    details: &Details,
+    needs: &RereadList,
+    details: &RereadValues,
     settings: &Settings,
 ) -> Triage {
     let bots = bots::suspected_bots(store, settings);
@@ -432,10 +437,10 @@ pub fn analyze_facts(
 /// [`analyze_facts`] with the suspected bots and their groups already found
 /// ([`bots::suspected_bots`] needs no text read again).
 pub fn analyze_facts_with(
-    store: &Store,
+    store: &FactStore,
     conflict_rows: &[RawConflict],
-    needs: &Needs,
-    details: &Details,
+    needs: &RereadList,
+    details: &RereadValues,
     settings: &Settings,
     (suspected_bots, bot_groups): (Vec<ReceiptId>, Vec<Arc<model::BotGroup>>),
 ) -> Triage {
@@ -470,7 +475,7 @@ pub(crate) fn each_shared<T>(items: Vec<T>) -> Vec<Arc<T>> {
 mod tests {
     #[test]
     fn needs_know_which_receipts_share_a_key_and_read_each_once() {
-        let needs = super::Needs::new(
+        let needs = super::RereadList::new(
             vec![(7, 0), (3, 1)],
             vec![4],
             vec![vec![9, 2], vec![7, 5]],
@@ -479,7 +484,7 @@ mod tests {
         let sharing: Vec<u32> = (0..12).filter(|&i| needs.shares_key(i)).collect();
         assert_eq!(sharing, vec![2, 5, 7, 9]);
         assert_eq!(needs.indices(), vec![2, 3, 4, 5, 7, 9]);
-        assert!(!super::Needs::default().shares_key(0));
+        assert!(!super::RereadList::default().shares_key(0));
     }
 
     #[test]
@@ -496,7 +501,7 @@ mod tests {
     use crate::storage::{Access, Connections, Location, open_database};
 
     /// [`text_needs`] the plain way: every key counted in a table.
-    fn text_needs_by_table(store: &Store) -> Vec<(u32, u16)> {
+    fn text_needs_by_table(store: &FactStore) -> Vec<(u32, u16)> {
         let mut by_key: HashMap<u64, Vec<(u32, u16)>> = HashMap::new();
         let mut buf = Vec::new();
         for i in 0..store.receipts.len() {
@@ -531,7 +536,7 @@ mod tests {
             .unwrap();
             let db = open_database(Location::File(path.clone()), Access::ReadOnly).unwrap();
             let settings = Settings::new(now_ms);
-            let mut store = Store::new();
+            let mut store = FactStore::new();
             let inspector = Inspector::new(&settings, store.random);
             let mut raw: Vec<RawReceipt> = Vec::new();
             let mut session = db.begin_read(Connections::One).unwrap();

@@ -5,19 +5,19 @@
 
 use std::collections::HashMap;
 
-use super::facts::{FieldFact, Store};
+use super::facts::{FactStore, FieldFact};
 use super::model::MatchKind;
 use super::text;
 
 /// Normalised values of the fields an edit check may compare, by (receipt
-/// index, field position): see [`super::Needs`].
+/// index, field position): see [`super::RereadList`].
 /// Field texts read again, by (receipt index, field position).
 pub type Texts = HashMap<(u32, u16), Box<str>, foldhash::fast::FixedState>;
 
 /// What a likeness test needs to read: the facts, and the texts read again.
 #[derive(Clone, Copy)]
 pub struct Ctx<'a> {
-    pub store: &'a Store,
+    pub store: &'a FactStore,
     pub texts: &'a Texts,
 }
 
@@ -122,7 +122,7 @@ pub fn likeness(ctx: Ctx<'_>, a: u32, b: u32) -> Option<MatchKind> {
 
 /// The field names that made `b` near `a`: the keys whose values differ
 /// between the two (a key one of them lacks, or a value that changed). Sorted.
-pub fn reason_fields(store: &Store, a: u32, b: u32) -> Vec<String> {
+pub fn reason_fields(store: &FactStore, a: u32, b: u32) -> Vec<String> {
     let (fa, fb) = (store.fields_at(a), store.fields_at(b));
     let values = |fields: &[FieldFact], key: u32| {
         let mut v: Vec<(u64, u32)> = fields
@@ -154,7 +154,7 @@ mod tests {
 
     /// A store of receipts with these fields (in this order), ids 1, 2, ...,
     /// and the texts of every field, as if all were read again.
-    fn store(receipts: &[&[(&str, &str)]]) -> (Store, Texts) {
+    fn store(receipts: &[&[(&str, &str)]]) -> (FactStore, Texts) {
         let payloads: Vec<String> = receipts
             .iter()
             .map(|fields| {
@@ -179,27 +179,27 @@ mod tests {
                 updated_at: TimeRef::Null,
             })
             .collect();
-        let mut store = Store::new();
+        let mut store = FactStore::new();
         let settings = Settings::new(0);
         let inspector = Inspector::new(&settings, store.random);
         ingest(&mut store, &inspector, &rows);
         let mut texts = Texts::default();
         for (i, row) in rows.iter().enumerate() {
             let r = inspector.receipt(row, &mut Scratch::default()).unwrap();
-            let needs = crate::triage::Needs {
+            let needs = crate::triage::RereadList {
                 texts: (0..store.fields_at(i as u32).len())
                     .map(|p| (i as u32, p as u16))
                     .collect(),
                 ..Default::default()
             };
-            let mut d = crate::triage::Details::default();
+            let mut d = crate::triage::RereadValues::default();
             d.supply(&store, &needs, i as u32, &r);
             texts.extend(d.texts);
         }
         (store, texts)
     }
 
-    fn like(s: &(Store, Texts), a: u32, b: u32) -> Option<MatchKind> {
+    fn like(s: &(FactStore, Texts), a: u32, b: u32) -> Option<MatchKind> {
         likeness(
             Ctx {
                 store: &s.0,

@@ -1,7 +1,7 @@
 //! What the analysis makes of the rows a reading hands over, one
 //! [`RowSink`] per connection that reads: the facts of every row
 //! ([`FactSink`]), or receipts inspected in full ([`ReceiptSink`]). A sink
-//! that hears a batch at a time inspects it on every core; one that hears
+//! that receives a batch at a time inspects it on every core; one that receives
 //! rows one by one is the only one on its thread.
 
 use rayon::prelude::*;
@@ -22,7 +22,7 @@ pub struct FactSink<'i, 'n> {
 }
 
 impl<'i, 'n> FactSink<'i, 'n> {
-    /// One sink per connection; each row it hears is inspected on its own
+    /// One sink per connection; each row it receives is inspected on its own
     /// thread, with scratch kept from row to row.
     pub fn new(ingest: &'i Ingest<'n>, rows_hint: usize) -> Self {
         Self {

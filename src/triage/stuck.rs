@@ -1,13 +1,13 @@
 //! Receipts stuck `in_flight`: the outcome is unknown, and only a person who
 //! checked may settle it. Time alone never makes one failed.
 
-use super::Details;
-use super::facts::Store;
+use super::RereadValues;
+use super::facts::FactStore;
 use super::model::Stuck;
 use crate::model::{Millis, ReceiptState, Settings};
 
 /// Indices of `in_flight` receipts older than `stuck_after` as of `now`, by id.
-pub fn stuck_indices(store: &Store, settings: &Settings) -> Vec<u32> {
+pub fn stuck_indices(store: &FactStore, settings: &Settings) -> Vec<u32> {
     store
         .receipts
         .iter()
@@ -23,7 +23,7 @@ pub fn stuck_indices(store: &Store, settings: &Settings) -> Vec<u32> {
 /// When the first `in_flight` receipt that is not stuck yet becomes stuck
 /// (the screen's clock reads again then), among `indices`.
 pub fn next_stuck_ms(
-    store: &Store,
+    store: &FactStore,
     indices: impl IntoIterator<Item = u32>,
     settings: &Settings,
 ) -> Option<Millis> {
@@ -47,7 +47,12 @@ fn age(created_ms: i64, settings: &Settings) -> i64 {
 }
 
 /// The stuck receipts, by id; `details` holds their request keys.
-pub fn stuck(store: &Store, indices: &[u32], details: &Details, settings: &Settings) -> Vec<Stuck> {
+pub fn stuck(
+    store: &FactStore,
+    indices: &[u32],
+    details: &RereadValues,
+    settings: &Settings,
+) -> Vec<Stuck> {
     indices
         .iter()
         .map(|&i| {

@@ -64,7 +64,11 @@ impl Screen {
 
     fn draw(&mut self) {
         let app = &self.app;
-        self.terminal.draw(|f| canvas::draw(f, app)).unwrap();
+        let mut limits = Default::default();
+        self.terminal
+            .draw(|f| limits = canvas::draw(f, app))
+            .unwrap();
+        update(&mut self.app, Msg::Drawn(limits));
     }
 
     /// The items looked at by one key and the frame after it.

@@ -130,7 +130,10 @@ fn event_loop(
         if stop.load(Ordering::SeqCst) {
             return Ok(0);
         }
-        terminal.draw(|frame| canvas::draw(frame, app))?;
+        let mut limits = Default::default();
+        terminal.draw(|frame| limits = canvas::draw(frame, app))?;
+        // What the frame measured comes first, before what woke the loop.
+        let drawn = Msg::Drawn(limits);
         // Wake for the first message (a key, a worker result), the clock, or
         // a tick for the spinner while something is under way; then take
         // everything already waiting before drawing once.
@@ -143,7 +146,7 @@ fn event_loop(
             Err(RecvTimeoutError::Timeout) => Msg::Tick,
             Err(RecvTimeoutError::Disconnected) => return Ok(0),
         };
-        let mut messages: Vec<Msg> = std::iter::once(first).chain(inbox.try_iter()).collect();
+        let mut messages: Vec<Msg> = [drawn, first].into_iter().chain(inbox.try_iter()).collect();
         if Instant::now() >= clock_due {
             clock_due = Instant::now() + CLOCK;
             messages.push(Msg::Clock(crate::model::time::now_ms()));

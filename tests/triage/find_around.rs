@@ -8,7 +8,7 @@ use std::process::Command;
 
 use receipt_review::demo::{DemoOptions, generate};
 use receipt_review::find::scan::Match;
-use receipt_review::find::{self, Found, Scan, Timeline, around::read_around};
+use receipt_review::find::{self, FoundIn, Scan, Timeline, around::read_around};
 use receipt_review::model::time::parse_time_ref;
 use receipt_review::model::{RawReceipt, Settings, Zone};
 use receipt_review::reading::{self, Snapshot};
@@ -43,7 +43,7 @@ fn scan_of(rows: &[&RawReceipt]) -> Scan {
                 state: r.state.clone(),
                 created_ms: parse_time_ref(r.created_at.as_ref()).ok(),
                 payload: r.payload.clone(),
-                found: Found::Number,
+                found: FoundIn::Number,
             })
             .collect(),
         total: rows.len() as u64,

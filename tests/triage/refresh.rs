@@ -641,7 +641,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     }
     let texts: Vec<u64> = analysing
         .iter()
-        .filter(|p| p.stage == reading::Stage::Texts)
+        .filter(|p| p.stage == reading::ReadingStage::Texts)
         .map(|p| p.done)
         .collect();
     assert!(texts.len() >= 2 && texts.windows(2).all(|w| w[0] <= w[1]));
@@ -655,7 +655,7 @@ fn a_first_reading_tells_how_its_analysis_goes() {
     // The items' receipts are counted as they are read.
     let items = seen
         .iter()
-        .filter(|p| p.stage == reading::Stage::ItemsReceipts)
+        .filter(|p| p.stage == reading::ReadingStage::ItemsReceipts)
         .map(|p| p.done)
         .max();
     assert_eq!(items, Some(snap.receipts.len() as u64));

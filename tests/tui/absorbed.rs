@@ -3,26 +3,11 @@
 //! and the Forms tab; and nothing of them where the database has no
 //! `absorbed` table (the other snapshots, of `fixture()`, say so).
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use receipt_review::i18n::Lang;
-use receipt_review::tui::app::{App, Tab};
-use receipt_review::tui::canvas::draw;
+use receipt_review::tui::app::Tab;
 
 use crate::fixture::*;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
-
-fn keys(app: &mut App, fx: &Fixture, keys: &str) {
-    for c in keys.chars() {
-        send(app, fx, key(c));
-    }
-}
 
 /// The screen's line that holds `text`.
 fn line_with<'a>(screen: &'a str, text: &str) -> &'a str {

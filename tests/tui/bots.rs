@@ -2,19 +2,10 @@
 //! decisions with their confirmation, as pure `update` steps.
 
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use receipt_review::tui::app::msg::{Effect, ItemDecision};
 use receipt_review::tui::app::state::ConfirmAction;
 use receipt_review::tui::app::{App, Overlay, Tab};
-use receipt_review::tui::canvas::draw;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
 
 /// The Bots tab, on the campaign: the oldest group, last (newest first).
 fn on_bots(fx: &Fixture, width: u16, height: u16) -> App {

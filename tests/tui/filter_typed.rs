@@ -5,22 +5,13 @@
 
 use crate::common;
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use receipt_review::i18n::Lang;
 use receipt_review::model::Settings;
 use receipt_review::tui::app::msg::{Effect, Msg};
 use receipt_review::tui::app::{App, Tab, update};
-use receipt_review::tui::canvas::draw;
 use receipt_review::tui::collection::{Request, Worker, WorkerConfig};
 use rusqlite::Connection;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
 
 /// Opens the filter, types `text` over what it held, letter by letter (each
 /// letter narrowing the rows of the one before), and keeps it (Enter).

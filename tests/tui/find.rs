@@ -3,20 +3,11 @@
 //! item, the `z` key; pure `update` and TestBackend snapshots.
 
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
-use receipt_review::find::{Found, Query, Scan, Tally, scan::Match};
+use receipt_review::find::{FormCounts, FoundIn, Query, Scan, scan::Match};
 use receipt_review::model::{Millis, Zone};
 use receipt_review::tui::app::msg::{Effect, Msg};
 use receipt_review::tui::app::{App, Focus, Tab, update};
-use receipt_review::tui::canvas::draw;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
 
 fn ctrl_u() -> Msg {
     Msg::Key(ratatui::crossterm::event::KeyEvent::new(
@@ -49,7 +40,7 @@ fn search(app: &mut App, fx: &Fixture, text: &str) -> Vec<Effect> {
     send(app, fx, code(KeyCode::Enter))
 }
 
-fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: Found) -> Match {
+fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: FoundIn) -> Match {
     Match {
         id,
         scope: scope.into(),
@@ -61,10 +52,10 @@ fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: 
     }
 }
 
-fn tallies() -> Vec<(String, Tally)> {
+fn tallies() -> Vec<(String, FormCounts)> {
     vec![(
         "site-a/contact".into(),
-        Tally {
+        FormCounts {
             receipts: 16,
             in_flight: 2,
             recent: 1,
@@ -85,7 +76,7 @@ pub(crate) fn taro_scan() -> Scan {
                 "in_flight",
                 NOW - 2 * MIN,
                 payload,
-                Found::Field("email".into()),
+                FoundIn::Field("email".into()),
             ),
             matched(
                 111,
@@ -93,7 +84,7 @@ pub(crate) fn taro_scan() -> Scan {
                 "completed",
                 T0 + 20_000,
                 payload,
-                Found::Field("email".into()),
+                FoundIn::Field("email".into()),
             ),
             matched(
                 110,
@@ -101,7 +92,7 @@ pub(crate) fn taro_scan() -> Scan {
                 "completed",
                 T0,
                 payload,
-                Found::Field("email".into()),
+                FoundIn::Field("email".into()),
             ),
         ],
         total: 3,

@@ -765,10 +765,32 @@ pub fn next_answer(rx: &std::sync::mpsc::Receiver<Msg>) -> Msg {
     }
 }
 
+/// The state drawn once on a terminal of this size.
+pub fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
+    terminal
+}
+
+/// The screen as text, cell by cell.
+pub fn screen(app: &App, width: u16, height: u16) -> String {
+    render(app, width, height).backend().to_string()
+}
+
+/// Sends each character as a key.
+pub fn keys(app: &mut App, fx: &Fixture, keys: &str) {
+    for c in keys.chars() {
+        send(app, fx, key(c));
+    }
+}
+
 /// The screen's rows as a person reads them (a wide character once).
 pub fn rows(app: &App, width: u16, height: u16) -> Vec<String> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    let terminal = render(app, width, height);
     let buffer = terminal.backend().buffer();
     (0..height)
         .map(|y| {

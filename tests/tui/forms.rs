@@ -1,20 +1,11 @@
 //! The Forms tab: what it shows at both sizes, and its pure update (the
 //! period cycle, moving into a form's pathways, opening an example).
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use receipt_review::forms::Period;
 use receipt_review::tui::app::{App, Focus, Tab};
-use receipt_review::tui::canvas::draw;
 
 use crate::fixture::*;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
 
 fn on_forms(fx: &Fixture, width: u16, height: u16) -> App {
     let mut app = loaded(fx, width, height, false);

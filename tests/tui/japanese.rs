@@ -4,32 +4,13 @@
 
 use crate::find::{found, miss_scan, taro_scan, tokyo};
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
 use receipt_review::i18n::Lang;
 use receipt_review::tui::app::{App, Tab};
-use receipt_review::tui::canvas::draw;
 use unicode_width::UnicodeWidthStr;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
-
-fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    render(app, width, height).backend().to_string()
-}
-
-fn keys(app: &mut App, fx: &Fixture, keys: &str) {
-    for c in keys.chars() {
-        send(app, fx, key(c));
-    }
-}
 
 /// The fixture's screen in Japanese, after `typed`.
 fn japanese(fx: &Fixture, (width, height): (u16, u16), typed: &str) -> App {

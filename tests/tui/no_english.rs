@@ -85,7 +85,11 @@ fn quoted_words(debug: &str) -> BTreeSet<String> {
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
     let buffer = terminal.backend().buffer();
     (0..height)
         .map(|y| {

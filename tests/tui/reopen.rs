@@ -5,8 +5,6 @@
 //! database.
 
 use crate::fixture::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use receipt_review::i18n::Lang;
 use receipt_review::reading::ItemReview;
@@ -14,13 +12,6 @@ use receipt_review::tui::app::indexed::IndexedSnapshot;
 use receipt_review::tui::app::msg::{Effect, Msg, Reopen, Reopened};
 use receipt_review::tui::app::state::ConfirmAction;
 use receipt_review::tui::app::{App, Overlay, Tab};
-use receipt_review::tui::canvas::draw;
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
 
 /// The fixture with `item` selected on the Duplicates tab.
 fn on_group(fx: &Fixture, lang: Lang, item: &str, width: u16, height: u16) -> App {

@@ -14,17 +14,15 @@ use receipt_review::tui::app::msg::{Effect, Msg};
 use receipt_review::tui::app::{App, Focus, Overlay, Tab, update};
 use receipt_review::tui::canvas::draw;
 
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal.backend().to_string()
-}
-
 /// The screen's lines, and whether each cell is dim (grey, or dim where
 /// there is no colour).
 fn cells(app: &App, width: u16, height: u16) -> Vec<Vec<(String, bool)>> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| {
+            draw(frame, app);
+        })
+        .unwrap();
     let buffer = terminal.backend().buffer();
     (0..height)
         .map(|y| {

@@ -227,7 +227,7 @@ fn enter_goes_into_the_detail_and_esc_comes_back() {
     send(&mut app, &fx, code(KeyCode::Enter));
     assert_eq!(app.focus, Focus::Detail);
     // j scrolls the detail, not the list.
-    app.detail_max_scroll.set(10);
+    app.detail_max_scroll = 10;
     send(&mut app, &fx, key('j'));
     send(&mut app, &fx, key('j'));
     assert_eq!(app.detail_scroll, 2);

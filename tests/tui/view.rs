@@ -8,25 +8,9 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use receipt_review::tui::app::indexed::IndexedSnapshot;
-use receipt_review::tui::app::msg::{Msg, PayloadRef};
+use receipt_review::tui::app::msg::{Msg, PayloadRef, ScrollLimits};
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas::draw;
-
-fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| draw(frame, app)).unwrap();
-    terminal
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    render(app, width, height).backend().to_string()
-}
-
-fn keys(app: &mut App, fx: &Fixture, keys: &str) {
-    for c in keys.chars() {
-        send(app, fx, key(c));
-    }
-}
 
 #[test]
 fn duplicates_80x24() {
@@ -609,7 +593,11 @@ fn hostile_payloads_never_reach_the_terminal() {
                 let backend = CrosstermBackend::new(bytes.clone());
                 let mut terminal =
                     Terminal::with_options(backend, TerminalOptions { viewport }).unwrap();
-                terminal.draw(|frame| draw(frame, &app)).unwrap();
+                terminal
+                    .draw(|frame| {
+                        draw(frame, &app);
+                    })
+                    .unwrap();
                 let bytes = bytes.0.borrow();
                 let sequences = check_terminal_bytes(&bytes)
                     .unwrap_or_else(|e| panic!("{width}x{height} after {step:?}: {e}"));
@@ -654,8 +642,12 @@ fn the_help_scrolls_to_its_end_and_no_further() {
     let fx = fixture();
     let mut app = loaded(&fx, 80, 24, false);
     keys(&mut app, &fx, "?");
-    screen(&app, 80, 24);
-    let max = app.help_max_scroll.get();
+    // The frame says how far the help scrolls; the runtime hands it back.
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut limits = ScrollLimits::default();
+    terminal.draw(|frame| limits = draw(frame, &app)).unwrap();
+    assert!(update(&mut app, Msg::Drawn(limits)).is_empty());
+    let max = app.help_max_scroll;
     assert!(max > 0 && max < 200, "{max}");
     for _ in 0..max + 20 {
         send(&mut app, &fx, key('j'));

@@ -32,7 +32,7 @@ pub const MAX_BATCH: usize = 512;
 
 /// What a key's lookup found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
+pub enum KeyLookup {
     /// Nothing committed under this key (yet): not proof of a failure.
     NotYet,
     Receipt {
@@ -77,7 +77,7 @@ enum Request {
     Lookup {
         scope: String,
         key: String,
-        reply: oneshot::Sender<Result<Found, WriteError>>,
+        reply: oneshot::Sender<Result<KeyLookup, WriteError>>,
     },
 }
 
@@ -114,7 +114,7 @@ impl WriterHandle {
         answer.await.map_err(|_| WriteError::Gone)?
     }
 
-    pub async fn lookup(&self, scope: &str, key: &str) -> Result<Found, WriteError> {
+    pub async fn lookup(&self, scope: &str, key: &str) -> Result<KeyLookup, WriteError> {
         let (reply, answer) = oneshot::channel();
         self.send(Request::Lookup {
             scope: scope.to_string(),
@@ -402,7 +402,7 @@ fn visitors_in_database(
 
 /// A key's receipt: the one holding it, else the one an exact copy sent
 /// with it was absorbed into.
-fn lookup(store: &mut IntakeStore, scope: &str, key: &str) -> Result<Found, WriteError> {
+fn lookup(store: &mut IntakeStore, scope: &str, key: &str) -> Result<KeyLookup, WriteError> {
     let err = |e: StoreError| WriteError::Store(e.to_string());
     let found = match store.lookup(scope, key).map_err(err)? {
         Lookup::NotFoundYet => None,
@@ -411,17 +411,17 @@ fn lookup(store: &mut IntakeStore, scope: &str, key: &str) -> Result<Found, Writ
         Lookup::Failed { id } => Some((id, ReceiptState::Failed)),
     };
     if let Some((id, state)) = found {
-        return Ok(Found::Receipt { id, state });
+        return Ok(KeyLookup::Receipt { id, state });
     }
     let absorbed = store
         .database()
         .absorbed_key_holder(scope, key)
         .map_err(|e| err(e.into()))?;
     Ok(match absorbed {
-        Some(holder) => Found::Receipt {
+        Some(holder) => KeyLookup::Receipt {
             id: holder.id,
             state: ReceiptState::parse(&holder.state).unwrap_or(ReceiptState::Completed),
         },
-        None => Found::NotYet,
+        None => KeyLookup::NotYet,
     })
 }

@@ -35,7 +35,7 @@ pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
         return Ok(());
     }
     // The columns the old table has (an added one may be missing: NULL).
-    let stored = super::review_log::stored_columns(conn)?;
+    let stored = stored_columns(conn)?;
     let columns = crate::model::LOG_COLUMNS
         .iter()
         .filter(|c| stored.iter().any(|s| s.eq_ignore_ascii_case(c)))
@@ -63,7 +63,7 @@ pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
 /// Adds each of `added` (name, type) that the stored `review_log` lacks.
 /// Call it inside a write transaction.
 pub(super) fn add_columns(conn: &Connection, added: &[(&str, &str)]) -> Result<(), LogError> {
-    let stored = super::review_log::stored_columns(conn)?;
+    let stored = stored_columns(conn)?;
     for (name, sql_type) in added {
         if !stored.iter().any(|s| s.eq_ignore_ascii_case(name)) {
             // Fixed names and types of our own schema, never user text.
@@ -73,6 +73,15 @@ pub(super) fn add_columns(conn: &Connection, added: &[(&str, &str)]) -> Result<(
         }
     }
     Ok(())
+}
+
+/// The column names of the stored `review_log`.
+pub(super) fn stored_columns(conn: &Connection) -> Result<Vec<String>, LogError> {
+    let mut stmt = conn.prepare_cached("SELECT name FROM pragma_table_info('review_log')")?;
+    let names = stmt
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(names)
 }
 
 #[cfg(test)]

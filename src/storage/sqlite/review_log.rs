@@ -72,19 +72,10 @@ fn log_table_exists(conn: &Connection) -> Result<bool, LogError> {
     Ok(n > 0)
 }
 
-/// The column names of the stored `review_log`.
-pub(super) fn stored_columns(conn: &Connection) -> Result<Vec<String>, LogError> {
-    let mut stmt = conn.prepare_cached("SELECT name FROM pragma_table_info('review_log')")?;
-    let names = stmt
-        .query_map([], |row| row.get::<_, String>(0))?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(names)
-}
-
 /// Errors when `review_log` lacks a column this tool needs (one it was made
 /// with: the added ones may be missing); else which added ones it has.
 fn check_columns(conn: &Connection) -> Result<Shape, LogError> {
-    let names = stored_columns(conn)?;
+    let names = super::log_upgrade::stored_columns(conn)?;
     let stored = |c: &str| names.iter().any(|n| n.eq_ignore_ascii_case(c));
     let missing: Vec<&str> = LOG_COLUMNS
         .iter()

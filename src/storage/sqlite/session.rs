@@ -63,7 +63,7 @@ fn helpers_wanted() -> usize {
 impl<'db> ReadSession<'db> {
     /// Begins a read of `db`. With [`Connections::EveryCore`] the helper
     /// connections start their transactions first; if anything was committed
-    /// before the main one started its own, they are let go and the session
+    /// before the main one started its own, they are dropped and the session
     /// reads on one connection (never a reading of two states).
     pub fn begin(db: &'db Database, connections: Connections) -> Result<Self, StorageError> {
         Self::begin_with(db, connections, &mut || {})
@@ -132,8 +132,8 @@ impl ReadSession<'_> {
             .map_err(|e| self.db.error("reading receipts", e))
     }
 
-    /// Reads on the database's own connection while `sink` hears each batch
-    /// on another thread; `progress` hears the rows read so far.
+    /// Reads on the database's own connection while `sink` receives each batch
+    /// on another thread; `progress` is told the rows read so far.
     fn pipelined(
         &self,
         sink: &mut dyn RowSink,
@@ -248,7 +248,7 @@ impl Session for ReadSession<'_> {
         1 + self.helpers.len()
     }
 
-    /// About how many rows each sink hears when every receipt is read (an
+    /// About how many rows each sink receives when every receipt is read (an
     /// upper bound: rowids may have gaps), for sizing what they hold.
     fn rows_each(&self) -> Option<u64> {
         self.ranges.as_ref().map(|(_, each)| *each)
@@ -267,7 +267,7 @@ impl Session for ReadSession<'_> {
     /// `sinks`, one per connection: every receipt on every connection, each
     /// row inspected by the sink of the connection that read it; otherwise on
     /// one, `sinks[0]` hearing batches while the next is read. `updated_at`
-    /// is left out (no rule reads it). `progress` hears the rows read so far.
+    /// is left out (no rule reads it). `progress` is told the rows read so far.
     fn receipts(
         &mut self,
         after: Option<&ReadCursor>,
@@ -302,7 +302,7 @@ impl Session for ReadSession<'_> {
 
     /// Reads the receipts with these ids (ascending) into `sinks`, one per
     /// connection, each connection a share of the ids in order. Ids that are
-    /// not there are skipped. `progress` hears the rows read so far.
+    /// not there are skipped. `progress` is told the rows read so far.
     fn receipts_by_id(
         &mut self,
         ids: &[ReceiptId],
@@ -461,7 +461,7 @@ mod tests {
         path
     }
 
-    /// Collects the ids it hears.
+    /// Collects the ids it receives.
     #[derive(Default)]
     struct Ids(Vec<ReceiptId>);
 
@@ -514,7 +514,7 @@ mod tests {
         };
         let mut session =
             ReadSession::begin_with(&db, Connections::EveryCore, &mut commit).unwrap();
-        // The helpers saw the database before the commit: they are let go.
+        // The helpers saw the database before the commit: they are dropped.
         assert_eq!(session.connections(), 1);
         let lanes = read_ids(&mut session);
         assert_eq!(lanes.len(), 1);

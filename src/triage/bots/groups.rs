@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use super::sender::{Identities, sender};
 use crate::model::{Millis, ReceiptId};
-use crate::triage::facts::Store;
+use crate::triage::facts::FactStore;
 use crate::triage::model::{BotEvidence, BotGroup, BotReceipt};
 
 /// What a bot group needs of one suspected bot receipt, kept by the engine
-/// between readings (the fields it came from may be let go).
+/// between readings (the fields it came from may be dropped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BotFact {
     /// The receipt's index in the store.
@@ -30,7 +30,12 @@ pub struct BotFact {
 /// The bot fact of receipt `index`, when it is a suspected bot (`campaign`:
 /// flagged by the campaign rule). Reads its fields: call it while it holds
 /// them.
-pub fn bot_fact(store: &Store, ids: &Identities, index: u32, campaign: bool) -> Option<BotFact> {
+pub fn bot_fact(
+    store: &FactStore,
+    ids: &Identities,
+    index: u32,
+    campaign: bool,
+) -> Option<BotFact> {
     let r = &store.receipts[index as usize];
     let evidence = if campaign {
         BotEvidence::Campaign
@@ -58,7 +63,7 @@ pub fn bot_fact(store: &Store, ids: &Identities, index: u32, campaign: bool) -> 
 }
 
 /// Every bot fact of a store that holds every receipt's fields.
-pub fn bot_facts(store: &Store, campaigns: &[bool]) -> Vec<BotFact> {
+pub fn bot_facts(store: &FactStore, campaigns: &[bool]) -> Vec<BotFact> {
     let ids = Identities::of(store);
     (0..store.receipts.len() as u32)
         .filter_map(|i| bot_fact(store, &ids, i, campaigns[i as usize]))
@@ -68,7 +73,7 @@ pub fn bot_facts(store: &Store, campaigns: &[bool]) -> Vec<BotFact> {
 const DAY_MS: Millis = 86_400_000;
 
 /// The groups of these facts, ordered by earliest receipt time, then id.
-pub fn bot_groups(store: &Store, facts: &[BotFact], window_ms: Millis) -> Vec<Arc<BotGroup>> {
+pub fn bot_groups(store: &FactStore, facts: &[BotFact], window_ms: Millis) -> Vec<Arc<BotGroup>> {
     let at = |f: &BotFact| {
         let r = &store.receipts[f.index as usize];
         (r.created_ms, r.id)
@@ -91,7 +96,7 @@ pub fn bot_groups(store: &Store, facts: &[BotFact], window_ms: Millis) -> Vec<Ar
     crate::triage::each_shared(groups)
 }
 
-fn group_of(store: &Store, chain: &[&BotFact]) -> BotGroup {
+fn group_of(store: &FactStore, chain: &[&BotFact]) -> BotGroup {
     let mut names: Vec<&str> = chain
         .iter()
         .map(|f| store.scopes.name(store.receipts[f.index as usize].scope))
@@ -121,7 +126,7 @@ fn group_of(store: &Store, chain: &[&BotFact]) -> BotGroup {
 
 /// The ids of the receipts of these facts, ascending (facts are by index,
 /// and indices follow ids).
-pub fn bot_ids(store: &Store, facts: &[BotFact]) -> Vec<ReceiptId> {
+pub fn bot_ids(store: &FactStore, facts: &[BotFact]) -> Vec<ReceiptId> {
     facts
         .iter()
         .map(|f| store.receipts[f.index as usize].id)

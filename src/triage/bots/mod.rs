@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::facts::Store;
+use super::facts::FactStore;
 use super::hash::HashMap64;
 use super::model::BotGroup;
 use crate::model::{Millis, ReceiptId, Settings};
@@ -26,7 +26,7 @@ pub type BodyKey = (u64, u32);
 type Copy = (Millis, ReceiptId, u32, u64);
 
 /// The body key of every receipt that has a body, sorted (by key, then index).
-pub fn bodies(store: &Store) -> Vec<BodyKey> {
+pub fn bodies(store: &FactStore) -> Vec<BodyKey> {
     let mut bodies: Vec<BodyKey> = store
         .receipts
         .par_iter()
@@ -38,14 +38,17 @@ pub fn bodies(store: &Store) -> Vec<BodyKey> {
 }
 
 /// The body key of one receipt.
-pub fn body_key(store: &Store, index: u32, r: &super::facts::ReceiptFact) -> Option<BodyKey> {
+pub fn body_key(store: &FactStore, index: u32, r: &super::facts::ReceiptFact) -> Option<BodyKey> {
     let body = store.body(r)?;
     Some((body.value(), index))
 }
 
 /// The suspected bots (ids, ascending) and their groups, of a store that
 /// holds every receipt's fields.
-pub fn suspected_bots(store: &Store, settings: &Settings) -> (Vec<ReceiptId>, Vec<Arc<BotGroup>>) {
+pub fn suspected_bots(
+    store: &FactStore,
+    settings: &Settings,
+) -> (Vec<ReceiptId>, Vec<Arc<BotGroup>>) {
     let flagged = campaign_flags(store, &bodies(store), settings);
     let facts = groups::bot_facts(store, &flagged);
     (
@@ -55,7 +58,7 @@ pub fn suspected_bots(store: &Store, settings: &Settings) -> (Vec<ReceiptId>, Ve
 }
 
 /// Which receipts (by index) are part of a campaign, from the sorted bodies.
-pub fn campaign_flags(store: &Store, bodies: &[BodyKey], settings: &Settings) -> Vec<bool> {
+pub fn campaign_flags(store: &FactStore, bodies: &[BodyKey], settings: &Settings) -> Vec<bool> {
     let mut flagged = vec![false; store.receipts.len()];
     let ids = Identities::of(store);
     for run in bodies.chunk_by(|a, b| a.0 == b.0) {
@@ -66,7 +69,7 @@ pub fn campaign_flags(store: &Store, bodies: &[BodyKey], settings: &Settings) ->
 
 /// Marks the campaigns among copies that share a body hash.
 pub fn mark_run(
-    store: &Store,
+    store: &FactStore,
     ids: &Identities,
     run: &[BodyKey],
     window_ms: Millis,

@@ -8,7 +8,7 @@
 //! corrected field) stay one sender, and never make a campaign by
 //! themselves.
 
-use crate::triage::facts::{ReceiptFact, Store};
+use crate::triage::facts::{FactStore, ReceiptFact};
 use crate::triage::hash;
 use crate::triage::visitor::{Identity, identity_of};
 
@@ -16,7 +16,7 @@ use crate::triage::visitor::{Identity, identity_of};
 pub struct Identities(Vec<Option<Identity>>);
 
 impl Identities {
-    pub fn of(store: &Store) -> Self {
+    pub fn of(store: &FactStore) -> Self {
         Self(
             (0..store.keys.len() as u32)
                 .map(|k| identity_of(store.keys.name(k)))
@@ -31,7 +31,7 @@ impl Identities {
 
 /// The sender of a receipt that holds its fields; 0 when nothing but its
 /// body (or nothing at all) tells senders apart.
-pub fn sender(store: &Store, ids: &Identities, r: &ReceiptFact) -> u64 {
+pub fn sender(store: &FactStore, ids: &Identities, r: &ReceiptFact) -> u64 {
     let fields = store.fields_of(r);
     let body = r.body as usize;
     let best = fields

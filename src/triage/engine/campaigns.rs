@@ -1,6 +1,6 @@
 //! The suspected bots kept between readings: each receipt's campaign flag,
 //! and what the bot groups need of every suspected bot (its fields may be
-//! let go later). A copy's flag is decided by the copies of its body within
+//! dropped later). A copy's flag is decided by the copies of its body within
 //! a window either side, in any scope, so a refresh runs the batch rule
 //! again over every scope from two windows before the earliest added
 //! receipt with a body, and takes the flags from one window before it on.
@@ -11,7 +11,7 @@ use crate::model::{Millis, ReceiptId, Settings};
 use crate::triage::bots::groups::{self, BotFact};
 use crate::triage::bots::sender::Identities;
 use crate::triage::bots::{self, BodyKey};
-use crate::triage::facts::Store;
+use crate::triage::facts::FactStore;
 use crate::triage::model::BotGroup;
 
 #[derive(Debug, Default)]
@@ -26,12 +26,12 @@ pub(super) struct Campaigns {
 
 impl Campaigns {
     /// Every receipt's flag, as the batch rule finds it.
-    pub(super) fn find(store: &Store, settings: &Settings) -> Vec<bool> {
+    pub(super) fn find(store: &FactStore, settings: &Settings) -> Vec<bool> {
         bots::campaign_flags(store, &bots::bodies(store), settings)
     }
 
     /// Made while every receipt holds its fields.
-    pub(super) fn new(store: &Store, flags: Vec<bool>) -> Self {
+    pub(super) fn new(store: &FactStore, flags: Vec<bool>) -> Self {
         let facts = groups::bot_facts(store, &flags);
         Self {
             bot_ids: groups::bot_ids(store, &facts),
@@ -44,7 +44,7 @@ impl Campaigns {
         &self.bot_ids
     }
 
-    pub(super) fn groups(&self, store: &Store, settings: &Settings) -> Vec<Arc<BotGroup>> {
+    pub(super) fn groups(&self, store: &FactStore, settings: &Settings) -> Vec<Arc<BotGroup>> {
         groups::bot_groups(store, &self.facts, settings.window_ms)
     }
 
@@ -52,7 +52,7 @@ impl Campaigns {
     /// in sweep order) hold them.
     pub(super) fn add(
         &mut self,
-        store: &Store,
+        store: &FactStore,
         settings: &Settings,
         runs: &[Vec<u32>],
         from: usize,

@@ -11,7 +11,7 @@ use super::sorted::SortedIndex;
 use super::{Added, Facts};
 use crate::model::{RawConflict, ReceiptId};
 use crate::triage::conflicts;
-use crate::triage::facts::Store;
+use crate::triage::facts::FactStore;
 use crate::triage::model::{Conflict, Triage};
 
 #[derive(Debug, Default)]
@@ -68,7 +68,7 @@ impl Conflicts {
     }
 
     /// The shared keys once the receipts added from index `from` on are in.
-    pub(super) fn after_adding(&self, store: &Store, from: usize) -> SharedAfter {
+    pub(super) fn after_adding(&self, store: &FactStore, from: usize) -> SharedAfter {
         let key_of = |i: u32| conflicts::key_hash(store, i as usize);
         let mut added: Vec<(u64, u32)> = (from..store.receipts.len())
             .filter_map(|i| conflicts::key_hash(store, i).map(|h| (h, i as u32)))

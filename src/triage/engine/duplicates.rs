@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::Facts;
 use crate::model::{Millis, ReceiptId};
-use crate::triage::facts::Store;
+use crate::triage::facts::FactStore;
 use crate::triage::groups::{self, Placement};
 use crate::triage::hash::HashMap64;
 use crate::triage::model::DuplicateGroup;
@@ -46,7 +46,7 @@ impl Duplicates {
 
     /// The scopes the receipts added from index `from` on fall in, each with
     /// its run merged.
-    pub(super) fn spans(&self, store: &Store, from: usize) -> Vec<Span> {
+    pub(super) fn spans(&self, store: &FactStore, from: usize) -> Vec<Span> {
         let key = |j: u32| (store.receipts[j as usize].created_ms, j);
         let mut added: HashMap64<Vec<u32>> = HashMap64::default();
         for i in from..store.receipts.len() {
@@ -183,7 +183,7 @@ impl Duplicates {
     }
 }
 
-fn time_of(store: &Store, id: ReceiptId) -> Millis {
+fn time_of(store: &FactStore, id: ReceiptId) -> Millis {
     store
         .index_of(id)
         .map_or(0, |i| store.receipts[i as usize].created_ms)

@@ -4,7 +4,7 @@
 //! of its body in any scope a campaign's window either side of it, and with
 //! the anchors of their groups.
 //! So once a reading is analysed, the fields of receipts further back than a
-//! few windows before the newest of their scope are let go: at a million
+//! few windows before the newest of their scope are dropped: at a million
 //! receipts they are most of the engine's memory. An appended receipt that
 //! reaches back past what is kept asks for a full reading instead
 //! ([`Ingesting::reaches_back`]).
@@ -112,7 +112,7 @@ impl Engine {
 
 impl Ingesting {
     /// True when a receipt added in this reading must be compared with
-    /// receipts whose fields were let go: only a full reading can analyse
+    /// receipts whose fields were dropped: only a full reading can analyse
     /// it then.
     pub fn reaches_back(&self) -> bool {
         let (facts, kept_from) = (&self.engine.facts, &self.engine.horizon.kept_from);

@@ -4,7 +4,7 @@
 
 use super::Engine;
 use crate::model::{ReceiptId, RowSource};
-use crate::triage::facts::{ReceiptFact, Store};
+use crate::triage::facts::{FactStore, ReceiptFact};
 use crate::triage::ingest::ingest_by;
 
 impl Engine {
@@ -32,7 +32,7 @@ impl Engine {
         rows: &S,
     ) -> Option<Vec<ReceiptId>> {
         let store = &mut self.facts.store;
-        let mut again = Store::new();
+        let mut again = FactStore::new();
         again.random = store.random;
         again.keys = store.keys.clone();
         again.scopes = store.scopes.clone();
@@ -64,7 +64,7 @@ impl Engine {
                     }
                 }
                 (None, None) => {
-                    let at = |s: &Store| s.damaged.binary_search_by_key(&id, |d| d.receipt_id);
+                    let at = |s: &FactStore| s.damaged.binary_search_by_key(&id, |d| d.receipt_id);
                     let before = at(store).ok().map(|k| &store.damaged[k]);
                     let now = at(&again).ok().map(|k| &again.damaged[k]);
                     if before.is_none() || before != now {

@@ -4,18 +4,18 @@
 
 /// One step of a first analysis, in the order they come.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stage {
+pub enum AnalysisStage {
     GroupingCopies,
     LookingForCampaigns,
     ConflictsAndStuck,
 }
 
-impl Stage {
+impl AnalysisStage {
     /// Every step, in order.
-    pub const ALL: [Stage; 3] = [
-        Stage::GroupingCopies,
-        Stage::LookingForCampaigns,
-        Stage::ConflictsAndStuck,
+    pub const ALL: [AnalysisStage; 3] = [
+        AnalysisStage::GroupingCopies,
+        AnalysisStage::LookingForCampaigns,
+        AnalysisStage::ConflictsAndStuck,
     ];
 
     /// How many steps there are.
@@ -24,34 +24,34 @@ impl Stage {
     /// Which step this is, from 0: how many came before it.
     pub fn step(self) -> u64 {
         match self {
-            Stage::GroupingCopies => 0,
-            Stage::LookingForCampaigns => 1,
-            Stage::ConflictsAndStuck => 2,
+            AnalysisStage::GroupingCopies => 0,
+            AnalysisStage::LookingForCampaigns => 1,
+            AnalysisStage::ConflictsAndStuck => 2,
         }
     }
 
     /// What the screen shows while the step runs.
     pub fn label(self) -> &'static str {
         match self {
-            Stage::GroupingCopies => "analysing: grouping copies",
-            Stage::LookingForCampaigns => "analysing: looking for campaigns",
-            Stage::ConflictsAndStuck => "analysing: key conflicts and stuck receipts",
+            AnalysisStage::GroupingCopies => "analysing: grouping copies",
+            AnalysisStage::LookingForCampaigns => "analysing: looking for campaigns",
+            AnalysisStage::ConflictsAndStuck => "analysing: key conflicts and stuck receipts",
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Stage;
+    use super::AnalysisStage;
 
     #[test]
     fn the_steps_count_up_in_order_each_with_its_own_label() {
-        let steps: Vec<u64> = Stage::ALL.iter().map(|s| s.step()).collect();
-        assert_eq!(steps, (0..Stage::COUNT).collect::<Vec<_>>());
-        let mut labels: Vec<&str> = Stage::ALL.iter().map(|s| s.label()).collect();
+        let steps: Vec<u64> = AnalysisStage::ALL.iter().map(|s| s.step()).collect();
+        assert_eq!(steps, (0..AnalysisStage::COUNT).collect::<Vec<_>>());
+        let mut labels: Vec<&str> = AnalysisStage::ALL.iter().map(|s| s.label()).collect();
         labels.sort_unstable();
         labels.dedup();
-        assert_eq!(labels.len(), Stage::ALL.len());
+        assert_eq!(labels.len(), AnalysisStage::ALL.len());
         assert!(labels.iter().all(|l| l.starts_with("analysing: ")));
     }
 }

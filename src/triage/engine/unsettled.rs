@@ -4,7 +4,7 @@
 //! without walking every receipt.
 
 use crate::model::{Millis, ReceiptState, Settings};
-use crate::triage::facts::Store;
+use crate::triage::facts::FactStore;
 use crate::triage::stuck;
 
 #[derive(Debug, Default)]
@@ -17,14 +17,14 @@ pub(super) struct Unsettled {
 
 impl Unsettled {
     /// The unsettled receipts of a store.
-    pub(super) fn of(store: &Store) -> Self {
+    pub(super) fn of(store: &FactStore) -> Self {
         let mut all = Self::default();
         all.take_in(store);
         all
     }
 
     /// Takes in the receipts added to `store` since.
-    pub(super) fn take_in(&mut self, store: &Store) {
+    pub(super) fn take_in(&mut self, store: &FactStore) {
         let n = store.receipts.len();
         self.indices.extend(
             (self.upto as u32..n as u32)
@@ -53,7 +53,7 @@ impl Unsettled {
     }
 
     /// The stuck receipts among them (as `stuck::stuck_indices` finds them).
-    pub(super) fn stuck(&self, store: &Store, settings: &Settings) -> Vec<u32> {
+    pub(super) fn stuck(&self, store: &FactStore, settings: &Settings) -> Vec<u32> {
         self.indices
             .iter()
             .copied()
@@ -66,7 +66,7 @@ impl Unsettled {
     }
 
     /// When the next of them that is in flight becomes stuck.
-    pub(super) fn next_stuck_ms(&self, store: &Store, settings: &Settings) -> Option<Millis> {
+    pub(super) fn next_stuck_ms(&self, store: &FactStore, settings: &Settings) -> Option<Millis> {
         stuck::next_stuck_ms(store, self.indices.iter().copied(), settings)
     }
 }

@@ -9,7 +9,7 @@ use crate::reading::Snapshot;
 use crate::reading::shown::unshared_middles;
 use crate::triage::model::GapClass;
 
-use super::standing::Standing;
+use super::standing::ScreenStatus;
 use super::tab::Tab;
 
 /// Totals for the header and the tab bar, over the whole reading (filters aside).
@@ -91,7 +91,7 @@ impl Counts {
         counts.stuck_pending = t.stuck.len();
         counts.bot_groups_pending = t.bot_groups.len();
         for (name, r) in &snap.reviews {
-            let standing = Standing::of(r);
+            let standing = ScreenStatus::of(r);
             let resolved = usize::from(standing.is_resolved());
             if name.starts_with("dup:") {
                 counts.groups_new_copy += usize::from(r.new_copy_since_decision);
@@ -100,7 +100,7 @@ impl Counts {
                 counts.conflicts_pending -= resolved;
             } else if name.starts_with("stuck:") {
                 counts.stuck_pending -= resolved;
-                counts.looked_at += usize::from(standing == Standing::LookedAt);
+                counts.looked_at += usize::from(standing == ScreenStatus::LookedAt);
             } else if name.starts_with("bot:") {
                 counts.bot_groups_pending -= resolved;
             }

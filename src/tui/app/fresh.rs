@@ -10,7 +10,7 @@ use crate::reading::shown::unshared_middles;
 
 /// What a reading brought to one group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fresh {
+pub enum GroupChange {
     /// The group was not there before (its copies are new, or an earlier
     /// copy was not yet in a group).
     Group,
@@ -18,13 +18,13 @@ pub enum Fresh {
     Gained(u32),
 }
 
-impl Fresh {
+impl GroupChange {
     /// Two readings' news of one group, the later second.
-    pub fn then(self, later: Fresh) -> Fresh {
+    pub fn then(self, later: GroupChange) -> GroupChange {
         match (self, later) {
-            (Fresh::Gained(a), Fresh::Gained(b)) => Fresh::Gained(a + b),
-            (Fresh::Group, _) => Fresh::Group,
-            (_, Fresh::Group) => later,
+            (GroupChange::Gained(a), GroupChange::Gained(b)) => GroupChange::Gained(a + b),
+            (GroupChange::Group, _) => GroupChange::Group,
+            (_, GroupChange::Group) => later,
         }
     }
 }
@@ -32,7 +32,7 @@ impl Fresh {
 /// The groups of `after` that are new or larger than in `before`, by their
 /// first receipt id (the list's row key). Groups the two readings share
 /// (the same pointer) are not looked into: a refresh changes few.
-pub fn between(before: &Snapshot, after: &Snapshot) -> Vec<(ReceiptId, Fresh)> {
+pub fn between(before: &Snapshot, after: &Snapshot) -> Vec<(ReceiptId, GroupChange)> {
     let (gone, new) = unshared_middles(&before.triage.duplicates, &after.triage.duplicates);
     if new.is_empty() {
         return Vec::new();
@@ -48,8 +48,10 @@ pub fn between(before: &Snapshot, after: &Snapshot) -> Vec<(ReceiptId, Fresh)> {
     for g in new {
         let before = g.members.iter().filter_map(|m| had.get(&m.id)).max();
         let fresh = match before {
-            None => Some(Fresh::Group),
-            Some(&n) if g.members.len() > n => Some(Fresh::Gained((g.members.len() - n) as u32)),
+            None => Some(GroupChange::Group),
+            Some(&n) if g.members.len() > n => {
+                Some(GroupChange::Gained((g.members.len() - n) as u32))
+            }
             Some(_) => None,
         };
         if let Some(fresh) = fresh {
@@ -98,11 +100,17 @@ mod tests {
         ];
         assert_eq!(
             between(&before, &after),
-            vec![(4, Fresh::Gained(1)), (20, Fresh::Group)]
+            vec![(4, GroupChange::Gained(1)), (20, GroupChange::Group)]
         );
         assert!(between(&after, &after).is_empty());
-        assert_eq!(Fresh::Gained(1).then(Fresh::Gained(2)), Fresh::Gained(3));
-        assert_eq!(Fresh::Group.then(Fresh::Gained(2)), Fresh::Group);
+        assert_eq!(
+            GroupChange::Gained(1).then(GroupChange::Gained(2)),
+            GroupChange::Gained(3)
+        );
+        assert_eq!(
+            GroupChange::Group.then(GroupChange::Gained(2)),
+            GroupChange::Group
+        );
     }
 
     #[test]

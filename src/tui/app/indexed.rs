@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::reading::Snapshot;
 
 use super::counts::Counts;
-use super::fresh::{self, Fresh};
+use super::fresh::{self, GroupChange};
 use super::search::SearchIndex;
 
 /// A reading as the screen takes it: the snapshot, its filter index and its
@@ -17,7 +17,7 @@ pub struct IndexedSnapshot {
     pub search: Arc<SearchIndex>,
     pub counts: Counts,
     /// The groups new or grown since the reading before (none for a first).
-    pub fresh: Vec<(crate::model::ReceiptId, Fresh)>,
+    pub fresh: Vec<(crate::model::ReceiptId, GroupChange)>,
     /// The groups of the reading before that this one no longer has.
     pub gone: Vec<crate::model::ReceiptId>,
 }

@@ -32,6 +32,7 @@
 //! the Forms tab's state, before `state`, and its keys, beside `update`).
 
 pub mod bots;
+pub mod cache;
 pub mod clock;
 pub mod counts;
 pub mod decision;

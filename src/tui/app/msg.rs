@@ -57,6 +57,16 @@ pub enum Msg {
     Tick,
     /// The wall clock, reported every second.
     Clock(crate::model::Millis),
+    /// A frame was drawn: how far its panes can scroll.
+    Drawn(ScrollLimits),
+}
+
+/// How far the detail pane and the help could scroll at the last drawing:
+/// the canvas works it out from the wrapped text (`None`: not drawn).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScrollLimits {
+    pub detail: Option<usize>,
+    pub help: Option<usize>,
 }
 
 /// A payload the detail pane can show on demand.

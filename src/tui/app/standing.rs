@@ -9,7 +9,7 @@ use crate::reading::ItemReview;
 use crate::t;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standing {
+pub enum ScreenStatus {
     /// No decision stands.
     Pending,
     /// A resolved duplicate group gained a copy since its decision.
@@ -20,31 +20,31 @@ pub enum Standing {
     Resolved,
 }
 
-impl Standing {
-    pub fn of(review: &ItemReview) -> Standing {
+impl ScreenStatus {
+    pub fn of(review: &ItemReview) -> ScreenStatus {
         if review.new_copy_since_decision {
-            Standing::NewCopy
+            ScreenStatus::NewCopy
         } else if !review.resolved {
-            Standing::Pending
+            ScreenStatus::Pending
         } else if review.decision.as_deref() == Some(Decision::StillPending.as_str()) {
-            Standing::LookedAt
+            ScreenStatus::LookedAt
         } else {
-            Standing::Resolved
+            ScreenStatus::Resolved
         }
     }
 
     /// True when the item needs no more work.
     pub fn is_resolved(self) -> bool {
-        self == Standing::Resolved
+        self == ScreenStatus::Resolved
     }
 
     /// The list's status word in `lang`: `pending`, `looked at`…
     pub fn word(self, lang: Lang) -> &'static str {
         match self {
-            Standing::Pending => t!(lang, "words.standing.pending"),
-            Standing::NewCopy => t!(lang, "words.standing.new_copy"),
-            Standing::LookedAt => t!(lang, "words.standing.looked_at"),
-            Standing::Resolved => t!(lang, "words.standing.resolved"),
+            ScreenStatus::Pending => t!(lang, "words.standing.pending"),
+            ScreenStatus::NewCopy => t!(lang, "words.standing.new_copy"),
+            ScreenStatus::LookedAt => t!(lang, "words.standing.looked_at"),
+            ScreenStatus::Resolved => t!(lang, "words.standing.resolved"),
         }
     }
 }
@@ -64,19 +64,22 @@ mod tests {
 
     #[test]
     fn still_pending_is_looked_at_not_resolved() {
-        assert_eq!(Standing::of(&ItemReview::default()), Standing::Pending);
-        let looked = Standing::of(&review(true, "still_pending", false));
-        assert_eq!(looked, Standing::LookedAt);
-        assert!(!looked.is_resolved());
-        assert!(Standing::of(&review(true, "completed", false)).is_resolved());
         assert_eq!(
-            Standing::of(&review(false, "duplicate", true)),
-            Standing::NewCopy
+            ScreenStatus::of(&ItemReview::default()),
+            ScreenStatus::Pending
+        );
+        let looked = ScreenStatus::of(&review(true, "still_pending", false));
+        assert_eq!(looked, ScreenStatus::LookedAt);
+        assert!(!looked.is_resolved());
+        assert!(ScreenStatus::of(&review(true, "completed", false)).is_resolved());
+        assert_eq!(
+            ScreenStatus::of(&review(false, "duplicate", true)),
+            ScreenStatus::NewCopy
         );
         // Undone: pending again.
         assert_eq!(
-            Standing::of(&review(false, "duplicate", false)),
-            Standing::Pending
+            ScreenStatus::of(&review(false, "duplicate", false)),
+            ScreenStatus::Pending
         );
     }
 }

@@ -1,8 +1,7 @@
 //! The screen's state. Plain data: [`super::update`] changes it, the canvas reads it.
 
 use std::borrow::Cow;
-use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,17 +10,18 @@ use crate::model::{ReceiptId, Zone};
 use crate::reading::{ItemReview, Snapshot};
 use crate::review::ExportFile;
 
+use super::cache::Cache;
 use super::clock::Clock;
 use super::counts::Counts;
 use super::find::FindState;
 use super::forms::FormsState;
-use super::fresh::Fresh;
+use super::fresh::GroupChange;
 use super::keymap::Mode;
 use super::list_view::ListView;
 use super::msg::{ItemDecision, PayloadRef};
 use super::rows;
 use super::search::SearchIndex;
-use super::standing::Standing;
+use super::standing::ScreenStatus;
 use super::tab::{ClassFilter, Tab};
 use super::visitors::Visitor;
 
@@ -37,6 +37,28 @@ pub enum Focus {
 pub struct ListPos {
     pub selected: usize,
     pub offset: usize,
+}
+
+/// One tab's list: the rows it shows, the rows its filters found and what
+/// they answer, and where the operator is in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TabState {
+    /// Visible rows: indices into the snapshot's lists, in the order shown
+    /// (see `list_view`).
+    pub rows: Vec<usize>,
+    /// The rows the class and text filters found, in reading order (Log:
+    /// newest first), before `list_view` arranges them.
+    pub matched: Vec<usize>,
+    /// The folded query and class filter `matched` answers, when it answers
+    /// one for the current reading (a longer query then only looks at these
+    /// rows).
+    pub matched_for: Option<(String, ClassFilter)>,
+    /// The filters changed since its rows were found. Only the tab shown is
+    /// filtered as the operator types; another is filtered when it is shown
+    /// (or its rows are looked into), so that a key costs what the shown tab
+    /// holds.
+    pub behind: bool,
+    pub pos: ListPos,
 }
 
 /// A line of text being typed.
@@ -222,34 +244,18 @@ pub struct App {
     /// The text filter (applies to every tab).
     pub filter: String,
     pub focus: Focus,
-    /// Visible rows per tab: indices into the snapshot's lists, in the
-    /// order shown (see `list_view`).
-    pub rows: [Vec<usize>; Tab::COUNT],
-    /// Per tab: the rows the class and text filters found, in reading order
-    /// (Log: newest first), before `list_view` arranges them.
-    pub matched: [Vec<usize>; Tab::COUNT],
-    /// Per tab: the folded query and class filter its `matched` rows
-    /// answer, when they answer one for the current reading (a longer query
-    /// then only looks at these rows).
-    pub rows_for: [Option<(String, ClassFilter)>; Tab::COUNT],
-    /// Per tab: the filters changed since its rows were found. Only the tab
-    /// shown is filtered as the operator types; another is filtered when it
-    /// is shown (or its rows are looked into), so that a key costs what the
-    /// shown tab holds.
-    pub rows_behind: [bool; Tab::COUNT],
+    /// Each tab's list: its rows, what they answer, the selection.
+    pub tabs: [TabState; Tab::COUNT],
     /// Newest or oldest first, every item or the pending ones.
     pub list_view: ListView,
     /// Groups new or grown in the readings since the operator last moved
     /// past them, by first receipt id.
-    pub fresh: HashMap<ReceiptId, Fresh>,
-    /// Senders as typed, from the payloads that have arrived.
-    pub visitors: HashMap<ReceiptId, Visitor>,
-    pub pos: [ListPos; Tab::COUNT],
+    pub fresh: HashMap<ReceiptId, GroupChange>,
     pub detail_scroll: usize,
-    /// Set by the canvas: how far the detail pane can scroll at its last drawing.
-    pub detail_max_scroll: Cell<usize>,
-    /// Set by the canvas: how far the help can scroll at its last drawing.
-    pub help_max_scroll: Cell<usize>,
+    /// How far the detail pane could scroll at its last drawing (`Msg::Drawn`).
+    pub detail_max_scroll: usize,
+    /// How far the help could scroll at its last drawing (`Msg::Drawn`).
+    pub help_max_scroll: usize,
     pub raw_view: bool,
     pub overlay: Option<Overlay>,
     pub input: Option<Input>,
@@ -260,9 +266,8 @@ pub struct App {
     pub keep: HashMap<String, ReceiptId>,
     /// Decisions sent and not yet answered by `Recorded`, with the note each took.
     pub awaiting: HashMap<String, Option<String>>,
-    pub payloads: HashMap<PayloadRef, Result<String, String>>,
-    /// Payloads asked for and not arrived yet.
-    pub requested: HashSet<PayloadRef>,
+    /// Payloads and senders read on demand.
+    pub cache: Cache,
     /// The Receipts tab: its search and what it found.
     pub find: FindState,
     /// The item an undo reopened, to select once a reading shows it pending.
@@ -296,17 +301,12 @@ impl App {
             class_filter: ClassFilter::All,
             filter: String::new(),
             focus: Focus::List,
-            rows: Default::default(),
-            matched: Default::default(),
-            rows_for: Default::default(),
-            rows_behind: Default::default(),
+            tabs: Default::default(),
             list_view: ListView::default(),
             fresh: HashMap::new(),
-            visitors: HashMap::new(),
-            pos: Default::default(),
             detail_scroll: 0,
-            detail_max_scroll: Cell::new(usize::MAX),
-            help_max_scroll: Cell::new(usize::MAX),
+            detail_max_scroll: usize::MAX,
+            help_max_scroll: usize::MAX,
             raw_view: false,
             overlay: None,
             input: None,
@@ -314,8 +314,7 @@ impl App {
             notes: HashMap::new(),
             keep: HashMap::new(),
             awaiting: HashMap::new(),
-            payloads: HashMap::new(),
-            requested: HashSet::new(),
+            cache: Cache::default(),
             find: FindState::default(),
             reopened: None,
             zone: Zone::UTC,
@@ -401,11 +400,11 @@ impl App {
     /// The rows a tab shows; a tab out of sight may not have caught up
     /// with the filters yet (`rows_behind`): it does when it is shown.
     pub fn rows(&self, tab: Tab) -> &[usize] {
-        &self.rows[tab.index()]
+        &self.tabs[tab.index()].rows
     }
 
     pub fn pos(&self, tab: Tab) -> &ListPos {
-        &self.pos[tab.index()]
+        &self.tabs[tab.index()].pos
     }
 
     /// The selected row of the current tab, resolved.
@@ -474,10 +473,10 @@ impl App {
     }
 
     /// Where an item stands by the review log (a decision on its way aside).
-    pub fn standing(&self, item: &str) -> Standing {
+    pub fn standing(&self, item: &str) -> ScreenStatus {
         match self.snapshot.as_ref().and_then(|s| s.reviews.get(item)) {
-            Some(review) => Standing::of(review),
-            None => Standing::Pending,
+            Some(review) => ScreenStatus::of(review),
+            None => ScreenStatus::Pending,
         }
     }
 
@@ -495,7 +494,7 @@ impl App {
 
     /// A receipt's sender as typed, else as folded (until its payload arrives).
     pub fn visitor(&self, id: ReceiptId) -> Option<Cow<'_, Visitor>> {
-        if let Some(v) = self.visitors.get(&id) {
+        if let Some(v) = self.cache.visitors.get(&id) {
             return Some(Cow::Borrowed(v));
         }
         let view = self.snapshot.as_ref()?.receipt_view(id)?;
@@ -537,6 +536,6 @@ impl App {
     }
 
     pub fn payload(&self, r: PayloadRef) -> Option<&Result<String, String>> {
-        self.payloads.get(&r)
+        self.cache.payloads.get(&r)
     }
 }

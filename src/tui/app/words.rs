@@ -86,18 +86,24 @@ pub fn fresh_group(lang: Lang) -> &'static str {
 // --- Progress -------------------------------------------------------------------
 
 /// Where a reading is, for the header and the first screen.
-pub fn stage(stage: crate::reading::Stage, lang: Lang) -> &'static str {
-    use crate::reading::Stage;
-    use crate::triage::engine::Stage as Step;
+pub fn stage(stage: crate::reading::ReadingStage, lang: Lang) -> &'static str {
+    use crate::reading::ReadingStage;
+    use crate::triage::engine::AnalysisStage;
     match stage {
-        Stage::Receipts => t!(lang, "worker.stage.receipts"),
-        Stage::Replays => t!(lang, "worker.stage.replays"),
-        Stage::Texts => t!(lang, "worker.stage.texts"),
-        Stage::Analysis(Step::GroupingCopies) => t!(lang, "worker.stage.grouping_copies"),
-        Stage::Analysis(Step::LookingForCampaigns) => t!(lang, "worker.stage.campaigns"),
-        Stage::Analysis(Step::ConflictsAndStuck) => t!(lang, "worker.stage.conflicts_and_stuck"),
-        Stage::ReviewLog => t!(lang, "worker.stage.review_log"),
-        Stage::ItemsReceipts => t!(lang, "worker.stage.items_receipts"),
+        ReadingStage::Receipts => t!(lang, "worker.stage.receipts"),
+        ReadingStage::Replays => t!(lang, "worker.stage.replays"),
+        ReadingStage::Texts => t!(lang, "worker.stage.texts"),
+        ReadingStage::Analysis(AnalysisStage::GroupingCopies) => {
+            t!(lang, "worker.stage.grouping_copies")
+        }
+        ReadingStage::Analysis(AnalysisStage::LookingForCampaigns) => {
+            t!(lang, "worker.stage.campaigns")
+        }
+        ReadingStage::Analysis(AnalysisStage::ConflictsAndStuck) => {
+            t!(lang, "worker.stage.conflicts_and_stuck")
+        }
+        ReadingStage::ReviewLog => t!(lang, "worker.stage.review_log"),
+        ReadingStage::ItemsReceipts => t!(lang, "worker.stage.items_receipts"),
     }
 }
 
@@ -635,17 +641,17 @@ mod tests {
 
     #[test]
     fn every_stage_is_said_as_the_reading_says_it_in_english() {
-        use crate::reading::Stage;
-        use crate::triage::engine::Stage as Step;
+        use crate::reading::ReadingStage;
+        use crate::triage::engine::AnalysisStage;
         let stages = [
-            Stage::Receipts,
-            Stage::Replays,
-            Stage::Texts,
-            Stage::ReviewLog,
+            ReadingStage::Receipts,
+            ReadingStage::Replays,
+            ReadingStage::Texts,
+            ReadingStage::ReviewLog,
         ]
         .into_iter()
-        .chain(Step::ALL.map(Stage::Analysis))
-        .chain([Stage::ItemsReceipts]);
+        .chain(AnalysisStage::ALL.map(ReadingStage::Analysis))
+        .chain([ReadingStage::ItemsReceipts]);
         for s in stages {
             assert_eq!(stage(s, EN), s.label());
             assert_ne!(stage(s, JA), s.label());

@@ -73,7 +73,8 @@ pub fn help_lines(theme: &Theme, width: usize, lang: Lang) -> Vec<Line<'static>>
     lines
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &Theme) {
+/// Draws the help; returns how far it can scroll.
+pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &Theme) -> usize {
     let width = area.width.saturating_sub(4).min(96);
     let height = area.height.saturating_sub(2);
     let popup = centered(area, width, height);
@@ -84,9 +85,9 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
     let lines = help_lines(theme, usize::from(inner.width), app.lang);
     let visible = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(visible);
-    app.help_max_scroll.set(max_scroll);
     let scroll = scroll.min(max_scroll);
     let shown: Vec<Line> = lines.into_iter().skip(scroll).take(visible).collect();
     clear_popup(frame, popup);
     frame.render_widget(Paragraph::new(shown).block(block), popup);
+    max_scroll
 }

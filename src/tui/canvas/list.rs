@@ -18,8 +18,8 @@ use crate::reading::Snapshot;
 use crate::sanitize::clean;
 use crate::t;
 use crate::triage::model::{BotEvidence, DamageReason, GapClass, scopes_label};
-use crate::tui::app::fresh::Fresh;
-use crate::tui::app::standing::Standing;
+use crate::tui::app::fresh::GroupChange;
+use crate::tui::app::standing::ScreenStatus;
 use crate::tui::app::{App, ClassFilter, Focus, Tab, words};
 
 /// The marker before each row (`> ` on the selection).
@@ -221,10 +221,10 @@ pub fn status(app: &App, item: &str, theme: &Theme) -> (&'static str, Style) {
     }
     let standing = app.standing(item);
     let style = match standing {
-        Standing::Resolved => theme.resolved(),
-        Standing::NewCopy => theme.warn(),
-        Standing::LookedAt => theme.plain(),
-        Standing::Pending => theme.pending(),
+        ScreenStatus::Resolved => theme.resolved(),
+        ScreenStatus::NewCopy => theme.warn(),
+        ScreenStatus::LookedAt => theme.plain(),
+        ScreenStatus::Pending => theme.pending(),
     };
     (standing.word(app.lang), style)
 }
@@ -498,8 +498,8 @@ fn row_cells(
             let [status, item] = item_cells(&g.item());
             let first = g.members[0].id;
             let news = match app.fresh.get(&first) {
-                Some(Fresh::Group) => words::fresh_group(app.lang).to_string(),
-                Some(Fresh::Gained(n)) => words::gained(*n),
+                Some(GroupChange::Group) => words::fresh_group(app.lang).to_string(),
+                Some(GroupChange::Gained(n)) => words::gained(*n),
                 None => String::new(),
             };
             cells.push(status);

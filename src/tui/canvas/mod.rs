@@ -1,5 +1,6 @@
-//! Pure drawing: `draw(frame, app)` reads the state and changes nothing
-//! (except telling the state how far the detail pane can scroll).
+//! Pure drawing: `draw(frame, app)` reads the state and changes nothing; it
+//! returns how far the detail pane and the help can scroll, which the
+//! runtime hands back to `update` as `Msg::Drawn`.
 //!
 //! Every piece of untrusted text (payload values, keys, scopes, notes,
 //! operator names, the database path) passes through [`crate::sanitize`]
@@ -26,21 +27,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::layout;
+use crate::tui::app::msg::ScrollLimits;
 use crate::tui::app::{App, Overlay, Tab};
 
 pub use theme::Theme;
 
-/// Draws the whole screen for this state.
-pub fn draw(frame: &mut Frame, app: &App) {
+/// Draws the whole screen for this state; says how far its panes can scroll.
+pub fn draw(frame: &mut Frame, app: &App) -> ScrollLimits {
     let area = frame.area();
     let theme = Theme::new(app.no_color);
+    let mut limits = ScrollLimits::default();
     if layout::too_small(area) {
         too_small::draw(frame, area, app.lang, &theme);
-        return;
+        return limits;
     }
     if app.snapshot.is_none() {
         progress::draw(frame, area, app, &theme);
-        return;
+        return limits;
     }
     // The Receipts tab's hits keep two fifths; the Forms tab takes both panes.
     let list_want = match app.tab {
@@ -53,22 +56,25 @@ pub fn draw(frame: &mut Frame, app: &App) {
     tabs::draw(frame, areas.tabs, app, &theme);
     if app.tab == Tab::Receipts {
         receipts::draw_list(frame, areas.list, app, &theme);
-        receipts::draw_detail(frame, areas.detail, app, &theme);
+        limits.detail = receipts::draw_detail(frame, areas.detail, app, &theme);
     } else if app.tab == Tab::Forms {
         forms::draw(frame, areas.list.union(areas.detail), app, &theme);
     } else {
         list::draw(frame, areas.list, app, &theme);
-        detail::draw(frame, areas.detail, app, &theme);
+        limits.detail = detail::draw(frame, areas.detail, app, &theme);
     }
     footer::draw(frame, areas.status, areas.hints, app, &theme);
     match &app.overlay {
-        Some(Overlay::Help { scroll }) => help::draw(frame, area, *scroll, app, &theme),
+        Some(Overlay::Help { scroll }) => {
+            limits.help = Some(help::draw(frame, area, *scroll, app, &theme));
+        }
         Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
         Some(Overlay::Export { choice }) => {
             confirm::draw_export(frame, area, choice, app.lang, &theme)
         }
         None => {}
     }
+    limits
 }
 
 /// A line of segments, kept whole while they fit; the first that does not is

@@ -144,9 +144,9 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 /// The detail pane of the Receipts tab: the selected hit.
-pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<usize> {
     if area.height == 0 {
-        return;
+        return None;
     }
     let w = usize::from(area.width);
     let body_w = w.saturating_sub(2).max(1);
@@ -219,7 +219,6 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let visible = usize::from(area.height - 1);
     let max_scroll = lines.len().saturating_sub(visible);
-    app.detail_max_scroll.set(max_scroll);
     let scroll = app.detail_scroll.min(max_scroll);
     let focused = app.focus == Focus::Detail;
     let title = vec![
@@ -239,4 +238,5 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut shown = vec![fit_segments(title, w)];
     shown.extend(lines.into_iter().skip(scroll).take(visible));
     frame.render_widget(Paragraph::new(shown), area);
+    Some(max_scroll)
 }

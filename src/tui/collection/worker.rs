@@ -115,7 +115,7 @@ struct State {
     /// The last reading, shared with the screen (its triage finds the items
     /// decisions are about; its index is copied from for the next one).
     last: Option<IndexedSnapshot>,
-    /// The reading before, held until the screen has surely let go of it, so
+    /// The reading before, held until the screen has surely dropped it, so
     /// that it is freed here and not on the screen's thread.
     retired: Option<IndexedSnapshot>,
     /// A reading was handed over since memory was last given back.

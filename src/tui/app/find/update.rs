@@ -78,7 +78,7 @@ pub fn found(app: &mut App, query: Query, result: Result<Scan, String>) {
             app.find.error = None;
             app.find.scanned = Some((query, Arc::new(scan)));
             join(app);
-            app.pos[Tab::Receipts.index()] = Default::default();
+            app.tabs[Tab::Receipts.index()].pos = Default::default();
         }
         Err(why) => {
             let why = inline(&why, 200);
@@ -96,7 +96,7 @@ pub fn join(app: &mut App) {
         _ => None,
     };
     let n = app.find.outcome.as_ref().map_or(0, |o| o.hits.len());
-    app.rows[i] = (0..n).collect();
+    app.tabs[i].rows = (0..n).collect();
 }
 
 /// The selected hit.

@@ -11,7 +11,8 @@ use super::super::layout;
 use super::super::msg::Effect;
 use super::super::state::{App, Focus};
 use super::super::tab::{ClassFilter, Tab};
-use super::super::update::{catch_up, go_tab, info, refilter_all, select};
+use super::super::update::selection::{catch_up, go_tab, refilter_all, select};
+use super::super::update::status::info;
 
 /// Handles a command on the Forms tab; `false` leaves it to the other tabs'
 /// handling (quitting, the filter, switching tabs...).

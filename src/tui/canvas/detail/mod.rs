@@ -19,16 +19,16 @@ use super::{Theme, fit_segments, text};
 use crate::reading::ItemReview;
 use crate::sanitize::clean;
 use crate::t;
-use crate::tui::app::standing::Standing;
+use crate::tui::app::standing::ScreenStatus;
 use crate::tui::app::{App, Focus, Selected, words};
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// Draws the selected item's detail; returns how far it can scroll (`None`
+/// when nothing was drawn).
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<usize> {
     if area.height == 0 {
-        return;
+        return None;
     }
-    let Some(snap) = app.snapshot.as_ref() else {
-        return;
-    };
+    let snap = app.snapshot.as_ref()?;
     let w = usize::from(area.width);
     let lang = app.lang;
     let body_w = w.saturating_sub(1).max(1);
@@ -50,7 +50,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let visible = usize::from(area.height - 1);
     let max_scroll = lines.len().saturating_sub(visible);
-    app.detail_max_scroll.set(max_scroll);
     let scroll = app.detail_scroll.min(max_scroll);
 
     let focused = app.focus == Focus::Detail;
@@ -94,6 +93,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .map(|line| indent(line)),
     );
     frame.render_widget(Paragraph::new(shown), area);
+    Some(max_scroll)
 }
 
 /// One cell of left margin.
@@ -173,8 +173,8 @@ pub(crate) fn review_lines(
             theme.dim(),
         ));
     }
-    let standing = Standing::of(review);
-    if standing == Standing::LookedAt {
+    let standing = ScreenStatus::of(review);
+    if standing == ScreenStatus::LookedAt {
         for part in text::wrap(&words::looked_at(&who(review), app.lang), width) {
             lines.push(Line::styled(part, theme.plain()));
         }
