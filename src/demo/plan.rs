@@ -13,8 +13,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
 use super::scenario::{
-    Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, PageView, Pathway, SCOPES, ScenarioKind,
-    ScopeSpec, Tag,
+    Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, PageView, PlantedPathway, SCOPES,
+    ScenarioKind, ScopeSpec, Tag,
 };
 use crate::intake::canonical::{canonical, sha256_hex};
 use crate::intake::store::Submission;
@@ -31,7 +31,7 @@ pub(super) enum PlanStep {
     /// A duplicate group is planted; its index is the count of earlier `NewGroup`s.
     NewGroup {
         scope: &'static str,
-        pathway: Pathway,
+        pathway: PlantedPathway,
     },
     NewFollowUp,
     NewConflict(PlantedConflict),
@@ -87,7 +87,7 @@ impl Ord for Pending {
 
 pub(super) struct GroupBuild {
     pub(super) scope: &'static str,
-    pub(super) pathway: Pathway,
+    pub(super) pathway: PlantedPathway,
     pub(super) members: Vec<(ReceiptId, Millis, Content)>,
 }
 
@@ -291,10 +291,10 @@ impl Generator {
                 let (pathway, copies) = match kind {
                     ScenarioKind::SecondClick => {
                         let copies = if self.rng.random_bool(0.2) { 3 } else { 2 };
-                        (Pathway::SecondClick, copies)
+                        (PlantedPathway::SecondClick, copies)
                     }
-                    ScenarioKind::RetryNewKey => (Pathway::RetryNewKey, 2),
-                    _ => (Pathway::Reload, 2),
+                    ScenarioKind::RetryNewKey => (PlantedPathway::RetryNewKey, 2),
+                    _ => (PlantedPathway::Reload, 2),
                 };
                 let group = self.new_group(scope, pathway);
                 let keyed = self.rng.random_bool(scope.keyed);
@@ -302,8 +302,8 @@ impl Generator {
                 for i in 0..copies {
                     if i > 0 {
                         at += match pathway {
-                            Pathway::SecondClick => self.rng.random_range(1_200..5_000),
-                            Pathway::RetryNewKey => self.rng.random_range(2_000..40_000),
+                            PlantedPathway::SecondClick => self.rng.random_range(1_200..5_000),
+                            PlantedPathway::RetryNewKey => self.rng.random_range(2_000..40_000),
                             _ => self.rng.random_range(75_000..9 * MINUTE),
                         };
                     }
@@ -319,7 +319,7 @@ impl Generator {
                 copies
             }
             ScenarioKind::TwoHandlers => {
-                let group = self.new_group(scope, Pathway::TwoHandlers);
+                let group = self.new_group(scope, PlantedPathway::TwoHandlers);
                 let gap = self.rng.random_range(0..900);
                 let half_first = self.rng.random_bool(0.4);
                 for (i, content) in [Content::Original, Content::Half].into_iter().enumerate() {
@@ -341,7 +341,7 @@ impl Generator {
                 2
             }
             ScenarioKind::EditedResend => {
-                let group = self.new_group(scope, Pathway::EditedResend);
+                let group = self.new_group(scope, PlantedPathway::EditedResend);
                 let keyed = self.rng.random_bool(scope.keyed);
                 let body = self.json(scope, &inquiry, &page, t, Content::Original);
                 let key = keyed.then(|| scenario::new_key(&mut self.rng));
@@ -644,7 +644,11 @@ impl Generator {
         );
     }
 
-    pub(super) fn new_group(&mut self, scope: &'static ScopeSpec, pathway: Pathway) -> usize {
+    pub(super) fn new_group(
+        &mut self,
+        scope: &'static ScopeSpec,
+        pathway: PlantedPathway,
+    ) -> usize {
         self.send(PlanStep::NewGroup {
             scope: scope.name,
             pathway,

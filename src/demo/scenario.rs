@@ -68,7 +68,7 @@ pub const SCOPES: &[ScopeSpec] = &[
 
 /// The pathways that make a planted duplicate group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pathway {
+pub enum PlantedPathway {
     /// An exact copy 1-5 s later with a new key (the page makes a key per click).
     SecondClick,
     /// The page retried with a regenerated key: same visitor fields, new event id, seconds later.
@@ -81,7 +81,7 @@ pub enum Pathway {
     EditedResend,
 }
 
-impl Pathway {
+impl PlantedPathway {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::SecondClick => "second_click",

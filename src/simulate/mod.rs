@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use client::{BadUrl, Target, Unreachable};
-pub use scenario::{Pathway, Timing};
+pub use scenario::{Timing, VisitorKind};
 pub use tally::AnswerCounts;
 
 use client::{Answer, Client, Sent};

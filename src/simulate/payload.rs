@@ -15,6 +15,7 @@ use crate::demo::texts::{self, TextLang, Topic};
 use crate::model::Millis;
 use crate::model::time::format_rfc3339;
 use crate::triage::text::{differs_by_a_few_words, normalize_text};
+use crate::triage::visitor::{Identity, identity_of};
 
 /// The share of visitors who write in Japanese.
 const JAPANESE: f64 = 0.6;
@@ -128,12 +129,20 @@ enum Role {
     Message,
 }
 
+/// Who the visitor is, read off a field's name by the rule the analysis
+/// uses to tell senders apart ([`identity_of`]); what they ask, by its
+/// usual names.
 fn role(name: &str) -> Option<Role> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "name" | "your-name" | "fullname" | "full_name" => Role::Name,
-        "email" | "mail" | "e-mail" | "your-email" => Role::Email,
-        "company" | "organization" | "organisation" => Role::Company,
-        "phone" | "tel" | "telephone" => Role::Phone,
+    let key = name.to_lowercase();
+    if let Some(identity) = identity_of(&key) {
+        return Some(match identity {
+            Identity::Email => Role::Email,
+            Identity::Phone => Role::Phone,
+            Identity::Name => Role::Name,
+            Identity::Organisation => Role::Company,
+        });
+    }
+    Some(match key.as_str() {
         "subject" | "title" | "topic" => Role::Subject,
         "message" | "body" | "inquiry" | "comment" | "comments" | "details" | "content"
         | "your-message" => Role::Message,

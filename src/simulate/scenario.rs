@@ -16,7 +16,7 @@ use crate::model::Millis;
 
 /// The kinds of visitor, by the pathways that make copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pathway {
+pub enum VisitorKind {
     /// One submission, nothing else.
     Single,
     /// Sent twice 0.2–1 s apart with the page's one key: replayed.
@@ -43,58 +43,58 @@ pub enum Pathway {
     BotCampaign,
 }
 
-impl Pathway {
-    pub const ALL: [Pathway; 10] = [
-        Pathway::Single,
-        Pathway::SecondClick,
-        Pathway::RetrySameKey,
-        Pathway::RetryNewKey,
-        Pathway::Reload,
-        Pathway::TwoHandlers,
-        Pathway::CorrectedResend,
-        Pathway::FollowUp,
-        Pathway::HoneypotBot,
-        Pathway::BotCampaign,
+impl VisitorKind {
+    pub const ALL: [VisitorKind; 10] = [
+        VisitorKind::Single,
+        VisitorKind::SecondClick,
+        VisitorKind::RetrySameKey,
+        VisitorKind::RetryNewKey,
+        VisitorKind::Reload,
+        VisitorKind::TwoHandlers,
+        VisitorKind::CorrectedResend,
+        VisitorKind::FollowUp,
+        VisitorKind::HoneypotBot,
+        VisitorKind::BotCampaign,
     ];
 
     /// The stable id the summary prints.
     pub fn id(self) -> &'static str {
         match self {
-            Pathway::Single => "single",
-            Pathway::SecondClick => "second_click",
-            Pathway::RetrySameKey => "retry_same_key",
-            Pathway::RetryNewKey => "retry_new_key",
-            Pathway::Reload => "reload",
-            Pathway::TwoHandlers => "two_handlers",
-            Pathway::CorrectedResend => "corrected_resend",
-            Pathway::FollowUp => "follow_up",
-            Pathway::HoneypotBot => "honeypot_bot",
-            Pathway::BotCampaign => "bot_campaign",
+            VisitorKind::Single => "single",
+            VisitorKind::SecondClick => "second_click",
+            VisitorKind::RetrySameKey => "retry_same_key",
+            VisitorKind::RetryNewKey => "retry_new_key",
+            VisitorKind::Reload => "reload",
+            VisitorKind::TwoHandlers => "two_handlers",
+            VisitorKind::CorrectedResend => "corrected_resend",
+            VisitorKind::FollowUp => "follow_up",
+            VisitorKind::HoneypotBot => "honeypot_bot",
+            VisitorKind::BotCampaign => "bot_campaign",
         }
     }
 
     /// Visitors of this kind per hundred.
     fn weight(self) -> u32 {
         match self {
-            Pathway::Single => 44,
-            Pathway::SecondClick => 10,
-            Pathway::RetrySameKey => 7,
-            Pathway::RetryNewKey => 7,
-            Pathway::Reload => 6,
-            Pathway::TwoHandlers => 6,
-            Pathway::CorrectedResend => 6,
-            Pathway::FollowUp => 6,
-            Pathway::HoneypotBot => 5,
-            Pathway::BotCampaign => 3,
+            VisitorKind::Single => 44,
+            VisitorKind::SecondClick => 10,
+            VisitorKind::RetrySameKey => 7,
+            VisitorKind::RetryNewKey => 7,
+            VisitorKind::Reload => 6,
+            VisitorKind::TwoHandlers => 6,
+            VisitorKind::CorrectedResend => 6,
+            VisitorKind::FollowUp => 6,
+            VisitorKind::HoneypotBot => 5,
+            VisitorKind::BotCampaign => 3,
         }
     }
 
     /// A kind drawn by weight.
-    pub fn draw(rng: &mut ChaCha8Rng) -> Pathway {
-        Pathway::ALL
+    pub fn draw(rng: &mut ChaCha8Rng) -> VisitorKind {
+        VisitorKind::ALL
             .choose_weighted(rng, |p| p.weight())
             .copied()
-            .unwrap_or(Pathway::Single)
+            .unwrap_or(VisitorKind::Single)
     }
 }
 
@@ -119,7 +119,7 @@ pub struct Step {
     pub at_ms: Millis,
     /// The visitor's number in the run (from 0).
     pub visitor: u64,
-    pub pathway: Pathway,
+    pub pathway: VisitorKind,
     /// The visitor's first request (the one that counts the pathway).
     pub first: bool,
     pub channel: Channel,
@@ -163,7 +163,7 @@ impl Timing {
 pub fn steps(
     rng: &mut ChaCha8Rng,
     visitor: u64,
-    pathway: Pathway,
+    pathway: VisitorKind,
     at: Millis,
     shape: &FormShape,
     timing: Timing,
@@ -175,12 +175,12 @@ pub fn steps(
     };
     let typed = Typed::new(rng);
     match pathway {
-        Pathway::Single => match rng.random_range(0..20) {
+        VisitorKind::Single => match rng.random_range(0..20) {
             0..13 => b.script(rng, at, shape, &typed, true),
             13..18 => b.page(at, 0, payload::page_fields(shape, &typed)),
             _ => b.script(rng, at, shape, &typed, false),
         },
-        Pathway::SecondClick => {
+        VisitorKind::SecondClick => {
             let again = at + rng.random_range(200..1_000);
             if rng.random_bool(0.6) {
                 b.script(rng, at, shape, &typed, true);
@@ -190,18 +190,18 @@ pub fn steps(
                 b.page(again, 0, payload::page_fields(shape, &typed));
             }
         }
-        Pathway::RetrySameKey => {
+        VisitorKind::RetrySameKey => {
             b.script(rng, at, shape, &typed, true);
             b.lose();
             b.repeat(at + rng.random_range(2_000..8_000));
         }
-        Pathway::RetryNewKey => {
+        VisitorKind::RetryNewKey => {
             b.script(rng, at, shape, &typed, true);
             b.lose();
             let again = at + rng.random_range(2_000..8_000);
             b.script(rng, again, shape, &typed, true);
         }
-        Pathway::Reload => {
+        VisitorKind::Reload => {
             let fields = payload::page_fields(shape, &typed);
             b.page(at, 0, fields.clone());
             let later = at + timing.reload(rng);
@@ -211,7 +211,7 @@ pub fn steps(
             let view = if rng.random_bool(0.3) { 0 } else { 1 };
             b.page(later, view, fields);
         }
-        Pathway::TwoHandlers => {
+        VisitorKind::TwoHandlers => {
             let gap = rng.random_range(20..600);
             let (full_at, half_at) = if rng.random_bool(0.7) {
                 (at, at + gap)
@@ -229,7 +229,7 @@ pub fn steps(
                 b.handler(half_at, half, Some(key));
             }
         }
-        Pathway::CorrectedResend => {
+        VisitorKind::CorrectedResend => {
             let later = at + timing.resend(rng);
             let fixed = typed.corrected(rng);
             if rng.random_bool(0.7) {
@@ -242,13 +242,13 @@ pub fn steps(
                 b.page(later, 0, payload::page_fields(shape, &fixed));
             }
         }
-        Pathway::FollowUp => {
+        VisitorKind::FollowUp => {
             b.script(rng, at, shape, &typed, true);
             let again = typed.writes_again(rng);
             let later = at + timing.resend(rng);
             b.script(rng, later, shape, &again, true);
         }
-        Pathway::HoneypotBot => {
+        VisitorKind::HoneypotBot => {
             let sender = texts::spam_sender(rng);
             let spam = texts::spam(rng);
             let filled = payload::honeypot_text(rng);
@@ -259,7 +259,7 @@ pub fn steps(
                 b.page(at, 0, fields);
             }
         }
-        Pathway::BotCampaign => {
+        VisitorKind::BotCampaign => {
             let spam = texts::spam(rng);
             let senders = rng.random_range(3..=5);
             let mut t = at;
@@ -280,7 +280,7 @@ pub fn steps(
 
 struct Builder {
     visitor: u64,
-    pathway: Pathway,
+    pathway: VisitorKind,
     steps: Vec<Step>,
 }
 
@@ -350,7 +350,7 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    fn of(pathway: Pathway, seed: u64) -> Vec<Step> {
+    fn of(pathway: VisitorKind, seed: u64) -> Vec<Step> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         steps(
             &mut rng,
@@ -371,16 +371,16 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_steps() {
-        for p in Pathway::ALL {
+        for p in VisitorKind::ALL {
             assert_eq!(of(p, 3), of(p, 3));
         }
-        assert_ne!(of(Pathway::Single, 3), of(Pathway::Single, 4));
+        assert_ne!(of(VisitorKind::Single, 3), of(VisitorKind::Single, 4));
     }
 
     #[test]
     fn a_second_click_sends_the_same_request_again_within_a_second() {
         for seed in 0..20 {
-            let s = of(Pathway::SecondClick, seed);
+            let s = of(VisitorKind::SecondClick, seed);
             assert_eq!(s.len(), 2);
             assert_eq!((&s[0].channel, &s[0].fields), (&s[1].channel, &s[1].fields));
             let gap = s[1].at_ms - s[0].at_ms;
@@ -392,12 +392,12 @@ mod tests {
     #[test]
     fn retries_follow_a_lost_answer_with_the_same_key_or_a_new_one() {
         for seed in 0..20 {
-            let same = of(Pathway::RetrySameKey, seed);
+            let same = of(VisitorKind::RetrySameKey, seed);
             assert!(same[0].lost && !same[1].lost);
             assert_eq!(same[0].channel, same[1].channel, "the same key and body");
             assert!((2_000..8_000).contains(&(same[1].at_ms - same[0].at_ms)));
 
-            let new = of(Pathway::RetryNewKey, seed);
+            let new = of(VisitorKind::RetryNewKey, seed);
             assert!(new[0].lost);
             assert_ne!(key(&new[0]), key(&new[1]));
             assert!(key(&new[1]).is_some());
@@ -410,7 +410,7 @@ mod tests {
     fn a_reload_posts_the_page_again_minutes_later() {
         let mut views = Vec::new();
         for seed in 0..20 {
-            let s = of(Pathway::Reload, seed);
+            let s = of(VisitorKind::Reload, seed);
             assert_eq!(s.len(), 2);
             assert_eq!(s[0].channel, Channel::Page { view: 0 });
             assert_eq!(s[0].fields, s[1].fields);
@@ -428,7 +428,7 @@ mod tests {
     #[test]
     fn two_handlers_post_a_whole_and_a_half_copy_under_a_second_apart() {
         for seed in 0..20 {
-            let s = of(Pathway::TwoHandlers, seed);
+            let s = of(VisitorKind::TwoHandlers, seed);
             assert_eq!(s.len(), 2);
             assert!(s[0].at_ms <= s[1].at_ms && s[1].at_ms - s[0].at_ms < 1_000);
             let half = s
@@ -448,7 +448,7 @@ mod tests {
     #[test]
     fn follow_ups_keep_the_visitor_and_change_the_message() {
         for seed in 0..20 {
-            for p in [Pathway::CorrectedResend, Pathway::FollowUp] {
+            for p in [VisitorKind::CorrectedResend, VisitorKind::FollowUp] {
                 let s = of(p, seed);
                 assert_eq!(s.len(), 2);
                 let field = |i: usize, n: &str| {
@@ -467,13 +467,13 @@ mod tests {
     #[test]
     fn bots_fill_the_honeypot_or_share_one_body() {
         for seed in 0..20 {
-            let s = of(Pathway::HoneypotBot, seed);
+            let s = of(VisitorKind::HoneypotBot, seed);
             assert!(
                 s[0].fields
                     .iter()
                     .any(|(k, v)| k == "_gotcha" && !v.is_empty())
             );
-            let c = of(Pathway::BotCampaign, seed);
+            let c = of(VisitorKind::BotCampaign, seed);
             assert!((3..=5).contains(&c.len()));
             let message = |s: &Step| s.fields.iter().find(|(k, _)| k == "message").cloned();
             let email = |s: &Step| s.fields.iter().find(|(k, _)| k == "email").cloned();

@@ -13,7 +13,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::form::FormShape;
-use super::scenario::{self, Pathway, Step, Timing};
+use super::scenario::{self, Step, Timing, VisitorKind};
 use crate::model::Millis;
 
 /// The requests of a run, in the order they are due.
@@ -27,7 +27,7 @@ pub struct Plan {
     arrivals_end_ms: Option<Millis>,
     visitors: u64,
     /// The first visitors' pathways: each one once.
-    intro: Vec<Pathway>,
+    intro: Vec<VisitorKind>,
     queue: BinaryHeap<Reverse<Due>>,
     seq: u64,
 }
@@ -67,7 +67,7 @@ impl Plan {
         timing: Timing,
     ) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut intro = Pathway::ALL.to_vec();
+        let mut intro = VisitorKind::ALL.to_vec();
         intro.shuffle(&mut rng);
         Self {
             rng,
@@ -149,7 +149,7 @@ impl Plan {
         self.visitors += 1;
         let pathway = match self.intro.get(n as usize) {
             Some(&p) => p,
-            None => Pathway::draw(&mut self.rng),
+            None => VisitorKind::draw(&mut self.rng),
         };
         for step in scenario::steps(&mut self.rng, n, pathway, at, &self.shape, self.timing) {
             self.seq += 1;
@@ -210,14 +210,14 @@ mod tests {
     fn the_first_visitors_take_every_pathway_once() {
         let mut p = plan(9, 5.0, Some(2));
         let steps = drain(&mut p);
-        let mut firsts: Vec<Pathway> = steps
+        let mut firsts: Vec<VisitorKind> = steps
             .iter()
             .filter(|s| s.first)
             .map(|s| s.pathway)
             .collect();
-        firsts.truncate(Pathway::ALL.len());
+        firsts.truncate(VisitorKind::ALL.len());
         firsts.sort();
-        assert_eq!(firsts, Pathway::ALL.to_vec());
+        assert_eq!(firsts, VisitorKind::ALL.to_vec());
     }
 
     #[test]

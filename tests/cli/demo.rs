@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use receipt_review::demo::scenario::Pathway;
+use receipt_review::demo::scenario::PlantedPathway;
 use receipt_review::demo::{DemoOptions, DemoSummary, generate};
 use receipt_review::intake::canonical::{canonical_text, parse_object, sha256_hex};
 use receipt_review::model::Millis;
@@ -245,11 +245,11 @@ fn check_planted(conn: &Connection, s: &DemoSummary, receipts: usize) {
 
     // groups: one scope, the class of the largest gap, exact members equal to the earliest
     for pathway in [
-        Pathway::SecondClick,
-        Pathway::RetryNewKey,
-        Pathway::Reload,
-        Pathway::TwoHandlers,
-        Pathway::EditedResend,
+        PlantedPathway::SecondClick,
+        PlantedPathway::RetryNewKey,
+        PlantedPathway::Reload,
+        PlantedPathway::TwoHandlers,
+        PlantedPathway::EditedResend,
     ] {
         assert!(s.pathway_count(pathway) > 0, "{pathway:?}");
     }
@@ -298,10 +298,12 @@ fn check_planted(conn: &Connection, s: &DemoSummary, receipts: usize) {
         let max = *g.gaps_ms.iter().max().unwrap();
         assert_eq!(g.class, GapClass::of_gap(max));
         match g.pathway {
-            Pathway::TwoHandlers => assert_eq!(g.class, GapClass::Simultaneous),
-            Pathway::SecondClick | Pathway::RetryNewKey => assert_eq!(g.class, GapClass::Seconds),
-            Pathway::Reload => assert_eq!(g.class, GapClass::Minutes),
-            Pathway::EditedResend => assert_ne!(g.class, GapClass::Simultaneous),
+            PlantedPathway::TwoHandlers => assert_eq!(g.class, GapClass::Simultaneous),
+            PlantedPathway::SecondClick | PlantedPathway::RetryNewKey => {
+                assert_eq!(g.class, GapClass::Seconds)
+            }
+            PlantedPathway::Reload => assert_eq!(g.class, GapClass::Minutes),
+            PlantedPathway::EditedResend => assert_ne!(g.class, GapClass::Simultaneous),
         }
         // a new key per copy, or none
         let keys: Vec<_> = g
