@@ -15,13 +15,13 @@ use tempfile::TempDir;
 
 use crate::common::db::Db;
 use crate::common::insert;
+use crate::support::{T0, request};
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const REVIEW_LOG_SQL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/assets/review_log.sql"
 ));
-const T0: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 
 fn new_db() -> (TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -34,21 +34,6 @@ fn new_db() -> (TempDir, PathBuf) {
 
 fn open(path: &Path) -> Db {
     Db::open(path, Access::PreferWrite).unwrap()
-}
-
-fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> DecisionRequest {
-    let (kind, _) = review::parse_item(item).unwrap();
-    DecisionRequest {
-        item: item.to_string(),
-        kind,
-        decision,
-        operator: operator.to_string(),
-        note: None,
-        receipt_ids: ids.to_vec(),
-        now_ms: T0,
-        expected_last: None,
-        kept: None,
-    }
 }
 
 fn undo(db: &mut Db, operator: &str, confirmed: Option<Wide>) -> UndoOutcome {

@@ -14,9 +14,9 @@ use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use crate::common::db::Db;
+use crate::support::{T0, request};
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
-const T0: i64 = 1_795_947_330_123;
 
 const HEADER: [&str; 18] = [
     "id",
@@ -53,21 +53,6 @@ const HOSTILE_NOTES: [&str; 12] = [
     "=1+1,\"=2\"\n@3",
     "",
 ];
-
-fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> DecisionRequest {
-    let (kind, _) = review::parse_item(item).unwrap();
-    DecisionRequest {
-        item: item.to_string(),
-        kind,
-        decision,
-        operator: operator.to_string(),
-        note: None,
-        receipt_ids: ids.to_vec(),
-        now_ms: T0,
-        expected_last: None,
-        kept: None,
-    }
-}
 
 /// A new receipts database at `path`, opened to write. What the test writes
 /// itself is not synced to disk (durability is not what these tests are

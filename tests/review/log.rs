@@ -7,21 +7,20 @@ use std::time::Duration;
 
 use receipt_review::model::time::format_rfc3339;
 use receipt_review::review::{
-    self, DecideError, Decision, DecisionError, DecisionRequest, Kind, ReopenRequest, StateRevert,
-    Status,
+    self, DecideError, Decision, DecisionError, Kind, ReopenRequest, StateRevert, Status,
 };
 use receipt_review::storage::{Access, OpenOptions};
 use rusqlite::{Connection, params};
 use tempfile::TempDir;
 
 use crate::common::db::Db;
+use crate::support::{T0, request};
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const REVIEW_LOG_SQL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/assets/review_log.sql"
 ));
-const T0: i64 = 1_795_947_330_123; // 2026-11-29T10:15:30.123Z
 const CREATED: &str = "2026-11-29 09:00:00";
 
 fn new_db() -> (TempDir, PathBuf) {
@@ -70,21 +69,6 @@ fn has_log_table(db: &Db) -> bool {
         )
         .unwrap()
         > 0
-}
-
-fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> DecisionRequest {
-    let (kind, _) = review::parse_item(item).unwrap();
-    DecisionRequest {
-        item: item.to_string(),
-        kind,
-        decision,
-        operator: operator.to_string(),
-        note: None,
-        receipt_ids: ids.to_vec(),
-        now_ms: T0,
-        expected_last: None,
-        kept: None,
-    }
 }
 
 #[test]

@@ -6,3 +6,4 @@ mod common;
 mod decisions;
 mod export;
 mod log;
+mod support;
