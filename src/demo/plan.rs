@@ -24,7 +24,7 @@ use super::summary::*;
 use super::{DAY, END_MARGIN, HOUR, MAX_DAYS, MIN_DAYS, MINUTE, PER_DAY};
 use crate::traffic::page::{PageView, new_key};
 use crate::traffic::texts::TextLang;
-use crate::traffic::{Content, KeyUse, Profile, Visit, VisitKind};
+use crate::traffic::{Content, Inquiry, KeyUse, Profile, Visit, VisitKind};
 
 /// A request's key and body as sent.
 type SentRequest = (Option<String>, Rc<Map<String, Value>>);
@@ -429,31 +429,10 @@ impl Generator {
         }
     }
 
-    pub(super) fn in_flight(&mut self, at: Millis, tag: Tag) {
+    /// A new visitor of any form and the payload of their one submission at `at`.
+    fn lone_submission(&mut self, at: Millis) -> (&'static ScopeSpec, Inquiry, Map<String, Value>) {
         let scope = self.scope();
         let inquiry = scope.inquiry(&mut self.rng);
-        let ja = inquiry.lang() == TextLang::Ja;
-        let page = PageView::new(&mut self.rng);
-        let body = Rc::new(scenario::payload(
-            &mut self.rng,
-            scope,
-            &inquiry,
-            &Content::Original,
-            &page,
-            at,
-        ));
-        let key = if self.rng.random_bool(0.8) {
-            Some(new_key(&mut self.rng))
-        } else {
-            None
-        };
-        self.submit(ja, scope, key, body, at, Action::LeaveInFlight, tag);
-    }
-
-    pub(super) fn damaged(&mut self, reason: DamageReason, at: Millis) {
-        let scope = self.scope();
-        let inquiry = scope.inquiry(&mut self.rng);
-        let ja = inquiry.lang() == TextLang::Ja;
         let page = PageView::new(&mut self.rng);
         let map = scenario::payload(
             &mut self.rng,
@@ -463,6 +442,24 @@ impl Generator {
             &page,
             at,
         );
+        (scope, inquiry, map)
+    }
+
+    pub(super) fn in_flight(&mut self, at: Millis, tag: Tag) {
+        let (scope, inquiry, map) = self.lone_submission(at);
+        let ja = inquiry.lang() == TextLang::Ja;
+        let body = Rc::new(map);
+        let key = if self.rng.random_bool(0.8) {
+            Some(new_key(&mut self.rng))
+        } else {
+            None
+        };
+        self.submit(ja, scope, key, body, at, Action::LeaveInFlight, tag);
+    }
+
+    pub(super) fn damaged(&mut self, reason: DamageReason, at: Millis) {
+        let (scope, inquiry, map) = self.lone_submission(at);
+        let ja = inquiry.lang() == TextLang::Ja;
         let text = canonical(&map).expect("generated payloads are canonical");
         let (payload, digest, created_at) = match reason {
             DamageReason::Payload => {
