@@ -20,14 +20,14 @@
 //!   command-line string is read from;
 //! - [`server`]: the intake protocol over HTTP (`serve`), writing through
 //!   the intake's store;
-//! - [`simulate`]: realistic traffic for a running server (`simulate`),
-//!   every pathway that makes copies through HTTP;
+//! - [`traffic`]: one model of visitors and the pathways that make copies,
+//!   drawn from a seed; [`demo`] writes it through the intake store,
+//!   [`simulate`] sends it over HTTP to a running server (`simulate`);
 //! - [`report`], [`tui`], [`cli`]: the report for people and scripts, the
 //!   screen, the command line.
 //!
 //! Beside them: [`sanitize`] (untrusted text made terminal-safe), [`memory`]
-//! (the allocator set up for large readings), [`demo`] (demo databases,
-//! written through the intake).
+//! (the allocator set up for large readings).
 
 pub mod cli;
 pub mod demo;
@@ -44,5 +44,6 @@ pub mod sanitize;
 pub mod server;
 pub mod simulate;
 pub mod storage;
+pub mod traffic;
 pub mod triage;
 pub mod tui;

@@ -1,9 +1,11 @@
-//! The demo database: a realistic receipts database written through the intake protocol.
+//! The demo database: the traffic model ([`crate::traffic`]) written through the intake
+//! protocol into a new database.
 //!
 //! Japanese and English contact-form inquiries over several scopes, spread over the days before
-//! `now`, with every pathway that makes copies (`crate::forms::pathway`) planted in realistic proportions (second clicks,
+//! `now`, with every pathway that makes copies planted in realistic proportions (second clicks,
 //! retries with a new or the same key, reloads, two handlers, bots, genuine follow-ups, edited
-//! resends), key conflicts, stuck and fresh in-flight receipts and a few damaged rows. Two weeks
+//! resends), key conflicts, failed actions retried, and beside the model stuck and fresh
+//! in-flight receipts and a few damaged rows. Two weeks
 //! of intake, or more days for a big demo (about 2 500 receipts a day).
 //! [`generate`] returns a [`DemoSummary`] of what it planted, so the analysis can be checked
 //! against it. Same `(seed, now_ms)`, same rows.
@@ -12,7 +14,6 @@ mod plan;
 mod record;
 pub mod scenario;
 mod summary;
-pub mod texts;
 
 use std::sync::mpsc;
 

@@ -2,7 +2,7 @@
 //! steps for the writer, in time order.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::BinaryHeap;
 use std::rc::Rc;
 use std::sync::mpsc::SyncSender;
 
@@ -12,26 +12,29 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
-use super::scenario::{
-    Action, Body, Content, Event, Inquiry, KIND_WEIGHTS, PageView, PlantedPathway, SCOPES,
-    ScenarioKind, ScopeSpec, Tag,
-};
+use super::scenario::{Action, Body, Event, KIND_WEIGHTS, PlantedCopy, SCOPES, ScopeSpec, Tag};
 use crate::intake::canonical::{canonical, sha256_hex};
 use crate::intake::store::Submission;
 use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId};
 use crate::triage::model::DamageReason;
 
+use super::scenario;
 use super::summary::*;
 use super::{DAY, END_MARGIN, HOUR, MAX_DAYS, MIN_DAYS, MINUTE, PER_DAY};
-use super::{scenario, texts};
+use crate::traffic::page::{PageView, new_key};
+use crate::traffic::texts::TextLang;
+use crate::traffic::{Content, Inquiry, KeyUse, Profile, Visit, VisitKind};
+
+/// A request's key and body as sent.
+type SentRequest = (Option<String>, Rc<Map<String, Value>>);
 
 /// What the planner tells the writer, in order.
 pub(super) enum PlanStep {
     /// A duplicate group is planted; its index is the count of earlier `NewGroup`s.
     NewGroup {
         scope: &'static str,
-        pathway: PlantedPathway,
+        pathway: VisitKind,
     },
     NewFollowUp,
     NewConflict(PlantedConflict),
@@ -87,8 +90,8 @@ impl Ord for Pending {
 
 pub(super) struct GroupBuild {
     pub(super) scope: &'static str,
-    pub(super) pathway: PlantedPathway,
-    pub(super) members: Vec<(ReceiptId, Millis, Content)>,
+    pub(super) pathway: VisitKind,
+    pub(super) members: Vec<(ReceiptId, Millis, PlantedCopy)>,
 }
 
 pub(super) struct Generator {
@@ -109,6 +112,7 @@ pub(super) struct Generator {
     pub(super) conflicts: usize,
     pub(super) retries: usize,
     pub(super) bot_campaigns: usize,
+    pub(super) profile: Profile,
 }
 
 impl Generator {
@@ -140,6 +144,7 @@ impl Generator {
             conflicts: 0,
             retries: 0,
             bot_campaigns: 0,
+            profile: Profile::demo(),
         }
     }
 
@@ -189,13 +194,13 @@ impl Generator {
         let main = n - 3 * damaged_each - stuck - fresh;
         self.plant_specials(damaged_each, stuck, fresh);
 
-        let kinds: Vec<(ScenarioKind, u32)> = KIND_WEIGHTS.to_vec();
+        let kinds: Vec<(VisitKind, u32)> = KIND_WEIGHTS.to_vec();
         let mut planned = 0usize;
         let mut last_t = self.start;
         while planned < main && !self.stopped {
             let mut kind = kinds.choose_weighted(&mut self.rng, |k| k.1).unwrap().0;
             if scenario::max_rows(kind) > main - planned {
-                kind = ScenarioKind::Single;
+                kind = VisitKind::Single;
             }
             let t = (self.time_at(planned as f64 / main as f64) + self.rng.random_range(0..20_000))
                 .max(last_t)
@@ -212,35 +217,11 @@ impl Generator {
     }
 
     /// Mostly the kind's home form (see [`scenario::home_of`]).
-    pub(super) fn scope_for(&mut self, kind: ScenarioKind) -> &'static ScopeSpec {
+    pub(super) fn scope_for(&mut self, kind: VisitKind) -> &'static ScopeSpec {
         let home = scenario::home_of(kind)
             .filter(|_| self.rng.random_bool(scenario::HOME_SHARE))
             .and_then(|name| SCOPES.iter().find(|s| s.name == name));
         home.unwrap_or_else(|| self.scope())
-    }
-
-    pub(super) fn key_for(&mut self, scope: &ScopeSpec) -> Option<String> {
-        self.rng
-            .random_bool(scope.keyed)
-            .then(|| scenario::new_key(&mut self.rng))
-    }
-
-    pub(super) fn json(
-        &mut self,
-        scope: &'static ScopeSpec,
-        inquiry: &Inquiry,
-        page: &PageView,
-        at: Millis,
-        content: Content,
-    ) -> Rc<Map<String, Value>> {
-        Rc::new(scenario::payload(
-            &mut self.rng,
-            scope,
-            inquiry,
-            page,
-            at,
-            content,
-        ))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -273,278 +254,152 @@ impl Generator {
         }
     }
 
-    /// Plants one scenario starting at `t`; returns the receipt rows it will write.
-    pub(super) fn plant(&mut self, kind: ScenarioKind, t: Millis) -> usize {
+    /// Plants one visit starting at `t`; returns the receipt rows it will write.
+    pub(super) fn plant(&mut self, kind: VisitKind, t: Millis) -> usize {
         let scope = self.scope_for(kind);
-        let inquiry = Inquiry::new(&mut self.rng, scope);
-        let ja = inquiry.visitor.lang == texts::TextLang::Ja;
-        let page = PageView::new(&mut self.rng);
-        match kind {
-            ScenarioKind::Single => {
-                let body = self.json(scope, &inquiry, &page, t, Content::Original);
-                let key = self.key_for(scope);
-                let action = self.complete();
-                self.submit(ja, scope, key, body, t, action, Tag::Single);
-                1
-            }
-            ScenarioKind::SecondClick | ScenarioKind::RetryNewKey | ScenarioKind::Reload => {
-                let (pathway, copies) = match kind {
-                    ScenarioKind::SecondClick => {
-                        let copies = if self.rng.random_bool(0.2) { 3 } else { 2 };
-                        (PlantedPathway::SecondClick, copies)
-                    }
-                    ScenarioKind::RetryNewKey => (PlantedPathway::RetryNewKey, 2),
-                    _ => (PlantedPathway::Reload, 2),
-                };
-                let group = self.new_group(scope, pathway);
-                let keyed = self.rng.random_bool(scope.keyed);
-                let mut at = t;
-                for i in 0..copies {
-                    if i > 0 {
-                        at += match pathway {
-                            PlantedPathway::SecondClick => self.rng.random_range(1_200..5_000),
-                            PlantedPathway::RetryNewKey => self.rng.random_range(2_000..40_000),
-                            _ => self.rng.random_range(75_000..9 * MINUTE),
-                        };
-                    }
-                    let body = self.json(scope, &inquiry, &page, at, Content::Original);
-                    let key = keyed.then(|| scenario::new_key(&mut self.rng));
-                    let action = self.complete();
-                    let tag = Tag::Group {
-                        group,
-                        content: Content::Original,
-                    };
-                    self.submit(ja, scope, key, body, at, action, tag);
-                }
-                copies
-            }
-            ScenarioKind::TwoHandlers => {
-                let group = self.new_group(scope, PlantedPathway::TwoHandlers);
-                let gap = self.rng.random_range(0..900);
-                let half_first = self.rng.random_bool(0.4);
-                for (i, content) in [Content::Original, Content::Half].into_iter().enumerate() {
-                    let first = (i == 0) != half_first;
-                    let at = if first { t } else { t + gap };
-                    let body = self.json(scope, &inquiry, &page, at, content);
-                    let key = self.key_for(scope);
-                    let action = self.complete();
-                    self.submit(
-                        ja,
-                        scope,
-                        key,
-                        body,
-                        at,
-                        action,
-                        Tag::Group { group, content },
-                    );
-                }
-                2
-            }
-            ScenarioKind::EditedResend => {
-                let group = self.new_group(scope, PlantedPathway::EditedResend);
-                let keyed = self.rng.random_bool(scope.keyed);
-                let body = self.json(scope, &inquiry, &page, t, Content::Original);
-                let key = keyed.then(|| scenario::new_key(&mut self.rng));
-                let action = self.complete();
-                let tag = Tag::Group {
-                    group,
-                    content: Content::Original,
-                };
-                self.submit(ja, scope, key, body, t, action, tag);
-                let mut edited = inquiry.clone();
-                let lang = inquiry.visitor.lang;
-                // The message is the free-text field; a subject line is too short for
-                // "a few words" to be a small change.
-                edited.message = texts::edit_text(&mut self.rng, lang, &inquiry.message);
-                let at = t + self.rng.random_range(20_000..8 * MINUTE);
-                let body = self.json(scope, &edited, &page, at, Content::Edited);
-                let key = keyed.then(|| scenario::new_key(&mut self.rng));
-                let action = self.complete();
-                let tag = Tag::Group {
-                    group,
-                    content: Content::Edited,
-                };
-                self.submit(ja, scope, key, body, at, action, tag);
-                2
-            }
-            ScenarioKind::RetrySameKey => {
-                let body = self.json(scope, &inquiry, &page, t, Content::Original);
-                let key = scenario::new_key(&mut self.rng);
-                let action = self.complete();
-                let scenario_id = self.seq as usize;
-                self.submit(
-                    ja,
-                    scope,
-                    Some(key.clone()),
-                    body.clone(),
-                    t,
-                    action,
-                    Tag::Single,
-                );
-                let mut at = t;
-                for _ in 0..self.rng.random_range(1..3) {
-                    // The response was lost: the page posts the very same request again.
-                    at += self.rng.random_range(2_000..30_000);
-                    self.submit(
-                        ja,
-                        scope,
-                        Some(key.clone()),
-                        body.clone(),
-                        at,
-                        Action::ExpectReplay,
-                        Tag::Replayed {
-                            scenario: scenario_id,
-                        },
-                    );
-                }
-                1
-            }
-            ScenarioKind::FollowUp => {
-                let delay = self.rng.random_range(2 * HOUR..30 * HOUR);
-                if t + delay > self.end {
-                    return self.plant(ScenarioKind::Single, t);
-                }
-                let pair = self.follow_ups;
-                self.follow_ups += 1;
+        let typed = scope.inquiry(&mut self.rng);
+        let keyed = self.rng.random_bool(scope.keyed);
+        let mut visit = Visit::draw(
+            &mut self.rng,
+            kind,
+            typed,
+            scope.topic,
+            keyed,
+            &self.profile,
+        );
+        if t + visit.span() > self.end {
+            // The visit would end after `now`: only its first request happened.
+            visit.kind = VisitKind::Single;
+            visit.attempts.truncate(1);
+        }
+        self.plant_visit(scope, &visit, t)
+    }
+
+    /// The visit's attempts as intake events, tagged with what they plant.
+    fn plant_visit(&mut self, scope: &'static ScopeSpec, visit: &Visit, t: Millis) -> usize {
+        let kind = visit.kind;
+        let id = match kind {
+            VisitKind::SecondClick
+            | VisitKind::RetryNewKey
+            | VisitKind::Reload
+            | VisitKind::TwoHandlers
+            | VisitKind::EditedResend => self.new_group(scope, kind),
+            VisitKind::FollowUp => {
                 self.send(PlanStep::NewFollowUp);
-                let body = self.json(scope, &inquiry, &page, t, Content::Original);
-                let key = self.key_for(scope);
-                let action = self.complete();
-                self.submit(ja, scope, key, body, t, action, Tag::FollowUp { pair });
-                let mut again = inquiry.clone();
-                if self.rng.random_bool(0.6) {
-                    // No answer yet: a new message; otherwise the very same text again.
-                    again.message = texts::message(&mut self.rng, &inquiry.visitor, scope.topic);
-                }
-                let page = PageView::new(&mut self.rng);
-                let at = t + delay;
-                let body = self.json(scope, &again, &page, at, Content::Original);
-                let key = self.key_for(scope);
-                let action = self.complete();
-                self.submit(ja, scope, key, body, at, action, Tag::FollowUp { pair });
-                2
+                self.follow_ups += 1;
+                self.follow_ups - 1
             }
-            ScenarioKind::Conflict => {
-                let conflict = self.conflicts;
+            VisitKind::FailedThenRetried => {
+                self.send(PlanStep::NewRetry);
+                self.retries += 1;
+                self.retries - 1
+            }
+            VisitKind::BotCampaign | VisitKind::HoneypotBot => {
+                self.send(PlanStep::NewBotCampaign);
+                self.bot_campaigns += 1;
+                self.bot_campaigns - 1
+            }
+            VisitKind::KeyConflict => self.conflicts,
+            VisitKind::Single | VisitKind::RetrySameKey => self.seq as usize,
+        };
+        let mut pages: Vec<(PageView, Option<String>)> = Vec::new();
+        // Each attempt's key and body, for a repeat of it.
+        let mut sent: Vec<SentRequest> = Vec::new();
+        let mut rows = 0;
+        for (i, a) in visit.attempts.iter().enumerate() {
+            let at = t + a.after;
+            let page = usize::from(a.page);
+            while pages.len() <= page {
+                let view = PageView::new(&mut self.rng);
+                let key = new_key(&mut self.rng);
+                pages.push((view, Some(key)));
+            }
+            let (key, body) = if a.content == Content::Repeat {
+                sent.last().cloned().expect("a repeat follows a request")
+            } else {
+                let key = match a.key {
+                    KeyUse::Page => pages[page].1.clone(),
+                    KeyUse::Click => Some(new_key(&mut self.rng)),
+                    KeyUse::None => None,
+                };
+                let map = scenario::payload(
+                    &mut self.rng,
+                    scope,
+                    &a.typed,
+                    &a.content,
+                    &pages[page].0,
+                    at,
+                );
+                (key, Rc::new(map))
+            };
+            if kind == VisitKind::KeyConflict && i == 0 {
                 self.conflicts += 1;
-                let key = scenario::new_key(&mut self.rng);
                 self.send(PlanStep::NewConflict(PlantedConflict {
                     receipt_id: 0,
                     scope: scope.name.to_string(),
-                    request_key: key.clone(),
+                    request_key: key.clone().unwrap_or_default(),
                     attempts: 0,
                 }));
-                let body = self.json(scope, &inquiry, &page, t, Content::Original);
-                let action = self.complete();
-                self.submit(
-                    ja,
-                    scope,
-                    Some(key.clone()),
-                    body,
-                    t,
-                    action,
-                    Tag::Conflict { conflict },
-                );
-                let mut at = t;
-                let attempts = if self.rng.random_bool(0.85) { 1 } else { 2 };
-                let mut changed = inquiry.clone();
-                for _ in 0..attempts {
-                    // The page kept its key while the visitor changed the message.
-                    at += self.rng.random_range(5_000..5 * MINUTE);
-                    changed.message =
-                        texts::edit_text(&mut self.rng, inquiry.visitor.lang, &changed.message);
-                    let body = self.json(scope, &changed, &page, at, Content::Edited);
-                    self.submit(
-                        ja,
-                        scope,
-                        Some(key.clone()),
-                        body,
-                        at,
-                        Action::ExpectConflict,
-                        Tag::ConflictAttempt { conflict },
-                    );
+            }
+            // The same page's key sent again with another body.
+            let conflicting = a.key == KeyUse::Page
+                && a.content != Content::Repeat
+                && visit.attempts[..i]
+                    .iter()
+                    .any(|b| b.page == a.page && b.key == KeyUse::Page);
+            let failed_before = i > 0 && visit.attempts[i - 1].fails;
+            let action = if a.fails {
+                Action::Fail {
+                    latency: scenario::latency(&mut self.rng),
                 }
-                1
-            }
-            ScenarioKind::FailedThenRetried => {
-                let retry = self.retries;
-                self.retries += 1;
-                self.send(PlanStep::NewRetry);
-                let key = scenario::new_key(&mut self.rng);
-                let body = self.json(scope, &inquiry, &page, t, Content::Original);
-                let latency = scenario::latency(&mut self.rng);
-                self.submit(
-                    ja,
-                    scope,
-                    Some(key.clone()),
-                    body.clone(),
-                    t,
-                    Action::Fail { latency },
-                    Tag::FailedFirst { retry },
-                );
-                let at = t + latency + self.rng.random_range(30_000..20 * MINUTE);
-                let latency = scenario::latency(&mut self.rng);
-                self.submit(
-                    ja,
-                    scope,
-                    Some(key),
-                    body,
-                    at,
-                    Action::ExpectReclaim { latency },
-                    Tag::Reclaim { retry },
-                );
-                1
-            }
-            ScenarioKind::Bots => self.plant_bots(scope, t),
-        }
-    }
-
-    pub(super) fn plant_bots(&mut self, scope: &'static ScopeSpec, t: Millis) -> usize {
-        let campaign = self.bot_campaigns;
-        self.bot_campaigns += 1;
-        self.send(PlanStep::NewBotCampaign);
-        let (subject, message) = texts::spam(&mut self.rng);
-        let senders = self.rng.random_range(3..=6);
-        let mut seen = HashSet::new();
-        let mut at = t;
-        for i in 0..senders {
-            if i > 0 {
-                at += self.rng.random_range(2_000..60_000);
-            }
-            let (name, email) = loop {
-                let (name, email) = texts::spam_sender(&mut self.rng);
-                if seen.insert(email.clone()) {
-                    break (name, email);
+            } else if a.content == Content::Repeat && failed_before {
+                Action::ExpectReclaim {
+                    latency: scenario::latency(&mut self.rng),
                 }
+            } else if a.content == Content::Repeat {
+                Action::ExpectReplay
+            } else if conflicting {
+                Action::ExpectConflict
+            } else if let Content::Bot { .. } = a.content {
+                Action::Complete { latency: 40 }
+            } else {
+                self.complete()
             };
-            let honeypot = self.rng.random_bool(0.8);
-            let mut map = Map::new();
-            map.insert("name".into(), Value::String(name));
-            map.insert("email".into(), Value::String(email));
-            map.insert("subject".into(), Value::String(subject.clone()));
-            map.insert("message".into(), Value::String(message.clone()));
-            if let Some(hp) = scope.honeypot {
-                let filled = if honeypot {
-                    ["1", "http://spam.example/", "on", "yes"]
-                        .choose(&mut self.rng)
-                        .unwrap()
-                        .to_string()
-                } else {
-                    String::new()
-                };
-                map.insert(hp.into(), Value::String(filled));
+            let tag = match (kind, &a.content) {
+                (_, Content::Repeat) if failed_before => Tag::Reclaim { retry: id },
+                (_, Content::Repeat) => Tag::Replayed { scenario: id },
+                (VisitKind::KeyConflict, _) if i == 0 => Tag::Conflict { conflict: id },
+                (VisitKind::KeyConflict, _) => Tag::ConflictAttempt { conflict: id },
+                (VisitKind::FailedThenRetried, _) => Tag::FailedFirst { retry: id },
+                (VisitKind::FollowUp, _) => Tag::FollowUp { pair: id },
+                (_, Content::Bot { honeypot }) => Tag::Bot {
+                    campaign: id,
+                    honeypot: honeypot.is_some() && scope.honeypot.is_some(),
+                },
+                (
+                    VisitKind::SecondClick
+                    | VisitKind::RetryNewKey
+                    | VisitKind::Reload
+                    | VisitKind::TwoHandlers
+                    | VisitKind::EditedResend,
+                    content,
+                ) => Tag::Group {
+                    group: id,
+                    copy: PlantedCopy::of(content),
+                },
+                _ => Tag::Single,
+            };
+            if matches!(
+                action,
+                Action::Complete { .. } | Action::Fail { .. } | Action::LeaveInFlight
+            ) {
+                rows += 1;
             }
-            self.submit(
-                false,
-                scope,
-                None,
-                Rc::new(map),
-                at,
-                Action::Complete { latency: 40 },
-                Tag::Bot { campaign, honeypot },
-            );
+            let ja = a.typed.lang() == TextLang::Ja && !matches!(a.content, Content::Bot { .. });
+            sent.push((key.clone(), body.clone()));
+            self.submit(ja, scope, key, body, at, action, tag);
         }
-        senders
+        rows
     }
 
     /// Stuck and fresh in-flight receipts and damaged rows, at their own times.
@@ -574,14 +429,28 @@ impl Generator {
         }
     }
 
-    pub(super) fn in_flight(&mut self, at: Millis, tag: Tag) {
+    /// A new visitor of any form and the payload of their one submission at `at`.
+    fn lone_submission(&mut self, at: Millis) -> (&'static ScopeSpec, Inquiry, Map<String, Value>) {
         let scope = self.scope();
-        let inquiry = Inquiry::new(&mut self.rng, scope);
-        let ja = inquiry.visitor.lang == texts::TextLang::Ja;
+        let inquiry = scope.inquiry(&mut self.rng);
         let page = PageView::new(&mut self.rng);
-        let body = self.json(scope, &inquiry, &page, at, Content::Original);
+        let map = scenario::payload(
+            &mut self.rng,
+            scope,
+            &inquiry,
+            &Content::Original,
+            &page,
+            at,
+        );
+        (scope, inquiry, map)
+    }
+
+    pub(super) fn in_flight(&mut self, at: Millis, tag: Tag) {
+        let (scope, inquiry, map) = self.lone_submission(at);
+        let ja = inquiry.lang() == TextLang::Ja;
+        let body = Rc::new(map);
         let key = if self.rng.random_bool(0.8) {
-            Some(scenario::new_key(&mut self.rng))
+            Some(new_key(&mut self.rng))
         } else {
             None
         };
@@ -589,11 +458,8 @@ impl Generator {
     }
 
     pub(super) fn damaged(&mut self, reason: DamageReason, at: Millis) {
-        let scope = self.scope();
-        let inquiry = Inquiry::new(&mut self.rng, scope);
-        let ja = inquiry.visitor.lang == texts::TextLang::Ja;
-        let page = PageView::new(&mut self.rng);
-        let map = scenario::payload(&mut self.rng, scope, &inquiry, &page, at, Content::Original);
+        let (scope, inquiry, map) = self.lone_submission(at);
+        let ja = inquiry.lang() == TextLang::Ja;
         let text = canonical(&map).expect("generated payloads are canonical");
         let (payload, digest, created_at) = match reason {
             DamageReason::Payload => {
@@ -644,11 +510,7 @@ impl Generator {
         );
     }
 
-    pub(super) fn new_group(
-        &mut self,
-        scope: &'static ScopeSpec,
-        pathway: PlantedPathway,
-    ) -> usize {
+    pub(super) fn new_group(&mut self, scope: &'static ScopeSpec, pathway: VisitKind) -> usize {
         self.send(PlanStep::NewGroup {
             scope: scope.name,
             pathway,

@@ -3,7 +3,7 @@
 
 use anyhow::bail;
 
-use super::scenario::{Action, Content, Tag};
+use super::scenario::{Action, PlantedCopy, Tag};
 use crate::intake::store::{BulkWrite, Claim, StoreError, SubmitError};
 use crate::model::time::format_rfc3339;
 use crate::model::{Millis, ReceiptId};
@@ -141,7 +141,7 @@ impl Recorder {
         };
         self.count_row(ev.ja);
         match ev.tag {
-            Tag::Group { group, content } => self.groups[group].members.push((id, ev.at, content)),
+            Tag::Group { group, copy } => self.groups[group].members.push((id, ev.at, copy)),
             Tag::FollowUp { pair } => {
                 let slot = &mut self.follow_ups[pair];
                 if slot[0].is_none() {
@@ -187,7 +187,7 @@ impl Recorder {
                         at_ms,
                         match_kind: if content == first {
                             MatchKind::Exact
-                        } else if content == Content::Half || first == Content::Half {
+                        } else if content == PlantedCopy::Half || first == PlantedCopy::Half {
                             MatchKind::Partial
                         } else {
                             MatchKind::Edited

@@ -1,15 +1,17 @@
-//! Scenarios: what happened around one inquiry, as timed intake events (the pathways that make copies).
+//! The demo's side of the traffic model ([`crate::traffic`]): its forms, its mix of visits,
+//! and the intake events a visit's attempts become.
 
 use std::rc::Rc;
 
 use rand::RngExt;
-use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
-use super::texts::{self, TextLang, Topic, Visitor};
 use crate::model::Millis;
 use crate::model::time::format_rfc3339;
+use crate::traffic::page::{Click, PageView};
+use crate::traffic::texts::{TextLang, Topic};
+use crate::traffic::{Content, Dropped, FieldRole, Inquiry, VisitKind};
 use crate::triage::model::DamageReason;
 
 /// A form the intake serves.
@@ -24,6 +26,18 @@ pub struct ScopeSpec {
     pub honeypot: Option<&'static str>,
     /// The page sends its session id along.
     pub session: bool,
+}
+
+impl ScopeSpec {
+    /// A new visitor of this form and what they typed.
+    pub fn inquiry(&self, rng: &mut ChaCha8Rng) -> Inquiry {
+        let lang = if rng.random_bool(self.japanese) {
+            TextLang::Ja
+        } else {
+            TextLang::En
+        };
+        Inquiry::new(rng, lang, self.topic)
+    }
 }
 
 pub const SCOPES: &[ScopeSpec] = &[
@@ -66,48 +80,31 @@ pub const SCOPES: &[ScopeSpec] = &[
     },
 ];
 
-/// The pathways that make a planted duplicate group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PlantedPathway {
-    /// An exact copy 1-5 s later with a new key (the page makes a key per click).
-    SecondClick,
-    /// The page retried with a regenerated key: same visitor fields, new event id, seconds later.
-    RetryNewKey,
-    /// Reload or back button: a copy minutes later.
-    Reload,
-    /// Two handlers post the same form under 1 s apart; one copy has about half the fields.
-    TwoHandlers,
-    /// The visitor corrected a few words and sent again within the window.
-    EditedResend,
-}
-
-impl PlantedPathway {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SecondClick => "second_click",
-            Self::RetryNewKey => "retry_new_key",
-            Self::Reload => "reload",
-            Self::TwoHandlers => "two_handlers",
-            Self::EditedResend => "edited_resend",
-        }
-    }
-}
-
-/// How a copy's visitor fields relate to the scenario's original.
+/// How a planted copy's visitor fields relate to its group's first copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Content {
-    Original,
+pub enum PlantedCopy {
+    Whole,
     /// About half the visitor fields empty or missing.
     Half,
-    /// One free-text field edited.
+    /// The message edited.
     Edited,
+}
+
+impl PlantedCopy {
+    pub fn of(content: &Content) -> Self {
+        match content {
+            Content::Half(_) => PlantedCopy::Half,
+            Content::Edited | Content::SecondMessage => PlantedCopy::Edited,
+            Content::Original | Content::Repeat | Content::Bot { .. } => PlantedCopy::Whole,
+        }
+    }
 }
 
 /// Why an event is there: used to fill the summary.
 #[derive(Clone, Debug)]
 pub enum Tag {
     Single,
-    Group { group: usize, content: Content },
+    Group { group: usize, copy: PlantedCopy },
     FollowUp { pair: usize },
     Replayed { scenario: usize },
     Conflict { conflict: usize },
@@ -158,140 +155,51 @@ pub struct Event {
     pub tag: Tag,
 }
 
-/// The browser-side context of one page view: what stays the same across clicks.
-pub struct PageView {
-    pub csrf: String,
-    pub session: String,
-    pub utm: Option<&'static str>,
-}
-
-impl PageView {
-    pub fn new(rng: &mut ChaCha8Rng) -> Self {
-        Self {
-            csrf: hex_token(rng, 24),
-            session: hex_token(rng, 16),
-            utm: [
-                Some("google"),
-                Some("yahoo"),
-                Some("newsletter"),
-                Some("x"),
-                Some("facebook"),
-                None,
-                None,
-                None,
-                None,
-            ]
-            .choose(rng)
-            .copied()
-            .flatten(),
-        }
-    }
-}
-
-pub fn hex_token(rng: &mut ChaCha8Rng, len: usize) -> String {
-    const HEX: &[u8] = b"0123456789abcdef";
-    (0..len)
-        .map(|_| HEX[rng.random_range(0..16)] as char)
-        .collect()
-}
-
-/// A fresh UUID-v4-shaped id.
-pub fn uuid(rng: &mut ChaCha8Rng) -> String {
-    let v: u128 = rng.random();
-    let v = (v & !(0xf << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-    let h = format!("{v:032x}");
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
-
-/// A new idempotency key as a page would make one.
-pub fn new_key(rng: &mut ChaCha8Rng) -> String {
-    match rng.random_range(0..3) {
-        0 => uuid(rng),
-        1 => format!("sub_{}", hex_token(rng, 20)),
-        _ => format!("{}-{}", hex_token(rng, 12), rng.random_range(0..1_000_000)),
-    }
-}
-
-/// The visitor-typed fields of one inquiry.
-#[derive(Clone, Debug)]
-pub struct Inquiry {
-    pub visitor: Visitor,
-    pub subject: String,
-    pub message: String,
-}
-
-impl Inquiry {
-    pub fn new(rng: &mut ChaCha8Rng, scope: &ScopeSpec) -> Self {
-        let lang = if rng.random_bool(scope.japanese) {
-            TextLang::Ja
-        } else {
-            TextLang::En
-        };
-        let visitor = texts::visitor(rng, lang);
-        let subject = texts::subject(rng, lang, scope.topic);
-        let message = texts::message(rng, &visitor, scope.topic);
-        Self {
-            visitor,
-            subject,
-            message,
-        }
-    }
-}
-
-/// The JSON payload of one click: visitor fields plus the page's noise fields.
+/// The JSON payload of one attempt: visitor fields plus the page's additions (a bot sends its
+/// fields and the honeypot alone).
 pub fn payload(
     rng: &mut ChaCha8Rng,
     scope: &ScopeSpec,
-    inquiry: &Inquiry,
+    typed: &Inquiry,
+    content: &Content,
     page: &PageView,
     at: Millis,
-    content: Content,
 ) -> Map<String, Value> {
-    let v = &inquiry.visitor;
-    let mut fields: Vec<(&str, String)> = vec![
-        ("name", v.name.clone()),
-        ("email", v.email.clone()),
-        ("phone", v.phone.clone()),
-        ("company", v.company.clone()),
-        ("subject", inquiry.subject.clone()),
-        ("message", inquiry.message.clone()),
-    ];
-    if content == Content::Half {
-        // The second handler only picked up some inputs: blank or drop three of
-        // name/phone/company/subject, keeping email and message.
-        let mut droppable = vec![0usize, 2, 3, 4];
-        let mut removed = Vec::new();
-        for _ in 0..3 {
-            let i = rng.random_range(0..droppable.len());
-            removed.push(droppable.swap_remove(i));
+    let mut map = Map::new();
+    if let Content::Bot { honeypot } = content {
+        for role in [
+            FieldRole::Name,
+            FieldRole::Email,
+            FieldRole::Subject,
+            FieldRole::Message,
+        ] {
+            map.insert(role.field_name().into(), typed.value(role).into());
         }
-        for i in removed {
-            if rng.random_bool(0.5) {
-                fields[i].1.clear();
-            } else {
-                fields[i].0 = "";
+        if let Some(hp) = scope.honeypot {
+            map.insert(hp.into(), honeypot.clone().unwrap_or_default().into());
+        }
+        return map;
+    }
+    let dropped: &[Dropped] = match content {
+        Content::Half(dropped) => dropped,
+        _ => &[],
+    };
+    for role in FieldRole::CONTACT {
+        match dropped.iter().find(|d| d.role == role) {
+            Some(d) if d.sent_empty => {
+                map.insert(role.field_name().into(), Value::String(String::new()));
+            }
+            Some(_) => {}
+            None => {
+                map.insert(role.field_name().into(), typed.value(role).into());
             }
         }
     }
-    let mut map = Map::new();
-    for (k, val) in fields {
-        if !k.is_empty() {
-            map.insert(k.to_string(), Value::String(val));
-        }
-    }
-    map.insert("event_id".into(), Value::String(uuid(rng)));
-    // The browser's clock is a little off, and it stamps before sending.
-    let skew = rng.random_range(-4_000..1_500);
+    let click = Click::new(rng, at);
+    map.insert("event_id".into(), Value::String(click.event_id));
     map.insert(
         "submitted_at".into(),
-        Value::String(format_rfc3339(at + skew)),
+        Value::String(format_rfc3339(click.clicked_at)),
     );
     map.insert("_csrf".into(), Value::String(page.csrf.clone()));
     if scope.session {
@@ -300,7 +208,8 @@ pub fn payload(
     if let Some(utm) = page.utm {
         map.insert("utm_source".into(), Value::String(utm.into()));
     }
-    if content != Content::Half
+    // The second handler only picked up some inputs, the honeypot not among them.
+    if dropped.is_empty()
         && let Some(hp) = scope.honeypot
     {
         map.insert(hp.into(), Value::String(String::new()));
@@ -308,34 +217,19 @@ pub fn payload(
     map
 }
 
-/// The kinds of scenario, each with its weight (per 10 000 scenarios).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScenarioKind {
-    Single,
-    SecondClick,
-    RetryNewKey,
-    RetrySameKey,
-    Reload,
-    TwoHandlers,
-    EditedResend,
-    FollowUp,
-    Conflict,
-    Bots,
-    FailedThenRetried,
-}
-
-pub const KIND_WEIGHTS: &[(ScenarioKind, u32)] = &[
-    (ScenarioKind::Single, 7_850),
-    (ScenarioKind::SecondClick, 450),
-    (ScenarioKind::RetryNewKey, 200),
-    (ScenarioKind::RetrySameKey, 300),
-    (ScenarioKind::Reload, 250),
-    (ScenarioKind::TwoHandlers, 200),
-    (ScenarioKind::EditedResend, 150),
-    (ScenarioKind::FollowUp, 200),
-    (ScenarioKind::Conflict, 150),
-    (ScenarioKind::Bots, 100),
-    (ScenarioKind::FailedThenRetried, 150),
+/// The demo's mix of visits, each kind with its weight (per 10 000 visits).
+pub const KIND_WEIGHTS: &[(VisitKind, u32)] = &[
+    (VisitKind::Single, 7_850),
+    (VisitKind::SecondClick, 450),
+    (VisitKind::RetryNewKey, 200),
+    (VisitKind::RetrySameKey, 300),
+    (VisitKind::Reload, 250),
+    (VisitKind::TwoHandlers, 200),
+    (VisitKind::EditedResend, 150),
+    (VisitKind::FollowUp, 200),
+    (VisitKind::KeyConflict, 150),
+    (VisitKind::BotCampaign, 100),
+    (VisitKind::FailedThenRetried, 150),
 ];
 
 /// The share of a kind's scenarios planted in its home form (the rest go
@@ -347,25 +241,25 @@ pub const HOME_SHARE: f64 = 0.85;
 /// (and bots find it), the AI landing page mints a key per click, the
 /// recovery page sends no key and is reloaded, the shop's support form is
 /// corrected and resent, and its keys absorb the retries.
-pub fn home_of(kind: ScenarioKind) -> Option<&'static str> {
+pub fn home_of(kind: VisitKind) -> Option<&'static str> {
     match kind {
-        ScenarioKind::TwoHandlers | ScenarioKind::Bots => Some("corp.example/contact"),
-        ScenarioKind::SecondClick | ScenarioKind::RetryNewKey => Some("lp/ai-web"),
-        ScenarioKind::Reload => Some("lp/recovery"),
-        ScenarioKind::EditedResend | ScenarioKind::RetrySameKey => Some("shop.example/support"),
+        VisitKind::TwoHandlers | VisitKind::BotCampaign => Some("corp.example/contact"),
+        VisitKind::SecondClick | VisitKind::RetryNewKey => Some("lp/ai-web"),
+        VisitKind::Reload => Some("lp/recovery"),
+        VisitKind::EditedResend | VisitKind::RetrySameKey => Some("shop.example/support"),
         _ => None,
     }
 }
 
 /// Receipt rows a scenario of this kind writes at most (bots: up to 6 senders).
-pub fn max_rows(kind: ScenarioKind) -> usize {
+pub fn max_rows(kind: VisitKind) -> usize {
     match kind {
-        ScenarioKind::Single
-        | ScenarioKind::RetrySameKey
-        | ScenarioKind::Conflict
-        | ScenarioKind::FailedThenRetried => 1,
-        ScenarioKind::SecondClick => 3,
-        ScenarioKind::Bots => 6,
+        VisitKind::Single
+        | VisitKind::RetrySameKey
+        | VisitKind::KeyConflict
+        | VisitKind::FailedThenRetried => 1,
+        VisitKind::SecondClick => 3,
+        VisitKind::BotCampaign => 6,
         _ => 2,
     }
 }

@@ -1,8 +1,8 @@
 //! What a demo database holds: the options it is written with and the summary of what it
 //! planted, which tests and benchmarks check the analysis against.
 
-use super::scenario::PlantedPathway;
 use crate::model::{Millis, ReceiptId};
+use crate::traffic::VisitKind;
 use crate::triage::model::{DamageReason, GapClass, MatchKind};
 
 /// What to generate.
@@ -28,7 +28,7 @@ pub struct PlantedMember {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlantedGroup {
     pub scope: String,
-    pub pathway: PlantedPathway,
+    pub pathway: VisitKind,
     /// The class of the largest gap.
     pub class: GapClass,
     /// Earliest first.
@@ -106,7 +106,7 @@ impl DemoSummary {
     }
 
     /// Planted groups that came from one pathway.
-    pub fn pathway_count(&self, pathway: PlantedPathway) -> usize {
+    pub fn pathway_count(&self, pathway: VisitKind) -> usize {
         self.groups.iter().filter(|g| g.pathway == pathway).count()
     }
 

@@ -1,10 +1,10 @@
-//! `receipt-review simulate URL`: realistic traffic through HTTP to a
-//! running `serve`, with every pathway that makes copies (`crate::forms::pathway`) and the genuine
-//! follow-ups, so that the screen has something real to review.
+//! `receipt-review simulate URL`: the traffic model ([`crate::traffic`]) sent through HTTP to
+//! a running `serve`, with every pathway that makes copies and the genuine second messages, so
+//! that the screen has something real to review.
 //!
 //! - [`form`]: what the form takes, read from its page (`GET /f/{form}`);
-//! - [`payload`]: what visitors and bots type, and the bodies that carry it;
-//! - [`scenario`]: one visitor's timed requests, by pathway;
+//! - [`payload`]: the bodies that carry what a visitor typed into the form's fields;
+//! - [`scenario`]: the run's mix of visits, and the requests a visit's attempts become;
 //! - [`schedule`]: visitors arriving at a rate, their requests in time order;
 //! - [`client`]: the HTTP (the only I/O besides the clock);
 //! - [`tally`]: what the server answered, counted.
@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use client::{BadUrl, Target, Unreachable};
-pub use scenario::{Timing, VisitorKind};
+pub use scenario::Timing;
 pub use tally::AnswerCounts;
 
 use client::{Answer, Client, Sent};

@@ -13,21 +13,22 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::form::FormShape;
-use super::scenario::{self, Step, Timing, VisitorKind};
+use super::scenario::{self, KINDS, Step, Timing};
 use crate::model::Millis;
+use crate::traffic::{Profile, VisitKind};
 
 /// The requests of a run, in the order they are due.
 pub struct Plan {
     rng: ChaCha8Rng,
     shape: FormShape,
-    timing: Timing,
+    profile: Profile,
     mean_gap_ms: f64,
     next_arrival_ms: f64,
     /// No visitor arrives at or after this time; `None`: until stopped.
     arrivals_end_ms: Option<Millis>,
     visitors: u64,
     /// The first visitors' pathways: each one once.
-    intro: Vec<VisitorKind>,
+    intro: Vec<VisitKind>,
     queue: BinaryHeap<Reverse<Due>>,
     seq: u64,
 }
@@ -67,12 +68,12 @@ impl Plan {
         timing: Timing,
     ) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut intro = VisitorKind::ALL.to_vec();
+        let mut intro: Vec<VisitKind> = KINDS.iter().map(|k| k.0).collect();
         intro.shuffle(&mut rng);
         Self {
             rng,
             shape,
-            timing,
+            profile: timing.profile(),
             mean_gap_ms: 1000.0 / rate.max(f64::MIN_POSITIVE),
             // The first visitor comes at once.
             next_arrival_ms: 0.0,
@@ -149,9 +150,9 @@ impl Plan {
         self.visitors += 1;
         let pathway = match self.intro.get(n as usize) {
             Some(&p) => p,
-            None => VisitorKind::draw(&mut self.rng),
+            None => scenario::draw_kind(&mut self.rng),
         };
-        for step in scenario::steps(&mut self.rng, n, pathway, at, &self.shape, self.timing) {
+        for step in scenario::steps(&mut self.rng, n, pathway, at, &self.shape, &self.profile) {
             self.seq += 1;
             self.queue.push(Reverse(Due {
                 at_ms: step.at_ms,
@@ -208,16 +209,17 @@ mod tests {
 
     #[test]
     fn the_first_visitors_take_every_pathway_once() {
-        let mut p = plan(9, 5.0, Some(2));
+        let mut p = plan(9, 5.0, Some(4));
         let steps = drain(&mut p);
-        let mut firsts: Vec<VisitorKind> = steps
+        let mut firsts: Vec<VisitKind> = steps
             .iter()
             .filter(|s| s.first)
             .map(|s| s.pathway)
             .collect();
-        firsts.truncate(VisitorKind::ALL.len());
+        firsts.truncate(KINDS.len());
         firsts.sort();
-        assert_eq!(firsts, VisitorKind::ALL.to_vec());
+        let all: Vec<VisitKind> = KINDS.iter().map(|k| k.0).collect();
+        assert_eq!(firsts, all);
     }
 
     #[test]

@@ -7,9 +7,10 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::client::{Answer, Sent};
-use super::scenario::{Step, VisitorKind};
+use super::scenario::{KINDS, Step};
 use crate::i18n::Lang;
 use crate::t;
+use crate::traffic::VisitKind;
 
 /// Answers of one status that may name a receipt.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,7 +51,7 @@ pub struct AnswerCounts {
     /// Planned requests not sent (the run was stopped).
     pub not_sent: u64,
     /// Visitors by pathway.
-    pub pathways: BTreeMap<VisitorKind, u64>,
+    pub pathways: BTreeMap<VisitKind, u64>,
     /// Receipt numbers answered (201, 202, 303).
     receipts: HashSet<u64>,
     /// Of them, those named by an answer that was not a replay. A replay
@@ -174,9 +175,9 @@ impl AnswerCounts {
 
     /// `pathways: single 20, second_click 4, …` (every pathway, by its id).
     pub fn pathways_line(&self, lang: Lang) -> String {
-        let list = VisitorKind::ALL
+        let list = KINDS
             .iter()
-            .map(|p| format!("{} {}", p.id(), self.pathways.get(p).copied().unwrap_or(0)))
+            .map(|(p, _)| format!("{} {}", p.id(), self.pathways.get(p).copied().unwrap_or(0)))
             .collect::<Vec<_>>()
             .join(", ");
         t!(lang, "simulate.pathways", list = list)
@@ -190,7 +191,7 @@ mod tests {
     use crate::simulate::scenario::{self, Timing};
     use rand::SeedableRng;
 
-    fn step(pathway: VisitorKind) -> Step {
+    fn step(pathway: VisitKind) -> Step {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         scenario::steps(
             &mut rng,
@@ -198,7 +199,7 @@ mod tests {
             pathway,
             0,
             &FormShape::contact(),
-            Timing::default(),
+            &Timing::default().profile(),
         )
         .remove(0)
     }
@@ -218,7 +219,7 @@ mod tests {
     #[test]
     fn a_replay_counted_before_its_original_leaves_the_original_new() {
         let mut t = AnswerCounts::default();
-        let first = step(VisitorKind::SecondClick);
+        let first = step(VisitKind::SecondClick);
         let mut later = first.clone();
         later.first = false;
         // The second click's replay reaches the tally first.
@@ -240,7 +241,7 @@ mod tests {
     #[test]
     fn answers_are_counted_as_they_came() {
         let mut t = AnswerCounts::default();
-        let first = step(VisitorKind::Single);
+        let first = step(VisitKind::Single);
         let mut later = first.clone();
         later.first = false;
         t.add(&first, &http(201, false, Some(1)));
@@ -290,7 +291,7 @@ mod tests {
         assert_eq!((t.posts, t.no_answer, t.answered()), (11, 1, 10));
         assert_eq!(t.receipts(), 2);
         assert_eq!((t.pages, t.pages_failed), (1, 1));
-        assert_eq!(t.pathways.get(&VisitorKind::Single), Some(&1));
+        assert_eq!(t.pathways.get(&VisitKind::Single), Some(&1));
         assert_eq!(
             t.answers_line(Lang::En),
             "posts 11: 201 3 (1 replayed, 1 absorbed) · 303 2 (0 replayed, 1 absorbed) · 202 0 · 409 1 · \

@@ -3,11 +3,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use receipt_review::demo::scenario::PlantedPathway;
 use receipt_review::demo::{DemoOptions, DemoSummary, generate};
 use receipt_review::intake::canonical::{canonical_text, parse_object, sha256_hex};
 use receipt_review::model::Millis;
 use receipt_review::model::time::parse_text;
+use receipt_review::traffic::VisitKind;
 use receipt_review::triage::model::{DamageReason, GapClass, MatchKind};
 use rusqlite::Connection;
 use serde_json::Value;
@@ -245,11 +245,11 @@ fn check_planted(conn: &Connection, s: &DemoSummary, receipts: usize) {
 
     // groups: one scope, the class of the largest gap, exact members equal to the earliest
     for pathway in [
-        PlantedPathway::SecondClick,
-        PlantedPathway::RetryNewKey,
-        PlantedPathway::Reload,
-        PlantedPathway::TwoHandlers,
-        PlantedPathway::EditedResend,
+        VisitKind::SecondClick,
+        VisitKind::RetryNewKey,
+        VisitKind::Reload,
+        VisitKind::TwoHandlers,
+        VisitKind::EditedResend,
     ] {
         assert!(s.pathway_count(pathway) > 0, "{pathway:?}");
     }
@@ -298,12 +298,13 @@ fn check_planted(conn: &Connection, s: &DemoSummary, receipts: usize) {
         let max = *g.gaps_ms.iter().max().unwrap();
         assert_eq!(g.class, GapClass::of_gap(max));
         match g.pathway {
-            PlantedPathway::TwoHandlers => assert_eq!(g.class, GapClass::Simultaneous),
-            PlantedPathway::SecondClick | PlantedPathway::RetryNewKey => {
+            VisitKind::TwoHandlers => assert_eq!(g.class, GapClass::Simultaneous),
+            VisitKind::SecondClick | VisitKind::RetryNewKey => {
                 assert_eq!(g.class, GapClass::Seconds)
             }
-            PlantedPathway::Reload => assert_eq!(g.class, GapClass::Minutes),
-            PlantedPathway::EditedResend => assert_ne!(g.class, GapClass::Simultaneous),
+            VisitKind::Reload => assert_eq!(g.class, GapClass::Minutes),
+            VisitKind::EditedResend => assert_ne!(g.class, GapClass::Simultaneous),
+            other => panic!("a group planted by {other:?}"),
         }
         // a new key per copy, or none
         let keys: Vec<_> = g

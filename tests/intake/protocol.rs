@@ -39,6 +39,18 @@ fn obj(v: Value) -> Map<String, Value> {
     }
 }
 
+/// `POST /orders` of tenant `t1` with key `k1`: the request most tests here make.
+fn post_order<F, E>(
+    store: &mut MemoryStore,
+    body: &Map<String, Value>,
+    action: F,
+) -> Result<Value, ExecuteError<E>>
+where
+    F: FnOnce() -> Result<Value, E>,
+{
+    execute(store, "t1", "POST", "/orders", "k1", body, action)
+}
+
 // ---- 1. key grammar ----------------------------------------------------------------------
 
 #[test]
@@ -271,16 +283,7 @@ fn new_key_runs_the_action_once_and_records_it() {
     let mut store = MemoryStore::new();
     let action = Counted::new();
     let body = obj(json!({"name": "山田", "amount": 100}));
-    let got = execute(
-        &mut store,
-        "t1",
-        "POST",
-        "/orders",
-        "k1",
-        &body,
-        action.ok(json!({"id": 1})),
-    )
-    .unwrap();
+    let got = post_order(&mut store, &body, action.ok(json!({"id": 1}))).unwrap();
     assert_eq!(got, json!({"id": 1}));
     assert_eq!(action.calls.get(), 1);
     let scope = scoped_key("t1", "POST", "/orders", "k1").unwrap();
@@ -294,16 +297,7 @@ fn same_key_same_body_replays_without_running() {
     let mut store = MemoryStore::new();
     let action = Counted::new();
     let body = obj(json!({"name": "山田", "amount": 100}));
-    let first = execute(
-        &mut store,
-        "t1",
-        "POST",
-        "/orders",
-        "k1",
-        &body,
-        action.ok(json!({"id": 1, "items": [1]})),
-    )
-    .unwrap();
+    let first = post_order(&mut store, &body, action.ok(json!({"id": 1, "items": [1]}))).unwrap();
     let second = execute(
         &mut store,
         "t1",
@@ -338,27 +332,9 @@ fn changed_body_is_a_conflict_and_runs_nothing() {
     let mut store = MemoryStore::new();
     let action = Counted::new();
     let body = obj(json!({"amount": 100}));
-    execute(
-        &mut store,
-        "t1",
-        "POST",
-        "/orders",
-        "k1",
-        &body,
-        action.ok(json!({"id": 1})),
-    )
-    .unwrap();
+    post_order(&mut store, &body, action.ok(json!({"id": 1}))).unwrap();
     let changed = obj(json!({"amount": 999}));
-    let err = execute(
-        &mut store,
-        "t1",
-        "POST",
-        "/orders",
-        "k1",
-        &changed,
-        action.ok(json!({"id": 2})),
-    )
-    .unwrap_err();
+    let err = post_order(&mut store, &changed, action.ok(json!({"id": 2}))).unwrap_err();
     let scope = scoped_key("t1", "POST", "/orders", "k1").unwrap();
     match &err {
         ExecuteError::Conflict { scoped_key } => assert_eq!(scoped_key, &scope),
@@ -376,28 +352,10 @@ fn a_failing_action_leaves_no_record_and_can_be_retried() {
     let mut store = MemoryStore::new();
     let action = Counted::new();
     let body = obj(json!({"amount": 100}));
-    let err = execute(
-        &mut store,
-        "t1",
-        "POST",
-        "/orders",
-        "k1",
-        &body,
-        action.failing(),
-    )
-    .unwrap_err();
+    let err = post_order(&mut store, &body, action.failing()).unwrap_err();
     assert!(matches!(&err, ExecuteError::Action(m) if m == "mail server down"));
     assert!(store.is_empty());
-    let got = execute(
-        &mut store,
-        "t1",
-        "POST",
-        "/orders",
-        "k1",
-        &body,
-        action.ok(json!({"id": 3})),
-    )
-    .unwrap();
+    let got = post_order(&mut store, &body, action.ok(json!({"id": 3}))).unwrap();
     assert_eq!(got, json!({"id": 3}));
     assert_eq!(action.calls.get(), 2);
     assert_eq!(store.len(), 1);

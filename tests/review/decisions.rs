@@ -15,7 +15,7 @@ use tempfile::TempDir;
 
 use crate::common::db::Db;
 use crate::common::insert;
-use crate::support::{T0, request};
+use crate::support::{T0, decided, request};
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const REVIEW_LOG_SQL: &str = include_str!(concat!(
@@ -393,9 +393,7 @@ fn a_batch_undo_leaves_each_item_decided_or_reopened_since() {
         .unwrap()
     };
     reopen(&mut db, "dup:20", "bob");
-    let bobs = review::decide(&mut db, &request("dup:20", Decision::Spam, "bob", &[20]))
-        .unwrap()
-        .entry;
+    let bobs = decided(&mut db, "dup:20", Decision::Spam, "bob", &[20]);
     reopen(&mut db, "dup:40", "carol");
 
     let asked = undo(&mut db, "aiko", None);
@@ -434,12 +432,7 @@ fn undo_of_a_bot_group_decision_asks_with_the_receipts_it_reopens() {
         &request("dup:1", Decision::Distinct, "aiko", &[1, 2]),
     )
     .unwrap();
-    let spam = review::decide(
-        &mut db,
-        &request("bot:91", Decision::Spam, "aiko", &[91, 92, 95]),
-    )
-    .unwrap()
-    .entry;
+    let spam = decided(&mut db, "bot:91", Decision::Spam, "aiko", &[91, 92, 95]);
     let wide = Wide::Group {
         entry: spam.id,
         item: "bot:91".into(),

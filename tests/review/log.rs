@@ -14,7 +14,7 @@ use rusqlite::{Connection, params};
 use tempfile::TempDir;
 
 use crate::common::db::Db;
-use crate::support::{T0, request};
+use crate::support::{T0, decided, request};
 
 const SCHEMA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/schema.sql"));
 const REVIEW_LOG_SQL: &str = include_str!(concat!(
@@ -264,12 +264,13 @@ fn a_stale_view_cannot_overwrite_another_operators_decision() {
     add_receipt(&alice, 12, "completed");
     add_receipt(&alice, 13, "completed");
 
-    let first = review::decide(
+    let first = decided(
         &mut alice,
-        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
-    )
-    .unwrap()
-    .entry;
+        "dup:12",
+        Decision::Duplicate,
+        "alice",
+        &[12, 13],
+    );
     // Bob looked before Alice decided: he saw no decision.
     let err = review::decide(
         &mut bob,
@@ -539,12 +540,7 @@ fn undo_appends_a_reopening_and_reverts_an_untouched_state() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    let decided = review::decide(
-        &mut conn,
-        &request("stuck:77", Decision::Failed, "alice", &[]),
-    )
-    .unwrap()
-    .entry;
+    let decided = decided(&mut conn, "stuck:77", Decision::Failed, "alice", &[]);
 
     let undone = review::undo_last(&mut conn, "alice", T0 + 5_000)
         .unwrap()
@@ -664,18 +660,8 @@ fn undo_keeps_a_state_that_changed_since_the_decision() {
 fn undo_takes_the_operators_own_latest_decision() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
-    let a1 = review::decide(
-        &mut conn,
-        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
-    )
-    .unwrap()
-    .entry;
-    let a2 = review::decide(
-        &mut conn,
-        &request("conflict:40", Decision::FollowUp, "alice", &[]),
-    )
-    .unwrap()
-    .entry;
+    let a1 = decided(&mut conn, "dup:12", Decision::Duplicate, "alice", &[12, 13]);
+    let a2 = decided(&mut conn, "conflict:40", Decision::FollowUp, "alice", &[]);
     review::decide(
         &mut conn,
         &request("conflict:41", Decision::OriginalStands, "bob", &[]),
@@ -702,12 +688,7 @@ fn undo_of_a_decision_someone_else_overtook_writes_nothing() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
     add_receipt(&conn, 77, "in_flight");
-    let first = review::decide(
-        &mut conn,
-        &request("stuck:77", Decision::StillPending, "alice", &[]),
-    )
-    .unwrap()
-    .entry;
+    let first = decided(&mut conn, "stuck:77", Decision::StillPending, "alice", &[]);
     let mut req = request("stuck:77", Decision::Completed, "bob", &[]);
     req.expected_last = Some(first.id);
     review::decide(&mut conn, &req).unwrap();
@@ -730,18 +711,8 @@ fn undo_of_a_decision_someone_else_overtook_writes_nothing() {
 fn undo_never_reaches_past_an_overtaken_decision_to_an_older_one() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
-    let older = review::decide(
-        &mut conn,
-        &request("conflict:40", Decision::FollowUp, "alice", &[]),
-    )
-    .unwrap()
-    .entry;
-    let mine = review::decide(
-        &mut conn,
-        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
-    )
-    .unwrap()
-    .entry;
+    let older = decided(&mut conn, "conflict:40", Decision::FollowUp, "alice", &[]);
+    let mine = decided(&mut conn, "dup:12", Decision::Duplicate, "alice", &[12, 13]);
     let mut req = request("dup:12", Decision::Distinct, "bob", &[12, 13]);
     req.expected_last = Some(mine.id);
     let bobs = review::decide(&mut conn, &req).unwrap().entry;
@@ -774,18 +745,8 @@ fn undo_never_reaches_past_an_overtaken_decision_to_an_older_one() {
 fn undo_goes_back_through_an_operators_own_revisions() {
     let (_dir, path) = new_db();
     let mut conn = open(&path);
-    let older = review::decide(
-        &mut conn,
-        &request("conflict:40", Decision::FollowUp, "alice", &[]),
-    )
-    .unwrap()
-    .entry;
-    let first = review::decide(
-        &mut conn,
-        &request("dup:12", Decision::Duplicate, "alice", &[12, 13]),
-    )
-    .unwrap()
-    .entry;
+    let older = decided(&mut conn, "conflict:40", Decision::FollowUp, "alice", &[]);
+    let first = decided(&mut conn, "dup:12", Decision::Duplicate, "alice", &[12, 13]);
     let mut req = request("dup:12", Decision::Spam, "alice", &[12, 13]);
     req.expected_last = Some(first.id);
     let second = review::decide(&mut conn, &req).unwrap().entry;
@@ -813,12 +774,7 @@ fn reopen_names_an_item_and_respects_what_the_operator_saw() {
         Err(DecideError::Invalid(DecisionError::BadItem { .. }))
     ));
 
-    let first = review::decide(
-        &mut conn,
-        &request("dup:12", Decision::Spam, "alice", &[12, 13]),
-    )
-    .unwrap()
-    .entry;
+    let first = decided(&mut conn, "dup:12", Decision::Spam, "alice", &[12, 13]);
     let mut req = request("dup:12", Decision::Distinct, "alice", &[12, 13]);
     req.expected_last = Some(first.id);
     let second = review::decide(&mut conn, &req).unwrap().entry;
@@ -912,13 +868,9 @@ fn latest_log_id_moves_when_anyone_appends() {
     let mut alice = open(&path);
     let watcher = open(&path);
     assert_eq!(review::latest_log_id(&watcher).unwrap(), None);
-    let a = review::decide(&mut alice, &request("dup:1", Decision::Spam, "alice", &[1]))
-        .unwrap()
-        .entry;
+    let a = decided(&mut alice, "dup:1", Decision::Spam, "alice", &[1]);
     assert_eq!(review::latest_log_id(&watcher).unwrap(), Some(a.id));
-    let b = review::decide(&mut alice, &request("dup:2", Decision::Spam, "alice", &[2]))
-        .unwrap()
-        .entry;
+    let b = decided(&mut alice, "dup:2", Decision::Spam, "alice", &[2]);
     assert!(b.id > a.id);
     assert_eq!(review::latest_log_id(&watcher).unwrap(), Some(b.id));
 }

@@ -1,8 +1,9 @@
 //! What the review tests share: the time they decide at, and a decision
 //! request as the screen and `resolve` make one.
 
-use receipt_review::model::Decision;
+use receipt_review::model::{Decision, LogEntry};
 use receipt_review::review::{self, DecisionRequest};
+use receipt_review::storage::Storage;
 
 /// When every decision here is made: 2026-11-29T10:15:30.123Z.
 pub const T0: i64 = 1_795_947_330_123;
@@ -21,4 +22,17 @@ pub fn request(item: &str, decision: Decision, operator: &str, ids: &[i64]) -> D
         expected_last: None,
         kept: None,
     }
+}
+
+/// Records [`request`]'s decision, which must be accepted, and returns its log row.
+pub fn decided(
+    storage: &mut dyn Storage,
+    item: &str,
+    decision: Decision,
+    operator: &str,
+    ids: &[i64],
+) -> LogEntry {
+    review::decide(storage, &request(item, decision, operator, ids))
+        .unwrap()
+        .entry
 }

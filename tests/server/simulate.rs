@@ -172,7 +172,7 @@ fn a_short_run_writes_every_pathway_and_prints_what_the_database_holds() {
         "retry_new_key",
         "reload",
         "two_handlers",
-        "corrected_resend",
+        "edited_resend",
         "follow_up",
         "honeypot_bot",
         "bot_campaign",

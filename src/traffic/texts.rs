@@ -1,4 +1,4 @@
-//! Word lists and sentence parts for the demo's contact-form inquiries, Japanese and English.
+//! Word lists and sentence parts for visitors' contact-form inquiries, Japanese and English.
 //! Everything is invented; the domains are reserved example domains.
 
 use rand::RngExt;
