@@ -31,6 +31,7 @@ mod ingest;
 mod inspect;
 mod near;
 mod scan;
+pub mod sentences;
 mod sinks;
 mod stuck;
 pub mod text;

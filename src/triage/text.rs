@@ -655,7 +655,7 @@ fn breaks_tokens(c: char) -> bool {
 /// tokenise alike in both (a start ending after a token break, an end
 /// starting at one), not overlapping: the tokens of each text are those of
 /// the start, of what lies between, and of the end.
-fn shared_ends(a: &str, b: &str) -> (usize, usize) {
+pub(crate) fn shared_ends(a: &str, b: &str) -> (usize, usize) {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     let mut same = x.iter().zip(y).take_while(|(p, q)| p == q).count();
     while !a.is_char_boundary(same) {

@@ -8,9 +8,11 @@
 
 use std::sync::LazyLock;
 
-use crate::i18n::Lang;
+use crate::i18n::{Lang, fill};
 use crate::model::{Decision, Kind, ReceiptState};
+use crate::sanitize::inline;
 use crate::t;
+use crate::triage::model::SentenceChange;
 
 /// A decision as people say it: `follow-up`, `original stands`, `still pending`.
 pub fn decision(decision: Decision, lang: Lang) -> &'static str {
@@ -335,6 +337,59 @@ pub fn edited_copy(fields: &[String], lang: Lang) -> String {
         t!(lang, "words.near.edited_one", fields = list)
     } else {
         t!(lang, "words.near.edited_many", fields = list)
+    }
+}
+
+/// Why a copy edited by sentence is in its group: each change to `fields`, in the first copy's
+/// order ("sentences 7 and 8 were replaced by “urgent”").
+pub fn edited_by_sentences(fields: &[String], changes: &[SentenceChange], lang: Lang) -> String {
+    let parts: Vec<String> = changes.iter().map(|c| sentence_change(c, lang)).collect();
+    t!(
+        lang,
+        "words.near.edited_sentences",
+        fields = and_list(fields, lang),
+        changes = parts.join(t!(lang, "words.near.separator"))
+    )
+}
+
+/// The most characters of a visitor's text quoted in a change.
+const QUOTED_CHARS: usize = 40;
+
+fn sentence_change(c: &SentenceChange, lang: Lang) -> String {
+    let text = inline(&c.added, QUOTED_CHARS);
+    let was = inline(&c.removed, QUOTED_CHARS);
+    let numbered = |one: &str, two: &str, range: &str| match c.sentences.as_slice() {
+        [n] => fill(lang, one, &[("n", n), ("text", &text)]),
+        [a, b] => fill(lang, two, &[("a", a), ("b", b), ("text", &text)]),
+        [a, .., b] => fill(lang, range, &[("a", a), ("b", b), ("text", &text)]),
+        [] => String::new(),
+    };
+    if c.sentences.is_empty() || c.removed.is_empty() {
+        if c.after == 0 {
+            t!(lang, "words.near.sentence.added_start", text = text)
+        } else {
+            t!(lang, "words.near.sentence.added", n = c.after, text = text)
+        }
+    } else if c.added.is_empty() {
+        numbered(
+            "words.near.sentence.removed_one",
+            "words.near.sentence.removed_two",
+            "words.near.sentence.removed_range",
+        )
+    } else if c.whole_sentences {
+        numbered(
+            "words.near.sentence.replaced_one",
+            "words.near.sentence.replaced_two",
+            "words.near.sentence.replaced_range",
+        )
+    } else {
+        t!(
+            lang,
+            "words.near.sentence.changed",
+            n = c.sentences[0],
+            was = was,
+            text = text
+        )
     }
 }
 
