@@ -3,10 +3,11 @@
 
     python3 scripts/group_accuracy.py DB [--binary target/release/receipt-review]
 
-Reads DB's `.planted.json` (written beside it by gen_mixed.py), runs the report, and prints
-for exact and near groups (a near group has a partial or edited member in the report) and for
-all: recall, the planted groups found with exactly their receipts; precision, the reported
-groups that are exactly a planted one. Standard library only.
+Reads DB's `.planted.json` (gen_mixed.py's `--summary`, beside it), runs the report, and prints
+for exact and near groups, as the report calls them (near: a partial or edited member), the
+planted groups found and the precision; and for all groups, recall (the planted groups found
+with exactly their receipts) and precision (the reported groups that are exactly a planted
+one). Standard library only.
 """
 
 import argparse
@@ -39,9 +40,6 @@ def main():
     for d in report["duplicates"]:
         near = any(m["match"] != "exact" for m in d["members"])
         reported[tuple(sorted(d["receipt_ids"]))] = near
-    # A planted group is near when the report, finding it, says so; a missed one is counted
-    # by the planted share of near members (gen_mixed.py plants a near group's copies as
-    # partial or edited members).
     found = planted_groups & reported.keys()
     rows = []
     for name, pick in (("exact", False), ("near", True)):
@@ -54,10 +52,10 @@ def main():
           f"{len(found)} found exactly, {missed} missed")
     for name, hits, rep, true in rows:
         precision = true / rep if rep else 1.0
-        print(f"  {name:5}: found {hits}, reported {rep}, precision {precision:.4f}")
+        print(f"  {name:5}: found {hits}, reported {rep}, precision {precision:.5f}")
     recall = len(found) / len(planted_groups) if planted_groups else 1.0
     precision = sum(1 for g in reported if g in planted_groups) / len(reported) if reported else 1.0
-    print(f"  all  : recall {recall:.4f}, precision {precision:.4f}")
+    print(f"  all  : recall {recall:.5f}, precision {precision:.5f}")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,13 @@ use super::text;
 /// Texts of more sentences are left to the word rule.
 pub const MAX_SENTENCES: usize = 200;
 /// What the copy with less of its own brings: at most this many tokens...
-pub const NEW_TOKENS_MIN: usize = 2;
+pub const NEW_TOKENS_MIN: usize = 1;
 /// ...or this share of its tokens, in percent, whichever is larger.
 pub const NEW_TOKENS_PERCENT: usize = 10;
+/// A short note in place of what was cut: at most this many tokens...
+pub const NOTE_MAX_TOKENS: usize = 4;
+/// ...in place of at least this many times as many tokens.
+pub const NOTE_CUT_RATIO: usize = 4;
 /// What both keep: at least this share of the longer copy's tokens, in percent.
 pub const KEPT_OF_LONGER_PERCENT: usize = 25;
 
@@ -90,13 +94,13 @@ struct Counts {
     only_b: usize,
     /// Sentences equal in both.
     equal_sentences: usize,
-    /// A run of changed sentences replaced a sentence by a different one: both sides bring
-    /// at least [`SWAP_MIN_TOKENS`] and half the run of their own.
+    /// A run of changed sentences replaced a sentence by a different one: its token edit
+    /// distance is at least [`SWAP_MIN_TOKENS`] and half of either side's run.
     swapped: bool,
 }
 
-/// A changed sentence is a different one when each side brings at least this many tokens
-/// (and half its run) of its own.
+/// A changed sentence is a different one when the two differ by at least this many tokens
+/// (and half of either side's run), token by token.
 pub const SWAP_MIN_TOKENS: usize = 5;
 
 /// Two texts of several sentences compared sentence by sentence.
@@ -107,21 +111,25 @@ pub struct SentenceComparison {
 }
 
 impl SentenceComparison {
-    /// The tokens the copy with the fewer tokens brings of its own, and its token count.
-    fn own_of_shorter(&self) -> (usize, usize) {
+    /// The tokens the copy with the fewer tokens brings of its own, its token count, and the
+    /// tokens the other copy brings of its own.
+    fn own_of_shorter(&self) -> (usize, usize, usize) {
         let c = &self.counts;
         let (total_a, total_b) = (c.kept + c.only_a, c.kept + c.only_b);
         if total_a <= total_b {
-            (c.only_a, total_a)
+            (c.only_a, total_a, c.only_b)
         } else {
-            (c.only_b, total_b)
+            (c.only_b, total_b, c.only_a)
         }
     }
 
-    /// What the copy with the fewer tokens brings is a few tokens at most.
+    /// What the copy with the fewer tokens brings is a few tokens at most: max(1, 10 %) of
+    /// its tokens, or a short note (4 tokens at most) in place of at least four times as much
+    /// that it cut ("大至急" for an 18-character question).
     fn brings_a_few_tokens(&self) -> bool {
-        let (own, shorter) = self.own_of_shorter();
+        let (own, shorter, other) = self.own_of_shorter();
         own <= NEW_TOKENS_MIN.max(shorter * NEW_TOKENS_PERCENT / 100)
+            || (own <= NOTE_MAX_TOKENS && own * NOTE_CUT_RATIO <= other)
     }
 
     /// `b` is `a` rewritten by a sentence or two: at least one sentence kept whole, a few
@@ -204,12 +212,16 @@ fn compare_run(
         .take(room)
         .take_while(|(x, y)| x == y)
         .count();
-    let (own_a, own_b) = (ta.len() - head - tail, tb.len() - head - tail);
+    let (mid_a, mid_b) = (&ta[head..ta.len() - tail], &tb[head..tb.len() - tail]);
     counts.kept += head + tail;
-    counts.only_a += own_a;
-    counts.only_b += own_b;
-    let different = |own: usize, run: usize| own >= SWAP_MIN_TOKENS && own * 2 >= run;
-    counts.swapped |= different(own_a, ta.len()) && different(own_b, tb.len());
+    counts.only_a += mid_a.len();
+    counts.only_b += mid_b.len();
+    // A sentence replaced by a different one, not corrected here and there: aligned token by
+    // token, most of each side still differs.
+    if mid_a.len().min(mid_b.len()) >= SWAP_MIN_TOKENS {
+        let d = strsim::generic_levenshtein(&mid_a.to_vec(), &mid_b.to_vec());
+        counts.swapped |= d >= SWAP_MIN_TOKENS && d * 2 >= ta.len() && d * 2 >= tb.len();
+    }
     describe(&sa[ra.clone()], &sb[rb], ra.start)
 }
 
@@ -346,6 +358,18 @@ mod tests {
         assert_eq!(edit(a, b), None);
         let a = "Hello. This is Ada from Acme. Could you send the price list for 2027? Thanks.";
         let b = "Hello. This is Ada from Acme. Is your office open on Saturday mornings? Thanks.";
+        assert_eq!(edit(a, b), None);
+    }
+
+    #[test]
+    fn a_short_note_in_place_of_a_cut_question_is_an_edit_but_a_short_other_question_is_not() {
+        let a = "高橋と申します。\n1月分の領収書を8枚発行してください。\nご検討ください。";
+        let b = "高橋と申します。\n大至急 \nご検討ください。";
+        let changes = edit(a, b).expect("a note for a cut question");
+        assert_eq!(changes[0].sentences, [2]);
+        assert_eq!(changes[0].added, "大至急");
+        let a = "Hello. This is Ada. Any parking? Thanks.";
+        let b = "Hello. This is Ada. Open on Sunday? Thanks.";
         assert_eq!(edit(a, b), None);
     }
 

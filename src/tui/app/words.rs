@@ -650,6 +650,41 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_edited_by_sentence_says_which_sentences_in_both_languages() {
+        let change = |sentences: &[u32], after, removed: &str, added: &str, whole| SentenceChange {
+            sentences: sentences.to_vec(),
+            after,
+            removed: removed.into(),
+            added: added.into(),
+            whole_sentences: whole,
+        };
+        let urgent = [change(&[6, 7], 5, "交換を… 文言サンプル。", "urgent", true)];
+        assert_eq!(
+            edited_by_sentences(&list(&["message"]), &urgent, EN),
+            "edited copy: in message, sentences 6 and 7 were replaced by “urgent”"
+        );
+        assert_eq!(
+            edited_by_sentences(&list(&["message"]), &urgent, JA),
+            "修正ありの受付: message で6文目と7文目が「urgent」に置き換えられています"
+        );
+        let several = [
+            change(&[5], 4, "12", "1", false),
+            change(&[2, 3, 4], 1, "a b c", "", true),
+            change(&[], 7, "", "please reply\u{1b}[2J", false),
+            change(&[], 0, "", "Hi.", false),
+        ];
+        assert_eq!(
+            edited_by_sentences(&list(&["message"]), &several, EN),
+            "edited copy: in message, in sentence 5, “12” became “1”; sentences 2 to 4 were \
+             removed; “please reply\\x1b[2J” was added after sentence 7; “Hi.” was added at the start"
+        );
+        let long = "x".repeat(100);
+        let cut = [change(&[1], 0, "a", &long, true)];
+        let said = edited_by_sentences(&list(&["message"]), &cut, EN);
+        assert!(said.ends_with("x…”"), "{said}");
+    }
+
+    #[test]
     fn a_log_entry_is_one_sentence() {
         assert_eq!(
             log_sentence(
