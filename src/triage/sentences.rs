@@ -23,10 +23,11 @@ pub const MAX_SENTENCES: usize = 200;
 pub const NEW_TOKENS_MIN: usize = 1;
 /// ...or this share of its tokens, in percent, whichever is larger.
 pub const NEW_TOKENS_PERCENT: usize = 10;
-/// A short note in place of what was cut: at most this many tokens...
+/// A short note in place of what was cut ("urgent", "please reply", "大至急"): at most this
+/// many tokens, asking nothing...
 pub const NOTE_MAX_TOKENS: usize = 4;
 /// ...in place of at least this many times as many tokens.
-pub const NOTE_CUT_RATIO: usize = 4;
+pub const NOTE_CUT_RATIO: usize = 2;
 /// What both keep: at least this share of the longer copy's tokens, in percent.
 pub const KEPT_OF_LONGER_PERCENT: usize = 25;
 
@@ -92,6 +93,10 @@ struct Counts {
     only_a: usize,
     /// Only in the later text.
     only_b: usize,
+    /// What the earlier text brings of its own asks a question.
+    asks_a: bool,
+    /// What the later text brings of its own asks a question.
+    asks_b: bool,
     /// Sentences equal in both.
     equal_sentences: usize,
     /// A run of changed sentences replaced a sentence by a different one: its token edit
@@ -111,25 +116,26 @@ pub struct SentenceComparison {
 }
 
 impl SentenceComparison {
-    /// The tokens the copy with the fewer tokens brings of its own, its token count, and the
-    /// tokens the other copy brings of its own.
-    fn own_of_shorter(&self) -> (usize, usize, usize) {
+    /// The tokens the copy with the fewer tokens brings of its own, its token count, the
+    /// tokens the other copy brings of its own, and whether what it brings asks a question.
+    fn own_of_shorter(&self) -> (usize, usize, usize, bool) {
         let c = &self.counts;
         let (total_a, total_b) = (c.kept + c.only_a, c.kept + c.only_b);
         if total_a <= total_b {
-            (c.only_a, total_a, c.only_b)
+            (c.only_a, total_a, c.only_b, c.asks_a)
         } else {
-            (c.only_b, total_b, c.only_a)
+            (c.only_b, total_b, c.only_a, c.asks_b)
         }
     }
 
     /// What the copy with the fewer tokens brings is a few tokens at most: max(1, 10 %) of
-    /// its tokens, or a short note (4 tokens at most) in place of at least four times as much
-    /// that it cut ("大至急" for an 18-character question).
+    /// its tokens, or a short note that asks nothing in place of at least twice as much that
+    /// it cut ("大至急" for an 18-character question, but not "Open on Sunday?" for "Any
+    /// parking?").
     fn brings_a_few_tokens(&self) -> bool {
-        let (own, shorter, other) = self.own_of_shorter();
+        let (own, shorter, other, asks) = self.own_of_shorter();
         own <= NEW_TOKENS_MIN.max(shorter * NEW_TOKENS_PERCENT / 100)
-            || (own <= NOTE_MAX_TOKENS && own * NOTE_CUT_RATIO <= other)
+            || (own <= NOTE_MAX_TOKENS && !asks && own * NOTE_CUT_RATIO <= other)
     }
 
     /// `b` is `a` rewritten by a sentence or two: at least one sentence kept whole, a few
@@ -216,6 +222,8 @@ fn compare_run(
     counts.kept += head + tail;
     counts.only_a += mid_a.len();
     counts.only_b += mid_b.len();
+    counts.asks_a |= asks(mid_a);
+    counts.asks_b |= asks(mid_b);
     // A sentence replaced by a different one, not corrected here and there: aligned token by
     // token, most of each side still differs.
     if mid_a.len().min(mid_b.len()) >= SWAP_MIN_TOKENS {
@@ -223,6 +231,15 @@ fn compare_run(
         counts.swapped |= d >= SWAP_MIN_TOKENS && d * 2 >= ta.len() && d * 2 >= tb.len();
     }
     describe(&sa[ra.clone()], &sb[rb], ra.start)
+}
+
+/// The tokens end a question: `?`, or Japanese `か` before the sentence's end.
+fn asks(tokens: &[&str]) -> bool {
+    tokens.iter().any(|t| t.contains(['?', '？']))
+        || tokens
+            .windows(2)
+            .any(|w| w[0] == "か" && matches!(w[1], "。" | "!"))
+        || tokens.last() == Some(&"か")
 }
 
 fn tokens_of<'a>(run: &[&'a str]) -> Vec<&'a str> {
@@ -371,6 +388,12 @@ mod tests {
         let a = "Hello. This is Ada. Any parking? Thanks.";
         let b = "Hello. This is Ada. Open on Sunday? Thanks.";
         assert_eq!(edit(a, b), None);
+        let a = "Hello. This is Ada. What does the annual plan cost? Thanks.";
+        let b = "Hello. This is Ada. Open Sunday? Thanks.";
+        assert_eq!(edit(a, b), None, "a short question is no note");
+        let a = "Hello. The item I got is damaged. We need an answer by August 26.\nThanks.";
+        let b = "Hello. The item I got is damaged. please reply\nThanks.";
+        assert!(edit(a, b).is_some(), "a note for a cut sentence");
     }
 
     #[test]
