@@ -321,6 +321,7 @@ mod tests {
             id,
             match_kind,
             fields: vec![],
+            sentence_changes: Vec::new(),
         }
     }
 

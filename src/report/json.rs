@@ -327,11 +327,13 @@ mod tests {
                         id: 12,
                         match_kind: MatchKind::Exact,
                         fields: vec![],
+                        sentence_changes: Vec::new(),
                     },
                     Member {
                         id: 13,
                         match_kind: MatchKind::Partial,
                         fields: vec!["phone".into()],
+                        sentence_changes: Vec::new(),
                     },
                 ],
                 gaps_ms: vec![2300],

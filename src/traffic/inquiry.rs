@@ -4,6 +4,7 @@ use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::texts::{self, TextLang, Topic, Visitor};
+use crate::triage::sentences::sentence_edit;
 use crate::triage::text::{differs_by_a_few_words, normalize_text};
 use crate::triage::visitor::{Identity, identity_of};
 
@@ -54,6 +55,18 @@ impl Inquiry {
         Self {
             message: texts::edit_text(rng, self.lang(), &self.message),
             ..self.clone()
+        }
+    }
+
+    /// The same visitor, one or two sentences of the message replaced by a word ("urgent"): an
+    /// edited copy by sentence; a few words corrected when the message is too short for it.
+    pub fn rewritten(&self, rng: &mut ChaCha8Rng) -> Self {
+        match texts::rewrite_sentences(rng, self.lang(), &self.message) {
+            Some(message) => Self {
+                message,
+                ..self.clone()
+            },
+            None => self.corrected(rng),
         }
     }
 
@@ -160,10 +173,11 @@ impl FieldRole {
     }
 }
 
-/// The analysis would call these two messages the same or an edit of each other.
+/// The analysis would call these two messages of one visitor the same or an edit of each
+/// other (by a few words, or by a sentence or two).
 pub(crate) fn near(a: &str, b: &str) -> bool {
     let (a, b) = (normalize_text(a), normalize_text(b));
-    a == b || differs_by_a_few_words(&a, &b)
+    a == b || differs_by_a_few_words(&a, &b) || sentence_edit(&a, &b).is_some()
 }
 
 #[cfg(test)]

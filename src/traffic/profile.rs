@@ -35,6 +35,8 @@ pub struct Profile {
     pub edited_resend: RangeInclusive<Millis>,
     /// The share of edited resends sent from the same page, with its key: a key conflict.
     pub resend_same_page: f64,
+    /// The share of edited resends rewritten by a sentence or two rather than a few words.
+    pub rewritten_by_sentence: f64,
     /// The gap before a visitor writes again.
     pub follow_up: RangeInclusive<Millis>,
     /// The share of follow-ups that send the very same text again (no answer came).
@@ -68,6 +70,7 @@ impl Profile {
             half_first: 0.4,
             edited_resend: 20_000..=8 * MINUTE,
             resend_same_page: 0.0,
+            rewritten_by_sentence: 0.3,
             follow_up: 2 * HOUR..=30 * HOUR,
             follow_up_same_text: 0.4,
             key_conflict: 5_000..=5 * MINUTE,
@@ -94,6 +97,7 @@ impl Profile {
             half_first: 0.3,
             edited_resend: resend_after..=resend_after + resend_after / 2,
             resend_same_page: 0.3,
+            rewritten_by_sentence: 0.3,
             follow_up: resend_after..=resend_after + resend_after / 2,
             follow_up_same_text: 0.0,
             key_conflict: 5_000..=MINUTE,

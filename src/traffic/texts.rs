@@ -625,6 +625,62 @@ pub fn edit_text(rng: &mut ChaCha8Rng, lang: TextLang, text: &str) -> String {
     }
 }
 
+const JA_URGENT: &[&str] = &["至急", "大至急", "urgent"];
+const EN_URGENT: &[&str] = &["urgent", "URGENT", "please reply"];
+
+/// The same text with one sentence (or two, in a longer text) after the first replaced by a
+/// word or two ("urgent"), as when a visitor cuts a detail and resends in a hurry; `None`
+/// for a text of fewer than three sentences.
+pub fn rewrite_sentences(rng: &mut ChaCha8Rng, lang: TextLang, text: &str) -> Option<String> {
+    let mut sentences: Vec<&str> = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, d)| d);
+        let ends = matches!(c, '。' | '！' | '？' | '\n')
+            || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
+        if ends {
+            let end = i + c.len_utf8();
+            sentences.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        sentences.push(&text[start..]);
+    }
+    let whole: Vec<usize> = (1..sentences.len())
+        .filter(|&i| !sentences[i].trim().is_empty())
+        .collect();
+    if whole.len() < 2 {
+        return None;
+    }
+    let at = whole[rng.random_range(0..whole.len())];
+    let two = whole.len() >= 4 && at + 1 < sentences.len() && rng.random_bool(0.5);
+    let word = match lang {
+        TextLang::Ja => JA_URGENT.choose(rng).unwrap(),
+        TextLang::En => EN_URGENT.choose(rng).unwrap(),
+    };
+    let gone = if two { at..at + 2 } else { at..at + 1 };
+    let mut out = String::with_capacity(text.len());
+    for (i, s) in sentences.iter().enumerate() {
+        if i == gone.start {
+            // Keep the line break or space that separated the sentence from the next.
+            let tail = sentences[gone.end - 1].len() - sentences[gone.end - 1].trim_end().len();
+            let lead = s.len() - s.trim_start().len();
+            out.push_str(&s[..lead]);
+            out.push_str(word);
+            let last = sentences[gone.end - 1];
+            out.push_str(&last[last.len() - tail..]);
+            if tail == 0 && gone.end < sentences.len() {
+                out.push(' ');
+            }
+        } else if !gone.contains(&i) {
+            out.push_str(s);
+        }
+    }
+    Some(out)
+}
+
 /// A spam body, the same for every sender of one campaign.
 pub fn spam(rng: &mut ChaCha8Rng) -> (String, String) {
     let site = format!(
@@ -693,6 +749,26 @@ pub fn spam_sender(rng: &mut ChaCha8Rng) -> (String, String) {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn a_sentence_rewrite_replaces_a_sentence_after_the_first_by_a_word() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let ja = "お世話になっております。\n見積もりをお願いします。予算は50万円です。\nよろしくお願いします。";
+        for _ in 0..30 {
+            let out = rewrite_sentences(&mut rng, TextLang::Ja, ja).unwrap();
+            assert!(out.starts_with("お世話になっております。"), "{out}");
+            assert!(JA_URGENT.iter().any(|w| out.contains(w)), "{out}");
+            assert!(out.chars().count() < ja.chars().count(), "{out}");
+        }
+        let en = "Hello. We'd like a quote for 12 people. We need it by May 3.\nBest regards.";
+        let out = rewrite_sentences(&mut rng, TextLang::En, en).unwrap();
+        assert!(out.starts_with("Hello. "), "{out}");
+        assert!(EN_URGENT.iter().any(|w| out.contains(w)), "{out}");
+        assert_eq!(
+            rewrite_sentences(&mut rng, TextLang::En, "Hello. Thanks."),
+            None
+        );
+    }
 
     #[test]
     fn edits_always_change_the_text_a_little() {

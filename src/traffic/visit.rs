@@ -28,7 +28,7 @@ pub enum VisitKind {
     Reload,
     /// Two handlers post one form under a second apart, one copy about half empty.
     TwoHandlers,
-    /// The visitor corrected a few words and sent it again.
+    /// The visitor corrected a few words, or replaced a sentence or two, and sent it again.
     EditedResend,
     /// The same visitor writes again hours later: a genuine second message.
     FollowUp,
@@ -223,7 +223,11 @@ impl Visit {
                 } else {
                     1
                 };
-                b.typed = b.typed.corrected(rng);
+                b.typed = if rng.random_bool(p.rewritten_by_sentence) {
+                    b.typed.rewritten(rng)
+                } else {
+                    b.typed.corrected(rng)
+                };
                 b.post(at, Content::Edited, page, KeyUse::Page);
             }
             VisitKind::FollowUp => {
@@ -479,7 +483,7 @@ mod tests {
             let e = of(VisitKind::EditedResend, seed, &p);
             let (a, b) = (&e.attempts[0].typed, &e.attempts[1].typed);
             assert_ne!(a.message, b.message);
-            assert!(near(&a.message, &b.message));
+            assert!(near(&a.message, &b.message), "{a:?}\n{b:?}");
             assert_eq!(e.attempts[1].page, 1, "a new page: a new key");
 
             let f = of(VisitKind::FollowUp, seed, &p);

@@ -527,6 +527,7 @@ mod tests {
                         id,
                         match_kind: MatchKind::Exact,
                         fields: vec![],
+                        sentence_changes: Vec::new(),
                     })
                     .collect(),
                 gaps_ms: vec![60_000; ids.len() - 1],

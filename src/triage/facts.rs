@@ -28,6 +28,8 @@ const LET_GO: u32 = u32::MAX;
 const TOKENS_MAX: u32 = (1 << 14) - 1;
 const CHARS_MAX: u32 = (1 << 16) - 1;
 const FREE_TEXT: u32 = 1 << 30;
+/// The field names a person: an email address, a phone number, a name.
+const NAMES_A_PERSON: u32 = 1 << 31;
 
 /// One visitor field: 20 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +56,21 @@ impl FieldFact {
             key,
             info: t | (c << 14) | free,
         }
+    }
+
+    /// This field, marked as naming a person (an email address, a phone number, a name)
+    /// when `names` is true.
+    pub fn naming_a_person(mut self, names: bool) -> Self {
+        if names {
+            self.info |= NAMES_A_PERSON;
+        }
+        self
+    }
+
+    /// The field's key names a person, and so the sender (see [`Self::naming_a_person`]).
+    #[inline]
+    pub fn names_a_person(&self) -> bool {
+        self.info & NAMES_A_PERSON != 0
     }
 
     /// The interned key.

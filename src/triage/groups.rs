@@ -100,7 +100,7 @@ pub fn sweep_runs(
             } else {
                 Vec::new()
             };
-            (groups_of(ctx.store, items, &placed), global)
+            (groups_of(ctx, items, &placed), global)
         })
         .collect();
     let mut all = placements;
@@ -288,14 +288,14 @@ pub fn resweep<'g>(
                 .cloned()
                 .collect(),
             None if (anchor.created_ms, a) < start_key => {
-                vec![member(store, a, a, MatchKind::Exact)]
+                vec![member(ctx, a, a, MatchKind::Exact)]
             }
             None => Vec::new(),
         };
         for (k, &i) in run[from..].iter().enumerate() {
             let (anchor_pos, kind) = swept[pre + k];
             if items[anchor_pos as usize] == a {
-                members.push(member(store, a, i, kind));
+                members.push(member(ctx, a, i, kind));
             }
         }
         if members.len() >= 2 {
@@ -315,10 +315,11 @@ pub fn resweep<'g>(
 /// The groups of two or more copies among swept positions, each with the time
 /// of its anchor.
 pub fn groups_of(
-    store: &FactStore,
+    ctx: Ctx<'_>,
     items: &[u32],
     placed: &[(u32, MatchKind)],
 ) -> Vec<(Millis, DuplicateGroup)> {
+    let store = ctx.store;
     let mut size = vec![0u32; items.len()];
     for &(anchor, _) in placed {
         size[anchor as usize] += 1;
@@ -346,7 +347,7 @@ pub fn groups_of(
                 at,
             ));
         }
-        let member = member(store, items[a], items[pos], kind);
+        let member = member(ctx, items[a], items[pos], kind);
         let (_, g, last) = &mut out[slot[a] as usize];
         if !g.members.is_empty() {
             g.gaps_ms.push(at - *last);
@@ -363,7 +364,8 @@ pub fn groups_of(
 }
 
 /// A member of the group anchored at receipt `anchor`.
-pub fn member(store: &FactStore, anchor: u32, index: u32, kind: MatchKind) -> Member {
+pub fn member(ctx: Ctx<'_>, anchor: u32, index: u32, kind: MatchKind) -> Member {
+    let store = ctx.store;
     Member {
         id: store.receipts[index as usize].id,
         match_kind: kind,
@@ -371,6 +373,11 @@ pub fn member(store: &FactStore, anchor: u32, index: u32, kind: MatchKind) -> Me
             Vec::new()
         } else {
             near::reason_fields(store, anchor, index)
+        },
+        sentence_changes: if kind == MatchKind::Edited {
+            near::sentence_changes(ctx, anchor, index)
+        } else {
+            Vec::new()
         },
     }
 }

@@ -67,6 +67,8 @@ struct LocalKey {
     id: u32,
     /// A field naming the sender is never the message body.
     names_sender: bool,
+    /// The field names a person (not only an organisation).
+    names_a_person: bool,
 }
 
 /// One visitor field of the row being checked.
@@ -291,7 +293,10 @@ impl Inspector {
             {
                 body = Some((i, f.chars));
             }
-            fields.push(FieldFact::new(k.id, f.value, f.check, f.tokens, f.chars));
+            fields.push(
+                FieldFact::new(k.id, f.value, f.check, f.tokens, f.chars)
+                    .naming_a_person(k.names_a_person),
+            );
         }
         let scope = match s.scopes.get(row.scope) {
             Some(&id) => id,
@@ -544,6 +549,10 @@ impl Inspector {
             name: key.as_str().into(),
             id,
             names_sender: visitor::identity_of(&key).is_some(),
+            names_a_person: matches!(
+                visitor::identity_of(&key),
+                Some(visitor::Identity::Email | visitor::Identity::Phone | visitor::Identity::Name)
+            ),
         });
         s.key_index.insert(key.into(), local);
         KeyClass::Visitor(local)

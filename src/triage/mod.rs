@@ -31,6 +31,7 @@ mod ingest;
 mod inspect;
 mod near;
 mod scan;
+pub mod sentences;
 mod sinks;
 mod stuck;
 pub mod text;
@@ -408,9 +409,10 @@ fn needed_texts(store: &FactStore, members: &[Member]) -> Vec<(u32, u16)> {
                 .filter(move |&(x, a)| {
                     every || {
                         let fa = field(a);
+                        let named = near::names_the_sender(store.fields_at(a.1), a.2 as usize);
                         run.iter().enumerate().any(|(y, b)| {
                             let fb = field(b);
-                            x != y && !fa.same_value(&fb) && near::edit_needs_texts(&fa, &fb)
+                            x != y && !fa.same_value(&fb) && near::edit_needs_texts(&fa, &fb, named)
                         })
                     }
                 })

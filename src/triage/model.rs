@@ -279,6 +279,26 @@ pub struct Member {
     /// partial copy, the edited field of an edited copy).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<String>,
+    /// For a copy edited by sentence: how its free text rewrites the earlier copy's, in the
+    /// earlier copy's order (empty for an edit of a few words).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sentence_changes: Vec<SentenceChange>,
+}
+
+/// One place where an edited copy's text differs from the earlier copy's, by sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SentenceChange {
+    /// The earlier copy's sentences it touches, numbered from 1 (none when text was only
+    /// added).
+    pub sentences: Vec<u32>,
+    /// How many of the earlier copy's sentences come before it.
+    pub after: u32,
+    /// The earlier copy's text that is gone (normalised; empty when text was only added).
+    pub removed: String,
+    /// The later copy's text in its place (normalised; empty when text was only removed).
+    pub added: String,
+    /// `removed` is whole sentences (else a part of one or two).
+    pub whole_sentences: bool,
 }
 
 /// Copies of one submission, earliest first.
@@ -305,6 +325,7 @@ impl DuplicateGroup {
                     id,
                     match_kind: MatchKind::Exact,
                     fields: Vec::new(),
+                    sentence_changes: Vec::new(),
                 })
                 .collect(),
             gaps_ms: vec![1_000; ids.len() - 1],

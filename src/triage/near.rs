@@ -1,13 +1,14 @@
 //! Whether a copy is *near* a group's earliest copy: a partial copy (a strict
 //! subset of the fields, equal values) or an edited copy (one free-text field
-//! a few words apart). Fields are compared as hashes confirmed by their keyed
+//! a few words apart, or, from the same sender, rewritten by a sentence or two;
+//! never one whose sentence was swapped for another: [`super::sentences`]). Fields are compared as hashes confirmed by their keyed
 //! checks; the texts of an edited field are read only when sizes allow an edit.
 
 use std::collections::HashMap;
 
 use super::facts::{FactStore, FieldFact};
-use super::model::MatchKind;
-use super::text;
+use super::model::{MatchKind, SentenceChange};
+use super::{sentences, text};
 
 /// Normalised values of the fields an edit check may compare, by (receipt
 /// index, field position): see [`super::RereadList`].
@@ -28,15 +29,19 @@ enum Edit {
     Texts,
 }
 
-/// Whether two different values of one key can be "a few words" apart, from
-/// their sizes alone (the same early answers as [`text::differs_by_a_few_words`]).
-fn edit_by_size(x: &FieldFact, y: &FieldFact) -> Edit {
+/// Whether two different values of one key can be "a few words" apart or (when
+/// `by_sentence`: the sender is named) a sentence edit of each other, from their
+/// sizes alone (the same early answers as [`text::differs_by_a_few_words`] and
+/// [`sentences::sizes_allow`]).
+fn edit_by_size(x: &FieldFact, y: &FieldFact, by_sentence: bool) -> Edit {
     if !x.is_free_text() && !y.is_free_text() {
         return Edit::No;
     }
     if x.tokens_exact() && y.tokens_exact() {
         let (tx, ty) = (x.tokens() as usize, y.tokens() as usize);
-        if tx.abs_diff(ty) > text::few_edits(tx, ty) {
+        if tx.abs_diff(ty) > text::few_edits(tx, ty)
+            && !(by_sentence && sentences::sizes_allow(tx, ty))
+        {
             return Edit::No;
         }
     }
@@ -44,9 +49,9 @@ fn edit_by_size(x: &FieldFact, y: &FieldFact) -> Edit {
 }
 
 /// True when an edit check of these two values (same key, different values)
-/// would have to read their texts.
-pub fn edit_needs_texts(x: &FieldFact, y: &FieldFact) -> bool {
-    matches!(edit_by_size(x, y), Edit::Texts)
+/// would have to read their texts; `by_sentence`: the other fields name the sender.
+pub fn edit_needs_texts(x: &FieldFact, y: &FieldFact, by_sentence: bool) -> bool {
+    matches!(edit_by_size(x, y, by_sentence), Edit::Texts)
 }
 
 /// How receipt `b` is near receipt `a` (indices), if it is; identical copies
@@ -104,7 +109,7 @@ pub fn likeness(ctx: Ctx<'_>, a: u32, b: u32) -> Option<MatchKind> {
             if x.key() != y.key() {
                 return None;
             }
-            if let Edit::No = edit_by_size(x, y) {
+            if let Edit::No = edit_by_size(x, y, names_the_sender(fa, pi)) {
                 return None;
             }
             let (Some(tx), Some(ty)) = (
@@ -114,10 +119,56 @@ pub fn likeness(ctx: Ctx<'_>, a: u32, b: u32) -> Option<MatchKind> {
                 debug_assert!(false, "texts of {a}/{pi} and {b}/{pj} were not read");
                 return None;
             };
-            text::differs_by_a_few_words(tx, ty).then_some(MatchKind::Edited)
+            let words_apart = text::few_words_apart(tx, ty);
+            // The sentences are compared only where they can change the answer: to veto a
+            // few-word edit that swapped a sentence (which takes at least
+            // `SWAP_MIN_TOKENS` edits), or to find an edit by sentence from a named sender.
+            let by_sentence = match words_apart {
+                Some(d) => d >= sentences::SWAP_MIN_TOKENS,
+                None => names_the_sender(fa, pi),
+            };
+            let edited = match by_sentence.then(|| sentences::compare(tx, ty)).flatten() {
+                None => words_apart.is_some(),
+                Some(c) if c.swaps_a_sentence() => false,
+                Some(c) => words_apart.is_some() || c.is_sentence_edit(),
+            };
+            edited.then_some(MatchKind::Edited)
         }
         _ => None,
     }
+}
+
+/// True when a field other than the one at `except` names the sender (an email address, a
+/// phone number, a name): the fields both copies share then say they are one visitor's.
+pub fn names_the_sender(fields: &[FieldFact], except: usize) -> bool {
+    fields
+        .iter()
+        .enumerate()
+        .any(|(i, f)| i != except && f.names_a_person() && f.tokens() > 0)
+}
+
+/// For an edited copy `b` of `a` whose free text was rewritten by sentence (not by a few
+/// words): the changes, in `a`'s order; else none.
+pub fn sentence_changes(ctx: Ctx<'_>, a: u32, b: u32) -> Vec<SentenceChange> {
+    let store = ctx.store;
+    let (fa, fb) = (store.fields_at(a), store.fields_at(b));
+    let differing = |mine: &[FieldFact], theirs: &[FieldFact]| {
+        mine.iter()
+            .position(|x| !theirs.iter().any(|y| y.key() == x.key() && y.same_value(x)))
+    };
+    let (Some(pi), Some(pj)) = (differing(fa, fb), differing(fb, fa)) else {
+        return Vec::new();
+    };
+    let (Some(tx), Some(ty)) = (
+        ctx.texts.get(&(a, pi as u16)),
+        ctx.texts.get(&(b, pj as u16)),
+    ) else {
+        return Vec::new();
+    };
+    if text::few_words_apart(tx, ty).is_some() {
+        return Vec::new();
+    }
+    sentences::sentence_edit(tx, ty).unwrap_or_default()
 }
 
 /// The field names that made `b` near `a`: the keys whose values differ

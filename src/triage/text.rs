@@ -624,26 +624,29 @@ pub fn few_edits(tokens_a: usize, tokens_b: usize) -> usize {
 /// True when two normalised texts differ by a few tokens: the longer is free
 /// text, and the token edit distance is at least 1 and at most [`few_edits`].
 pub fn differs_by_a_few_words(a: &str, b: &str) -> bool {
+    few_words_apart(a, b).is_some()
+}
+
+/// The token edit distance of two normalised texts when they differ by a few
+/// tokens ([`differs_by_a_few_words`]), else `None`.
+pub fn few_words_apart(a: &str, b: &str) -> Option<usize> {
     if a == b {
-        return false;
+        return None;
     }
     let ((ta, ca), (tb, cb)) = (measure(a), measure(b));
     if !is_free_text_measure(ta, ca) && !is_free_text_measure(tb, cb) {
-        return false;
+        return None;
     }
     let limit = few_edits(ta, tb);
     if ta.abs_diff(tb) > limit {
-        return false;
+        return None;
     }
     // Tokens the texts share at either end are no edits: near copies differ
     // in a few words of long texts, so only those between are split up.
     let (head, tail) = shared_ends(a, b);
     let ta = tokens(&a[head..a.len() - tail]);
     let tb = tokens(&b[head..b.len() - tail]);
-    match token_distance_at_most(&ta, &tb, limit) {
-        Some(d) => d >= 1,
-        None => false,
-    }
+    token_distance_at_most(&ta, &tb, limit).filter(|&d| d >= 1)
 }
 
 /// True for a character after which (and before which) tokens always break.
@@ -655,7 +658,7 @@ fn breaks_tokens(c: char) -> bool {
 /// tokenise alike in both (a start ending after a token break, an end
 /// starting at one), not overlapping: the tokens of each text are those of
 /// the start, of what lies between, and of the end.
-fn shared_ends(a: &str, b: &str) -> (usize, usize) {
+pub(crate) fn shared_ends(a: &str, b: &str) -> (usize, usize) {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     let mut same = x.iter().zip(y).take_while(|(p, q)| p == q).count();
     while !a.is_char_boundary(same) {

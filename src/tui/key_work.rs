@@ -89,7 +89,7 @@ impl Screen {
 
 #[test]
 fn a_key_looks_at_the_rows_shown_and_the_tab_shown_only() {
-    for receipts in [1_500, 15_000] {
+    for receipts in [2_000, 15_000] {
         let snapshot = reading(receipts);
         let t = &snapshot.triage;
         let (groups, conflicts) = (t.duplicates.len(), t.conflicts.len());

@@ -11,3 +11,4 @@ mod findings;
 mod ground_truth;
 mod groups;
 mod refresh;
+mod sentence_edits;

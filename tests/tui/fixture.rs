@@ -67,6 +67,7 @@ fn member(id: i64, match_kind: MatchKind, fields: &[&str]) -> Member {
         id,
         match_kind,
         fields: fields.iter().map(|f| f.to_string()).collect(),
+        sentence_changes: Vec::new(),
     }
 }
 

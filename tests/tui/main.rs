@@ -19,6 +19,7 @@ mod japanese_update;
 mod japanese_words;
 mod no_english;
 mod reopen;
+mod sentence_why;
 mod tabs;
 mod typing;
 mod typing_pty;

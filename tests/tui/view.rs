@@ -883,6 +883,7 @@ fn a_group_that_gained_a_copy_since_the_last_reading_is_marked() {
         id: 103,
         match_kind: MatchKind::Exact,
         fields: Vec::new(),
+        sentence_changes: Vec::new(),
     });
     grown.gaps_ms.push(1_000);
     t.duplicates[2] = grown.into();

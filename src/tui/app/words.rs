@@ -8,9 +8,11 @@
 
 use std::sync::LazyLock;
 
-use crate::i18n::Lang;
+use crate::i18n::{Lang, fill};
 use crate::model::{Decision, Kind, ReceiptState};
+use crate::sanitize::inline;
 use crate::t;
+use crate::triage::model::SentenceChange;
 
 /// A decision as people say it: `follow-up`, `original stands`, `still pending`.
 pub fn decision(decision: Decision, lang: Lang) -> &'static str {
@@ -338,6 +340,59 @@ pub fn edited_copy(fields: &[String], lang: Lang) -> String {
     }
 }
 
+/// Why a copy edited by sentence is in its group: each change to `fields`, in the first copy's
+/// order ("sentences 7 and 8 were replaced by “urgent”").
+pub fn edited_by_sentences(fields: &[String], changes: &[SentenceChange], lang: Lang) -> String {
+    let parts: Vec<String> = changes.iter().map(|c| sentence_change(c, lang)).collect();
+    t!(
+        lang,
+        "words.near.edited_sentences",
+        fields = and_list(fields, lang),
+        changes = parts.join(t!(lang, "words.near.separator"))
+    )
+}
+
+/// The most characters of a visitor's text quoted in a change.
+const QUOTED_CHARS: usize = 40;
+
+fn sentence_change(c: &SentenceChange, lang: Lang) -> String {
+    let text = inline(&c.added, QUOTED_CHARS);
+    let was = inline(&c.removed, QUOTED_CHARS);
+    let numbered = |one: &str, two: &str, range: &str| match c.sentences.as_slice() {
+        [n] => fill(lang, one, &[("n", n), ("text", &text)]),
+        [a, b] => fill(lang, two, &[("a", a), ("b", b), ("text", &text)]),
+        [a, .., b] => fill(lang, range, &[("a", a), ("b", b), ("text", &text)]),
+        [] => String::new(),
+    };
+    if c.sentences.is_empty() || c.removed.is_empty() {
+        if c.after == 0 {
+            t!(lang, "words.near.sentence.added_start", text = text)
+        } else {
+            t!(lang, "words.near.sentence.added", n = c.after, text = text)
+        }
+    } else if c.added.is_empty() {
+        numbered(
+            "words.near.sentence.removed_one",
+            "words.near.sentence.removed_two",
+            "words.near.sentence.removed_range",
+        )
+    } else if c.whole_sentences {
+        numbered(
+            "words.near.sentence.replaced_one",
+            "words.near.sentence.replaced_two",
+            "words.near.sentence.replaced_range",
+        )
+    } else {
+        t!(
+            lang,
+            "words.near.sentence.changed",
+            n = c.sentences[0],
+            was = was,
+            text = text
+        )
+    }
+}
+
 /// A review log entry in one sentence: `Duplicate group dup:73 — marked
 /// spam by aiko at 2026-11-29T10:15:30Z.`
 pub fn log_sentence(
@@ -592,6 +647,41 @@ mod tests {
             partial_copy(&[], &list(&["company", "phone"]), &[], JA),
             "一部のみの受付: company、phone は最初の受付にだけ入力があります"
         );
+    }
+
+    #[test]
+    fn a_copy_edited_by_sentence_says_which_sentences_in_both_languages() {
+        let change = |sentences: &[u32], after, removed: &str, added: &str, whole| SentenceChange {
+            sentences: sentences.to_vec(),
+            after,
+            removed: removed.into(),
+            added: added.into(),
+            whole_sentences: whole,
+        };
+        let urgent = [change(&[6, 7], 5, "交換を… 文言サンプル。", "urgent", true)];
+        assert_eq!(
+            edited_by_sentences(&list(&["message"]), &urgent, EN),
+            "edited copy: in message, sentences 6 and 7 were replaced by “urgent”"
+        );
+        assert_eq!(
+            edited_by_sentences(&list(&["message"]), &urgent, JA),
+            "修正ありの受付: message で6文目と7文目が「urgent」に置き換えられています"
+        );
+        let several = [
+            change(&[5], 4, "12", "1", false),
+            change(&[2, 3, 4], 1, "a b c", "", true),
+            change(&[], 7, "", "please reply\u{1b}[2J", false),
+            change(&[], 0, "", "Hi.", false),
+        ];
+        assert_eq!(
+            edited_by_sentences(&list(&["message"]), &several, EN),
+            "edited copy: in message, in sentence 5, “12” became “1”; sentences 2 to 4 were \
+             removed; “please reply\\x1b[2J” was added after sentence 7; “Hi.” was added at the start"
+        );
+        let long = "x".repeat(100);
+        let cut = [change(&[1], 0, "a", &long, true)];
+        let said = edited_by_sentences(&list(&["message"]), &cut, EN);
+        assert!(said.ends_with("x…”"), "{said}");
     }
 
     #[test]

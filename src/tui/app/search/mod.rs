@@ -663,6 +663,7 @@ mod tests {
             id,
             match_kind: MatchKind::Exact,
             fields: Vec::new(),
+            sentence_changes: Vec::new(),
         };
         let group = |first, second| DuplicateGroup {
             scope: "s".into(),

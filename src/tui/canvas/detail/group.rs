@@ -410,7 +410,8 @@ fn clip(spans: Vec<Span<'static>>, w: usize) -> Line<'static> {
 }
 
 /// Why a near copy is in its group, in words: which fields only one of it
-/// and the first copy has (partial), or which differ by a few words (edited).
+/// and the first copy has (partial), or which differ by a few words or by
+/// which sentences (edited).
 fn why_near(
     snap: &Snapshot,
     g: &crate::triage::model::DuplicateGroup,
@@ -434,6 +435,9 @@ fn why_near(
                 }
             }
             words::partial_copy(&here, &there, &unknown, lang)
+        }
+        MatchKind::Edited if !m.sentence_changes.is_empty() => {
+            words::edited_by_sentences(&fields, &m.sentence_changes, lang)
         }
         MatchKind::Edited => words::edited_copy(&fields, lang),
         MatchKind::Exact => String::new(),
