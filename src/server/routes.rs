@@ -4,7 +4,7 @@
 //! and every page gets, and the end of a connection whose body was refused.
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::middleware::{self, Next};
 use axum::response::Response;
@@ -47,7 +47,34 @@ pub fn router(state: AppState) -> Router {
             page_headers::add,
         ))
         .layer(middleware::from_fn(close_after_refused_body))
+        .layer(middleware::from_fn_with_state(state.clone(), timed))
         .with_state(state)
+}
+
+/// Counts each request's time by its method and route: the route's pattern (`/f/{form}`),
+/// never the path a client sent, so that no visitor's text becomes a label.
+async fn timed(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = std::time::Instant::now();
+    // A method a client made up is no label of its own.
+    let method = match *request.method() {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    };
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_string();
+    let response = next.run(request).await;
+    state.metrics.request(method, &route, started.elapsed());
+    response
 }
 
 /// A body refused as too large, or that stopped arriving, is left unread

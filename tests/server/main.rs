@@ -22,6 +22,7 @@ mod cross_site;
 mod hardening;
 mod language;
 mod lookup;
+mod metrics;
 mod page_headers;
 mod plain_form;
 mod protocol;
