@@ -16,7 +16,7 @@ use super::config::Config;
 use super::form_path::form_name;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
-use super::{lookup, page_headers, pages_route, plain_form, submit};
+use super::{client, log, lookup, page_headers, pages_route, plain_form, submit};
 
 pub fn router(state: AppState) -> Router {
     let settings = state.config.server.clone();
@@ -47,18 +47,26 @@ pub fn router(state: AppState) -> Router {
             page_headers::add,
         ))
         .layer(middleware::from_fn(close_after_refused_body))
-        .layer(middleware::from_fn_with_state(state.clone(), timed))
+        .layer(middleware::from_fn_with_state(state.clone(), observed))
         .with_state(state)
 }
 
-/// Counts each request's time by its method and route: the route's pattern (`/f/{form}`),
-/// never the path a client sent, so that no visitor's text becomes a label.
-async fn timed(
+/// Counts each request's time by its method and route, and logs one event for it: the form
+/// (a form of the config, never a name a client made up), the status, the receipt answered,
+/// the latency and the client's address (behind `trusted_proxies`, the one they name). The
+/// route is its pattern (`/f/{form}`), never the path a client sent.
+async fn observed(
     axum::extract::State(state): axum::extract::State<AppState>,
     request: Request,
     next: Next,
 ) -> Response {
     let started = std::time::Instant::now();
+    let (parts, body) = request.into_parts();
+    let client = client::of_request(&parts, &state.config.server.trusted_proxies);
+    let form = form_name(parts.uri.path())
+        .filter(|name| state.form(name).is_some())
+        .map(str::to_string);
+    let request = Request::from_parts(parts, body);
     // A method a client made up is no label of its own.
     let method = match *request.method() {
         Method::GET => "GET",
@@ -73,7 +81,23 @@ async fn timed(
         .map_or("unmatched", |p| p.as_str())
         .to_string();
     let response = next.run(request).await;
-    state.metrics.request(method, &route, started.elapsed());
+    let took = started.elapsed();
+    state.metrics.request(method, &route, took);
+    let receipt = response
+        .extensions()
+        .get::<log::AnsweredReceipt>()
+        .map(|r| r.0);
+    tracing::info!(
+        target: "receipt_review::request",
+        method,
+        route = route.as_str(),
+        form = form.as_deref(),
+        status = response.status().as_u16(),
+        receipt,
+        latency_ms = took.as_secs_f64() * 1000.0,
+        client = %client,
+        "request"
+    );
     response
 }
 

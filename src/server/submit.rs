@@ -143,29 +143,31 @@ async fn process(
             return response;
         }
     };
-    let (counted, response) = match outcome {
-        Outcome::Stored { id, response } => (Counted::New, answer.done(id, response, false)),
-        Outcome::Absorbed { id, response } => (Counted::Absorbed, answer.done(id, response, false)),
+    let (counted, id, mut response) = match outcome {
+        Outcome::Stored { id, response } => (Counted::New, id, answer.done(id, response, false)),
+        Outcome::Absorbed { id, response } => {
+            (Counted::Absorbed, id, answer.done(id, response, false))
+        }
         Outcome::Replayed { id, response } => (
             Counted::Replay,
+            id,
             answer.done(id, response.unwrap_or_else(|| completed_response(id)), true),
         ),
-        Outcome::InFlight { id } => (Counted::Pending, answer.in_flight(id)),
-        Outcome::Pending { id } => (Counted::Pending, answer.pending(id, true)),
-        Outcome::Conflict { id } => (Counted::Conflict, answer.conflict(id)),
+        Outcome::InFlight { id } => (Counted::Pending, id, answer.in_flight(id)),
+        Outcome::Pending { id } => (Counted::Pending, id, answer.pending(id, true)),
+        Outcome::Conflict { id } => (Counted::Conflict, id, answer.conflict(id)),
         Outcome::Claimed { id } => match webhook_body {
             Some(submission) => {
                 let _running = app.metrics.action_running();
-                (
-                    Counted::New,
-                    run_action(app, &answer, id, &submission).await,
-                )
+                let response = run_action(app, &answer, id, &submission).await;
+                (Counted::New, id, response)
             }
-            None => (Counted::New, answer.pending(id, false)),
+            None => (Counted::New, id, answer.pending(id, false)),
         },
     };
     let status = response.status().as_u16();
     app.metrics.submission(&form.name, counted, status);
+    response.extensions_mut().insert(log::AnsweredReceipt(id));
     response
 }
 

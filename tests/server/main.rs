@@ -21,6 +21,7 @@ mod crash;
 mod cross_site;
 mod hardening;
 mod language;
+mod log;
 mod lookup;
 mod metrics;
 mod page_headers;
