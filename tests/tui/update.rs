@@ -1398,3 +1398,32 @@ fn a_tab_out_of_sight_on_its_newest_row_opens_on_what_arrived_since() {
     assert_eq!(selected_item(&app), reading);
     assert_eq!(app.pos(Tab::Log).selected, 1);
 }
+
+#[test]
+fn y_copies_the_first_copys_email_and_says_so_or_says_why_not() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 120, 32, false);
+    let (item, ids) = app.selected_item().unwrap();
+    let email = fx
+        .snapshot
+        .receipt_view(ids[0])
+        .unwrap()
+        .fields()
+        .find(|(k, _)| *k == "email")
+        .map(|(_, v)| v.to_string())
+        .expect("the fixture's first copy has an email");
+    let effects = send(&mut app, &fx, key('y'));
+    assert_eq!(effects, vec![Effect::Copy(email.clone())], "{item}");
+    assert_eq!(status(&app), format!("copied {email} to the clipboard"));
+
+    // The stuck receipt's, on its tab.
+    keys(&mut app, &fx, "3");
+    let effects = send(&mut app, &fx, key('y'));
+    assert_eq!(effects, vec![Effect::Copy("erin@example.com".into())]);
+
+    // A damaged row is no receipt to copy from: nothing copied, and the status says why.
+    keys(&mut app, &fx, "5");
+    let effects = send(&mut app, &fx, key('y'));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(status(&app), "select a receipt to copy its email");
+}

@@ -194,6 +194,8 @@ pub enum KeyCommand {
     /// Reopen the decision on the selected item (asks first).
     ReopenChosen,
     Note,
+    /// Copy the selected receipt's email to the clipboard.
+    CopyEmail,
     RawToggle,
     Filter,
     NextTab,
@@ -417,6 +419,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('8')], Scope::Main, KeyCommand::GoTab(Tab::Log), "", "keys.help.tab_log"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "keys.hint.filter", "keys.help.filter"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "keys.hint.note", "keys.help.note"),
+    b(&[k('y')], Scope::Global, KeyCommand::CopyEmail, "", "keys.help.copy_email"),
     b(&[k('u')], Scope::Global, KeyCommand::Undo, "keys.hint.undo", "keys.help.undo"),
     b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "keys.hint.raw", "keys.help.raw"),
     b(&[k('e')], Scope::Global, KeyCommand::Export, "keys.hint.export", "keys.help.export"),

@@ -17,6 +17,7 @@ use super::tab::Tab;
 use super::visitors::Visitor;
 use super::words;
 
+mod copy;
 mod decisions;
 mod export;
 mod input;
@@ -207,6 +208,7 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::Undo => undo(app, effects),
         KeyCommand::ReopenChosen => reopen_chosen(app),
         KeyCommand::Note => note(app),
+        KeyCommand::CopyEmail => copy::copy_email(app, effects),
         KeyCommand::RawToggle => {
             app.raw_view = !app.raw_view;
             app.detail_scroll = 0;
