@@ -1,70 +1,68 @@
-//! `y`: the selected receipt's email to the clipboard. The runtime hands it to the terminal
-//! (OSC 52), which works over SSH and inside tmux; nothing is written to the database, so it
-//! works read-only too. On a group it is the first copy's, the one to answer.
+//! `y` and `Y`: a value of the selected receipt to the clipboard ([`crate::tui::app::clipboard`]).
+//! The runtime hands it to the terminal (OSC 52), which works over SSH and inside tmux;
+//! nothing is written to the database, so it works read-only too.
 
+use crate::sanitize::inline;
 use crate::t;
-use crate::triage::visitor::{Identity, identity_of, normalize_key};
 
-use super::super::find;
+use super::super::clipboard::{self, CopyWhat, Found};
 use super::super::msg::Effect;
-use super::super::state::App;
-use super::super::tab::Tab;
+use super::super::state::{App, Overlay};
 use super::status::{error, success};
-use crate::sanitize::{inline, is_unsafe};
 
+/// `y`: the email at once.
 pub(super) fn copy_email(app: &mut App, effects: &mut Vec<Effect>) {
     let lang = app.lang;
-    let Some(fields) = selected_fields(app) else {
-        error(app, t!(lang, "status.nothing_to_copy").into());
-        return;
-    };
-    let email = fields.iter().find(|(key, value)| {
-        identity_of(&normalize_key(key)) == Some(Identity::Email) && !value.trim().is_empty()
-    });
-    let Some((_, email)) = email else {
-        error(app, t!(lang, "status.no_email_to_copy").into());
-        return;
-    };
-    let text = clipboard_text(email);
-    success(
-        app,
-        t!(lang, "status.copied_email", text = inline(&text, 80)),
-    );
-    effects.push(Effect::Copy(text));
-}
-
-/// The visitor fields of the selected receipt: the Receipts tab's hit, or the first receipt
-/// of the selected item.
-fn selected_fields(app: &App) -> Option<Vec<(String, String)>> {
-    if app.tab == Tab::Receipts {
-        return find::update::selected_hit(app).map(|hit| hit.fields.clone());
+    match clipboard::value(app, CopyWhat::Email) {
+        Found::NothingSelected => error(app, t!(lang, "status.nothing_to_copy").into()),
+        Found::Missing => error(app, t!(lang, "status.no_email_to_copy").into()),
+        Found::Text(text) => {
+            success(
+                app,
+                t!(lang, "status.copied_email", text = inline(&text, 80)),
+            );
+            effects.push(Effect::Copy(text));
+        }
     }
-    let (_, ids) = app.selected_item()?;
-    let view = app.snapshot.as_ref()?.receipt_view(*ids.first()?)?;
-    Some(
-        view.fields()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    )
 }
 
-/// Visitor text as typed, less the control and bidi characters that could act on a terminal
-/// or a mail client where it is pasted.
-pub fn clipboard_text(text: &str) -> String {
-    text.chars().filter(|&c| !is_unsafe(c)).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_and_bidi_characters_are_not_copied() {
-        assert_eq!(clipboard_text("ada@example.org"), "ada@example.org");
-        assert_eq!(
-            clipboard_text("ev\u{202e}il\u{1b}]52;c;x\u{7}@example.org"),
-            "evil]52;c;x@example.org"
-        );
-        assert_eq!(clipboard_text("佐藤 花子"), "佐藤 花子");
+/// `Y`: the menu of what to copy, when a receipt is selected.
+pub(super) fn open_menu(app: &mut App) {
+    if clipboard::anything_selected(app) {
+        app.overlay = Some(Overlay::Copy {
+            choice: CopyWhat::Email,
+        });
+    } else {
+        error(app, t!(app.lang, "status.nothing_to_copy").into());
     }
+}
+
+/// A choice of the menu: copied, and the menu closed.
+pub(super) fn copy(app: &mut App, what: CopyWhat, effects: &mut Vec<Effect>) {
+    let lang = app.lang;
+    app.overlay = None;
+    let label = what.label(lang);
+    match clipboard::value(app, what) {
+        Found::NothingSelected => error(app, t!(lang, "status.nothing_to_copy").into()),
+        Found::Missing => error(app, t!(lang, "status.nothing_of_to_copy", what = label)),
+        Found::Text(text) => {
+            success(
+                app,
+                t!(
+                    lang,
+                    "status.copied",
+                    what = label,
+                    text = inline(&text, 60)
+                ),
+            );
+            effects.push(Effect::Copy(text));
+        }
+    }
+}
+
+/// The menu's next (or, `step` of `len - 1`, previous) choice.
+pub(super) fn next_choice(choice: CopyWhat, step: usize) -> CopyWhat {
+    let all = CopyWhat::ALL;
+    let at = all.iter().position(|&c| c == choice).unwrap_or(0);
+    all[(at + step) % all.len()]
 }
