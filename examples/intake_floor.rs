@@ -55,7 +55,7 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let writer = open_writer(&db.as_str().into(), &config)?;
+    let writer = open_writer(&db.as_str().into(), &config, Default::default())?;
     let request_timeout = config.server.request_timeout;
     let handle = writer.handle.clone();
     let started = Instant::now();

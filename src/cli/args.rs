@@ -222,6 +222,10 @@ pub enum Command {
         /// The forms and server settings (see assets/forms.toml).
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
+        /// The log on stderr: text, or a JSON object a line (default: text on a terminal,
+        /// JSON otherwise). RUST_LOG filters it (default: info).
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        log_format: Option<crate::server::log::LogFormat>,
     },
     /// Send realistic traffic to a running `serve` over HTTP: second clicks, retries, reloads,
     /// two handlers, bots, follow-ups.

@@ -50,6 +50,7 @@ pub fn exit_code(error: &anyhow::Error) -> i32 {
             || cause.is::<CanonicalError>()
             || cause.is::<crate::server::ConfigError>()
             || cause.is::<crate::server::Refused>()
+            || cause.is::<crate::server::log::BadFilter>()
         {
             return 2;
         }

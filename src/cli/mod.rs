@@ -83,7 +83,11 @@ pub fn main() -> i32 {
         }) => commands::export(&db, format, bom, out.as_deref(), &limits),
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),
-        Some(Command::Serve { db, config }) => serve::run(&db, &config),
+        Some(Command::Serve {
+            db,
+            config,
+            log_format,
+        }) => serve::run(&db, &config, log_format),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Demo {
             out,

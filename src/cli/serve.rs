@@ -2,10 +2,16 @@
 
 use std::path::Path;
 
+use crate::server::log::{self, LogFormat};
 use crate::server::{self, Config};
 
-pub fn run(db: &crate::storage::Location, config: &Path) -> anyhow::Result<i32> {
+pub fn run(
+    db: &crate::storage::Location,
+    config: &Path,
+    format: Option<LogFormat>,
+) -> anyhow::Result<i32> {
     let config = Config::load(config)?;
+    log::init(format.unwrap_or_else(LogFormat::for_stderr))?;
     server::serve(db, config)?;
     Ok(0)
 }

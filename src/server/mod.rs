@@ -20,7 +20,8 @@
 //! - [`rate`]: the per-client rate limit; [`client`]: who a request is
 //!   from, behind trusted proxies too; [`cross_site`]: posts for other
 //!   sites' pages; [`page_headers`]: what every answer and page carries;
-//! - [`action`]: a form's webhook; [`shutdown`]: the signals that stop it.
+//! - [`action`]: a form's webhook; [`shutdown`]: the signals that stop it;
+//! - [`metrics`]: what it counts, served for Prometheus on a listener of its own.
 
 pub mod action;
 pub mod body;
@@ -38,6 +39,7 @@ pub mod language;
 pub mod linger;
 pub mod log;
 pub mod lookup;
+pub mod metrics;
 pub mod page;
 pub mod page_headers;
 pub mod pages_route;
@@ -52,6 +54,7 @@ pub mod writer;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use anyhow::Context;
@@ -61,6 +64,7 @@ use tokio::sync::oneshot;
 pub use config::{
     Action, Config, ConfigError, Extra, FieldRule, FormConfig, KeyPolicy, ServerSettings,
 };
+use metrics::Metrics;
 use state::AppState;
 use writer::{FormWindow, Writer};
 
@@ -78,6 +82,8 @@ pub struct Refused(pub String);
 /// A server bound to its address, its database open, not yet serving.
 pub struct Bound {
     listener: TcpListener,
+    /// `GET /metrics`'s own listener, when the config names one.
+    metrics_listener: Option<TcpListener>,
     state: AppState,
     writer: Writer,
 }
@@ -87,26 +93,39 @@ pub struct Bound {
 pub async fn bind(db: &Location, config: Config) -> anyhow::Result<Bound> {
     // The database's client blocks (it runs its own runtime): it is opened
     // off this runtime's task.
-    let writer = tokio::task::block_in_place(|| open_writer(db, &config))?;
-    let listen = config.server.listen;
-    let listener = TcpListener::bind(listen).await.with_context(|| {
-        t!(
-            crate::i18n::current(),
-            "serve.log.cannot_listen",
-            address = listen
-        )
-    })?;
-    let state = AppState::new(config, writer.handle.clone());
+    let metrics = Arc::new(Metrics::default());
+    let writer = tokio::task::block_in_place(|| open_writer(db, &config, metrics.clone()))?;
+    let listener = listen_on(config.server.listen).await?;
+    let metrics_listener = match config.server.metrics {
+        Some(addr) => Some(listen_on(addr).await?),
+        None => None,
+    };
+    let state = AppState::new(config, writer.handle.clone(), metrics);
     Ok(Bound {
         listener,
+        metrics_listener,
         state,
         writer,
     })
 }
 
+async fn listen_on(address: SocketAddr) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(address).await.with_context(|| {
+        t!(
+            crate::i18n::current(),
+            "serve.log.cannot_listen",
+            address = address
+        )
+    })
+}
+
 /// Opens the database and starts its one writer, which remembers the
 /// receipts within each of `config`'s forms' windows.
-pub fn open_writer(db: &Location, config: &Config) -> anyhow::Result<Writer> {
+pub fn open_writer(
+    db: &Location,
+    config: &Config,
+    metrics: Arc<Metrics>,
+) -> anyhow::Result<Writer> {
     let store = IntakeStore::open_at(db, IntakeMode::Serve).map_err(|e| match e {
         StoreError::Open(OpenError::Refused(message)) => anyhow::Error::new(Refused(message)),
         e => anyhow::anyhow!("{e}"),
@@ -120,7 +139,7 @@ pub fn open_writer(db: &Location, config: &Config) -> anyhow::Result<Writer> {
             honeypot: f.honeypot.clone(),
         })
         .collect();
-    Writer::start(store, &windows, config.clock.clone())
+    Writer::start(store, &windows, config.clock.clone(), metrics)
 }
 
 impl Bound {
@@ -130,19 +149,49 @@ impl Bound {
             .unwrap_or(self.state.config.server.listen)
     }
 
+    /// Where `GET /metrics` is served, when it is.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+    }
+
     /// Serves until `stop` resolves, then gives the requests in progress up
     /// to the shutdown grace, cuts the connections still open, and lets the
     /// writer commit what is queued.
     pub async fn run(self, stop: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let Bound {
             listener,
+            metrics_listener,
             state,
             writer,
         } = self;
         let settings = state.config.server.clone();
         let app = routes::router(state.clone());
+        // One stop for both listeners.
+        let (stopped, mut told) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            stop.await;
+            let _ = stopped.send(true);
+        });
+        let mut metrics_told = told.clone();
+        let metrics = metrics_listener.map(|listener| {
+            tokio::spawn(metrics::listener::serve(
+                listener,
+                state.metrics.clone(),
+                async move {
+                    let _ = metrics_told.wait_for(|s| *s).await;
+                },
+            ))
+        });
         drop(state);
+        let stop = async move {
+            let _ = told.wait_for(|s| *s).await;
+        };
         connections::serve(listener, app, &settings, stop).await;
+        if let Some(metrics) = metrics {
+            let _ = metrics.await;
+        }
         tokio::task::spawn_blocking(move || writer.finish()).await?;
         Ok(())
     }
@@ -163,6 +212,13 @@ pub fn serve(db: &Location, config: Config) -> anyhow::Result<()> {
             url = format!("http://{}", bound.local_addr()),
             forms = forms
         ));
+        if let Some(addr) = bound.metrics_addr() {
+            log::line(&t!(
+                lang,
+                "serve.log.metrics",
+                url = format!("http://{addr}/metrics")
+            ));
+        }
         bound.run(shutdown::signal()).await?;
         log::line(t!(lang, "serve.log.stopped"));
         Ok(())
@@ -173,6 +229,7 @@ pub fn serve(db: &Location, config: Config) -> anyhow::Result<()> {
 /// stopped gracefully by [`Running::stop`] or when dropped.
 pub struct Running {
     addr: SocketAddr,
+    metrics_addr: Option<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<anyhow::Result<()>>>,
 }
@@ -185,6 +242,7 @@ pub fn start(db: &Location, config: Config) -> anyhow::Result<Running> {
         .build()?;
     let bound = runtime.block_on(bind(db, config))?;
     let addr = bound.local_addr();
+    let metrics_addr = bound.metrics_addr();
     let (stop, stopped) = oneshot::channel::<()>();
     let thread = std::thread::Builder::new()
         .name("receipt-server".into())
@@ -195,6 +253,7 @@ pub fn start(db: &Location, config: Config) -> anyhow::Result<Running> {
         })?;
     Ok(Running {
         addr,
+        metrics_addr,
         stop: Some(stop),
         thread: Some(thread),
     })
@@ -203,6 +262,11 @@ pub fn start(db: &Location, config: Config) -> anyhow::Result<Running> {
 impl Running {
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Where `GET /metrics` is served, when the config names an address.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// `http://127.0.0.1:PORT`

@@ -4,7 +4,7 @@
 //! and every page gets, and the end of a connection whose body was refused.
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::middleware::{self, Next};
 use axum::response::Response;
@@ -16,7 +16,7 @@ use super::config::Config;
 use super::form_path::form_name;
 use super::problem::{answer_problems, not_found};
 use super::state::AppState;
-use super::{lookup, page_headers, pages_route, plain_form, submit};
+use super::{client, log, lookup, page_headers, pages_route, plain_form, submit};
 
 pub fn router(state: AppState) -> Router {
     let settings = state.config.server.clone();
@@ -47,7 +47,58 @@ pub fn router(state: AppState) -> Router {
             page_headers::add,
         ))
         .layer(middleware::from_fn(close_after_refused_body))
+        .layer(middleware::from_fn_with_state(state.clone(), observed))
         .with_state(state)
+}
+
+/// Counts each request's time by its method and route, and logs one event for it: the form
+/// (a form of the config, never a name a client made up), the status, the receipt answered,
+/// the latency and the client's address (behind `trusted_proxies`, the one they name). The
+/// route is its pattern (`/f/{form}`), never the path a client sent.
+async fn observed(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = std::time::Instant::now();
+    let (parts, body) = request.into_parts();
+    let client = client::of_request(&parts, &state.config.server.trusted_proxies);
+    let form = form_name(parts.uri.path())
+        .filter(|name| state.form(name).is_some())
+        .map(str::to_string);
+    let request = Request::from_parts(parts, body);
+    // A method a client made up is no label of its own.
+    let method = match *request.method() {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    };
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_string();
+    let response = next.run(request).await;
+    let took = started.elapsed();
+    state.metrics.request(method, &route, took);
+    let receipt = response
+        .extensions()
+        .get::<log::AnsweredReceipt>()
+        .map(|r| r.0);
+    tracing::info!(
+        target: "receipt_review::request",
+        method,
+        route = route.as_str(),
+        form = form.as_deref(),
+        status = response.status().as_u16(),
+        receipt,
+        latency_ms = took.as_secs_f64() * 1000.0,
+        client = %client,
+        "request"
+    );
+    response
 }
 
 /// A body refused as too large, or that stopped arriving, is left unread

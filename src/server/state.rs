@@ -2,6 +2,7 @@
 //! It is built inside the server's runtime, which prunes the rate limiter's
 //! memory of idle clients until the state is dropped.
 
+use super::metrics::Metrics;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -20,10 +21,12 @@ pub struct Shared {
     pub rate: RateLimiter,
     /// Each form's webhook client, by form name, for the server's life.
     pub webhooks: HashMap<String, Webhook>,
+    /// What the server counts (served only where `[server] metrics` says).
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
-    pub fn new(config: Config, writer: WriterHandle) -> Self {
+    pub fn new(config: Config, writer: WriterHandle, metrics: Arc<Metrics>) -> Self {
         let rate = RateLimiter::new(config.server.rate);
         let webhooks = config
             .forms
@@ -35,6 +38,7 @@ impl AppState {
             writer,
             rate,
             webhooks,
+            metrics,
         }))
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Path, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -20,6 +21,7 @@ use super::job::{Prepared, Refusal, prepare};
 use super::key_header;
 use super::language::negotiate;
 use super::log;
+use super::metrics::Outcome as Counted;
 use super::plain_form::{PlainForm, is_plain_post};
 use super::problem::Problem;
 use super::state::AppState;
@@ -40,13 +42,26 @@ pub async fn submit(
 ) -> Response {
     let (parts, body) = request.into_parts();
     let client = client::of_request(&parts, &app.config.server.trusted_proxies);
-    match handle(&app, &name, client, &parts.headers, body).await {
-        Ok(response) => response,
-        Err(Refusal::Fields {
+    let refused = match handle(&app, &name, client, &parts.headers, body).await {
+        Ok(response) => return response,
+        Err(refusal) => refused(&app, &name, &parts, refusal),
+    };
+    // Only a form of the config is counted: a path's name is the visitor's text.
+    if app.form(&name).is_some() {
+        app.metrics
+            .submission(&name, Counted::Refused, refused.status().as_u16());
+    }
+    refused
+}
+
+/// The answer to a submission refused before anything was written.
+fn refused(app: &AppState, name: &str, parts: &Parts, refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::Fields {
             problem,
             typed,
             key,
-        }) if is_plain_post(&parts.headers) => match app.form(&name) {
+        } if is_plain_post(&parts.headers) => match app.form(name) {
             Some(form) => PlainForm {
                 form,
                 lang: negotiate(&parts.headers, crate::i18n::current()),
@@ -55,7 +70,7 @@ pub async fn submit(
             None => problem.problem().into_response(),
         },
         // A plain form's other refusals become pages in `refusal_pages`.
-        Err(refusal) => refusal.problem().into_response(),
+        refusal => refusal.problem().into_response(),
     }
 }
 
@@ -69,7 +84,10 @@ async fn handle(
     let form = app.form(name).cloned().ok_or_else(unknown_form)?;
     // Before the rate limit: a refused post costs the visitor nothing.
     cross_site::check(&form, headers)?;
-    app.rate.take(client, name).map_err(too_many)?;
+    app.rate.take(client, name).map_err(|e| {
+        app.metrics.rate_limited(name);
+        too_many(e)
+    })?;
     let kind = body::body_type(headers)?;
     let header_key = key_header::from_headers(headers)?;
     let bytes = body::read(headers, body, app.config.server.body_limit).await?;
@@ -118,23 +136,39 @@ async fn process(
     };
     let outcome = match outcome {
         Ok(outcome) => outcome,
-        Err(e) => return answer.store_failed(e),
+        Err(e) => {
+            let response = answer.store_failed(e);
+            let status = response.status().as_u16();
+            app.metrics.submission(&form.name, Counted::Refused, status);
+            return response;
+        }
     };
-    match outcome {
-        Outcome::Stored { id, response } | Outcome::Absorbed { id, response } => {
-            answer.done(id, response, false)
+    let (counted, id, mut response) = match outcome {
+        Outcome::Stored { id, response } => (Counted::New, id, answer.done(id, response, false)),
+        Outcome::Absorbed { id, response } => {
+            (Counted::Absorbed, id, answer.done(id, response, false))
         }
-        Outcome::Replayed { id, response } => {
-            answer.done(id, response.unwrap_or_else(|| completed_response(id)), true)
-        }
-        Outcome::InFlight { id } => answer.in_flight(id),
-        Outcome::Pending { id } => answer.pending(id, true),
-        Outcome::Conflict { id } => answer.conflict(id),
+        Outcome::Replayed { id, response } => (
+            Counted::Replay,
+            id,
+            answer.done(id, response.unwrap_or_else(|| completed_response(id)), true),
+        ),
+        Outcome::InFlight { id } => (Counted::Pending, id, answer.in_flight(id)),
+        Outcome::Pending { id } => (Counted::Pending, id, answer.pending(id, true)),
+        Outcome::Conflict { id } => (Counted::Conflict, id, answer.conflict(id)),
         Outcome::Claimed { id } => match webhook_body {
-            Some(submission) => run_action(app, &answer, id, &submission).await,
-            None => answer.pending(id, false),
+            Some(submission) => {
+                let _running = app.metrics.action_running();
+                let response = run_action(app, &answer, id, &submission).await;
+                (Counted::New, id, response)
+            }
+            None => (Counted::New, id, answer.pending(id, false)),
         },
-    }
+    };
+    let status = response.status().as_u16();
+    app.metrics.submission(&form.name, counted, status);
+    response.extensions_mut().insert(log::AnsweredReceipt(id));
+    response
 }
 
 /// Runs the form's action on a receipt committed in flight, and records

@@ -163,9 +163,22 @@ fn event_loop(
                     Effect::UndoConfirmed(wide) => worker.send(Request::Undo(Some(wide))),
                     Effect::Reopen(reopen) => worker.send(Request::Reopen(reopen)),
                     Effect::Export(format) => worker.send(Request::Export(format)),
+                    Effect::Copy(text) => copy_to_clipboard(&text),
                     Effect::Find { query, now_ms } => worker.send(Request::Find(query, now_ms)),
                 }
             }
         }
     }
+}
+
+/// Hands `text` to the terminal's clipboard (OSC 52: `ESC ] 52 ; c ; base64 BEL`), which
+/// terminals pass on over SSH and tmux keeps with `set-clipboard on`. The text is cleaned
+/// before (`update::copy::clipboard_text`); a terminal that ignores it shows nothing.
+fn copy_to_clipboard(text: &str) {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "\x1b]52;c;{encoded}\x07");
+    let _ = out.flush();
 }

@@ -218,8 +218,7 @@ fn the_log_says_each_outcome_in_plain_words() {
         libc::kill(serving.child.id() as i32, libc::SIGTERM);
     }
     assert!(serving.child.wait().unwrap().success());
-    let mut log = String::new();
-    std::io::Read::read_to_string(serving.stderr.as_mut().unwrap(), &mut log).unwrap();
+    let log = serving.log_after_exit();
     assert!(
         log.contains("hooked: receipt 2 stays in flight: the action did not answer within 400 ms"),
         "{log}"

@@ -48,8 +48,6 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
     .unwrap();
     let db = dir.path().join("r.db");
     let (mut child, addr) = Serving::start(db.to_str().unwrap(), &config);
-    let mut stderr = child.stderr.take().unwrap();
-    let first = child.first_line.clone();
     // A refused one and a good one, both with text that must stay out of the log.
     let mut bad = TcpStream::connect(&addr).unwrap();
     bad.write_all(b"POST /f/contact HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 27\r\nConnection: close\r\n\r\n{\"email\": \"SECRET-1@x.y\"}\r\n").unwrap();
@@ -80,9 +78,7 @@ fn sigterm_finishes_the_request_in_progress_and_logs_no_payload() {
     );
     let status = child.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    let log = format!("{first}{rest}");
+    let log = child.log_after_exit();
     assert!(log.contains("stopped"), "{log}");
     assert!(!log.contains("SECRET"), "{log}");
     let n: i64 = rusqlite::Connection::open(&db)

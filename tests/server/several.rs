@@ -6,7 +6,6 @@
 //! for one `serve`.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
@@ -39,7 +38,6 @@ struct Pair {
     /// Declared before the database, so that they end first.
     servers: Vec<Serving>,
     addrs: Vec<String>,
-    logs: Vec<Arc<Mutex<String>>>,
     place: Place,
     _config: tempfile::TempDir,
 }
@@ -54,31 +52,15 @@ impl Pair {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("forms.toml");
         std::fs::write(&config, CONFIG).unwrap();
-        let (mut servers, mut addrs, mut logs) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut servers, mut addrs) = (Vec::new(), Vec::new());
         for _ in 0..2 {
-            let (mut serving, addr) = Serving::start(place.arg(), &config);
-            let log = Arc::new(Mutex::new(serving.first_line.clone()));
-            let mut stderr = serving.stderr.take().unwrap();
-            let kept = Arc::clone(&log);
-            thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stderr.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    kept.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            });
+            let (serving, addr) = Serving::start(place.arg(), &config);
             servers.push(serving);
             addrs.push(addr);
-            logs.push(log);
         }
         Some(Self {
             servers,
             addrs,
-            logs,
             place,
             _config: dir,
         })
@@ -86,10 +68,10 @@ impl Pair {
 
     /// Both logs, for an assertion's message.
     fn logs(&self) -> String {
-        self.logs
+        self.servers
             .iter()
             .enumerate()
-            .map(|(i, log)| format!("--- serve {i} ---\n{}", log.lock().unwrap()))
+            .map(|(i, serving)| format!("--- serve {i} ---\n{}", serving.log()))
             .collect()
     }
 }

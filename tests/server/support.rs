@@ -280,19 +280,31 @@ pub const BODY: &str =
 /// on port 0), killed if a test fails before it stops by itself.
 pub struct Serving {
     pub child: std::process::Child,
-    /// The rest of its log, after the first line.
-    pub stderr: Option<std::io::BufReader<std::process::ChildStderr>>,
-    /// The log's first line, which names the address.
-    pub first_line: String,
+    /// Its whole log, read as it comes (a log no one reads would stop the server once the
+    /// pipe is full, as it would a real one).
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+    drain: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Serving {
     /// Starts it on `db` (a file's path or a PostgreSQL URL) and waits until
     /// it listens; its address `127.0.0.1:PORT`.
     pub fn start(db: &str, config: &Path) -> (Self, String) {
+        Self::start_with(db, config, &[], &[])
+    }
+
+    /// [`Self::start`] with more arguments and environment variables.
+    pub fn start_with(
+        db: &str,
+        config: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> (Self, String) {
         use std::io::BufRead;
         let mut child = crate::common::bin()
             .args(["serve", db, "--config", config.to_str().unwrap()])
+            .args(args)
+            .envs(env.iter().copied())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
@@ -305,12 +317,34 @@ impl Serving {
             .and_then(|rest| rest.split_whitespace().next())
             .unwrap_or_else(|| panic!("no address in {first_line:?}"))
             .to_string();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(first_line.clone()));
+        let kept = std::sync::Arc::clone(&log);
+        let drain = std::thread::spawn(move || {
+            let mut line = String::new();
+            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+                kept.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
         let serving = Self {
             child,
-            stderr: Some(stderr),
-            first_line,
+            log,
+            drain: Some(drain),
         };
         (serving, addr)
+    }
+
+    /// Its log so far.
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Its whole log, once it has exited.
+    pub fn log_after_exit(&mut self) -> String {
+        if let Some(drain) = self.drain.take() {
+            drain.join().unwrap();
+        }
+        self.log()
     }
 }
 

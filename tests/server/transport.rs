@@ -226,13 +226,7 @@ fn sigterm_cuts_an_upload_still_arriving_after_the_grace_and_exits_0() {
     assert!(closed, "the cut upload's connection is closed");
     assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
     dripping.join().unwrap();
-    let mut log = child.first_line.clone();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let log = child.log_after_exit();
     assert!(log.contains("stopped"), "{log}");
     let receipts: Vec<String> = rusqlite::Connection::open(&db)
         .unwrap()

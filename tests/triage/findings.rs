@@ -10,16 +10,7 @@ const S: Millis = 1_000;
 const MIN: Millis = 60 * S;
 
 fn raw(id: ReceiptId, at: Millis, payload: Value) -> RawReceipt {
-    RawReceipt {
-        id,
-        scope: "site-a".into(),
-        request_key: Some(format!("key-{id}")),
-        digest: None,
-        payload: Ok(payload.to_string()),
-        state: "completed".into(),
-        created_at: TimeValue::Integer(T0 + at),
-        updated_at: TimeValue::Null,
-    }
+    crate::support::receipt("site-a", id, at, payload)
 }
 
 fn keyed(mut r: RawReceipt, key: &str) -> RawReceipt {

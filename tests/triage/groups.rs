@@ -1,45 +1,17 @@
 //! Duplicate groups: exact and near copies, gap classes, and what must not group.
 
-use receipt_review::model::{Millis, RawReceipt, ReceiptId, Settings, TimeValue};
-use receipt_review::triage::analyze;
+use receipt_review::model::{Millis, RawReceipt, ReceiptId, Settings};
 use receipt_review::triage::model::{DuplicateGroup, GapClass, MatchKind};
 use serde_json::{Value, json};
 
-const T0: Millis = 1_795_947_330_000;
-const S: Millis = 1_000;
-const MIN: Millis = 60 * S;
-const H: Millis = 60 * MIN;
+use crate::support::{H, MIN, S, T0, groups_with, receipt};
 
 fn raw(id: ReceiptId, at: Millis, payload: Value) -> RawReceipt {
-    RawReceipt {
-        id,
-        scope: "site-a".into(),
-        request_key: Some(format!("key-{id}")),
-        digest: None,
-        payload: Ok(payload.to_string()),
-        state: "completed".into(),
-        created_at: TimeValue::Integer(T0 + at),
-        updated_at: TimeValue::Null,
-    }
+    receipt("site-a", id, at, payload)
 }
 
 fn groups(raws: &[RawReceipt]) -> Vec<DuplicateGroup> {
     groups_with(raws, &Settings::new(T0 + 24 * H))
-}
-
-fn groups_with(raws: &[RawReceipt], settings: &Settings) -> Vec<DuplicateGroup> {
-    let analysis = analyze(raws, &[], settings);
-    assert!(
-        analysis.triage.damaged.is_empty(),
-        "{:?}",
-        analysis.triage.damaged
-    );
-    analysis
-        .triage
-        .duplicates
-        .into_iter()
-        .map(std::sync::Arc::unwrap_or_clone)
-        .collect()
 }
 
 fn ids(g: &DuplicateGroup) -> Vec<ReceiptId> {

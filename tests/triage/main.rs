@@ -12,3 +12,4 @@ mod ground_truth;
 mod groups;
 mod refresh;
 mod sentence_edits;
+mod support;

@@ -2,37 +2,18 @@
 //! genuine second message (docs/analysis.md, "Edited by sentence").
 
 use proptest::prelude::*;
-use receipt_review::model::{Millis, RawReceipt, ReceiptId, Settings, TimeValue};
-use receipt_review::triage::analyze;
+use receipt_review::model::{Millis, RawReceipt, ReceiptId, Settings};
 use receipt_review::triage::model::{DuplicateGroup, MatchKind, SentenceChange};
 use serde_json::{Value, json};
 
-const T0: Millis = 1_795_947_330_000;
-const S: Millis = 1_000;
-const MIN: Millis = 60 * S;
-const H: Millis = 60 * MIN;
+use crate::support::{H, MIN, S, T0, groups_with, receipt};
 
 fn raw(id: ReceiptId, scope: &str, at: Millis, payload: Value) -> RawReceipt {
-    RawReceipt {
-        id,
-        scope: scope.into(),
-        request_key: Some(format!("key-{id}")),
-        digest: None,
-        payload: Ok(payload.to_string()),
-        state: "completed".into(),
-        created_at: TimeValue::Integer(T0 + at),
-        updated_at: TimeValue::Null,
-    }
+    receipt(scope, id, at, payload)
 }
 
 fn groups(raws: &[RawReceipt]) -> Vec<DuplicateGroup> {
-    let analysis = analyze(raws, &[], &Settings::new(T0 + 48 * H));
-    analysis
-        .triage
-        .duplicates
-        .into_iter()
-        .map(std::sync::Arc::unwrap_or_clone)
-        .collect()
+    groups_with(raws, &Settings::new(T0 + 48 * H))
 }
 
 /// The two receipts of one visitor, `gap` apart, with these messages.

@@ -1398,3 +1398,79 @@ fn a_tab_out_of_sight_on_its_newest_row_opens_on_what_arrived_since() {
     assert_eq!(selected_item(&app), reading);
     assert_eq!(app.pos(Tab::Log).selected, 1);
 }
+
+#[test]
+fn y_copies_the_first_copys_email_and_says_so_or_says_why_not() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 120, 32, false);
+    let (item, ids) = app.selected_item().unwrap();
+    let email = fx
+        .snapshot
+        .receipt_view(ids[0])
+        .unwrap()
+        .fields()
+        .find(|(k, _)| *k == "email")
+        .map(|(_, v)| v.to_string())
+        .expect("the fixture's first copy has an email");
+    let effects = send(&mut app, &fx, key('y'));
+    assert_eq!(effects, vec![Effect::Copy(email.clone())], "{item}");
+    assert_eq!(status(&app), format!("copied {email} to the clipboard"));
+
+    // The stuck receipt's, on its tab.
+    keys(&mut app, &fx, "3");
+    let effects = send(&mut app, &fx, key('y'));
+    assert_eq!(effects, vec![Effect::Copy("erin@example.com".into())]);
+
+    // A damaged row is no receipt to copy from: nothing copied, and the status says why.
+    keys(&mut app, &fx, "5");
+    let effects = send(&mut app, &fx, key('y'));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(status(&app), "select a receipt to copy its email");
+}
+
+#[test]
+fn shift_y_offers_what_to_copy_and_copies_the_choice() {
+    let fx = fixture();
+    let mut app = loaded(&fx, 120, 32, false);
+    let (item, ids) = app.selected_item().unwrap();
+    let field = |name: &str| {
+        fx.snapshot
+            .receipt_view(ids[0])
+            .unwrap()
+            .fields()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_string())
+            .unwrap()
+    };
+    assert!(send(&mut app, &fx, key('Y')).is_empty());
+    let shown = screen(&app, 120, 32);
+    assert!(shown.contains("Copy to the clipboard"), "{shown}");
+    assert!(shown.contains(&field("email")), "{shown}");
+    assert!(shown.contains(&item), "{shown}");
+
+    // A key picks at once; the menu closes.
+    let effects = send(&mut app, &fx, key('n'));
+    assert_eq!(effects, vec![Effect::Copy(field("name"))]);
+    assert!(!screen(&app, 120, 32).contains("Copy to the clipboard"));
+    assert!(status(&app).starts_with("copied the name to the clipboard: "));
+
+    // Down then Enter: the choice after the email; `i` the item id, `r` the receipt number.
+    send(&mut app, &fx, key('Y'));
+    send(&mut app, &fx, code(KeyCode::Down));
+    let effects = send(&mut app, &fx, code(KeyCode::Enter));
+    assert_eq!(effects, vec![Effect::Copy(field("name"))]);
+    send(&mut app, &fx, key('Y'));
+    assert_eq!(
+        send(&mut app, &fx, key('i')),
+        vec![Effect::Copy(item.clone())]
+    );
+    send(&mut app, &fx, key('Y'));
+    assert_eq!(
+        send(&mut app, &fx, key('r')),
+        vec![Effect::Copy(ids[0].to_string())]
+    );
+    // Esc copies nothing.
+    send(&mut app, &fx, key('Y'));
+    assert!(send(&mut app, &fx, code(KeyCode::Esc)).is_empty());
+    assert!(!screen(&app, 120, 32).contains("Copy to the clipboard"));
+}

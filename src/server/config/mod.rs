@@ -36,6 +36,8 @@ pub struct Config {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerSettings {
     pub listen: SocketAddr,
+    /// Where `GET /metrics` is served, on a listener of its own; `None`: nowhere.
+    pub metrics: Option<SocketAddr>,
     /// The largest request body accepted, in bytes (413 beyond).
     pub body_limit: usize,
     /// Per client address and form (429 beyond); `None`: no limit.
@@ -59,6 +61,7 @@ impl Default for ServerSettings {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            metrics: None,
             body_limit: 64 * 1024,
             rate: Some(Rate {
                 count: 30,
@@ -250,6 +253,21 @@ fn server_settings(raw: raw::RawServer, bad: Bad<'_>) -> Result<ServerSettings, 
                 t!(lang, "serve.config.why.listen", text = shown(&text)),
             )
         })?;
+    }
+    if let Some(text) = raw.metrics {
+        let addr: SocketAddr = text.trim().parse().map_err(|_| {
+            bad(
+                key("metrics"),
+                t!(lang, "serve.config.why.listen", text = shown(&text)),
+            )
+        })?;
+        if addr == s.listen && addr.port() != 0 {
+            return Err(bad(
+                key("metrics"),
+                t!(lang, "serve.config.why.metrics_public").into(),
+            ));
+        }
+        s.metrics = Some(addr);
     }
     if let Some(text) = raw.body_limit {
         s.body_limit = units::size(&text).ok_or_else(|| {

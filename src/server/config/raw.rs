@@ -18,6 +18,7 @@ pub struct RawConfig {
 #[serde(deny_unknown_fields)]
 pub struct RawServer {
     pub listen: Option<String>,
+    pub metrics: Option<String>,
     pub body_limit: Option<String>,
     pub rate: Option<String>,
     pub header_timeout: Option<String>,

@@ -11,7 +11,7 @@ mod apply;
 mod load;
 mod recent;
 
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -22,6 +22,7 @@ use apply::{Seen, apply};
 use recent::Recent;
 
 use super::clock::Clock;
+use super::metrics::Metrics;
 
 use crate::intake::store::{IntakeStore, Lookup, StoreError};
 use crate::model::{Millis, ReceiptId, ReceiptState};
@@ -142,6 +143,7 @@ impl Writer {
         store: IntakeStore,
         windows: &[load::FormWindow],
         clock: Clock,
+        metrics: Arc<Metrics>,
     ) -> anyhow::Result<Self> {
         let mut store = store;
         let now = clock.now_ms();
@@ -151,7 +153,7 @@ impl Writer {
         let thread = std::thread::Builder::new()
             .name("receipt-writer".into())
             .spawn(move || {
-                let store = run(store, recent, horizon, &clock, rx);
+                let store = run(store, recent, horizon, &clock, &metrics, rx);
                 if let Err(e) = store.close() {
                     super::log::line(&e.to_string());
                 }
@@ -179,6 +181,7 @@ fn run(
     mut recent: Recent,
     horizon: Millis,
     clock: &Clock,
+    metrics: &Metrics,
     rx: mpsc::Receiver<Request>,
 ) -> IntakeStore {
     let mut reported: Option<Instant> = None;
@@ -206,7 +209,9 @@ fn run(
                     .forget_visitors_before(clock.now_ms() - horizon);
                 pruned = Some(Instant::now());
             }
+            let (size, started) = (writes.len(), Instant::now());
             write_batch(&mut store, &mut recent, writes);
+            metrics.batch(size, started.elapsed());
             if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
                 let forgotten = recent.take_forgotten();
                 if !forgotten.is_empty() {

@@ -3,6 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::clipboard::CopyWhat;
 use super::decision::Decision;
 use super::tab::Tab;
 use crate::i18n::Lang;
@@ -137,6 +138,8 @@ pub enum Scope {
     Confirm,
     /// The export format choice.
     Export,
+    /// The copy menu (`Y`).
+    Copy,
     /// Typing a filter or a note: keys not bound here are text.
     Input,
     /// The terminal is too small to show anything a key could act on.
@@ -167,6 +170,7 @@ impl Scope {
             Scope::Help => t!(lang, "keys.scope.help"),
             Scope::Confirm => t!(lang, "keys.scope.confirm"),
             Scope::Export => t!(lang, "keys.scope.export"),
+            Scope::Copy => t!(lang, "keys.scope.copy"),
             Scope::Input => t!(lang, "keys.scope.input"),
             Scope::TooSmall => t!(lang, "keys.scope.too_small"),
         }
@@ -194,6 +198,12 @@ pub enum KeyCommand {
     /// Reopen the decision on the selected item (asks first).
     ReopenChosen,
     Note,
+    /// Copy the selected receipt's email to the clipboard.
+    CopyEmail,
+    /// The menu of what to copy.
+    CopyMenu,
+    /// Copy this of the selected receipt (a choice of the menu).
+    CopyPick(CopyWhat),
     RawToggle,
     Filter,
     NextTab,
@@ -349,6 +359,17 @@ pub const KEYMAP: &[Binding] = &[
     b(&[code(KeyCode::Tab), code(KeyCode::Left), code(KeyCode::Right), k('h'), k('l')], Scope::Confirm, KeyCommand::ToggleChoice, "keys.hint.switch", "keys.help.switch_answer"),
     b(&[code(KeyCode::Enter)], Scope::Confirm, KeyCommand::Accept, "keys.hint.answer", "keys.help.answer"),
     b(&[code(KeyCode::Esc), k('q')], Scope::Confirm, KeyCommand::Close, "keys.hint.cancel", "keys.help.cancel"),
+    // What to copy.
+    b(&[k('e')], Scope::Copy, KeyCommand::CopyPick(CopyWhat::Email), "keys.hint.copy_what_email", "keys.help.copy_what_email"),
+    b(&[k('n')], Scope::Copy, KeyCommand::CopyPick(CopyWhat::Name), "keys.hint.copy_what_name", "keys.help.copy_what_name"),
+    b(&[k('p')], Scope::Copy, KeyCommand::CopyPick(CopyWhat::Phone), "keys.hint.copy_what_phone", "keys.help.copy_what_phone"),
+    b(&[k('m')], Scope::Copy, KeyCommand::CopyPick(CopyWhat::Message), "keys.hint.copy_what_message", "keys.help.copy_what_message"),
+    b(&[k('r')], Scope::Copy, KeyCommand::CopyPick(CopyWhat::ReceiptNumber), "keys.hint.copy_what_receipt", "keys.help.copy_what_receipt"),
+    b(&[k('i')], Scope::Copy, KeyCommand::CopyPick(CopyWhat::ItemId), "keys.hint.copy_what_item", "keys.help.copy_what_item"),
+    b(&[code(KeyCode::Tab), code(KeyCode::Down), code(KeyCode::Right), k('j'), k('l')], Scope::Copy, KeyCommand::ToggleChoice, "", "keys.help.next_copy"),
+    b(&[code(KeyCode::BackTab), code(KeyCode::Up), code(KeyCode::Left), k('k'), k('h')], Scope::Copy, KeyCommand::PreviousChoice, "", "keys.help.previous_copy"),
+    b(&[code(KeyCode::Enter)], Scope::Copy, KeyCommand::Accept, "keys.hint.copy_now", "keys.help.copy_now"),
+    b(&[code(KeyCode::Esc), k('q')], Scope::Copy, KeyCommand::Close, "keys.hint.cancel", "keys.help.cancel"),
     // Export.
     b(&[k('c')], Scope::Export, KeyCommand::ChooseCsv, "keys.hint.csv", "keys.help.csv"),
     b(&[k('b')], Scope::Export, KeyCommand::ChooseExcelCsv, "keys.hint.excel_csv", "keys.help.excel_csv"),
@@ -417,6 +438,8 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('8')], Scope::Main, KeyCommand::GoTab(Tab::Log), "", "keys.help.tab_log"),
     b(&[k('/')], Scope::Global, KeyCommand::Filter, "keys.hint.filter", "keys.help.filter"),
     b(&[k('n')], Scope::Global, KeyCommand::Note, "keys.hint.note", "keys.help.note"),
+    b(&[k('y')], Scope::Global, KeyCommand::CopyEmail, "", "keys.help.copy_email"),
+    b(&[k('Y')], Scope::Global, KeyCommand::CopyMenu, "", "keys.help.copy_menu"),
     b(&[k('u')], Scope::Global, KeyCommand::Undo, "keys.hint.undo", "keys.help.undo"),
     b(&[k('v')], Scope::Global, KeyCommand::RawToggle, "keys.hint.raw", "keys.help.raw"),
     b(&[k('e')], Scope::Global, KeyCommand::Export, "keys.hint.export", "keys.help.export"),
@@ -438,6 +461,7 @@ pub enum Mode {
     Help,
     Confirm,
     Export,
+    Copy,
     Main {
         tab: Tab,
         detail: bool,
@@ -463,6 +487,7 @@ impl Mode {
             (Mode::Help, s) => s == Scope::Help,
             (Mode::Confirm, s) => s == Scope::Confirm,
             (Mode::Export, s) => s == Scope::Export,
+            (Mode::Copy, s) => s == Scope::Copy,
             (Mode::Main { .. }, Scope::Main | Scope::Global) => true,
             (Mode::Main { tab, detail }, Scope::Typing) => !detail && TYPING.contains(tab),
             (Mode::Main { tab, .. }, Scope::Tabs(tabs)) => tabs.contains(tab),
@@ -548,6 +573,7 @@ pub fn help_sections(lang: Lang) -> Vec<(&'static str, Vec<(String, &'static str
         Scope::Input,
         Scope::Confirm,
         Scope::Export,
+        Scope::Copy,
         Scope::Help,
         Scope::TooSmall,
     ];
@@ -592,6 +618,7 @@ mod tests {
             Mode::Help,
             Mode::Confirm,
             Mode::Export,
+            Mode::Copy,
             Mode::Main {
                 tab: Tab::Duplicates,
                 detail: false,
@@ -809,6 +836,7 @@ mod tests {
             Mode::Help,
             Mode::Confirm,
             Mode::Export,
+            Mode::Copy,
         ]
         .into_iter()
         .chain(

@@ -33,6 +33,7 @@
 
 pub mod bots;
 pub mod cache;
+pub mod clipboard;
 pub mod clock;
 pub mod counts;
 pub mod decision;

@@ -130,6 +130,8 @@ pub enum Effect {
     /// asked, through the same guarded path as `receipt-review reopen`.
     Reopen(Reopen),
     Export(ExportFile),
+    /// Put this text on the clipboard, through the terminal (OSC 52).
+    Copy(String),
     /// Search every receipt (the Receipts tab), counting what arrived lately as of `now_ms`.
     Find {
         query: Query,

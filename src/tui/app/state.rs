@@ -131,9 +131,17 @@ pub struct Confirm {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Overlay {
-    Help { scroll: usize },
+    Help {
+        scroll: usize,
+    },
     Confirm(Box<Confirm>),
-    Export { choice: ExportFile },
+    Export {
+        choice: ExportFile,
+    },
+    /// `Y`: what of the selected receipt to copy.
+    Copy {
+        choice: super::clipboard::CopyWhat,
+    },
 }
 
 /// What the export dialog offers, in the order it shows them.
@@ -386,6 +394,7 @@ impl App {
             Some(Overlay::Help { .. }) => Mode::Help,
             Some(Overlay::Confirm(_)) => Mode::Confirm,
             Some(Overlay::Export { .. }) => Mode::Export,
+            Some(Overlay::Copy { .. }) => Mode::Copy,
             None => Mode::Main {
                 tab: self.tab,
                 detail: self.focus == Focus::Detail,

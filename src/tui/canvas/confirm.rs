@@ -9,6 +9,8 @@ use super::{Theme, centered, clear_popup, text};
 use crate::i18n::Lang;
 use crate::review::ExportFile;
 use crate::t;
+use crate::tui::app::App;
+use crate::tui::app::clipboard::{self, CopyWhat};
 use crate::tui::app::state::{Confirm, EXPORT_CHOICES, export_label};
 
 /// A button: `[ No ]`, or `> [ No ] <` in reverse video when it has the focus.
@@ -79,6 +81,44 @@ pub fn draw_export(frame: &mut Frame, area: Rect, choice: &ExportFile, lang: Lan
         frame,
         area,
         t!(lang, "screen.dialog.export_title"),
+        body,
+        theme,
+    );
+}
+
+/// The `Y` menu: each thing that can be copied, its key and its value (cut to a line,
+/// terminal-safe), the choice highlighted.
+pub fn draw_copy(frame: &mut Frame, area: Rect, choice: CopyWhat, app: &App, theme: &Theme) {
+    let lang = app.lang;
+    let inner_w = usize::from(area.width.saturating_sub(4).min(76).saturating_sub(2));
+    let keys = ['e', 'n', 'p', 'm', 'r', 'i'];
+    let mut body = vec![Line::raw(format!(
+        " {}",
+        t!(lang, "screen.dialog.copy_what")
+    ))];
+    body.push(Line::raw(""));
+    for (what, key) in CopyWhat::ALL.into_iter().zip(keys) {
+        let label = what.label(lang);
+        let value = match clipboard::value(app, what) {
+            clipboard::Found::Text(v) => v.replace('\n', " "),
+            _ => t!(lang, "screen.dialog.copy_none").to_string(),
+        };
+        let head = format!("{key}  {}", text::fit(label, 12));
+        let room = inner_w.saturating_sub(text::width(&head) + 4);
+        let line = format!("{head}  {}", text::safe(&value, room));
+        body.push(if what == choice {
+            Line::from(vec![
+                Span::styled("> ", theme.key()),
+                Span::styled(line, theme.selected(true)),
+            ])
+        } else {
+            Line::raw(format!("  {line}"))
+        });
+    }
+    popup(
+        frame,
+        area,
+        t!(lang, "screen.dialog.copy_title"),
         body,
         theme,
     );

@@ -72,6 +72,7 @@ pub fn draw(frame: &mut Frame, app: &App) -> ScrollLimits {
         Some(Overlay::Export { choice }) => {
             confirm::draw_export(frame, area, choice, app.lang, &theme)
         }
+        Some(Overlay::Copy { choice }) => confirm::draw_copy(frame, area, *choice, app, &theme),
         None => {}
     }
     limits

@@ -8,6 +8,7 @@ use crate::review::ExportFile;
 use crate::sanitize::inline;
 use crate::t;
 
+use super::clipboard::CopyWhat;
 use super::find;
 use super::keymap::{self, KeyCommand, Mode};
 use super::layout;
@@ -17,6 +18,7 @@ use super::tab::Tab;
 use super::visitors::Visitor;
 use super::words;
 
+mod copy;
 mod decisions;
 mod export;
 mod input;
@@ -207,6 +209,9 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::Undo => undo(app, effects),
         KeyCommand::ReopenChosen => reopen_chosen(app),
         KeyCommand::Note => note(app),
+        KeyCommand::CopyEmail => copy::copy_email(app, effects),
+        KeyCommand::CopyMenu => copy::open_menu(app),
+        KeyCommand::CopyPick(what) => copy::copy(app, what, effects),
         KeyCommand::RawToggle => {
             app.raw_view = !app.raw_view;
             app.detail_scroll = 0;
@@ -277,17 +282,25 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
                 let choice = *choice;
                 export(app, choice, effects)
             }
+            Some(Overlay::Copy { choice }) => {
+                let choice = *choice;
+                copy::copy(app, choice, effects)
+            }
             _ => {}
         },
         KeyCommand::ToggleChoice => match &mut app.overlay {
             Some(Overlay::Confirm(c)) => c.yes_focused = !c.yes_focused,
             Some(Overlay::Export { choice }) => *choice = next_export_choice(*choice, 1),
+            Some(Overlay::Copy { choice }) => *choice = copy::next_choice(*choice, 1),
             _ => {}
         },
         KeyCommand::PreviousChoice => match &mut app.overlay {
             Some(Overlay::Confirm(c)) => c.yes_focused = !c.yes_focused,
             Some(Overlay::Export { choice }) => {
                 *choice = next_export_choice(*choice, EXPORT_CHOICES.len() - 1)
+            }
+            Some(Overlay::Copy { choice }) => {
+                *choice = copy::next_choice(*choice, CopyWhat::ALL.len() - 1)
             }
             _ => {}
         },
