@@ -49,6 +49,12 @@ fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
+/// The contact form's submissions counted with this outcome and status.
+fn submissions(text: &str, outcome: &str, status: u16) -> Option<f64> {
+    let labels = format!(r#"form="contact",outcome="{outcome}",status="{status}""#);
+    sample(text, "receipt_review_submissions_total", &labels)
+}
+
 #[test]
 fn a_scrape_after_known_traffic_counts_it() {
     let s = TestServer::with_config(WITH_METRICS);
@@ -65,23 +71,8 @@ fn a_scrape_after_known_traffic_counts_it() {
         201
     );
     let text = scrape(&s);
-    assert_eq!(
-        sample(
-            &text,
-            "receipt_review_submissions_total",
-            r#"form="contact",outcome="new",status="201""#
-        ),
-        Some(1.0),
-        "{text}"
-    );
-    assert_eq!(
-        sample(
-            &text,
-            "receipt_review_submissions_total",
-            r#"form="contact",outcome="replay",status="201""#
-        ),
-        Some(1.0)
-    );
+    assert_eq!(submissions(&text, "new", 201), Some(1.0), "{text}");
+    assert_eq!(submissions(&text, "replay", 201), Some(1.0), "{text}");
     assert_eq!(
         s.post_json("contact", Some("k1"), &body("changed")).status,
         429
@@ -98,14 +89,7 @@ fn a_scrape_after_known_traffic_counts_it() {
         Some(1.0),
         "{text}"
     );
-    assert_eq!(
-        sample(
-            &text,
-            "receipt_review_submissions_total",
-            r#"form="contact",outcome="refused",status="429""#
-        ),
-        Some(1.0)
-    );
+    assert_eq!(submissions(&text, "refused", 429), Some(1.0), "{text}");
     // The writer committed the two posts (in one or two batches).
     let batches = sample(&text, "receipt_review_writer_batch_size_count", "").unwrap_or(0.0);
     let batched = sample(&text, "receipt_review_writer_batch_size_sum", "").unwrap_or(0.0);
@@ -159,11 +143,10 @@ fn outcomes_are_counted_by_what_the_server_made_of_them() {
         ("absorbed", 201),
         ("refused", 422),
     ] {
-        let labels = format!(r#"form="contact",outcome="{outcome}",status="{status}""#);
         assert_eq!(
-            sample(&text, "receipt_review_submissions_total", &labels),
+            submissions(&text, outcome, status),
             Some(1.0),
-            "{labels}: {text}"
+            "{outcome} {status}: {text}"
         );
     }
     assert_eq!(

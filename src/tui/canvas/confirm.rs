@@ -97,13 +97,18 @@ pub fn draw_copy(frame: &mut Frame, area: Rect, choice: CopyWhat, app: &App, the
         t!(lang, "screen.dialog.copy_what")
     ))];
     body.push(Line::raw(""));
+    let label_cells = CopyWhat::ALL
+        .iter()
+        .map(|w| text::width(w.label(lang)))
+        .max()
+        .unwrap_or(0);
     for (what, key) in CopyWhat::ALL.into_iter().zip(keys) {
         let label = what.label(lang);
         let value = match clipboard::value(app, what) {
             clipboard::Found::Text(v) => v.replace('\n', " "),
             _ => t!(lang, "screen.dialog.copy_none").to_string(),
         };
-        let head = format!("{key}  {}", text::fit(label, 12));
+        let head = format!("{key}  {}", text::pad(label, label_cells));
         let room = inner_w.saturating_sub(text::width(&head) + 4);
         let line = format!("{head}  {}", text::safe(&value, room));
         body.push(if what == choice {
