@@ -46,13 +46,14 @@ impl CopyWhat {
 }
 
 /// The selected receipt: its number, its item (when it is in one) and its visitor fields.
-struct Chosen {
+pub struct Chosen {
     receipt: i64,
     item: Option<String>,
     fields: Vec<(String, String)>,
 }
 
-fn chosen(app: &App) -> Option<Chosen> {
+/// The selected receipt, read once (the menu shows every value of it in one frame).
+pub fn selected(app: &App) -> Option<Chosen> {
     if app.tab == Tab::Receipts {
         let hit = find::update::selected_hit(app)?;
         return Some(Chosen {
@@ -80,9 +81,36 @@ fn chosen(app: &App) -> Option<Chosen> {
     })
 }
 
-/// True when a receipt is selected that something could be copied of.
-pub fn anything_selected(app: &App) -> bool {
-    chosen(app).is_some()
+impl Chosen {
+    /// The text `what` copies of this receipt, when it has one.
+    pub fn value(&self, what: CopyWhat) -> Option<String> {
+        let by_identity = |identity: Identity| {
+            self.fields
+                .iter()
+                .find(|(k, v)| {
+                    identity_of(&normalize_key(k)) == Some(identity) && !v.trim().is_empty()
+                })
+                .map(|(_, v)| v.clone())
+        };
+        let text = match what {
+            CopyWhat::Email => by_identity(Identity::Email),
+            CopyWhat::Name => by_identity(Identity::Name),
+            CopyWhat::Phone => by_identity(Identity::Phone),
+            // The message: the longest value that names no one and is not the page's own.
+            CopyWhat::Message => self
+                .fields
+                .iter()
+                .filter(|(k, v)| {
+                    let key = normalize_key(k);
+                    identity_of(&key).is_none() && !is_noise_key(&key) && !v.trim().is_empty()
+                })
+                .max_by_key(|(_, v)| v.chars().count())
+                .map(|(_, v)| v.clone()),
+            CopyWhat::ReceiptNumber => Some(self.receipt.to_string()),
+            CopyWhat::ItemId => self.item.clone(),
+        };
+        text.map(|t| clipboard_text(&t))
+    }
 }
 
 /// What copying finds of the selected receipt.
@@ -97,36 +125,9 @@ pub enum Found {
 
 /// The text `what` copies of the selected receipt.
 pub fn value(app: &App, what: CopyWhat) -> Found {
-    let Some(chosen) = chosen(app) else {
-        return Found::NothingSelected;
-    };
-    let by_identity = |identity: Identity| {
-        chosen
-            .fields
-            .iter()
-            .find(|(k, v)| identity_of(&normalize_key(k)) == Some(identity) && !v.trim().is_empty())
-            .map(|(_, v)| v.clone())
-    };
-    let text = match what {
-        CopyWhat::Email => by_identity(Identity::Email),
-        CopyWhat::Name => by_identity(Identity::Name),
-        CopyWhat::Phone => by_identity(Identity::Phone),
-        // The message: the longest value that names no one and is not the page's own.
-        CopyWhat::Message => chosen
-            .fields
-            .iter()
-            .filter(|(k, v)| {
-                let key = normalize_key(k);
-                identity_of(&key).is_none() && !is_noise_key(&key) && !v.trim().is_empty()
-            })
-            .max_by_key(|(_, v)| v.chars().count())
-            .map(|(_, v)| v.clone()),
-        CopyWhat::ReceiptNumber => Some(chosen.receipt.to_string()),
-        CopyWhat::ItemId => chosen.item,
-    };
-    match text {
-        Some(t) => Found::Text(clipboard_text(&t)),
-        None => Found::Missing,
+    match selected(app) {
+        None => Found::NothingSelected,
+        Some(chosen) => chosen.value(what).map_or(Found::Missing, Found::Text),
     }
 }
 

@@ -28,7 +28,7 @@ pub(super) fn copy_email(app: &mut App, effects: &mut Vec<Effect>) {
 
 /// `Y`: the menu of what to copy, when a receipt is selected.
 pub(super) fn open_menu(app: &mut App) {
-    if clipboard::anything_selected(app) {
+    if clipboard::selected(app).is_some() {
         app.overlay = Some(Overlay::Copy {
             choice: CopyWhat::Email,
         });
