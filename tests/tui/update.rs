@@ -1399,19 +1399,20 @@ fn a_tab_out_of_sight_on_its_newest_row_opens_on_what_arrived_since() {
     assert_eq!(app.pos(Tab::Log).selected, 1);
 }
 
+/// What the visitor typed into `field` of receipt `id`: its payload as stored, not the
+/// reading's folded value.
+fn typed(fx: &Fixture, id: i64, field: &str) -> String {
+    let payload = fx.payloads[&PayloadRef::Receipt(id)].as_str();
+    let value: serde_json::Value = serde_json::from_str(payload).unwrap();
+    value[field].as_str().unwrap().to_string()
+}
+
 #[test]
 fn y_copies_the_first_copys_email_and_says_so_or_says_why_not() {
     let fx = fixture();
     let mut app = loaded(&fx, 120, 32, false);
     let (item, ids) = app.selected_item().unwrap();
-    let email = fx
-        .snapshot
-        .receipt_view(ids[0])
-        .unwrap()
-        .fields()
-        .find(|(k, _)| *k == "email")
-        .map(|(_, v)| v.to_string())
-        .expect("the fixture's first copy has an email");
+    let email = typed(&fx, ids[0], "email");
     let effects = send(&mut app, &fx, key('y'));
     assert_eq!(effects, vec![Effect::Copy(email.clone())], "{item}");
     assert_eq!(status(&app), format!("copied {email} to the clipboard"));
@@ -1433,24 +1434,20 @@ fn shift_y_offers_what_to_copy_and_copies_the_choice() {
     let fx = fixture();
     let mut app = loaded(&fx, 120, 32, false);
     let (item, ids) = app.selected_item().unwrap();
-    let field = |name: &str| {
-        fx.snapshot
-            .receipt_view(ids[0])
-            .unwrap()
-            .fields()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.to_string())
-            .unwrap()
-    };
+    let field = |name: &str| typed(&fx, ids[0], name);
     assert!(send(&mut app, &fx, key('Y')).is_empty());
     let shown = screen(&app, 120, 32);
     assert!(shown.contains("Copy to the clipboard"), "{shown}");
     assert!(shown.contains(&field("email")), "{shown}");
     assert!(shown.contains(&item), "{shown}");
 
-    // A key picks at once; the menu closes.
+    // A key picks at once; the menu closes. The name is copied as typed, not as the
+    // reading folds it for comparing.
     let effects = send(&mut app, &fx, key('n'));
     assert_eq!(effects, vec![Effect::Copy(field("name"))]);
+    let folded = fx.snapshot.receipt_view(ids[0]).unwrap();
+    let folded = folded.fields().find(|(k, _)| *k == "name").unwrap().1;
+    assert_ne!(field("name"), folded, "the fixture's name has capitals");
     assert!(!screen(&app, 120, 32).contains("Copy to the clipboard"));
     assert!(status(&app).starts_with("copied the name to the clipboard: "));
 

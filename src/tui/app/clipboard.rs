@@ -8,6 +8,7 @@ use crate::t;
 use crate::triage::visitor::{Identity, identity_of, is_noise_key, normalize_key};
 
 use super::find;
+use super::msg::PayloadRef;
 use super::state::App;
 use super::tab::Tab;
 
@@ -45,11 +46,12 @@ impl CopyWhat {
     }
 }
 
-/// The selected receipt: its number, its item (when it is in one) and its visitor fields.
+/// The selected receipt: its number, its item (when it is in one) and its fields as stored
+/// (`None` while its payload is still being read).
 pub struct Chosen {
     receipt: i64,
     item: Option<String>,
-    fields: Vec<(String, String)>,
+    fields: Option<Vec<(String, String)>>,
 }
 
 /// The selected receipt, read once (the menu shows every value of it in one frame).
@@ -59,21 +61,18 @@ pub fn selected(app: &App) -> Option<Chosen> {
         return Some(Chosen {
             receipt: hit.receipt_id,
             item: hit.items.first().map(|i| i.item.clone()),
-            fields: hit.fields.clone(),
+            fields: Some(hit.fields.clone()),
         });
     }
     let (item, ids) = app.selected_item()?;
     let receipt = *ids.first()?;
-    let fields = app
-        .snapshot
-        .as_ref()?
-        .receipt_view(receipt)
-        .map(|view| {
-            view.fields()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
+    // The payload as stored, which the detail reads for the selection: the reading keeps
+    // only values folded for comparing, and a visitor's text is copied as typed.
+    let fields = match app.cache.payloads.get(&PayloadRef::Receipt(receipt)) {
+        Some(Ok(payload)) => Some(stored_fields(payload)),
+        Some(Err(_)) => Some(Vec::new()),
+        None => None,
+    };
     Some(Chosen {
         receipt,
         item: Some(item),
@@ -81,11 +80,30 @@ pub fn selected(app: &App) -> Option<Chosen> {
     })
 }
 
+/// A payload's top-level fields: text as it is, anything else as compact JSON.
+fn stored_fields(payload: &str) -> Vec<(String, String)> {
+    match serde_json::from_str::<serde_json::Value>(payload) {
+        Ok(serde_json::Value::Object(map)) => map
+            .into_iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(text) => (k, text),
+                other => (k, other.to_string()),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 impl Chosen {
-    /// The text `what` copies of this receipt, when it has one.
-    pub fn value(&self, what: CopyWhat) -> Option<String> {
+    /// The text `what` copies of this receipt: `Err(())` while its payload is being read.
+    pub fn value(&self, what: CopyWhat) -> Result<Option<String>, NotReadYet> {
+        let fields = match what {
+            CopyWhat::ReceiptNumber => return Ok(Some(self.receipt.to_string())),
+            CopyWhat::ItemId => return Ok(self.item.clone()),
+            _ => self.fields.as_ref().ok_or(NotReadYet)?,
+        };
         let by_identity = |identity: Identity| {
-            self.fields
+            fields
                 .iter()
                 .find(|(k, v)| {
                     identity_of(&normalize_key(k)) == Some(identity) && !v.trim().is_empty()
@@ -97,8 +115,7 @@ impl Chosen {
             CopyWhat::Name => by_identity(Identity::Name),
             CopyWhat::Phone => by_identity(Identity::Phone),
             // The message: the longest value that names no one and is not the page's own.
-            CopyWhat::Message => self
-                .fields
+            CopyWhat::Message => fields
                 .iter()
                 .filter(|(k, v)| {
                     let key = normalize_key(k);
@@ -106,12 +123,15 @@ impl Chosen {
                 })
                 .max_by_key(|(_, v)| v.chars().count())
                 .map(|(_, v)| v.clone()),
-            CopyWhat::ReceiptNumber => Some(self.receipt.to_string()),
-            CopyWhat::ItemId => self.item.clone(),
+            CopyWhat::ReceiptNumber | CopyWhat::ItemId => None,
         };
-        text.map(|t| clipboard_text(&t))
+        Ok(text.map(|t| clipboard_text(&t)))
     }
 }
+
+/// The selected receipt's payload is still being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotReadYet;
 
 /// What copying finds of the selected receipt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,6 +140,8 @@ pub enum Found {
     NothingSelected,
     /// The receipt has no such value.
     Missing,
+    /// Its payload is still being read.
+    NotReadYet,
     Text(String),
 }
 
@@ -127,7 +149,11 @@ pub enum Found {
 pub fn value(app: &App, what: CopyWhat) -> Found {
     match selected(app) {
         None => Found::NothingSelected,
-        Some(chosen) => chosen.value(what).map_or(Found::Missing, Found::Text),
+        Some(chosen) => match chosen.value(what) {
+            Ok(Some(text)) => Found::Text(text),
+            Ok(None) => Found::Missing,
+            Err(NotReadYet) => Found::NotReadYet,
+        },
     }
 }
 

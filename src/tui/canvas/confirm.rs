@@ -105,9 +105,10 @@ pub fn draw_copy(frame: &mut Frame, area: Rect, choice: CopyWhat, app: &App, the
     let chosen = clipboard::selected(app);
     for (what, key) in CopyWhat::ALL.into_iter().zip(keys) {
         let label = what.label(lang);
-        let value = match chosen.as_ref().and_then(|c| c.value(what)) {
-            Some(v) => v.replace('\n', " "),
-            None => t!(lang, "screen.dialog.copy_none").to_string(),
+        let value = match chosen.as_ref().map(|c| c.value(what)) {
+            Some(Ok(Some(v))) => v.replace('\n', " "),
+            Some(Err(_)) => t!(lang, "screen.dialog.copy_reading").to_string(),
+            _ => t!(lang, "screen.dialog.copy_none").to_string(),
         };
         let head = format!("{key}  {}", text::pad(label, label_cells));
         let room = inner_w.saturating_sub(text::width(&head) + 4);

@@ -16,6 +16,7 @@ pub(super) fn copy_email(app: &mut App, effects: &mut Vec<Effect>) {
     match clipboard::value(app, CopyWhat::Email) {
         Found::NothingSelected => error(app, t!(lang, "status.nothing_to_copy").into()),
         Found::Missing => error(app, t!(lang, "status.no_email_to_copy").into()),
+        Found::NotReadYet => error(app, t!(lang, "status.copy_not_read").into()),
         Found::Text(text) => {
             success(
                 app,
@@ -45,6 +46,7 @@ pub(super) fn copy(app: &mut App, what: CopyWhat, effects: &mut Vec<Effect>) {
     match clipboard::value(app, what) {
         Found::NothingSelected => error(app, t!(lang, "status.nothing_to_copy").into()),
         Found::Missing => error(app, t!(lang, "status.nothing_of_to_copy", what = label)),
+        Found::NotReadYet => error(app, t!(lang, "status.copy_not_read").into()),
         Found::Text(text) => {
             success(
                 app,
