@@ -10,7 +10,9 @@ use anyhow::Context;
 use crossterm::event::{self, Event, KeyEventKind};
 use ratatui::DefaultTerminal;
 
+use super::app::keymap::Keymap;
 use super::app::msg::{Effect, Msg};
+use super::app::palette::Palette;
 use super::app::{self, App};
 use super::canvas;
 use super::collection::{Request, Worker, WorkerConfig};
@@ -27,7 +29,14 @@ const CLOCK: Duration = Duration::from_secs(1);
 /// How long the loop gets to finish by itself after a termination signal.
 const GRACE: Duration = Duration::from_millis(500);
 
-pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
+/// How the screen shows itself: its zone, colours and keys.
+pub struct Looks {
+    pub zone: Zone,
+    pub palette: Palette,
+    pub keymap: Keymap,
+}
+
+pub fn run(config: WorkerConfig, looks: Looks) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
     let keys = tx.clone();
     let operator = config.operator.clone();
@@ -41,10 +50,11 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     let stop = Arc::new(AtomicBool::new(false));
     let signals = watch_signals(Arc::clone(&stop))?;
 
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let mut app = App::new(no_color)
+    let mut app = App::new(false)
+        .with_palette(looks.palette)
+        .with_keymap(looks.keymap)
         .with_lang(lang)
-        .with_zone(zone)
+        .with_zone(looks.zone)
         .with_operator(operator)
         .with_database(database);
     if config_frozen {

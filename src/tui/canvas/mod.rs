@@ -35,7 +35,7 @@ pub use theme::Theme;
 /// Draws the whole screen for this state; says how far its panes can scroll.
 pub fn draw(frame: &mut Frame, app: &App) -> ScrollLimits {
     let area = frame.area();
-    let theme = Theme::new(app.no_color);
+    let theme = Theme::new(app.palette);
     let mut limits = ScrollLimits::default();
     if layout::too_small(area) {
         too_small::draw(frame, area, app.lang, &theme);

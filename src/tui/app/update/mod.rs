@@ -10,7 +10,7 @@ use crate::t;
 
 use super::clipboard::CopyWhat;
 use super::find;
-use super::keymap::{self, KeyCommand, Mode};
+use super::keymap::{KeyCommand, Mode};
 use super::layout;
 use super::msg::{Effect, Msg, PayloadRef};
 use super::state::{App, Busy, Confirm, ConfirmAction, EXPORT_CHOICES, Focus, Input, Overlay};
@@ -164,7 +164,7 @@ fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
     if key.kind == KeyEventKind::Release {
         return;
     }
-    let Some(command) = keymap::lookup(app.mode(), &key) else {
+    let Some(command) = app.keymap.lookup(app.mode(), &key) else {
         return;
     };
     // The commands that take the character typed (the keymap says where).
