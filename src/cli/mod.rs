@@ -63,7 +63,7 @@ pub fn main() -> i32 {
             tz,
             period,
             analysis,
-        }) => config::database(&db)
+        }) => config::database(&db, "report")
             .and_then(|db| commands::report(db, json, tz.as_deref(), period, &analysis)),
         Some(Command::Find {
             db,
@@ -72,7 +72,7 @@ pub fn main() -> i32 {
             tz,
             analysis,
         }) => commands::find(&db, &query.join(" "), json, tz.as_deref(), &analysis),
-        Some(Command::Check { db }) => config::database(&db).and_then(commands::check),
+        Some(Command::Check { db }) => config::database(&db, "check").and_then(commands::check),
         Some(Command::Resolve {
             db,
             item,
@@ -94,7 +94,7 @@ pub fn main() -> i32 {
             bom,
             out,
             limits,
-        }) => config::database(&db)
+        }) => config::database(&db, "export")
             .and_then(|db| commands::export(db, format, bom, out.as_deref(), &limits)),
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),

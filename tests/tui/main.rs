@@ -8,6 +8,7 @@ mod fixture;
 mod absorbed;
 mod bots;
 mod clock;
+mod config_pty;
 mod copy_pty;
 mod cuts;
 mod e2e;

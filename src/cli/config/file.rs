@@ -3,7 +3,7 @@
 //! it expected.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -189,7 +189,7 @@ fn database(text: &str, folder: &Path) -> Location {
         Err(_) if path.is_relative() => folder.join(path),
         Err(_) => path,
     };
-    Location::File(PathBuf::from(path))
+    Location::File(path)
 }
 
 #[cfg(test)]
@@ -197,7 +197,7 @@ mod tests {
     use super::*;
 
     fn parsed(text: &str) -> Result<FileValues, ConfigFileError> {
-        parse(text, "config.toml", Path::new("/etc/desk"))
+        parse(text, "desk.toml", Path::new("/etc/desk"))
     }
 
     #[test]
@@ -267,7 +267,7 @@ mod tests {
             ("operator = ", "line 1"),
         ] {
             let err = parsed(text).unwrap_err().0;
-            assert!(err.starts_with("config.toml"), "{text}: {err}");
+            assert!(err.starts_with("desk.toml"), "{text}: {err}");
             assert!(err.contains(says), "{text}: {err}");
             assert!(!err.contains('\n'), "{text}: {err}");
         }

@@ -127,9 +127,18 @@ fn fill_option<T: Clone>(slot: &mut Option<T>, from_file: &Option<T>) {
     }
 }
 
-/// The database a command works on: the one named, else the config file's.
-pub fn database(given: &Option<Location>) -> anyhow::Result<&Location> {
+/// The database `command` works on: the one named, else the config
+/// file's (already filled in); neither is bad usage, said as clap says a
+/// missing argument.
+pub fn database<'a>(given: &'a Option<Location>, command: &str) -> anyhow::Result<&'a Location> {
     given.as_ref().ok_or_else(|| {
-        super::error::unusable(crate::t!(crate::i18n::current(), "commands.no_database"))
+        let lang = crate::i18n::current();
+        let problem = crate::t!(
+            lang,
+            "cli.error.missing",
+            command = command,
+            what = crate::t!(lang, "cli.arg.db_or_config")
+        );
+        super::error::usage(command, problem)
     })
 }

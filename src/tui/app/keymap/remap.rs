@@ -216,13 +216,9 @@ pub fn remapped(remaps: &[(String, Vec<String>)], lang: Lang) -> Result<Keymap, 
             .iter_mut()
             .filter(|b| b.command == command && on_screen(b.scope))
         {
-            let mut kept: Vec<Key> = binding
-                .keys
-                .iter()
-                .copied()
-                .filter(|k| !is_letter(k))
-                .collect();
-            kept.extend(given.iter().copied());
+            // The file's keys first: the footer names the first that acts.
+            let mut kept = given.clone();
+            kept.extend(binding.keys.iter().copied().filter(|k| !is_letter(k)));
             if kept.is_empty() {
                 return Err(RemapError::NoKeyLeft {
                     action: action.to_string(),
@@ -448,7 +444,7 @@ mod tests {
         assert_eq!(labels["quit"], "q");
         assert_eq!(
             keymap.remapped_actions(Lang::En),
-            vec![("undo", "Ctrl-z".to_string()), ("down", "↓/w".to_string())]
+            vec![("undo", "Ctrl-z".to_string()), ("down", "w/↓".to_string())]
         );
     }
 
