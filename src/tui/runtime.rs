@@ -7,7 +7,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
+};
 use ratatui::DefaultTerminal;
 
 use super::app::msg::{Effect, Msg};
@@ -52,20 +54,44 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     }
     let mut terminal =
         ratatui::try_init().with_context(|| t!(current(), "worker.start.terminal"))?;
-    let size = terminal.size()?;
-    let _ = app::update(
-        &mut app,
-        Msg::Resize {
-            width: size.width,
-            height: size.height,
-        },
-    );
-    read_terminal(keys, Arc::clone(&stop))?;
-    let outcome = event_loop(&mut terminal, &mut app, &worker, &rx, &stop);
-    ratatui::try_restore().with_context(|| t!(current(), "worker.start.restore"))?;
+    // After `try_init`'s own hook: a panic gives the mouse back first, then
+    // the terminal is restored and the one line is said.
+    let restores_terminal = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        release_mouse();
+        restores_terminal(info);
+    }));
+    // From here every way out, an error too, gives the terminal back.
+    let outcome = (|| {
+        crossterm::execute!(std::io::stdout(), EnableMouseCapture)
+            .with_context(|| t!(current(), "worker.start.terminal"))?;
+        let size = terminal.size()?;
+        let _ = app::update(
+            &mut app,
+            Msg::Resize {
+                width: size.width,
+                height: size.height,
+            },
+        );
+        read_terminal(keys, Arc::clone(&stop))?;
+        event_loop(&mut terminal, &mut app, &worker, &rx, &stop)
+    })();
+    restore().with_context(|| t!(current(), "worker.start.restore"))?;
     signals.close();
     drop(worker);
     outcome
+}
+
+/// Gives the terminal back as it was: the mouse first (else the shell after
+/// the screen would receive every click as text), then the rest.
+fn restore() -> std::io::Result<()> {
+    release_mouse();
+    ratatui::try_restore()
+}
+
+/// Stops mouse reporting; a terminal gone cannot take it and needs nothing.
+fn release_mouse() {
+    let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
 }
 
 /// SIGTERM, SIGHUP and SIGINT end the screen cleanly: the loop sees the flag
@@ -83,7 +109,7 @@ fn watch_signals(stop: Arc<AtomicBool>) -> anyhow::Result<signal_hook::iterator:
             if let Some(signal) = signals.forever().next() {
                 stop.store(true, Ordering::SeqCst);
                 std::thread::sleep(GRACE);
-                let _ = ratatui::try_restore();
+                let _ = restore();
                 std::process::exit(128 + signal);
             }
         })
@@ -100,6 +126,19 @@ fn read_terminal(messages: Sender<Msg>, stop: Arc<AtomicBool>) -> anyhow::Result
             loop {
                 let msg = match event::read() {
                     Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => Msg::Key(key),
+                    // What the screen does with the mouse: a press of the
+                    // left button, the wheel. Moves, drags and releases
+                    // would only wake it to draw the same frame.
+                    Ok(Event::Mouse(mouse))
+                        if matches!(
+                            mouse.kind,
+                            MouseEventKind::Down(MouseButton::Left)
+                                | MouseEventKind::ScrollDown
+                                | MouseEventKind::ScrollUp
+                        ) =>
+                    {
+                        Msg::Mouse(mouse)
+                    }
                     Ok(Event::Resize(width, height)) => Msg::Resize { width, height },
                     Ok(_) => continue,
                     Err(_) => {
@@ -130,10 +169,10 @@ fn event_loop(
         if stop.load(Ordering::SeqCst) {
             return Ok(0);
         }
-        let mut limits = Default::default();
-        terminal.draw(|frame| limits = canvas::draw(frame, app))?;
+        let mut measured = Default::default();
+        terminal.draw(|frame| measured = canvas::draw(frame, app))?;
         // What the frame measured comes first, before what woke the loop.
-        let drawn = Msg::Drawn(limits);
+        let drawn = Msg::Drawn(measured);
         // Wake for the first message (a key, a worker result), the clock, or
         // a tick for the spinner while something is under way; then take
         // everything already waiting before drawing once.
