@@ -19,6 +19,8 @@ mod forms;
 mod japanese;
 mod japanese_update;
 mod japanese_words;
+mod mouse;
+mod mouse_pty;
 mod no_english;
 mod reopen;
 mod sentence_why;

@@ -18,7 +18,7 @@ use super::forms::FormsState;
 use super::fresh::GroupChange;
 use super::keymap::{Keymap, Mode};
 use super::list_view::ListView;
-use super::msg::{ItemDecision, PayloadRef};
+use super::msg::{ItemDecision, PayloadRef, Places};
 use super::palette::Palette;
 use super::rows;
 use super::search::SearchIndex;
@@ -268,6 +268,9 @@ pub struct App {
     pub detail_max_scroll: usize,
     /// How far the help could scroll at its last drawing (`Msg::Drawn`).
     pub help_max_scroll: usize,
+    /// Where the last frame put what a click can mean (`Msg::Drawn`);
+    /// forgotten once the state moves on, until the next frame.
+    pub places: Places,
     pub raw_view: bool,
     pub overlay: Option<Overlay>,
     pub input: Option<Input>,
@@ -320,6 +323,7 @@ impl App {
             detail_scroll: 0,
             detail_max_scroll: usize::MAX,
             help_max_scroll: usize::MAX,
+            places: Places::default(),
             raw_view: false,
             overlay: None,
             input: None,
