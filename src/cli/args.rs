@@ -37,6 +37,10 @@ pub struct Cli {
     /// `super::lang`), so clap itself never sees it; declared here for `--help`.
     #[arg(long, global = true, value_name = "LANG", value_parser = ["en", "ja"], hide_possible_values = true)]
     pub lang: Option<String>,
+    /// The config file to read instead of the default one. Read early, like
+    /// `--lang` (see `super::early`); declared here for `--help`.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -120,8 +124,8 @@ pub struct ExportLimits {
 pub enum Command {
     /// Print the triage summary (for people, or --json for scripts and CI).
     Report {
-        /// The receipts database.
-        db: Location,
+        /// The receipts database (default: the config file's).
+        db: Option<Location>,
         /// The documented JSON format instead of the summary.
         #[arg(long)]
         json: bool,
@@ -152,8 +156,8 @@ pub enum Command {
     },
     /// Check schema and digest integrity; exit 1 when damaged rows are found.
     Check {
-        /// The receipts database.
-        db: Location,
+        /// The receipts database (default: the config file's).
+        db: Option<Location>,
     },
     /// Record a decision on an item (dup:ID, conflict:ID, stuck:ID).
     Resolve {
@@ -190,8 +194,8 @@ pub enum Command {
     },
     /// Export the review log (CSV for spreadsheets, JSONL for scripts).
     Export {
-        /// The receipts database whose review log to export.
-        db: Location,
+        /// The receipts database whose review log to export (default: the config file's).
+        db: Option<Location>,
         /// csv (safe to open in a spreadsheet) or jsonl (one JSON object a line).
         #[arg(long, value_enum, default_value_t = ExportFormat::Csv, hide_possible_values = true)]
         format: ExportFormat,
@@ -230,6 +234,8 @@ pub enum Command {
     /// Send realistic traffic to a running `serve` over HTTP: second clicks, retries, reloads,
     /// two handlers, bots, follow-ups.
     Simulate(SimulateArgs),
+    /// Print the config in effect: the config file read, and where each value comes from.
+    Config(ConfigArgs),
     /// Write a realistic demo database.
     Demo {
         /// The database to write: a new or empty file (its folder must exist),
@@ -246,6 +252,21 @@ pub enum Command {
         #[arg(long, value_name = "TIME", value_parser = parse_time_arg)]
         now: Option<Millis>,
     },
+}
+
+/// `config`'s options: those of the screen, to see how they combine with the file.
+#[derive(Args, Debug, Clone)]
+pub struct ConfigArgs {
+    /// The receipts database.
+    pub db: Option<Location>,
+    /// Name recorded with each decision.
+    #[arg(long, value_name = "NAME")]
+    pub operator: Option<String>,
+    /// Show and read times in this IANA zone.
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 }
 
 /// `simulate URL`'s options.

@@ -23,7 +23,7 @@ use crate::t;
 use crate::tui::{self, Open, ScreenConfig};
 
 /// `receipt-review [DB]` and `receipt-review --demo`: the review screen.
-pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
+pub fn screen(args: &TuiArgs, desk: &super::config::DeskConfig) -> anyhow::Result<i32> {
     let operator = operator::resolve(args.operator.clone())?;
     let open = match (&args.db, args.demo) {
         (Some(db), _) => Open::Database(db.clone()),
@@ -41,6 +41,8 @@ pub fn screen(args: &TuiArgs) -> anyhow::Result<i32> {
         settings: args.analysis.settings(),
         fixed_now: args.analysis.now,
         lang: i18n::current(),
+        palette: desk.palette(),
+        keymap: desk.keymap().clone(),
     })
 }
 

@@ -3,10 +3,11 @@
 
 pub mod args;
 mod commands;
+pub mod config;
 mod decisions;
+mod early;
 pub mod error;
 mod export_limits;
-mod lang;
 pub mod localize;
 mod operator;
 mod output;
@@ -24,9 +25,9 @@ use args::{Cli, Command};
 /// Runs the program and returns its exit code.
 pub fn main() -> i32 {
     install_panic_hook();
-    let (lang, args) = match lang::take_lang(std::env::args_os().collect()) {
-        Ok((lang, args)) => (lang.unwrap_or_else(Lang::detect), args),
-        Err(lang::UnknownLang(value)) => {
+    let (early, args) = match early::take_early(std::env::args_os().collect()) {
+        Ok(taken) => taken,
+        Err(early::UnknownLang(value)) => {
             let lang = Lang::detect();
             let problem = crate::t!(
                 lang,
@@ -37,20 +38,33 @@ pub fn main() -> i32 {
             return 2;
         }
     };
+    // The file's messages are in the language asked for so far.
+    i18n::set_current(early.lang.unwrap_or_else(Lang::detect));
+    let desk = match config::DeskConfig::load(early.config_file.as_deref()) {
+        Ok(desk) => desk,
+        Err(e) => {
+            eprintln!("receipt-review: {}", crate::sanitize::inline(&e.0, 400));
+            return 2;
+        }
+    };
+    let lang_source = config::show::LangSource::of(early.lang, desk.lang());
+    let lang = early.lang.or(desk.lang()).unwrap_or_else(Lang::detect);
     i18n::set_current(lang);
-    let cli = match parse(lang, &args) {
+    let mut cli = match parse(lang, &args) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    desk.fill(&mut cli);
     let result = match cli.command {
-        None => commands::screen(&cli.tui),
+        None => commands::screen(&cli.tui, &desk),
         Some(Command::Report {
             db,
             json,
             tz,
             period,
             analysis,
-        }) => commands::report(&db, json, tz.as_deref(), period, &analysis),
+        }) => config::database(&db, "report")
+            .and_then(|db| commands::report(db, json, tz.as_deref(), period, &analysis)),
         Some(Command::Find {
             db,
             query,
@@ -58,7 +72,7 @@ pub fn main() -> i32 {
             tz,
             analysis,
         }) => commands::find(&db, &query.join(" "), json, tz.as_deref(), &analysis),
-        Some(Command::Check { db }) => commands::check(&db),
+        Some(Command::Check { db }) => config::database(&db, "check").and_then(commands::check),
         Some(Command::Resolve {
             db,
             item,
@@ -80,7 +94,8 @@ pub fn main() -> i32 {
             bom,
             out,
             limits,
-        }) => commands::export(&db, format, bom, out.as_deref(), &limits),
+        }) => config::database(&db, "export")
+            .and_then(|db| commands::export(db, format, bom, out.as_deref(), &limits)),
         Some(Command::Canonical { digest }) => commands::canonical(digest),
         Some(Command::Init { db }) => commands::init(&db),
         Some(Command::Serve {
@@ -95,7 +110,13 @@ pub fn main() -> i32 {
             seed,
             now,
         }) => commands::demo(&out, receipts, seed, now),
+        Some(Command::Config(args)) => config::show::run(&desk, &args, lang_source),
     };
+    finish(result)
+}
+
+/// The exit code of a command's result; an error is one line on stderr.
+fn finish(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {

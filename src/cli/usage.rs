@@ -235,8 +235,8 @@ mod tests {
     fn each_kind_of_mistake_is_named() {
         let en = |words: &[&str]| problem_of(Lang::En, words);
         assert_eq!(
-            en(&["rr", "report"]),
-            "report needs a database file (DB); see receipt-review report --help"
+            en(&["rr", "find"]),
+            "find needs a database file (DB); see receipt-review find --help"
         );
         assert_eq!(
             en(&["rr", "resolve", "x.db"]),

@@ -5,16 +5,52 @@
 //! English text, then to the key itself; `tests/i18n.rs` fails on either.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use super::Lang;
+use super::key_labels::{self, KeyLabels};
 
 const EN: &str = include_str!("../../assets/i18n/en.toml");
 const JA: &str = include_str!("../../assets/i18n/ja.toml");
 
 type Table = HashMap<String, &'static str>;
 
-static TABLES: LazyLock<[Table; 2]> = LazyLock::new(|| [load(EN), load(JA)]);
+/// The texts as written: key marks (see [`key_labels`]) not yet resolved.
+static TEMPLATES: LazyLock<[Table; 2]> = LazyLock::new(|| [load(EN), load(JA)]);
+
+/// The texts with each key mark read as its default key.
+static DEFAULTS: LazyLock<[Table; 2]> = LazyLock::new(|| resolved(None));
+
+/// The texts with the keys of the config file's keymap, once it is known.
+static REMAPPED: OnceLock<[Table; 2]> = OnceLock::new();
+
+fn resolved(labels: Option<&KeyLabels>) -> [Table; 2] {
+    TEMPLATES.clone().map(|table| {
+        table
+            .into_iter()
+            .map(|(key, text)| {
+                if key_labels::marks(text).is_empty() {
+                    (key, text)
+                } else {
+                    let text = key_labels::resolve(text, labels);
+                    (key, &*Box::leak(text.into_boxed_str()))
+                }
+            })
+            .collect()
+    })
+}
+
+/// Names the keys in effect in every text from now on (see [`key_labels`]).
+/// Set once per process; a second call changes nothing and says so.
+pub fn set_key_labels(labels: &KeyLabels) -> Result<(), KeyLabelsAlreadySet> {
+    REMAPPED
+        .set(resolved(Some(labels)))
+        .map_err(|_| KeyLabelsAlreadySet)
+}
+
+/// [`set_key_labels`] was called before.
+#[derive(Debug, PartialEq, Eq)]
+pub struct KeyLabelsAlreadySet;
 
 fn source(lang: Lang) -> &'static str {
     match lang {
@@ -24,7 +60,13 @@ fn source(lang: Lang) -> &'static str {
 }
 
 fn table(lang: Lang) -> &'static Table {
-    &TABLES[lang as usize]
+    &REMAPPED.get().unwrap_or(&DEFAULTS)[lang as usize]
+}
+
+/// The text of `key` in `lang` as written, its key marks unresolved (for
+/// the tests that check the marks against the keymap).
+pub fn template(lang: Lang, key: &str) -> Option<&'static str> {
+    TEMPLATES[lang as usize].get(key).copied()
 }
 
 /// A catalogue that does not parse is a build mistake, which the tests catch;

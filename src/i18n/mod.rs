@@ -11,10 +11,11 @@
 //! its own [`Lang`] in its state so that its view stays a pure function.
 
 mod catalogue;
+pub mod key_labels;
 mod lang;
 pub mod width;
 
-pub use catalogue::{keys, placeholders, text};
+pub use catalogue::{KeyLabelsAlreadySet, keys, placeholders, set_key_labels, template, text};
 pub use lang::{Lang, current, set_current};
 pub use width::{pad_left, pad_right};
 

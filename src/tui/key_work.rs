@@ -64,11 +64,11 @@ impl Screen {
 
     fn draw(&mut self) {
         let app = &self.app;
-        let mut limits = Default::default();
+        let mut measured = Default::default();
         self.terminal
-            .draw(|f| limits = canvas::draw(f, app))
+            .draw(|f| measured = canvas::draw(f, app))
             .unwrap();
-        update(&mut self.app, Msg::Drawn(limits));
+        update(&mut self.app, Msg::Drawn(measured));
     }
 
     /// The items looked at by one key and the frame after it.

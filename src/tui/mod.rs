@@ -16,6 +16,8 @@ use anyhow::Context;
 
 use crate::i18n::Lang;
 use crate::model::{Millis, Settings, Zone};
+use app::keymap::Keymap;
+use app::palette::Palette;
 use collection::WorkerConfig;
 
 /// Receipts in the database that `--demo` writes.
@@ -37,6 +39,10 @@ pub struct ScreenConfig {
     pub zone: Zone,
     /// The language the screen speaks.
     pub lang: Lang,
+    /// Its colours.
+    pub palette: Palette,
+    /// Its keys (the config file may remap them).
+    pub keymap: Keymap,
 }
 
 /// The database the screen opens.
@@ -64,7 +70,17 @@ pub fn run(config: ScreenConfig) -> anyhow::Result<i32> {
     };
     // The screen reads again on every change and stays open for hours.
     crate::memory::keep_large_blocks_apart();
-    let code = runtime::run(worker, config.zone)?;
+    // The sentences that name a key name the keys in effect. Set once: a
+    // process opens one screen.
+    let _ = crate::i18n::set_key_labels(&config.keymap.labels());
+    let code = runtime::run(
+        worker,
+        runtime::Looks {
+            zone: config.zone,
+            palette: config.palette,
+            keymap: config.keymap,
+        },
+    )?;
     if config.open == Open::Demo {
         // A command-line message: the command line's language.
         let path = location.shown();

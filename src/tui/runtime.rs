@@ -7,10 +7,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{self, Event, KeyEventKind, MouseButton, MouseEventKind};
 use ratatui::DefaultTerminal;
 
+use super::app::keymap::Keymap;
 use super::app::msg::{Effect, Msg};
+use super::app::palette::Palette;
 use super::app::{self, App};
 use super::canvas;
 use super::collection::{Request, Worker, WorkerConfig};
@@ -27,7 +29,14 @@ const CLOCK: Duration = Duration::from_secs(1);
 /// How long the loop gets to finish by itself after a termination signal.
 const GRACE: Duration = Duration::from_millis(500);
 
-pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
+/// How the screen shows itself: its zone, colours and keys.
+pub struct Looks {
+    pub zone: Zone,
+    pub palette: Palette,
+    pub keymap: Keymap,
+}
+
+pub fn run(config: WorkerConfig, looks: Looks) -> anyhow::Result<i32> {
     let (tx, rx) = mpsc::channel();
     let keys = tx.clone();
     let operator = config.operator.clone();
@@ -41,10 +50,11 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     let stop = Arc::new(AtomicBool::new(false));
     let signals = watch_signals(Arc::clone(&stop))?;
 
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let mut app = App::new(no_color)
+    let mut app = App::new(false)
+        .with_palette(looks.palette)
+        .with_keymap(looks.keymap)
         .with_lang(lang)
-        .with_zone(zone)
+        .with_zone(looks.zone)
         .with_operator(operator)
         .with_database(database);
     if config_frozen {
@@ -52,20 +62,65 @@ pub fn run(config: WorkerConfig, zone: Zone) -> anyhow::Result<i32> {
     }
     let mut terminal =
         ratatui::try_init().with_context(|| t!(current(), "worker.start.terminal"))?;
-    let size = terminal.size()?;
-    let _ = app::update(
-        &mut app,
-        Msg::Resize {
-            width: size.width,
-            height: size.height,
-        },
-    );
-    read_terminal(keys, Arc::clone(&stop))?;
-    let outcome = event_loop(&mut terminal, &mut app, &worker, &rx, &stop);
-    ratatui::try_restore().with_context(|| t!(current(), "worker.start.restore"))?;
+    // After `try_init`'s own hook: a panic gives the mouse back first, then
+    // the terminal is restored and the one line is said.
+    let restores_terminal = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        release_mouse();
+        restores_terminal(info);
+    }));
+    // From here every way out, an error too, gives the terminal back.
+    let outcome = (|| {
+        crossterm::execute!(std::io::stdout(), ReportClicks)
+            .with_context(|| t!(current(), "worker.start.terminal"))?;
+        let size = terminal.size()?;
+        let _ = app::update(
+            &mut app,
+            Msg::Resize {
+                width: size.width,
+                height: size.height,
+            },
+        );
+        read_terminal(keys, Arc::clone(&stop))?;
+        event_loop(&mut terminal, &mut app, &worker, &rx, &stop)
+    })();
+    restore().with_context(|| t!(current(), "worker.start.restore"))?;
     signals.close();
     drop(worker);
     outcome
+}
+
+/// Gives the terminal back as it was: the mouse first (else the shell after
+/// the screen would receive every click as text), then the rest.
+fn restore() -> std::io::Result<()> {
+    release_mouse();
+    ratatui::try_restore()
+}
+
+/// Stops mouse reporting; a terminal gone cannot take it and needs nothing.
+fn release_mouse() {
+    let _ = crossterm::execute!(std::io::stdout(), StopReportingClicks);
+}
+
+/// Asks the terminal for presses, releases and the wheel (1000), in the SGR
+/// encoding that has no column limit (1006). Not crossterm's
+/// `EnableMouseCapture`: it also asks for every move of the pointer, which
+/// the screen ignores and which would travel over SSH for nothing.
+struct ReportClicks;
+
+impl crossterm::Command for ReportClicks {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1000h\x1b[?1006h")
+    }
+}
+
+/// Undoes [`ReportClicks`].
+struct StopReportingClicks;
+
+impl crossterm::Command for StopReportingClicks {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1006l\x1b[?1000l")
+    }
 }
 
 /// SIGTERM, SIGHUP and SIGINT end the screen cleanly: the loop sees the flag
@@ -83,7 +138,7 @@ fn watch_signals(stop: Arc<AtomicBool>) -> anyhow::Result<signal_hook::iterator:
             if let Some(signal) = signals.forever().next() {
                 stop.store(true, Ordering::SeqCst);
                 std::thread::sleep(GRACE);
-                let _ = ratatui::try_restore();
+                let _ = restore();
                 std::process::exit(128 + signal);
             }
         })
@@ -100,6 +155,19 @@ fn read_terminal(messages: Sender<Msg>, stop: Arc<AtomicBool>) -> anyhow::Result
             loop {
                 let msg = match event::read() {
                     Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => Msg::Key(key),
+                    // What the screen does with the mouse: a press of the
+                    // left button, the wheel. Moves, drags and releases
+                    // would only wake it to draw the same frame.
+                    Ok(Event::Mouse(mouse))
+                        if matches!(
+                            mouse.kind,
+                            MouseEventKind::Down(MouseButton::Left)
+                                | MouseEventKind::ScrollDown
+                                | MouseEventKind::ScrollUp
+                        ) =>
+                    {
+                        Msg::Mouse(mouse)
+                    }
                     Ok(Event::Resize(width, height)) => Msg::Resize { width, height },
                     Ok(_) => continue,
                     Err(_) => {
@@ -130,10 +198,10 @@ fn event_loop(
         if stop.load(Ordering::SeqCst) {
             return Ok(0);
         }
-        let mut limits = Default::default();
-        terminal.draw(|frame| limits = canvas::draw(frame, app))?;
+        let mut measured = Default::default();
+        terminal.draw(|frame| measured = canvas::draw(frame, app))?;
         // What the frame measured comes first, before what woke the loop.
-        let drawn = Msg::Drawn(limits);
+        let drawn = Msg::Drawn(measured);
         // Wake for the first message (a key, a worker result), the clock, or
         // a tick for the spinner while something is under way; then take
         // everything already waiting before drawing once.

@@ -6,6 +6,7 @@ mod common;
 
 mod absorbed;
 mod commands;
+mod config;
 mod decisions;
 mod demo;
 mod demo_forms;

@@ -41,7 +41,8 @@ fn stdout(o: &Output) -> String {
 fn a_missing_database_is_named_with_the_commands_help() {
     assert_eq!(
         refused(&run(&["report"])),
-        "receipt-review: report needs a database file (DB); see receipt-review report --help"
+        "receipt-review: report needs a database file (DB), or database in the config file; \
+         see receipt-review report --help"
     );
     assert_eq!(
         refused(&run(&["resolve", "x.db"])),
@@ -178,7 +179,16 @@ fn check_help_lists_only_what_check_uses_and_every_argument_has_a_line() {
         assert!(!help.contains(unused), "{help}");
     }
     let names: Vec<String> = help_lines(&help).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["<DB>", "--lang <LANG>", "-h, --help"], "{help}");
+    assert_eq!(
+        names,
+        [
+            "[DB]",
+            "--lang <LANG>",
+            "--config-file <FILE>",
+            "-h, --help"
+        ],
+        "{help}"
+    );
 
     for command in [
         "report",
@@ -221,7 +231,7 @@ fn lang_ja_speaks_japanese_errors_and_help() {
     let line = refused(&run(&["--lang", "ja", "report"]));
     assert_eq!(
         line,
-        "receipt-review: report にはデータベースファイル（DB）の指定が必要です\
+        "receipt-review: report にはデータベースファイル（DB）（または設定ファイルの database）の指定が必要です\
          （receipt-review report --help を参照してください）"
     );
     // After the command too.

@@ -20,6 +20,10 @@ use rusqlite::Connection;
 /// The analysis time of the fixture.
 pub const NOW: &str = "2026-11-29T12:00:00Z";
 
+/// A config folder that does not exist: the binary under test reads no
+/// config file unless a test names one.
+pub const NO_CONFIG_HOME: &str = "/nonexistent/receipt-review-tests";
+
 /// The binary, in English whatever the locale of the test run (a test that
 /// wants another language sets `LANG`).
 pub fn bin() -> Command {
@@ -27,7 +31,9 @@ pub fn bin() -> Command {
     command
         .env_remove("LC_ALL")
         .env_remove("LC_MESSAGES")
-        .env("LANG", "C");
+        .env("LANG", "C")
+        // Never the config file of whoever runs the tests.
+        .env("XDG_CONFIG_HOME", NO_CONFIG_HOME);
     command
 }
 

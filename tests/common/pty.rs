@@ -49,6 +49,7 @@ impl Pty {
         cmd.args(args);
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
+        cmd.env("XDG_CONFIG_HOME", super::NO_CONFIG_HOME);
         cmd.cwd(cwd);
         let child = pty.slave.spawn_command(cmd).unwrap();
         drop(pty.slave);

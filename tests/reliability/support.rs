@@ -109,6 +109,8 @@ pub fn wait_output(mut child: Child, limit: Duration, what: &str) -> (Output, Du
 pub fn spawn_bin(args: &[&str]) -> Child {
     Command::new(BIN)
         .args(args)
+        // Never the config file of whoever runs the tests.
+        .env("XDG_CONFIG_HOME", "/nonexistent/receipt-review-tests")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -991,7 +991,7 @@ fn t_turns_every_list_and_the_selection_stays_on_its_item() {
     assert_eq!(selected_item(&app).as_deref(), Some("dup:101"));
     // Not on the Receipts and Forms tabs.
     assert_eq!(
-        receipt_review::tui::app::keymap::lookup(
+        receipt_review::tui::app::keymap::Keymap::default().lookup(
             receipt_review::tui::app::keymap::Mode::Main {
                 tab: Tab::Forms,
                 detail: false

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use receipt_review::tui::app::indexed::IndexedSnapshot;
-use receipt_review::tui::app::msg::{Msg, PayloadRef, ScrollLimits};
+use receipt_review::tui::app::msg::{Measured, Msg, PayloadRef};
 use receipt_review::tui::app::{App, update};
 use receipt_review::tui::canvas::draw;
 
@@ -644,9 +644,9 @@ fn the_help_scrolls_to_its_end_and_no_further() {
     keys(&mut app, &fx, "?");
     // The frame says how far the help scrolls; the runtime hands it back.
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut limits = ScrollLimits::default();
-    terminal.draw(|frame| limits = draw(frame, &app)).unwrap();
-    assert!(update(&mut app, Msg::Drawn(limits)).is_empty());
+    let mut measured = Measured::default();
+    terminal.draw(|frame| measured = draw(frame, &app)).unwrap();
+    assert!(update(&mut app, Msg::Drawn(measured)).is_empty());
     let max = app.help_max_scroll;
     assert!(max > 0 && max < 200, "{max}");
     for _ in 0..max + 20 {

@@ -6,7 +6,9 @@
 //! - [`msg`]: the boundary with the runtime (`Msg` in, `Effect` out);
 //! - [`indexed`]: a reading as the screen takes it (snapshot, filter index, totals);
 //! - [`state`]: [`App`], everything the screen shows;
-//! - [`keymap`]: the one table of keys behind dispatch, footer hints and help;
+//! - [`keymap`]: the one table of keys behind dispatch, footer hints and help,
+//!   and the config file's remaps of it;
+//! - [`palette`]: the screen's colours (dark, light, none);
 //! - [`update()`]: one message in, the state changed, effects out, no I/O;
 //! - [`search`]: the text filter: its index, folded once per reading, and
 //!   which rows each tab shows under the class and text filters;
@@ -27,7 +29,7 @@
 //! - [`work`]: the items a key looks at, counted in tests.
 //!
 //! Each file imports only those that come before it in the order
-//! work, screen_size, clock, tab, decision, words, standing, keymap, counts, search, fresh, indexed,
+//! work, palette, screen_size, clock, tab, decision, words, standing, keymap, counts, search, fresh, indexed,
 //! msg, rows, visitors, list_view, forms, state, bots, keep, undo, layout, update (`forms` holds
 //! the Forms tab's state, before `state`, and its keys, beside `update`).
 
@@ -46,6 +48,7 @@ pub mod keymap;
 pub mod layout;
 pub mod list_view;
 pub mod msg;
+pub mod palette;
 pub mod rows;
 pub mod screen_size;
 pub mod search;

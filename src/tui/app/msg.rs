@@ -6,17 +6,22 @@
 
 use std::path::PathBuf;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyEvent, MouseEvent};
+use ratatui::layout::{Position, Rect};
 
 use crate::find::{Query, Scan};
 use crate::model::{Millis, ReceiptId};
 use crate::review::ExportFile;
 
 use super::indexed::IndexedSnapshot;
+use super::tab::Tab;
 
 #[derive(Debug)]
 pub enum Msg {
     Key(KeyEvent),
+    /// A press of the left button or a notch of the wheel (the runtime
+    /// passes on nothing else the mouse does).
+    Mouse(MouseEvent),
     Resize {
         width: u16,
         height: u16,
@@ -57,16 +62,74 @@ pub enum Msg {
     Tick,
     /// The wall clock, reported every second.
     Clock(crate::model::Millis),
-    /// A frame was drawn: how far its panes can scroll.
-    Drawn(ScrollLimits),
+    /// A frame was drawn: what it measured.
+    Drawn(Measured),
 }
 
-/// How far the detail pane and the help could scroll at the last drawing:
-/// the canvas works it out from the wrapped text (`None`: not drawn).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ScrollLimits {
-    pub detail: Option<usize>,
-    pub help: Option<usize>,
+/// What a frame measured as it was drawn: how far its panes can scroll (the
+/// canvas works it out from the wrapped text) and where it put what the
+/// mouse can point at.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Measured {
+    /// How far the detail pane could scroll (`None`: not drawn).
+    pub detail_max_scroll: Option<usize>,
+    /// How far the help could scroll (`None`: not shown).
+    pub help_max_scroll: Option<usize>,
+    pub places: Places,
+}
+
+/// Where a frame put the parts a click can mean. A click is resolved
+/// against these, what the operator saw, rather than a layout worked out
+/// again: the tab bar's titles depend on counts, language and width, and
+/// each list draws its rows its own way. Empty where nothing was drawn
+/// that a click could mean (too small a screen, before the first reading).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Places {
+    /// Each tab's title on the tab bar, as far as it was shown.
+    pub tabs: Vec<TabPlace>,
+    /// The list pane, its title included (on the Forms tab: the table of forms).
+    pub list: Option<Rect>,
+    /// The rows of the list.
+    pub list_rows: Option<ShownRows>,
+    /// The detail pane, its title included (on the Forms tab: the selected
+    /// form's chart and pathways).
+    pub detail: Option<Rect>,
+    /// The Forms tab's pathways, which its detail moves through.
+    pub pathway_rows: Option<ShownRows>,
+}
+
+impl Places {
+    /// The tab whose title is at `at`.
+    pub fn tab_at(&self, at: Position) -> Option<Tab> {
+        self.tabs
+            .iter()
+            .find(|place| place.area.contains(at))
+            .map(|place| place.tab)
+    }
+}
+
+/// A tab's title on the tab bar: one line, the columns it took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TabPlace {
+    pub tab: Tab,
+    pub area: Rect,
+}
+
+/// Rows of a list drawn one a line from the top of `area`; the top one is
+/// the list's row `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShownRows {
+    pub area: Rect,
+    pub first: usize,
+}
+
+impl ShownRows {
+    /// The list's row drawn at `at`, if one is.
+    pub fn row_at(&self, at: Position) -> Option<usize> {
+        self.area
+            .contains(at)
+            .then(|| self.first + usize::from(at.y - self.area.y))
+    }
 }
 
 /// A payload the detail pane can show on demand.

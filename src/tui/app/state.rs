@@ -16,9 +16,10 @@ use super::counts::Counts;
 use super::find::FindState;
 use super::forms::FormsState;
 use super::fresh::GroupChange;
-use super::keymap::Mode;
+use super::keymap::{Keymap, Mode};
 use super::list_view::ListView;
-use super::msg::{ItemDecision, PayloadRef};
+use super::msg::{ItemDecision, PayloadRef, Places};
+use super::palette::Palette;
 use super::rows;
 use super::search::SearchIndex;
 use super::standing::ScreenStatus;
@@ -226,8 +227,11 @@ pub const BOT_SENDERS_READ: usize = 200;
 /// The whole state of the review screen.
 #[derive(Debug)]
 pub struct App {
-    /// `NO_COLOR`: the selection stays visible by reverse video and a marker.
-    pub no_color: bool,
+    /// The colours; without any (`NO_COLOR`) the selection stays visible by
+    /// reverse video and a marker.
+    pub palette: Palette,
+    /// The keys in effect: the table's, or the config file's remaps of it.
+    pub keymap: Keymap,
     /// Who decisions are recorded as (shown in the header), when the runtime says.
     pub operator: Option<String>,
     /// The database being opened, shown while the first reading is under way.
@@ -264,6 +268,9 @@ pub struct App {
     pub detail_max_scroll: usize,
     /// How far the help could scroll at its last drawing (`Msg::Drawn`).
     pub help_max_scroll: usize,
+    /// Where the last frame put what a click can mean (`Msg::Drawn`);
+    /// forgotten once the state moves on, until the next frame.
+    pub places: Places,
     pub raw_view: bool,
     pub overlay: Option<Overlay>,
     pub input: Option<Input>,
@@ -293,7 +300,8 @@ pub struct App {
 impl App {
     pub fn new(no_color: bool) -> Self {
         App {
-            no_color,
+            palette: Palette::chosen(Palette::Dark, no_color),
+            keymap: Keymap::default(),
             operator: None,
             database: None,
             snapshot: None,
@@ -315,6 +323,7 @@ impl App {
             detail_scroll: 0,
             detail_max_scroll: usize::MAX,
             help_max_scroll: usize::MAX,
+            places: Places::default(),
             raw_view: false,
             overlay: None,
             input: None,
@@ -330,6 +339,18 @@ impl App {
             forms: FormsState::default(),
             lang: Lang::default(),
         }
+    }
+
+    /// The colours to draw in.
+    pub fn with_palette(mut self, palette: Palette) -> Self {
+        self.palette = palette;
+        self
+    }
+
+    /// The keys, as the config file remapped them.
+    pub fn with_keymap(mut self, keymap: Keymap) -> Self {
+        self.keymap = keymap;
+        self
     }
 
     /// The language the screen speaks.

@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, fit_segments, text};
 use crate::sanitize::clean;
 use crate::t;
-use crate::tui::app::keymap::{self, KEYMAP, KeyCommand, Mode};
+use crate::tui::app::keymap::{KeyCommand, Mode};
 use crate::tui::app::{App, Input, StatusKind};
 
 pub fn draw(frame: &mut Frame, status: Rect, hints: Rect, app: &App, theme: &Theme) {
@@ -102,12 +102,7 @@ fn draw_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let mut essential = Vec::new();
     let mut others = Vec::new();
-    for (binding, key) in KEYMAP
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| !b.hint.is_empty() && b.scope != keymap::Scope::Always)
-        .filter_map(|(i, b)| keymap::footer_key(mode, i, b).map(|key| (b, key)))
-    {
+    for (binding, key) in app.keymap.hinted(mode) {
         if read_only && is_decision(binding.command) {
             continue;
         }

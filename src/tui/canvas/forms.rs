@@ -7,17 +7,20 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Sparkline};
 
+use super::list::shown_rows;
 use super::{Theme, compact_time, fit_segments, text};
 use crate::forms::{FormRow, Forms};
 use crate::i18n::{Lang, pad_left, pad_right};
 use crate::t;
+use crate::tui::app::msg::{Places, ShownRows};
 use crate::tui::app::{App, Focus, Tab};
 
 /// From this width on, the chart and the pathways stand side by side.
 const SIDE_BY_SIDE: u16 = 120;
 
-/// Draws the tab over the list and detail panes (`body`: both together).
-pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
+/// Draws the tab over the list and detail panes (`body`: both together);
+/// puts in `places` where the table and the selected form's part went.
+pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme, places: &mut Places) {
     if body.height == 0 {
         return;
     }
@@ -30,11 +33,13 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
         .min((body.height * 2 / 5).max(4))
         .min(body.height);
     let table = Rect::new(body.x, body.y, body.width, table_h);
-    draw_table(frame, table, app, forms, theme);
+    places.list = Some(table);
+    places.list_rows = draw_table(frame, table, app, forms, theme);
     let rest = Rect::new(body.x, body.y + table_h, body.width, body.height - table_h);
     if rest.height < 2 {
         return;
     }
+    places.detail = Some(rest);
     let lang = app.lang;
     let Some(form) = app.forms.selected_form() else {
         frame.render_widget(
@@ -80,7 +85,7 @@ pub fn draw(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
         )
     };
     draw_chart(frame, chart, app.shown_zone(), lang, forms, form, theme);
-    draw_pathways(frame, pathways, app, form, focused, theme);
+    places.pathway_rows = draw_pathways(frame, pathways, app, form, focused, theme);
 }
 
 /// A count of a form row, as shown.
@@ -150,7 +155,14 @@ const ABSORBED: Column = (
 );
 const ABSORBED_AT: usize = 8;
 
-fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &Theme) {
+/// Draws the table of forms; says where its rows went.
+fn draw_table(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    forms: &Forms,
+    theme: &Theme,
+) -> Option<ShownRows> {
     let w = usize::from(area.width);
     let lang = app.lang;
     let rows = app.forms.rows();
@@ -200,7 +212,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
         };
         lines.push(Line::styled(format!("  {why}"), theme.dim()));
         frame.render_widget(Paragraph::new(lines), area);
-        return;
+        return None;
     }
     // The scope column takes what the counts leave, within reason.
     let inner = w.saturating_sub(2);
@@ -237,6 +249,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
     let height = usize::from(area.height.saturating_sub(2));
     let selected = app.forms.selected.min(rows.len() - 1);
     let offset = (selected + 1).saturating_sub(height.max(1));
+    let top = lines.len();
     for (i, &index) in rows.iter().enumerate().skip(offset).take(height) {
         let r = &forms.rows[index];
         let is_selected = i == selected;
@@ -257,7 +270,9 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App, forms: &Forms, theme: &T
         }
         lines.push(line);
     }
+    let shown = shown_rows(area, top, lines.len() - top, offset);
     frame.render_widget(Paragraph::new(lines), area);
+    shown
 }
 
 /// Receipts and duplicate copies per bucket, as two sparklines on the same
@@ -382,6 +397,7 @@ fn compact_day(
     day.split(' ').next().unwrap_or(&day).to_string()
 }
 
+/// Draws the selected form's pathways; says where their rows went.
 fn draw_pathways(
     frame: &mut Frame,
     area: Rect,
@@ -389,9 +405,9 @@ fn draw_pathways(
     form: &FormRow,
     focused: bool,
     theme: &Theme,
-) {
+) -> Option<ShownRows> {
     if area.height == 0 {
-        return;
+        return None;
     }
     let w = usize::from(area.width);
     let lang = app.lang;
@@ -405,7 +421,7 @@ fn draw_pathways(
             theme.dim(),
         ));
         frame.render_widget(Paragraph::new(lines), area);
-        return;
+        return None;
     }
     let selected = app.forms.pathway.min(form.pathways.len() - 1);
     // What the selected one says takes the lines the list leaves, at least 2.
@@ -421,6 +437,7 @@ fn draw_pathways(
         .max()
         .unwrap_or(0)
         .max(18);
+    let top = lines.len();
     for (i, f) in form.pathways.iter().enumerate().skip(offset).take(list_h) {
         let is_selected = i == selected;
         let line = format!(
@@ -437,6 +454,7 @@ fn draw_pathways(
         }
         lines.push(line);
     }
+    let shown = shown_rows(area, top, lines.len() - top, offset);
     let f = &form.pathways[selected];
     let room = height - list_h;
     let mut said = Vec::new();
@@ -449,4 +467,5 @@ fn draw_pathways(
     }
     lines.extend(said.into_iter().take(room));
     frame.render_widget(Paragraph::new(lines), area);
+    shown
 }

@@ -9,12 +9,13 @@ use ratatui::widgets::{Block, Paragraph};
 use super::{Theme, centered, clear_popup, text};
 use crate::i18n::Lang;
 use crate::t;
-use crate::tui::app::{App, keymap, words};
+use crate::tui::app::keymap::Keymap;
+use crate::tui::app::{App, words};
 
-pub fn help_lines(theme: &Theme, width: usize, lang: Lang) -> Vec<Line<'static>> {
+pub fn help_lines(theme: &Theme, width: usize, lang: Lang, keymap: &Keymap) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let key_w = 16;
-    for (title, rows) in keymap::help_sections(lang) {
+    for (title, rows) in keymap.help_sections(lang) {
         if rows.is_empty() {
             continue;
         }
@@ -82,7 +83,7 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: usize, app: &App, theme: &The
         .title(format!(" {} ", t!(app.lang, "screen.help.title")))
         .border_style(theme.title());
     let inner = block.inner(popup);
-    let lines = help_lines(theme, usize::from(inner.width), app.lang);
+    let lines = help_lines(theme, usize::from(inner.width), app.lang, &app.keymap);
     let visible = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(visible);
     let scroll = scroll.min(max_scroll);

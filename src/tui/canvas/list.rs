@@ -19,18 +19,18 @@ use crate::sanitize::clean;
 use crate::t;
 use crate::triage::model::{BotEvidence, DamageReason, GapClass, scopes_label};
 use crate::tui::app::fresh::GroupChange;
+use crate::tui::app::msg::ShownRows;
 use crate::tui::app::standing::ScreenStatus;
 use crate::tui::app::{App, ClassFilter, Focus, Tab, words};
 
 /// The marker before each row (`> ` on the selection).
 const MARKER: usize = 2;
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some(snap) = app.snapshot.as_ref() else {
-        return;
-    };
+/// Draws the list pane; says where its rows went (`None`: no row shown).
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<ShownRows> {
+    let snap = app.snapshot.as_ref()?;
     if area.height == 0 {
-        return;
+        return None;
     }
     let w = usize::from(area.width);
     let lang = app.lang;
@@ -154,12 +154,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::styled(format!("  {part}"), theme.dim()));
         }
         frame.render_widget(Paragraph::new(lines), area);
-        return;
+        return None;
     }
     let pos = app.pos(tab);
     let selected = pos.selected.min(rows.len() - 1);
     // The same rule as `update`, in case the screen size changed since.
     let offset = crate::tui::app::layout::offset_showing(selected, pos.offset, height);
+    let top = lines.len();
     for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
         let is_selected = i == selected;
         let marker = if is_selected { "> " } else { "  " };
@@ -173,7 +174,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         lines.push(line);
     }
+    let shown = shown_rows(area, top, lines.len() - top, offset);
     frame.render_widget(Paragraph::new(lines), area);
+    shown
+}
+
+/// Where `count` rows drawn from line `top` of `area` went, the first of
+/// them the list's row `first` (`None`: none is in the area).
+pub fn shown_rows(area: Rect, top: usize, count: usize, first: usize) -> Option<ShownRows> {
+    let top = u16::try_from(top).ok().filter(|&t| t < area.height)?;
+    let count = u16::try_from(count).unwrap_or(u16::MAX);
+    let height = count.min(area.height - top);
+    (height > 0).then(|| ShownRows {
+        area: Rect::new(area.x, area.y + top, area.width, height),
+        first,
+    })
 }
 
 /// What a tab with no items at all says.

@@ -1,6 +1,7 @@
 //! Pure drawing: `draw(frame, app)` reads the state and changes nothing; it
-//! returns how far the detail pane and the help can scroll, which the
-//! runtime hands back to `update` as `Msg::Drawn`.
+//! returns what the frame measured (how far the detail pane and the help
+//! can scroll, where the tabs, rows and panes went), which the runtime
+//! hands back to `update` as `Msg::Drawn`.
 //!
 //! Every piece of untrusted text (payload values, keys, scopes, notes,
 //! operator names, the database path) passes through [`crate::sanitize`]
@@ -27,23 +28,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::layout;
-use crate::tui::app::msg::ScrollLimits;
+use crate::tui::app::msg::Measured;
 use crate::tui::app::{App, Overlay, Tab};
 
 pub use theme::Theme;
 
-/// Draws the whole screen for this state; says how far its panes can scroll.
-pub fn draw(frame: &mut Frame, app: &App) -> ScrollLimits {
+/// Draws the whole screen for this state; says what the frame measured.
+pub fn draw(frame: &mut Frame, app: &App) -> Measured {
     let area = frame.area();
-    let theme = Theme::new(app.no_color);
-    let mut limits = ScrollLimits::default();
+    let theme = Theme::new(app.palette);
+    let mut measured = Measured::default();
     if layout::too_small(area) {
         too_small::draw(frame, area, app.lang, &theme);
-        return limits;
+        return measured;
     }
     if app.snapshot.is_none() {
         progress::draw(frame, area, app, &theme);
-        return limits;
+        return measured;
     }
     // The Receipts tab's hits keep two fifths; the Forms tab takes both panes.
     let list_want = match app.tab {
@@ -53,20 +54,25 @@ pub fn draw(frame: &mut Frame, app: &App) -> ScrollLimits {
     let areas = layout::areas(area, app.read_only().is_some(), app.focus, list_want);
     header::draw(frame, areas.header, app, &theme);
     header::draw_banner(frame, areas.banner, app, &theme);
-    tabs::draw(frame, areas.tabs, app, &theme);
-    if app.tab == Tab::Receipts {
-        receipts::draw_list(frame, areas.list, app, &theme);
-        limits.detail = receipts::draw_detail(frame, areas.detail, app, &theme);
-    } else if app.tab == Tab::Forms {
-        forms::draw(frame, areas.list.union(areas.detail), app, &theme);
+    let places = &mut measured.places;
+    places.tabs = tabs::draw(frame, areas.tabs, app, &theme);
+    if app.tab == Tab::Forms {
+        forms::draw(frame, areas.list.union(areas.detail), app, &theme, places);
     } else {
-        list::draw(frame, areas.list, app, &theme);
-        limits.detail = detail::draw(frame, areas.detail, app, &theme);
+        places.list = Some(areas.list);
+        places.detail = Some(areas.detail);
+        if app.tab == Tab::Receipts {
+            places.list_rows = receipts::draw_list(frame, areas.list, app, &theme);
+            measured.detail_max_scroll = receipts::draw_detail(frame, areas.detail, app, &theme);
+        } else {
+            places.list_rows = list::draw(frame, areas.list, app, &theme);
+            measured.detail_max_scroll = detail::draw(frame, areas.detail, app, &theme);
+        }
     }
     footer::draw(frame, areas.status, areas.hints, app, &theme);
     match &app.overlay {
         Some(Overlay::Help { scroll }) => {
-            limits.help = Some(help::draw(frame, area, *scroll, app, &theme));
+            measured.help_max_scroll = Some(help::draw(frame, area, *scroll, app, &theme));
         }
         Some(Overlay::Confirm(c)) => confirm::draw_confirm(frame, area, c, &theme),
         Some(Overlay::Export { choice }) => {
@@ -75,7 +81,7 @@ pub fn draw(frame: &mut Frame, app: &App) -> ScrollLimits {
         Some(Overlay::Copy { choice }) => confirm::draw_copy(frame, area, *choice, app, &theme),
         None => {}
     }
-    limits
+    measured
 }
 
 /// A line of segments, kept whole while they fit; the first that does not is

@@ -12,12 +12,14 @@ use crate::find::text::{explain_miss_in, found_where_in, item_line_in, summary_i
 use crate::model::ReceiptState;
 use crate::t;
 use crate::tui::app::find::update::{jump_target, selected_hit};
+use crate::tui::app::msg::ShownRows;
 use crate::tui::app::{App, Focus, Tab};
 
-/// The list pane of the Receipts tab.
-pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// The list pane of the Receipts tab; says where its hits went (`None`:
+/// none is shown).
+pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<ShownRows> {
     if area.height == 0 {
-        return;
+        return None;
     }
     let w = usize::from(area.width);
     let lang = app.lang;
@@ -62,6 +64,7 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ));
     }
     let mut lines = vec![fit_segments(title, w)];
+    let mut shown = None;
     let push_wrapped = |lines: &mut Vec<Line<'static>>, t: &str, style| {
         for part in text::wrap(t, w.saturating_sub(2).max(1)) {
             lines.push(Line::styled(format!("  {part}"), style));
@@ -97,6 +100,7 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let selected = pos.selected.min(rows.len().saturating_sub(1));
             let offset = crate::tui::app::layout::offset_showing(selected, pos.offset, height);
             let inner = w.saturating_sub(2);
+            let top = lines.len();
             for (i, &row) in rows.iter().enumerate().skip(offset).take(height) {
                 let Some(hit) = o.hits.get(row) else {
                     continue;
@@ -137,10 +141,12 @@ pub fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 }
                 lines.push(line);
             }
+            shown = super::list::shown_rows(area, top, lines.len() - top, offset);
         }
     }
     lines.truncate(usize::from(area.height));
     frame.render_widget(Paragraph::new(lines), area);
+    shown
 }
 
 /// The detail pane of the Receipts tab: the selected hit.

@@ -2,10 +2,12 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit_segments, text, whole_segments};
 use crate::t;
+use crate::tui::app::msg::TabPlace;
 use crate::tui::app::{App, Tab};
 
 /// How much of each tab the bar shows: the first that fits the width.
@@ -26,7 +28,8 @@ enum Fit {
     Numbers,
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// Draws the tab bar; says where each tab's title went, as far as it shows.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<TabPlace> {
     let c = &app.counts;
     let lang = app.lang;
     let w = usize::from(area.width);
@@ -102,7 +105,32 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .unwrap_or_else(|| segments(Fit::Numbers));
         fit_segments(fitting, w)
     };
+    let places = places(&line, area);
     frame.render_widget(Paragraph::new(line), area);
+    places
+}
+
+/// Where the bar's titles went: its segments alternate a tab's title and a
+/// separator, in the order of [`Tab::ALL`]; the fitting keeps them in order
+/// and only leaves out or cuts the last ones.
+fn places(line: &Line, area: Rect) -> Vec<TabPlace> {
+    let mut places = Vec::new();
+    let mut x = area.x;
+    for (i, span) in line.spans.iter().enumerate() {
+        let width = u16::try_from(text::width(&span.content)).unwrap_or(u16::MAX);
+        let shown = width.min(area.right().saturating_sub(x));
+        if i % 2 == 0
+            && let Some(&tab) = Tab::ALL.get(i / 2)
+            && shown > 0
+        {
+            places.push(TabPlace {
+                tab,
+                area: Rect::new(x, area.y, shown, area.height.min(1)),
+            });
+        }
+        x = x.saturating_add(width);
+    }
+    places
 }
 
 /// The Receipts tab's hits and the Forms tab's forms, where there is room.

@@ -1,20 +1,39 @@
-//! Styles. Under `NO_COLOR` nothing is coloured: emphasis is bold, reverse
+//! Styles, in the palette the operator chose: for a dark background, for a
+//! light one, or none at all (`NO_COLOR`), where emphasis is bold, reverse
 //! video and underline, so the selection and the differences stay visible.
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::tui::app::palette::Palette;
+
+/// Dark orange and dark green: yellow and bright green vanish on white.
+const LIGHT_PENDING: Color = Color::Indexed(130);
+const LIGHT_GOOD: Color = Color::Indexed(28);
+
 #[derive(Clone, Copy, Debug)]
 pub struct Theme {
-    pub no_color: bool,
+    pub palette: Palette,
 }
 
 impl Theme {
-    pub fn new(no_color: bool) -> Self {
-        Theme { no_color }
+    pub fn new(palette: Palette) -> Self {
+        Theme { palette }
     }
 
-    fn pick(&self, colour: Style, plain: Style) -> Style {
-        if self.no_color { plain } else { colour }
+    fn pick(&self, dark: Style, light: Style, plain: Style) -> Style {
+        match self.palette {
+            Palette::Dark => dark,
+            Palette::Light => light,
+            Palette::Plain => plain,
+        }
+    }
+
+    fn fg(colour: Color) -> Style {
+        Style::default().fg(colour)
+    }
+
+    fn bold() -> Style {
+        Style::default().add_modifier(Modifier::BOLD)
     }
 
     pub fn plain(&self) -> Style {
@@ -23,30 +42,25 @@ impl Theme {
 
     pub fn title(&self) -> Style {
         self.pick(
-            Style::default()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD),
-            Style::default().add_modifier(Modifier::BOLD),
+            Self::fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            Self::fg(Color::Blue).add_modifier(Modifier::BOLD),
+            Self::bold(),
         )
     }
 
     pub fn dim(&self) -> Style {
         self.pick(
-            Style::default().fg(Color::DarkGray),
+            Self::fg(Color::DarkGray),
+            Self::fg(Color::DarkGray),
             Style::default().add_modifier(Modifier::DIM),
         )
     }
 
     pub fn key(&self) -> Style {
-        self.pick(
-            Style::default()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD),
-            Style::default().add_modifier(Modifier::BOLD),
-        )
+        self.title()
     }
 
-    /// The selected row: reverse video in both modes, so it never depends on colour.
+    /// The selected row: reverse video in every palette, so it never depends on colour.
     pub fn selected(&self, focused: bool) -> Style {
         let base = Style::default().add_modifier(Modifier::REVERSED);
         if focused {
@@ -58,59 +72,67 @@ impl Theme {
 
     pub fn differs(&self) -> Style {
         self.pick(
-            Style::default()
-                .fg(Color::Yellow)
-                .add_modifier(Modifier::BOLD),
+            Self::fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Self::fg(Color::Magenta).add_modifier(Modifier::BOLD),
             Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         )
     }
 
     pub fn pending(&self) -> Style {
         self.pick(
-            Style::default().fg(Color::Yellow),
-            Style::default().add_modifier(Modifier::BOLD),
+            Self::fg(Color::Yellow),
+            Self::fg(LIGHT_PENDING),
+            Self::bold(),
         )
     }
 
     pub fn resolved(&self) -> Style {
-        self.pick(Style::default().fg(Color::Green), Style::default())
+        self.pick(
+            Self::fg(Color::Green),
+            Self::fg(LIGHT_GOOD),
+            Style::default(),
+        )
     }
 
     pub fn warn(&self) -> Style {
         self.pick(
-            Style::default()
-                .fg(Color::LightRed)
-                .add_modifier(Modifier::BOLD),
-            Style::default().add_modifier(Modifier::BOLD),
+            Self::fg(Color::LightRed).add_modifier(Modifier::BOLD),
+            Self::fg(Color::Red).add_modifier(Modifier::BOLD),
+            Self::bold(),
         )
     }
 
     pub fn success(&self) -> Style {
-        self.pick(Style::default().fg(Color::Green), Style::default())
+        self.resolved()
     }
 
     pub fn banner(&self) -> Style {
+        let red = Style::default()
+            .fg(Color::White)
+            .bg(Color::Red)
+            .add_modifier(Modifier::BOLD);
         self.pick(
-            Style::default()
-                .fg(Color::White)
-                .bg(Color::Red)
-                .add_modifier(Modifier::BOLD),
+            red,
+            red,
             Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
         )
     }
 
     pub fn tab(&self, active: bool) -> Style {
-        if active {
-            self.pick(
-                Style::default()
-                    .fg(Color::Black)
-                    .bg(Color::Cyan)
-                    .add_modifier(Modifier::BOLD),
-                Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
-            )
-        } else {
-            Style::default()
+        if !active {
+            return Style::default();
         }
+        self.pick(
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
+            Style::default()
+                .fg(Color::White)
+                .bg(Color::Blue)
+                .add_modifier(Modifier::BOLD),
+            Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        )
     }
 
     /// A list's column header.
@@ -119,13 +141,17 @@ impl Theme {
     }
 
     /// The words or characters that differ inside a differing field: not by
-    /// colour alone (reverse video), so it shows under `NO_COLOR` too.
+    /// colour alone (reverse video), so it shows without colour too.
     pub fn changed(&self) -> Style {
-        self.pick(
+        let on = |bg| {
             Style::default()
                 .fg(Color::Black)
-                .bg(Color::Yellow)
-                .add_modifier(Modifier::BOLD),
+                .bg(bg)
+                .add_modifier(Modifier::BOLD)
+        };
+        self.pick(
+            on(Color::Yellow),
+            on(Color::LightYellow),
             Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
         )
     }
@@ -134,7 +160,7 @@ impl Theme {
         if focused {
             self.title().add_modifier(Modifier::UNDERLINED)
         } else {
-            Style::default().add_modifier(Modifier::BOLD)
+            Self::bold()
         }
     }
 }

@@ -65,27 +65,42 @@ pub fn refresh(app: &mut App) {
 }
 
 fn move_by(app: &mut App, command: KeyCommand) {
-    let (current, len) = match app.focus {
-        Focus::List => (app.forms.selected, app.forms.rows().len()),
-        Focus::Detail => (
-            app.forms.pathway,
-            app.forms.selected_form().map_or(0, |r| r.pathways.len()),
-        ),
-    };
+    match app.focus {
+        Focus::List => move_form(app, command),
+        Focus::Detail => move_pathway(app, command),
+    }
+}
+
+/// Moves through the forms, whichever pane has the focus.
+pub fn move_form(app: &mut App, command: KeyCommand) {
+    let len = app.forms.rows().len();
     if len == 0 {
         return;
     }
-    let page = layout::list_rows(app.size, app.read_only().is_some(), Focus::List);
-    let next = command.moved(current, len, page);
-    match app.focus {
-        Focus::List => {
-            if next != app.forms.selected {
-                app.forms.selected = next;
-                app.forms.pathway = 0;
-            }
-        }
-        Focus::Detail => app.forms.pathway = next,
+    let next = command.moved(app.forms.selected, len, page(app));
+    select_form(app, next);
+}
+
+/// Selects the form shown at `index`; its first pathway with it.
+pub fn select_form(app: &mut App, index: usize) {
+    let index = index.min(app.forms.rows().len().saturating_sub(1));
+    if index != app.forms.selected {
+        app.forms.selected = index;
+        app.forms.pathway = 0;
     }
+}
+
+/// Moves through the selected form's pathways, whichever pane has the focus.
+pub fn move_pathway(app: &mut App, command: KeyCommand) {
+    let len = app.forms.selected_form().map_or(0, |r| r.pathways.len());
+    if len == 0 {
+        return;
+    }
+    app.forms.pathway = command.moved(app.forms.pathway, len, page(app));
+}
+
+fn page(app: &App) -> usize {
+    layout::list_rows(app.size, app.read_only().is_some(), Focus::List)
 }
 
 /// Opens the selected pathway's example item on its tab (the filters that

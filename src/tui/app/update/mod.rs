@@ -10,9 +10,9 @@ use crate::t;
 
 use super::clipboard::CopyWhat;
 use super::find;
-use super::keymap::{self, KeyCommand, Mode};
+use super::keymap::{KeyCommand, Mode};
 use super::layout;
-use super::msg::{Effect, Msg, PayloadRef};
+use super::msg::{Effect, Msg, PayloadRef, Places};
 use super::state::{App, Busy, Confirm, ConfirmAction, EXPORT_CHOICES, Focus, Input, Overlay};
 use super::tab::Tab;
 use super::visitors::Visitor;
@@ -23,6 +23,7 @@ mod decisions;
 mod export;
 mod input;
 mod loaded;
+mod mouse;
 pub(super) mod selection;
 pub(super) mod status;
 
@@ -31,8 +32,7 @@ use export::{export, next_export_choice};
 use input::{cancel_input, submit_input, sync_filter, type_char};
 use loaded::{on_loaded, request_payloads};
 use selection::{
-    go_tab, list_rows, rearrange, refilter, refilter_all, row_key_at, scroll_into_view, select,
-    show_item,
+    go_tab, list_rows, move_to, rearrange, refilter, refilter_all, scroll_into_view, show_item,
 };
 use status::{error, info, reading_status, success};
 
@@ -42,15 +42,23 @@ const VISITORS_KEPT: usize = 20_000;
 /// Applies one message to the state and returns what the runtime should do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut effects = Vec::new();
+    if moves_the_screen(&msg) {
+        // A click means what the operator saw: once the tabs, rows or panes
+        // may have moved, until the next frame, nothing is sure to be where
+        // it was drawn.
+        app.places = Places::default();
+    }
     match msg {
         Msg::Key(key) => on_key(app, key, &mut effects),
-        Msg::Drawn(limits) => {
-            if let Some(detail) = limits.detail {
+        Msg::Mouse(event) => mouse::on_mouse(app, event, &mut effects),
+        Msg::Drawn(measured) => {
+            if let Some(detail) = measured.detail_max_scroll {
                 app.detail_max_scroll = detail;
             }
-            if let Some(help) = limits.help {
+            if let Some(help) = measured.help_max_scroll {
                 app.help_max_scroll = help;
             }
+            app.places = measured.places;
         }
         Msg::Resize { width, height } => {
             app.size = (width, height);
@@ -143,6 +151,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     effects
 }
 
+/// Whether a message can move what a click points at: the tabs, the rows or
+/// the panes. The mouse forgets on its own what its clicks and turns move.
+fn moves_the_screen(msg: &Msg) -> bool {
+    !matches!(
+        msg,
+        Msg::Mouse(_)
+            | Msg::Drawn(_)
+            | Msg::Progress { .. }
+            | Msg::Payloads(_)
+            | Msg::Tick
+            | Msg::Clock(_)
+    )
+}
+
 /// The wall clock moved: ages, the stuck receipts and expired messages.
 fn on_clock(app: &mut App, wall_ms: Millis, effects: &mut Vec<Effect>) {
     app.clock.wall_ms = Some(wall_ms);
@@ -164,7 +186,7 @@ fn on_key(app: &mut App, key: KeyEvent, effects: &mut Vec<Effect>) {
     if key.kind == KeyEventKind::Release {
         return;
     }
-    let Some(command) = keymap::lookup(app.mode(), &key) else {
+    let Some(command) = app.keymap.lookup(app.mode(), &key) else {
         return;
     };
     // The commands that take the character typed (the keymap says where).
@@ -344,34 +366,48 @@ fn quit(app: &mut App, effects: &mut Vec<Effect>) {
 }
 
 fn move_by(app: &mut App, command: KeyCommand) {
-    if let Some(Overlay::Help { scroll }) = &mut app.overlay {
-        let page = usize::from(app.size.1.saturating_sub(6)).max(1);
-        let max = app.help_max_scroll;
-        *scroll = (*scroll).min(max);
-        *scroll = match command {
-            KeyCommand::Down => scroll.saturating_add(1).min(max),
-            KeyCommand::Up => scroll.saturating_sub(1),
-            KeyCommand::PageDown => scroll.saturating_add(page).min(max),
-            KeyCommand::PageUp => scroll.saturating_sub(page),
-            _ => *scroll,
-        };
-        return;
+    if matches!(app.overlay, Some(Overlay::Help { .. })) {
+        scroll_help(app, command);
+    } else if app.focus == Focus::Detail {
+        scroll_detail(app, command);
+    } else {
+        move_in_list(app, command);
     }
-    if app.focus == Focus::Detail {
-        let page = layout::detail_rows(app.size, app.read_only().is_some(), app.focus);
-        let max = app.detail_max_scroll;
-        let s = app.detail_scroll.min(max);
-        app.detail_scroll = match command {
-            KeyCommand::Down => s.saturating_add(1).min(max),
-            KeyCommand::Up => s.saturating_sub(1),
-            KeyCommand::Top => 0,
-            KeyCommand::Bottom => max,
-            KeyCommand::PageDown => s.saturating_add(page.saturating_sub(1).max(1)).min(max),
-            KeyCommand::PageUp => s.saturating_sub(page.saturating_sub(1).max(1)),
-            _ => s,
-        };
+}
+
+fn scroll_help(app: &mut App, command: KeyCommand) {
+    let page = usize::from(app.size.1.saturating_sub(6)).max(1);
+    let max = app.help_max_scroll;
+    let Some(Overlay::Help { scroll }) = &mut app.overlay else {
         return;
-    }
+    };
+    *scroll = (*scroll).min(max);
+    *scroll = match command {
+        KeyCommand::Down => scroll.saturating_add(1).min(max),
+        KeyCommand::Up => scroll.saturating_sub(1),
+        KeyCommand::PageDown => scroll.saturating_add(page).min(max),
+        KeyCommand::PageUp => scroll.saturating_sub(page),
+        _ => *scroll,
+    };
+}
+
+fn scroll_detail(app: &mut App, command: KeyCommand) {
+    let page = layout::detail_rows(app.size, app.read_only().is_some(), app.focus);
+    let max = app.detail_max_scroll;
+    let s = app.detail_scroll.min(max);
+    app.detail_scroll = match command {
+        KeyCommand::Down => s.saturating_add(1).min(max),
+        KeyCommand::Up => s.saturating_sub(1),
+        KeyCommand::Top => 0,
+        KeyCommand::Bottom => max,
+        KeyCommand::PageDown => s.saturating_add(page.saturating_sub(1).max(1)).min(max),
+        KeyCommand::PageUp => s.saturating_sub(page.saturating_sub(1).max(1)),
+        _ => s,
+    };
+}
+
+/// Moves the selection of the current tab's list (not the Forms tab's).
+fn move_in_list(app: &mut App, command: KeyCommand) {
     let tab = app.tab;
     let len = app.rows(tab).len();
     if len == 0 {
@@ -379,15 +415,7 @@ fn move_by(app: &mut App, command: KeyCommand) {
     }
     let page = list_rows(app);
     let current = app.pos(tab).selected;
-    let seen = row_key_at(app, tab, current);
-    select(app, tab, command.moved(current, len, page));
-    // Moving past a group's news marks it seen.
-    if app.pos(tab).selected != current
-        && tab == Tab::Duplicates
-        && let Some(key) = seen
-    {
-        app.fresh.remove(&key);
-    }
+    move_to(app, tab, command.moved(current, len, page));
 }
 
 fn back(app: &mut App) {

@@ -182,6 +182,20 @@ pub(in crate::tui::app) fn select(app: &mut App, tab: Tab, index: usize) {
     scroll_into_view(app, tab);
 }
 
+/// The operator moves the selection to `index` (by key or by mouse): as
+/// [`select`], and moving past a group's news marks it seen.
+pub(in crate::tui::app) fn move_to(app: &mut App, tab: Tab, index: usize) {
+    let current = app.pos(tab).selected;
+    let seen = row_key_at(app, tab, current);
+    select(app, tab, index);
+    if app.pos(tab).selected != current
+        && tab == Tab::Duplicates
+        && let Some(key) = seen
+    {
+        app.fresh.remove(&key);
+    }
+}
+
 /// The key of the row shown at `index` of a tab.
 pub(in crate::tui::app) fn row_key_at(app: &App, tab: Tab, index: usize) -> Option<i64> {
     let row = *app.rows(tab).get(index)?;

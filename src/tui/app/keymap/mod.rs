@@ -1,5 +1,10 @@
 //! The one keymap: dispatch, the footer hints and the `?` help are all read
-//! from [`KEYMAP`], so what the screen says a key does is what it does.
+//! from a [`Keymap`] — [`KEYMAP`] as shipped, or with the config file's
+//! remaps (see [`remap`]) — so what the screen says a key does is what it does.
+
+pub mod remap;
+
+use std::borrow::Cow;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -281,9 +286,10 @@ impl KeyCommand {
 }
 
 /// One row of the keymap.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Binding {
-    pub keys: &'static [Key],
+    /// The table's own keys, or those a remap gave.
+    pub keys: Cow<'static, [Key]>,
     pub scope: Scope,
     pub command: KeyCommand,
     /// The catalogue key of a word or two for the footer; empty for
@@ -328,7 +334,7 @@ const fn b(
     help: &'static str,
 ) -> Binding {
     Binding {
-        keys,
+        keys: Cow::Borrowed(keys),
         scope,
         command,
         hint,
@@ -505,44 +511,113 @@ fn acts(mode: Mode, binding: &Binding, key: &Key) -> bool {
     mode.allows(binding.scope) && (!key.is_text() || !mode.types() || binding.scope.acts_on_text())
 }
 
-/// The command a key press means in this mode, if any.
-pub fn lookup(mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
-    if event.kind == KeyEventKind::Release {
-        return None;
+/// The keymap in effect: the table's rows in its order, with their keys as
+/// shipped or as the config file remapped them.
+#[derive(Clone, Debug)]
+pub struct Keymap {
+    bindings: Vec<Binding>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Keymap {
+            bindings: KEYMAP.to_vec(),
+        }
     }
-    KEYMAP
-        .iter()
-        .find(|b| {
-            b.keys
-                .iter()
-                .any(|key| key.matches(event) && acts(mode, b, key))
+}
+
+impl Keymap {
+    pub fn bindings(&self) -> &[Binding] {
+        &self.bindings
+    }
+
+    /// The command a key press means in this mode, if any.
+    pub fn lookup(&self, mode: Mode, event: &KeyEvent) -> Option<KeyCommand> {
+        if event.kind == KeyEventKind::Release {
+            return None;
+        }
+        self.bindings
+            .iter()
+            .find(|b| {
+                b.keys
+                    .iter()
+                    .any(|key| key.matches(event) && acts(mode, b, key))
+            })
+            .map(|b| b.command)
+    }
+
+    /// The footer hints for this mode in `lang`, in table order: (keys, hint).
+    /// A binding that an earlier one shadows in this mode (a tab's own `/`) is
+    /// left out.
+    pub fn hints(&self, mode: Mode, lang: Lang) -> Vec<(String, &'static str)> {
+        self.hinted(mode)
+            .map(|(b, key)| (key.label(lang), b.hint_in(lang)))
+            .collect()
+    }
+
+    /// The bindings the footer hints in this mode, each with the key it names.
+    pub fn hinted(&self, mode: Mode) -> impl Iterator<Item = (&Binding, Key)> {
+        self.bindings
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.hint.is_empty() && b.scope != Scope::Always)
+            .filter_map(move |(i, b)| self.footer_key(mode, i).map(|key| (b, key)))
+    }
+
+    /// The key the footer names for the binding at `at`: its first that acts
+    /// in this mode and that no earlier binding takes (none: the binding does
+    /// nothing here).
+    fn footer_key(&self, mode: Mode, at: usize) -> Option<Key> {
+        let binding = &self.bindings[at];
+        binding.keys.iter().copied().find(|key| {
+            acts(mode, binding, key)
+                && !self.bindings[..at]
+                    .iter()
+                    .any(|b| b.keys.contains(key) && acts(mode, b, key))
         })
-        .map(|b| b.command)
+    }
+
+    /// The `?` help in `lang`: sections of (keys, help text), generated from the table.
+    pub fn help_sections(&self, lang: Lang) -> Vec<(&'static str, Vec<(String, &'static str)>)> {
+        HELP_ORDER
+            .iter()
+            .map(|scope| {
+                let rows = self
+                    .bindings
+                    .iter()
+                    .filter(|b| b.scope == *scope)
+                    .map(|b| (keys_label(&b.keys, lang), b.help_in(lang)))
+                    .collect();
+                (scope.help_title(lang), rows)
+            })
+            .collect()
+    }
 }
 
-/// The footer hints for this mode in `lang`, in table order: (keys, hint).
-/// A binding that an earlier one shadows in this mode (a tab's own `/`) is
-/// left out.
-pub fn hints(mode: Mode, lang: Lang) -> Vec<(String, &'static str)> {
-    KEYMAP
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| !b.hint.is_empty() && b.scope != Scope::Always)
-        .filter_map(|(i, b)| footer_key(mode, i, b).map(|key| (key.label(lang), b.hint_in(lang))))
-        .collect()
-}
-
-/// The key the footer names for the binding at `at`: its first that acts
-/// in this mode and that no earlier binding takes (none: the binding does
-/// nothing here).
-pub fn footer_key(mode: Mode, at: usize, binding: &Binding) -> Option<Key> {
-    binding.keys.iter().copied().find(|key| {
-        acts(mode, binding, key)
-            && !KEYMAP[..at]
-                .iter()
-                .any(|b| b.keys.contains(key) && acts(mode, b, key))
-    })
-}
+/// The order of the help's sections.
+const HELP_ORDER: [Scope; 21] = [
+    Scope::Tabs(DUP),
+    Scope::Tabs(CONFLICTS),
+    Scope::Tabs(STUCK),
+    Scope::Tabs(BOTS),
+    Scope::Typing,
+    Scope::TabsDetail(RECEIPTS),
+    Scope::Tabs(FORMS),
+    Scope::TabsDetail(FORMS),
+    Scope::Tabs(ORDERED),
+    Scope::Tabs(DECIDING),
+    Scope::List,
+    Scope::Detail,
+    Scope::Main,
+    Scope::Global,
+    Scope::Always,
+    Scope::Input,
+    Scope::Confirm,
+    Scope::Export,
+    Scope::Copy,
+    Scope::Help,
+    Scope::TooSmall,
+];
 
 /// `j/↓`, `Esc/q`.
 pub fn keys_label(keys: &[Key], lang: Lang) -> String {
@@ -552,333 +627,5 @@ pub fn keys_label(keys: &[Key], lang: Lang) -> String {
         .join("/")
 }
 
-/// The `?` help in `lang`: sections of (keys, help text), generated from the table.
-pub fn help_sections(lang: Lang) -> Vec<(&'static str, Vec<(String, &'static str)>)> {
-    let order = [
-        Scope::Tabs(DUP),
-        Scope::Tabs(CONFLICTS),
-        Scope::Tabs(STUCK),
-        Scope::Tabs(BOTS),
-        Scope::Typing,
-        Scope::TabsDetail(RECEIPTS),
-        Scope::Tabs(FORMS),
-        Scope::TabsDetail(FORMS),
-        Scope::Tabs(ORDERED),
-        Scope::Tabs(DECIDING),
-        Scope::List,
-        Scope::Detail,
-        Scope::Main,
-        Scope::Global,
-        Scope::Always,
-        Scope::Input,
-        Scope::Confirm,
-        Scope::Export,
-        Scope::Copy,
-        Scope::Help,
-        Scope::TooSmall,
-    ];
-    order
-        .iter()
-        .map(|scope| {
-            let rows = KEYMAP
-                .iter()
-                .filter(|b| b.scope == *scope)
-                .map(|b| (keys_label(b.keys, lang), b.help_in(lang)))
-                .collect();
-            (scope.help_title(lang), rows)
-        })
-        .collect()
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn press(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
-        KeyEvent::new(code, modifiers)
-    }
-
-    #[test]
-    fn a_movement_lands_inside_the_list() {
-        use KeyCommand::*;
-        assert_eq!(Down.moved(3, 5, 10), 4);
-        assert_eq!(Down.moved(4, 5, 10), 4);
-        assert_eq!(Up.moved(0, 5, 10), 0);
-        assert_eq!(PageDown.moved(1, 5, 10), 4);
-        assert_eq!(PageUp.moved(4, 50, 3), 1);
-        assert_eq!((Top.moved(4, 5, 3), Bottom.moved(0, 5, 3)), (0, 4));
-        assert_eq!(Help.moved(2, 5, 3), 2);
-    }
-
-    #[test]
-    fn no_key_is_bound_twice_in_one_mode() {
-        let modes = [
-            Mode::TooSmall,
-            Mode::Input,
-            Mode::Help,
-            Mode::Confirm,
-            Mode::Export,
-            Mode::Copy,
-            Mode::Main {
-                tab: Tab::Duplicates,
-                detail: false,
-            },
-            Mode::Main {
-                tab: Tab::Conflicts,
-                detail: true,
-            },
-            Mode::Main {
-                tab: Tab::Stuck,
-                detail: false,
-            },
-            Mode::Main {
-                tab: Tab::Log,
-                detail: true,
-            },
-            Mode::Main {
-                tab: Tab::Bots,
-                detail: false,
-            },
-            Mode::Main {
-                tab: Tab::Bots,
-                detail: true,
-            },
-            Mode::Main {
-                tab: Tab::Receipts,
-                detail: false,
-            },
-            Mode::Main {
-                tab: Tab::Receipts,
-                detail: true,
-            },
-            Mode::Main {
-                tab: Tab::Forms,
-                detail: false,
-            },
-            Mode::Main {
-                tab: Tab::Forms,
-                detail: true,
-            },
-        ];
-        for mode in modes {
-            // A tab may give a global key its own meaning: its binding comes
-            // first and wins; nothing else is bound twice. Any character is
-            // bound last, where it is bound at all.
-            let mut seen: Vec<(Key, Scope)> = Vec::new();
-            for binding in KEYMAP {
-                for key in binding.keys.iter().filter(|k| acts(mode, binding, k)) {
-                    assert!(
-                        !seen.iter().any(|(k, _)| *k == Key::Text),
-                        "{key:?} after any character in {mode:?}"
-                    );
-                    let before = seen.iter().find(|(k, _)| k == key);
-                    let tab_over_global = matches!(
-                        before,
-                        Some((_, Scope::Tabs(_) | Scope::TabsDetail(_) | Scope::Typing))
-                    ) && binding.scope == Scope::Global;
-                    assert!(
-                        before.is_none() || tab_over_global,
-                        "{key:?} bound twice in {mode:?}"
-                    );
-                    seen.push((*key, binding.scope));
-                }
-            }
-        }
-    }
-
-    fn typed(c: char) -> KeyEvent {
-        KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
-    }
-
-    #[test]
-    fn on_the_receipts_list_a_character_is_a_search_unless_it_switches_tabs() {
-        let list = Mode::Main {
-            tab: Tab::Receipts,
-            detail: false,
-        };
-        assert!(list.types());
-        for c in "suzkiea@.jptro?qunvrzJjgGlhdcxs#-".chars() {
-            assert_eq!(lookup(list, &typed(c)), Some(KeyCommand::FindTyped), "{c}");
-        }
-        assert_eq!(lookup(list, &typed('/')), Some(KeyCommand::FindQuery));
-        assert_eq!(lookup(list, &typed('9')), Some(KeyCommand::FindTyped));
-        assert_eq!(
-            lookup(list, &typed('1')),
-            Some(KeyCommand::GoTab(Tab::Duplicates))
-        );
-        for (code, command) in [
-            (KeyCode::Down, KeyCommand::Down),
-            (KeyCode::PageUp, KeyCommand::PageUp),
-            (KeyCode::End, KeyCommand::Bottom),
-            (KeyCode::Enter, KeyCommand::EnterDetail),
-            (KeyCode::Esc, KeyCommand::Back),
-            (KeyCode::Tab, KeyCommand::NextTab),
-            (KeyCode::F(1), KeyCommand::Help),
-            (KeyCode::F(10), KeyCommand::Quit),
-        ] {
-            assert_eq!(
-                lookup(list, &press(code, KeyModifiers::NONE)),
-                Some(command)
-            );
-        }
-        // The receipt's detail pane, and every other tab, keep their keys.
-        let detail = Mode::Main {
-            tab: Tab::Receipts,
-            detail: true,
-        };
-        assert!(!detail.types());
-        assert_eq!(lookup(detail, &typed('J')), Some(KeyCommand::JumpToItem));
-        assert_eq!(lookup(detail, &typed('/')), Some(KeyCommand::FindQuery));
-        assert_eq!(lookup(detail, &typed('q')), Some(KeyCommand::Quit));
-        let log = Mode::Main {
-            tab: Tab::Log,
-            detail: false,
-        };
-        assert_eq!(lookup(log, &typed('u')), Some(KeyCommand::Undo));
-        assert_eq!(lookup(log, &typed('a')), None);
-        // A line being typed takes every character.
-        assert_eq!(lookup(Mode::Input, &typed('q')), Some(KeyCommand::Type));
-        assert_eq!(lookup(Mode::Input, &typed('1')), Some(KeyCommand::Type));
-        assert_eq!(
-            lookup(Mode::Input, &press(KeyCode::Up, KeyModifiers::NONE)),
-            Some(KeyCommand::InputOlder)
-        );
-    }
-
-    #[test]
-    fn the_receipts_list_footer_names_f1_and_f10() {
-        let list = Mode::Main {
-            tab: Tab::Receipts,
-            detail: false,
-        };
-        let hinted = hints(list, Lang::En);
-        assert!(hinted.contains(&("F1".to_string(), "help")), "{hinted:?}");
-        assert!(hinted.contains(&("F10".to_string(), "quit")), "{hinted:?}");
-        assert!(hinted.contains(&("/".to_string(), "search")), "{hinted:?}");
-        for gone in ["undo", "export", "raw", "filter", "go to item"] {
-            assert!(hinted.iter().all(|(_, h)| *h != gone), "{gone}: {hinted:?}");
-        }
-        let stuck = hints(
-            Mode::Main {
-                tab: Tab::Stuck,
-                detail: false,
-            },
-            Lang::En,
-        );
-        assert!(stuck.contains(&("q".to_string(), "quit")), "{stuck:?}");
-        assert!(stuck.contains(&("U".to_string(), "reopen")), "{stuck:?}");
-    }
-
-    #[test]
-    fn shift_letters_and_backtab() {
-        let main = Mode::Main {
-            tab: Tab::Stuck,
-            detail: false,
-        };
-        assert_eq!(
-            lookup(main, &press(KeyCode::Char('C'), KeyModifiers::SHIFT)),
-            Some(KeyCommand::Decide(Decision::Completed))
-        );
-        assert_eq!(
-            lookup(main, &press(KeyCode::BackTab, KeyModifiers::SHIFT)),
-            Some(KeyCommand::PrevTab)
-        );
-        assert_eq!(
-            lookup(main, &press(KeyCode::Tab, KeyModifiers::SHIFT)),
-            Some(KeyCommand::PrevTab)
-        );
-        assert_eq!(
-            lookup(main, &press(KeyCode::Char('d'), KeyModifiers::ALT)),
-            None
-        );
-        assert_eq!(
-            lookup(main, &press(KeyCode::Char('c'), KeyModifiers::CONTROL)),
-            Some(KeyCommand::ForceQuit)
-        );
-    }
-
-    #[test]
-    fn every_binding_is_in_the_help() {
-        for lang in Lang::ALL {
-            let listed: usize = help_sections(lang).iter().map(|(_, rows)| rows.len()).sum();
-            assert_eq!(listed, KEYMAP.len());
-        }
-    }
-
-    #[test]
-    fn every_hint_and_help_line_is_in_both_catalogues() {
-        for lang in Lang::ALL {
-            let keys = crate::i18n::keys(lang).unwrap();
-            for b in KEYMAP {
-                for key in [b.hint, b.help].into_iter().filter(|k| !k.is_empty()) {
-                    assert!(
-                        keys.binary_search(&key.to_string()).is_ok(),
-                        "{key} is missing from {}.toml",
-                        lang.code()
-                    );
-                }
-            }
-        }
-        assert!(KEYMAP.iter().all(|b| !b.help.is_empty()));
-    }
-
-    /// Japanese text is written in kana or kanji: a line without any is
-    /// English left behind (a hint that is a format's name aside).
-    fn japanese(text: &str) -> bool {
-        text.chars().any(|c| ('\u{3040}'..='\u{9fff}').contains(&c))
-    }
-
-    #[test]
-    fn the_footer_and_the_help_speak_japanese() {
-        let modes = [
-            Mode::TooSmall,
-            Mode::Input,
-            Mode::Help,
-            Mode::Confirm,
-            Mode::Export,
-            Mode::Copy,
-        ]
-        .into_iter()
-        .chain(
-            Tab::ALL
-                .into_iter()
-                .flat_map(|tab| [false, true].map(|detail| Mode::Main { tab, detail })),
-        );
-        let mut hinted = 0;
-        for mode in modes {
-            for (keys, hint) in hints(mode, Lang::Ja) {
-                hinted += 1;
-                let name_of_a_format = ["CSV", "JSONL"].contains(&hint);
-                assert!(
-                    japanese(hint) || name_of_a_format,
-                    "{keys} {hint} in {mode:?}"
-                );
-                // The footer is one line at 80 columns: a hint is a word or two.
-                assert!(crate::i18n::width::width(hint) <= 12, "{keys} {hint}");
-            }
-        }
-        assert!(hinted > 40, "{hinted}");
-        let english = hints(
-            Mode::Main {
-                tab: Tab::Duplicates,
-                detail: false,
-            },
-            Lang::En,
-        );
-        assert!(english.contains(&("d".to_string(), "duplicate")));
-        let japanese_d = hints(
-            Mode::Main {
-                tab: Tab::Duplicates,
-                detail: false,
-            },
-            Lang::Ja,
-        );
-        assert!(japanese_d.contains(&("d".to_string(), "重複")));
-        for (title, rows) in help_sections(Lang::Ja) {
-            assert!(japanese(title), "{title}");
-            for (keys, help) in rows {
-                assert!(japanese(help), "{keys} {help}");
-            }
-        }
-    }
-}
+mod tests;
