@@ -296,7 +296,9 @@ impl Reader {
                 Some(AnalysisStage::COUNT),
             ))
         }));
-        let triage = Arc::clone(engine.triage());
+        // The engine keeps its own triage for the next refresh; the reading
+        // shows erased receipts in the groups they were in.
+        let triage = crate::triage::erased::shown(engine.store(), Arc::clone(engine.triage()));
         let receipt_count = engine.store().receipts.len();
         let total = engine.store().rows() as u64;
         if appended {

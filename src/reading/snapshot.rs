@@ -345,6 +345,8 @@ pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
             .iter()
             .find(|g| g.receipts[0].id == id)?
             .receipt_ids(),
+        // An erasure is no item of the analysis.
+        Kind::Erasure => return None,
     };
     Some(Target { kind, receipt_ids })
 }

@@ -108,6 +108,10 @@ impl WriteTx for WriteSession<'_> {
         review_log::revert_state_if(&self.tx, self.source, receipt_id, state, updated_at, now)
     }
 
+    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+        review_log::erase_receipt(&self.tx, self.source, receipt_id, tombstone)
+    }
+
     fn commit(self: Box<Self>) -> Result<(), LogError> {
         Ok(self.tx.commit()?)
     }

@@ -35,6 +35,7 @@ pub fn kind_named(stored: &str, lang: Lang) -> String {
         Some(Kind::Conflict) => t!(lang, "words.kind.conflict").into(),
         Some(Kind::Stuck) => t!(lang, "words.kind.stuck").into(),
         Some(Kind::Bot) => t!(lang, "words.kind.bot").into(),
+        Some(Kind::Erasure) => t!(lang, "words.kind.erasure").into(),
         None => {
             let mut text = stored.replace('_', " ");
             if let Some(first) = text.get(..1) {

@@ -385,6 +385,7 @@ fn match_word(kind: MatchKind, lang: Lang) -> &'static str {
         MatchKind::Exact => t!(lang, "screen.detail.match.exact"),
         MatchKind::Partial => t!(lang, "screen.detail.match.partial"),
         MatchKind::Edited => t!(lang, "screen.detail.match.edited"),
+        MatchKind::Erased => t!(lang, "screen.detail.match.erased"),
     }
 }
 
@@ -440,6 +441,6 @@ fn why_near(
             words::edited_by_sentences(&fields, &m.sentence_changes, lang)
         }
         MatchKind::Edited => words::edited_copy(&fields, lang),
-        MatchKind::Exact => String::new(),
+        MatchKind::Exact | MatchKind::Erased => String::new(),
     }
 }
