@@ -291,6 +291,19 @@ pub trait ReviewRead {
     /// One entry by id.
     fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError>;
 
+    /// The id of the latest erasure row: an erasure changes payloads in
+    /// place, so a reader that saw another one reads everything again.
+    fn latest_erasure_id(&mut self) -> Result<Option<i64>, LogError> {
+        let mut latest = None;
+        self.each_entry(&mut |entry| {
+            if entry.kind == crate::model::Kind::Erasure {
+                latest = Some(entry.id);
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(latest)
+    }
+
     /// The rows of one step written at once (a bulk decision, or its undo):
     /// those whose `batch` is `batch`, in append order.
     fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {

@@ -130,6 +130,19 @@ pub fn latest_log_id(client: &mut Client) -> Result<Option<i64>, LogError> {
         .get(0))
 }
 
+/// The latest erasure row's id (found by the item index: `erase:…`).
+pub fn latest_erasure_id(client: &mut Client) -> Result<Option<i64>, LogError> {
+    if !log_exists(client)? {
+        return Ok(None);
+    }
+    Ok(client
+        .query_one(
+            "SELECT max(id)::bigint FROM review_log WHERE item >= 'erase:' AND item < 'erase;'",
+            &[],
+        )?
+        .get(0))
+}
+
 pub fn latest_standing_decision_by(
     client: &mut Client,
     operator: &str,
@@ -353,6 +366,12 @@ macro_rules! review_read_on_client {
 
             fn latest_log_id(&mut self) -> Result<Option<i64>, $crate::storage::error::LogError> {
                 $crate::storage::postgres::review_log::latest_log_id(&mut self.client)
+            }
+
+            fn latest_erasure_id(
+                &mut self,
+            ) -> Result<Option<i64>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::latest_erasure_id(&mut self.client)
             }
 
             fn latest_standing_decision_by(

@@ -263,6 +263,21 @@ pub(super) fn latest_log_id(conn: &Connection) -> Result<Option<i64>, LogError> 
         .flatten())
 }
 
+/// The latest erasure row's id (found by the item index: `erase:…`).
+pub(super) fn latest_erasure_id(conn: &Connection) -> Result<Option<i64>, LogError> {
+    if !log_table_exists(conn)? {
+        return Ok(None);
+    }
+    Ok(conn
+        .query_row(
+            "SELECT max(id) FROM review_log WHERE item >= 'erase:' AND item < 'erase;'",
+            [],
+            |row| row.get::<_, Option<i64>>(0),
+        )
+        .optional()?
+        .flatten())
+}
+
 /// The operator's latest decision (not an undo) that is still the latest
 /// entry for its item.
 pub(super) fn latest_standing_decision_by(

@@ -56,6 +56,10 @@ impl ReviewRead for WriteSession<'_> {
         review_log::latest_log_id(&self.tx)
     }
 
+    fn latest_erasure_id(&mut self) -> Result<Option<i64>, LogError> {
+        review_log::latest_erasure_id(&self.tx)
+    }
+
     fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
         review_log::batch_entries(&self.tx, batch)
     }
