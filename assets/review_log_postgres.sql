@@ -66,22 +66,25 @@ END;
 $$;
 
 -- A log made before erasures refuses their rows: its two CHECKs on kind and
--- decision are replaced by the current ones (PostgreSQL named them
--- review_log_kind_check and review_log_decision_check). Every row stays.
+-- decision (whatever names PostgreSQL gave them) are replaced by the current
+-- ones. Every row stays; a log made since has nothing to replace.
 DO $$
+DECLARE
+  old record;
+  replaced boolean := false;
 BEGIN
-  IF EXISTS (SELECT 1 FROM pg_constraint
-             WHERE conrelid = 'review_log'::regclass AND conname = 'review_log_kind_check'
-               AND pg_get_constraintdef(oid) NOT LIKE '%erasure%') THEN
-    ALTER TABLE review_log DROP CONSTRAINT review_log_kind_check;
-    ALTER TABLE review_log ADD CONSTRAINT review_log_kind_check
+  FOR old IN SELECT conname FROM pg_constraint
+             WHERE conrelid = 'review_log'::regclass AND contype = 'c'
+               AND pg_get_constraintdef(oid) LIKE '%''bot''%'
+               AND pg_get_constraintdef(oid) NOT LIKE '%erasure%'
+  LOOP
+    EXECUTE format('ALTER TABLE review_log DROP CONSTRAINT %I', old.conname);
+    replaced := true;
+  END LOOP;
+  IF replaced THEN
+    ALTER TABLE review_log ADD CONSTRAINT review_log_kind_erasure_check
       CHECK (kind IN ('duplicate', 'conflict', 'stuck', 'bot', 'erasure'));
-  END IF;
-  IF EXISTS (SELECT 1 FROM pg_constraint
-             WHERE conrelid = 'review_log'::regclass AND conname = 'review_log_decision_check'
-               AND pg_get_constraintdef(oid) NOT LIKE '%erased%') THEN
-    ALTER TABLE review_log DROP CONSTRAINT review_log_decision_check;
-    ALTER TABLE review_log ADD CONSTRAINT review_log_decision_check CHECK (
+    ALTER TABLE review_log ADD CONSTRAINT review_log_decision_erasure_check CHECK (
          (kind = 'duplicate' AND decision IN ('duplicate', 'correction', 'distinct', 'spam', 'reopened'))
       OR (kind = 'conflict' AND decision IN ('original_stands', 'follow_up', 'reopened'))
       OR (kind = 'stuck' AND decision IN ('completed', 'failed', 'still_pending', 'reopened'))
