@@ -329,9 +329,16 @@ mod tests {
                 assert!(d.kind().is_some());
             }
         }
-        // Every decision but the undo belongs to some kind; only `spam` to two.
+        // Every decision but the undo and the erasure (which no operator
+        // takes on an item) belongs to some kind; only `spam` to two.
         let all: usize = Kind::ALL.iter().map(|k| k.decisions().len()).sum();
-        assert_eq!(all, Decision::ALL.len() - 1 + 1);
+        assert_eq!(all, Decision::ALL.len() - 2 + 1);
+        assert!(Kind::Erasure.decisions().is_empty());
+        assert_eq!(Decision::Erased.kind(), Some(Kind::Erasure));
+        assert!(Decision::parse_for(Kind::Erasure, "erased").is_err());
+        for k in Kind::STORED {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
         assert!(Decision::Spam.check_for(Kind::Bot).is_ok());
         assert!(Decision::NotSpam.check_for(Kind::Duplicate).is_err());
         assert_eq!(

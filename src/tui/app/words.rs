@@ -607,6 +607,21 @@ pub fn help_decisions(lang: Lang) -> &'static str {
     t!(lang, "words.help.decisions")
 }
 
+/// Whose data an erasure takes, as the line and the question name it.
+pub fn erase_who(who: &crate::erase::Who, lang: Lang) -> String {
+    use crate::erase::Who;
+    match who {
+        Who::Email(email) => inline(email, 60),
+        Who::Phone(phone) => inline(phone, 30),
+        Who::Receipts(ids) => ids
+            .iter()
+            .map(|id| format!("#{id}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Who::OlderThan { .. } => t!(lang, "status.erase.old_receipts").into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
