@@ -10,14 +10,16 @@ CREATE TABLE IF NOT EXISTS review_log (
   -- triggers below were dropped and rows deleted.
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   -- The stable item id: dup:<earliest receipt id>, conflict:<original receipt id>,
-  -- stuck:<receipt id>, bot:<earliest receipt id>.
+  -- stuck:<receipt id>, bot:<earliest receipt id>; an erasure of visitor data
+  -- (never undone) is erase:<smallest receipt id>.
   item TEXT NOT NULL,
-  kind TEXT NOT NULL CHECK (kind IN ('duplicate', 'conflict', 'stuck', 'bot')),
+  kind TEXT NOT NULL CHECK (kind IN ('duplicate', 'conflict', 'stuck', 'bot', 'erasure')),
   decision TEXT NOT NULL CHECK (
        (kind = 'duplicate' AND decision IN ('duplicate', 'correction', 'distinct', 'spam', 'reopened'))
     OR (kind = 'conflict' AND decision IN ('original_stands', 'follow_up', 'reopened'))
     OR (kind = 'stuck' AND decision IN ('completed', 'failed', 'still_pending', 'reopened'))
-    OR (kind = 'bot' AND decision IN ('spam', 'not_spam', 'reopened'))),
+    OR (kind = 'bot' AND decision IN ('spam', 'not_spam', 'reopened'))
+    OR (kind = 'erasure' AND decision = 'erased')),
   operator TEXT NOT NULL CHECK (length(operator) > 0),
   -- RFC 3339, UTC, milliseconds: 2026-11-29T10:15:30.123Z
   decided_at TEXT NOT NULL,

@@ -31,6 +31,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod erase;
 pub mod find;
 pub mod forms;
 pub mod i18n;

@@ -236,6 +236,9 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Print the config in effect: the config file read, and where each value comes from.
     Config(ConfigArgs),
+    /// Erase a visitor's data on request, or receipts kept long enough: their
+    /// fields become a tombstone, the log keeps who and why.
+    Erase(EraseArgs),
     /// Write a realistic demo database.
     Demo {
         /// The database to write: a new or empty file (its folder must exist),
@@ -263,6 +266,54 @@ pub struct ConfigArgs {
     #[arg(long, value_name = "NAME")]
     pub operator: Option<String>,
     /// Show and read times in this IANA zone.
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// `erase`'s options: whose receipts (exactly one way), and how.
+#[derive(Args, Debug, Clone)]
+#[command(group(
+    clap::ArgGroup::new("who")
+        .args(["email", "phone", "receipts", "older_than", "scrub"])
+        .required(true)
+        .multiple(false)
+))]
+pub struct EraseArgs {
+    /// The receipts database (default: the config file's).
+    pub db: Option<Location>,
+    /// Every receipt whose email field holds this address (whole, any case).
+    #[arg(long, value_name = "EMAIL")]
+    pub email: Option<String>,
+    /// Every receipt whose phone field holds this number (its digits).
+    #[arg(long, value_name = "PHONE")]
+    pub phone: Option<String>,
+    /// These receipts (repeatable: --receipt 1907 --receipt 1908).
+    #[arg(long = "receipt", value_name = "N")]
+    pub receipts: Vec<crate::model::ReceiptId>,
+    /// Every receipt older than this (e.g. 2y, 18mo, 90d, 12w).
+    #[arg(long, value_name = "PERIOD", value_parser = parse_period_ms, allow_hyphen_values = true)]
+    pub older_than: Option<Millis>,
+    /// With --older-than: only this form's receipts (its scope).
+    #[arg(long, value_name = "SCOPE", requires = "older_than")]
+    pub scope: Option<String>,
+    /// Only list what would be erased.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Erase without asking first (for scripts).
+    #[arg(long)]
+    pub yes: bool,
+    /// Name recorded with the erasure (default: the config file's operator, else the login name).
+    #[arg(long, value_name = "NAME")]
+    pub operator: Option<String>,
+    /// Why: the request's reference, kept in the review log (never the visitor's data).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    /// Only make the bytes of earlier erasures leave the database's files.
+    #[arg(long)]
+    pub scrub: bool,
+    /// Show times in this IANA zone.
     #[arg(long, value_name = "ZONE")]
     pub tz: Option<String>,
     #[command(flatten)]
@@ -390,6 +441,35 @@ pub fn parse_duration_ms(text: &str) -> Result<Millis, String> {
     Ok(ms.round() as Millis)
 }
 
+/// A period to keep receipts: `2y`, `18mo`, `90d`, `12w` (a year is 365
+/// days, a month 30), or any duration `--window` takes.
+pub fn parse_period_ms(text: &str) -> Result<Millis, String> {
+    const DAY: f64 = 86_400_000.0;
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let bad = || {
+        t!(
+            i18n::current(),
+            "cli.value.period_to_keep",
+            text = crate::sanitize::inline(text, 40)
+        )
+    };
+    let days = match unit.trim() {
+        "d" => 1.0,
+        "w" => 7.0,
+        "mo" => 30.0,
+        "y" => 365.0,
+        _ => return parse_duration_ms(text).map_err(|_| bad()),
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n > 0.0 && n * days <= 100.0 * 365.0 => Ok((n * days * DAY).round() as Millis),
+        _ => Err(bad()),
+    }
+}
+
 fn parse_time_arg(text: &str) -> Result<Millis, String> {
     crate::model::time::parse_text(text).map_err(|_| {
         t!(
@@ -434,6 +514,19 @@ mod tests {
         assert!(parse_duration_ms("0").is_err());
         assert!(parse_duration_ms("0.0001s").is_err());
         assert_eq!(parse_duration_ms("1ms"), Ok(1));
+    }
+
+    #[test]
+    fn periods_to_keep() {
+        const DAY: Millis = 86_400_000;
+        assert_eq!(parse_period_ms("2y"), Ok(730 * DAY));
+        assert_eq!(parse_period_ms("18mo"), Ok(540 * DAY));
+        assert_eq!(parse_period_ms("90d"), Ok(90 * DAY));
+        assert_eq!(parse_period_ms("12w"), Ok(84 * DAY));
+        assert_eq!(parse_period_ms("36h"), Ok(36 * 3_600_000));
+        for bad in ["0d", "-2y", "y", "2 years", "500y"] {
+            assert!(parse_period_ms(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod commands;
 pub mod config;
 mod decisions;
 mod early;
+mod erase;
 pub mod error;
 mod export_limits;
 pub mod localize;
@@ -111,6 +112,9 @@ pub fn main() -> i32 {
             now,
         }) => commands::demo(&out, receipts, seed, now),
         Some(Command::Config(args)) => config::show::run(&desk, &args, lang_source),
+        Some(Command::Erase(args)) => {
+            config::database(&args.db, "erase").and_then(|db| erase::run(db, &args))
+        }
     };
     finish(result)
 }

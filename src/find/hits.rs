@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::query::Query;
 use super::scan::{FormCounts, FoundIn, Match, Scan};
+use crate::model::erasure::Tombstone;
 use crate::model::{Millis, ReceiptId};
 use crate::reading::Snapshot;
 use crate::triage::model::AttemptSource;
@@ -38,6 +39,8 @@ pub struct Hit {
     pub fields: Vec<(String, String)>,
     /// The payload as stored when it is not an object (or not text).
     pub unreadable: Option<String>,
+    /// When and by whom its fields were erased (then it has none).
+    pub erased: Option<Tombstone>,
     pub found: FoundIn,
     /// In flight and not yet stuck: nobody knows yet how it ends.
     pub outcome_unknown: bool,
@@ -67,6 +70,7 @@ impl Outcome {
                 a.in_flight += t.in_flight;
                 a.recent += t.recent;
                 a.in_span += t.in_span;
+                a.erased += t.erased;
                 a
             })
     }
@@ -121,6 +125,7 @@ pub fn assemble(query: &Query, scan: Scan, snap: &Snapshot) -> Outcome {
 
 fn hit(m: Match, items: Vec<ItemRef>, snap: &Snapshot) -> Hit {
     let (fields, unreadable) = match &m.payload {
+        _ if m.erased.is_some() => (Vec::new(), None),
         Ok(text) => match serde_json::from_str::<Map<String, Value>>(text) {
             Ok(map) => (
                 map.into_iter()
@@ -152,6 +157,7 @@ fn hit(m: Match, items: Vec<ItemRef>, snap: &Snapshot) -> Hit {
         items,
         fields,
         unreadable,
+        erased: m.erased,
         found: m.found,
         outcome_unknown,
     }

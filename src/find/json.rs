@@ -38,6 +38,15 @@ struct HitOut<'a> {
     replays: u32,
     outcome_known: bool,
     items: Vec<ItemOut<'a>>,
+    /// When and by whom its fields were erased.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    erased: Option<ErasedOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct ErasedOut<'a> {
+    at: &'a str,
+    by: &'a str,
 }
 
 #[derive(Serialize)]
@@ -54,6 +63,8 @@ struct MissOut {
     recent_s: u64,
     in_span: Option<u64>,
     searched: u64,
+    /// Receipts erased: searched, but nothing of their fields is left.
+    erased: u64,
 }
 
 fn hit(h: &Hit) -> HitOut<'_> {
@@ -74,6 +85,10 @@ fn hit(h: &Hit) -> HitOut<'_> {
                 decision: i.decision.as_deref(),
             })
             .collect(),
+        erased: h.erased.as_ref().map(|e| ErasedOut {
+            at: &e.at,
+            by: &e.by,
+        }),
     }
 }
 
@@ -96,6 +111,7 @@ pub fn render(outcome: &Outcome) -> String {
             recent_s: (super::scan::RECENT_MS / 1000) as u64,
             in_span: span.map(|_| all.in_span),
             searched: all.receipts,
+            erased: all.erased,
         }),
     };
     let mut text = crate::sanitize::json::to_string_pretty(&answer);

@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use super::prefilter;
 use super::query::Query;
 use super::timeline::Timeline;
+use crate::model::erasure::Tombstone;
 use crate::model::time::parse_time_ref;
 use crate::model::{Millis, ReceiptId, Row, RowSink};
 use crate::storage::{Connections, Storage};
@@ -58,6 +59,8 @@ pub struct Match {
     /// The stored payload, or why it is not text.
     pub payload: Result<String, String>,
     pub found: FoundIn,
+    /// Its tombstone, when its visitor data was erased.
+    pub erased: Option<Tombstone>,
 }
 
 /// Counts for one scope (form), over every receipt read.
@@ -69,6 +72,8 @@ pub struct FormCounts {
     pub recent: u64,
     /// Arrived within the query's time, when it has one.
     pub in_span: u64,
+    /// Erased: nothing of their fields is left to search.
+    pub erased: u64,
 }
 
 /// What a search found.
@@ -132,6 +137,7 @@ fn merge(sinks: Vec<Matcher<'_>>) -> Scan {
             into.in_flight += t.in_flight;
             into.recent += t.recent;
             into.in_span += t.in_span;
+            into.erased += t.erased;
         }
     }
     kept.sort_by_key(|m| Reverse((m.created_ms, m.id)));
@@ -216,6 +222,11 @@ impl<'q> Matcher<'q> {
         t.receipts += 1;
         if row.state == "in_flight" {
             t.in_flight += 1;
+        }
+        if let Ok(text) = row.payload
+            && Tombstone::of_row(text, row.digest).is_some()
+        {
+            t.erased += 1;
         }
         if let Some(at) = created
             && at <= self.now_ms
@@ -314,6 +325,10 @@ impl<'q> Matcher<'q> {
             created_ms: created,
             payload: row.payload.map(str::to_string).map_err(str::to_string),
             found,
+            erased: row
+                .payload
+                .ok()
+                .and_then(|text| Tombstone::of_row(text, row.digest)),
         };
         self.kept.push(Reverse(Newest(order, m)));
         if self.kept.len() > KEPT {

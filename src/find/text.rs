@@ -179,6 +179,9 @@ pub fn hit_lines(hit: &Hit, zone: Zone, lang: Lang) -> Vec<String> {
             t!(lang, "find.items", items = items.join(", "))
         ));
     }
+    if let Some(erased) = &hit.erased {
+        lines.push(format!("  {}", erased_line(erased, zone, lang)));
+    }
     // Visitor data, as it was typed.
     for (k, v) in &hit.fields {
         lines.push(format!("  {}: {}", inline(k, 40), inline(v, 200)));
@@ -190,6 +193,14 @@ pub fn hit_lines(hit: &Hit, zone: Zone, lang: Lang) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// "its fields were erased on … by …", in the operator's zone.
+pub fn erased_line(erased: &crate::model::erasure::Tombstone, zone: Zone, lang: Lang) -> String {
+    let at = crate::model::time::parse_text(&erased.at)
+        .map(|ms| zone.format_named(ms))
+        .unwrap_or_else(|_| inline(&erased.at, 40));
+    t!(lang, "find.erased", at = at, by = inline(&erased.by, 40))
 }
 
 /// What a miss does and does not mean, in English (see [`explain_miss_in`]).
@@ -234,6 +245,9 @@ pub fn explain_miss_in(outcome: &Outcome, zone: Zone, lang: Lang) -> Vec<String>
             "find.miss.young",
             age = human_duration_in(outcome.stuck_after_ms, lang)
         ));
+    }
+    if all.erased > 0 {
+        lines.push(t!(lang, "find.miss.erased", n = all.erased));
     }
     lines.push(t!(lang, "find.not_proof").into());
     lines

@@ -6,6 +6,7 @@
 //! import another for a word they all use. Times are unix milliseconds, UTC,
 //! everywhere inside the program.
 
+pub mod erasure;
 mod review_log;
 mod row;
 mod settings;

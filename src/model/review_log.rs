@@ -39,23 +39,37 @@ pub enum Kind {
     Stuck,
     /// A group of suspected bot receipts (`bot:<earliest receipt id>`).
     Bot,
+    /// Receipts whose visitor data was erased (`erase:<smallest receipt
+    /// id>`): a row of the audit, not an item anyone decides.
+    Erasure,
 }
 
 impl Kind {
+    /// The kinds of items operators decide.
     pub const ALL: [Kind; 4] = [Self::Duplicate, Self::Conflict, Self::Stuck, Self::Bot];
 
-    /// The stored name: `duplicate`, `conflict`, `stuck`, `bot`.
+    /// Every kind a review-log row may have.
+    pub const STORED: [Kind; 5] = [
+        Self::Duplicate,
+        Self::Conflict,
+        Self::Stuck,
+        Self::Bot,
+        Self::Erasure,
+    ];
+
+    /// The stored name: `duplicate`, `conflict`, `stuck`, `bot`, `erasure`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Duplicate => "duplicate",
             Self::Conflict => "conflict",
             Self::Stuck => "stuck",
             Self::Bot => "bot",
+            Self::Erasure => "erasure",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == text)
+        Self::STORED.into_iter().find(|k| k.as_str() == text)
     }
 }
 
@@ -85,10 +99,12 @@ pub enum Decision {
     StillPending,
     /// An undo: the entry named by `reopens` no longer stands; the item is pending.
     Reopened,
+    /// An erasure: the receipts' visitor data is gone (never undone).
+    Erased,
 }
 
 impl Decision {
-    pub const ALL: [Decision; 11] = [
+    pub const ALL: [Decision; 12] = [
         Self::Duplicate,
         Self::Correction,
         Self::Distinct,
@@ -100,6 +116,7 @@ impl Decision {
         Self::Failed,
         Self::StillPending,
         Self::Reopened,
+        Self::Erased,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -115,6 +132,7 @@ impl Decision {
             Self::Failed => "failed",
             Self::StillPending => "still_pending",
             Self::Reopened => "reopened",
+            Self::Erased => "erased",
         }
     }
 

@@ -62,6 +62,8 @@ pub struct Reader {
     cursor: Option<ReadCursor>,
     /// Receipts to read again next time besides those that may change.
     touched: Vec<ReceiptId>,
+    /// The latest erasure row the last reading saw.
+    erasure_seen: Option<i64>,
     /// The rows that may change in place, as they stood at the last reading
     /// ([`Session::state_stamps`]), by id.
     stamps: HashMap<ReceiptId, String>,
@@ -140,6 +142,7 @@ impl Reader {
             sum_ids: 0,
             cursor: None,
             touched: Vec::new(),
+            erasure_seen: None,
             stamps: HashMap::new(),
             texts_read: Vec::new(),
             verified: None,
@@ -225,8 +228,14 @@ impl Reader {
             }
         };
         let mut session = db.begin_read(connections(first))?;
-        let appended =
-            !first && !db.source().is_view() && self.unchanged_but_appended(&mut *session)?;
+        // An erasure rewrote payloads in place: everything is read again.
+        let erasure = session.latest_erasure_id()?;
+        let erased_since = erasure != self.erasure_seen;
+        self.erasure_seen = erasure;
+        let appended = !first
+            && !erased_since
+            && !db.source().is_view()
+            && self.unchanged_but_appended(&mut *session)?;
         if !appended {
             self.forget();
             if !first {
@@ -296,7 +305,9 @@ impl Reader {
                 Some(AnalysisStage::COUNT),
             ))
         }));
-        let triage = Arc::clone(engine.triage());
+        // The engine keeps its own triage for the next refresh; the reading
+        // shows erased receipts in the groups they were in.
+        let triage = crate::triage::erased::shown(engine.store(), Arc::clone(engine.triage()));
         let receipt_count = engine.store().receipts.len();
         let total = engine.store().rows() as u64;
         if appended {

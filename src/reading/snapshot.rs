@@ -101,6 +101,9 @@ pub struct Snapshot {
     pub activity: Arc<Activity>,
     /// The review log in append order.
     pub log: Vec<LogLine>,
+    /// The latest erasure row of the log: a screen that held an earlier
+    /// reading lets go of what it read of the erased receipts.
+    pub latest_erasure: Option<i64>,
 }
 
 impl Snapshot {
@@ -237,6 +240,11 @@ pub(super) fn assemble_with_log(
         reviews,
         activity: Arc::default(),
         log: log.iter().map(log_line).collect(),
+        latest_erasure: log
+            .iter()
+            .filter(|e| e.kind == Kind::Erasure)
+            .map(|e| e.id)
+            .max(),
     }
 }
 
@@ -345,6 +353,8 @@ pub fn find_item(snap: &Snapshot, item: &str) -> Option<Target> {
             .iter()
             .find(|g| g.receipts[0].id == id)?
             .receipt_ids(),
+        // An erasure is no item of the analysis.
+        Kind::Erasure => return None,
     };
     Some(Target { kind, receipt_ids })
 }

@@ -17,6 +17,7 @@ impl Kind {
             Self::Conflict => "conflict",
             Self::Stuck => "stuck",
             Self::Bot => "bot",
+            Self::Erasure => "erase",
         }
     }
 
@@ -32,6 +33,7 @@ impl Kind {
             Self::Conflict => t!(lang, "terms.kind.conflict"),
             Self::Stuck => t!(lang, "terms.kind.stuck"),
             Self::Bot => t!(lang, "terms.kind.bot"),
+            Self::Erasure => t!(lang, "terms.kind.erasure"),
         }
     }
 
@@ -52,6 +54,8 @@ impl Kind {
                 Decision::StillPending,
             ],
             Self::Bot => &[Decision::Spam, Decision::NotSpam],
+            // Written by `erase` alone: nobody decides it, nobody undoes it.
+            Self::Erasure => &[],
         }
     }
 }
@@ -87,6 +91,7 @@ impl Decision {
             Self::OriginalStands | Self::FollowUp => Some(Kind::Conflict),
             Self::Completed | Self::Failed | Self::StillPending => Some(Kind::Stuck),
             Self::NotSpam => Some(Kind::Bot),
+            Self::Erased => Some(Kind::Erasure),
             Self::Reopened => None,
         }
     }
@@ -127,6 +132,7 @@ impl Decision {
             Self::Failed => t!(lang, "terms.decision.failed"),
             Self::StillPending => t!(lang, "terms.decision.still_pending"),
             Self::Reopened => t!(lang, "terms.decision.reopened"),
+            Self::Erased => t!(lang, "terms.decision.erased"),
         }
     }
 
@@ -146,6 +152,7 @@ impl Decision {
             Self::Failed => "checked: the work was not done (state becomes failed, key released)",
             Self::StillPending => "checked: still unknown; leave the receipt in flight",
             Self::Reopened => "undo: the earlier decision no longer stands",
+            Self::Erased => "the receipts' visitor data was erased (never undone)",
         }
     }
 }
@@ -322,9 +329,16 @@ mod tests {
                 assert!(d.kind().is_some());
             }
         }
-        // Every decision but the undo belongs to some kind; only `spam` to two.
+        // Every decision but the undo and the erasure (which no operator
+        // takes on an item) belongs to some kind; only `spam` to two.
         let all: usize = Kind::ALL.iter().map(|k| k.decisions().len()).sum();
-        assert_eq!(all, Decision::ALL.len() - 1 + 1);
+        assert_eq!(all, Decision::ALL.len() - 2 + 1);
+        assert!(Kind::Erasure.decisions().is_empty());
+        assert_eq!(Decision::Erased.kind(), Some(Kind::Erasure));
+        assert!(Decision::parse_for(Kind::Erasure, "erased").is_err());
+        for k in Kind::STORED {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
         assert!(Decision::Spam.check_for(Kind::Bot).is_ok());
         assert!(Decision::NotSpam.check_for(Kind::Duplicate).is_err());
         assert_eq!(

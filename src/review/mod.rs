@@ -8,6 +8,8 @@
 //! - [`batch`]: several decisions taken as one step, in one transaction;
 //! - [`undo`](mod@undo): the operator's last step undone as one step, asking first
 //!   when it reaches far;
+//! - [`erase`](mod@erase): an erasure of visitor data, tombstones and its log row in one
+//!   transaction, then the old bytes scrubbed from the files;
 //! - [`status`]: what the log says about an item now (pending, resolved, new copy since);
 //! - [`export`]: the log as CSV (spreadsheet-safe) or JSONL (faithful).
 //!
@@ -19,6 +21,7 @@
 pub mod batch;
 pub mod decide;
 pub mod decision;
+pub mod erase;
 pub mod export;
 pub mod keep;
 pub mod log;

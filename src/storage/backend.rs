@@ -58,6 +58,12 @@ pub trait Storage {
     /// The body of a refused attempt (a key conflict row), as text.
     fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError>;
 
+    /// After an erasure has committed: makes the erased bytes leave the
+    /// database's files (SQLite: the WAL checkpointed into the file and
+    /// truncated; PostgreSQL: the erased tables rewritten). What could not
+    /// be done now is said, not failed: the erasure itself stands.
+    fn scrub(&mut self) -> Result<Scrubbed, StorageError>;
+
     /// Ways the schema falls short of the contract (what `check` reports);
     /// empty when all is well.
     fn schema_problems(&self) -> Vec<String>;
@@ -183,6 +189,16 @@ impl ChangeMark {
     }
 }
 
+/// What [`Storage::scrub`] managed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scrubbed {
+    /// The old bytes are gone from the database's files.
+    Done,
+    /// Not now: why (one line), and the erased bytes stay in the files'
+    /// free space until a later scrub (the next erasure, or `erase --scrub`).
+    NotNow(String),
+}
+
 /// Where a reading of the receipts ended: the highest id it read, and,
 /// where ids can commit out of order, the ids below it that may still
 /// commit (the engine's own). A reading of the rows appended since starts
@@ -275,6 +291,19 @@ pub trait ReviewRead {
     /// One entry by id.
     fn entry(&mut self, id: i64) -> Result<Option<LogEntry>, LogError>;
 
+    /// The id of the latest erasure row: an erasure changes payloads in
+    /// place, so a reader that saw another one reads everything again.
+    fn latest_erasure_id(&mut self) -> Result<Option<i64>, LogError> {
+        let mut latest = None;
+        self.each_entry(&mut |entry| {
+            if entry.kind == crate::model::Kind::Erasure {
+                latest = Some(entry.id);
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(latest)
+    }
+
     /// The rows of one step written at once (a bulk decision, or its undo):
     /// those whose `batch` is `batch`, in append order.
     fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
@@ -338,6 +367,12 @@ pub trait WriteTx: ReviewRead {
         updated_at: Option<&str>,
         now: &str,
     ) -> Result<bool, LogError>;
+
+    /// Erases a receipt's visitor data: its payload, and the body of every
+    /// refused attempt with its key (`key_conflicts`), become `tombstone`;
+    /// the freed bytes are overwritten where the engine can (SQLite's
+    /// `secure_delete`). False when there is no such receipt.
+    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError>;
 
     fn commit(self: Box<Self>) -> Result<(), LogError>;
 }

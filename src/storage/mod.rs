@@ -29,7 +29,9 @@ pub mod tally;
 
 use std::time::Duration;
 
-pub use backend::{ChangeMark, Connections, ReadCursor, ReviewRead, Session, Storage, WriteTx};
+pub use backend::{
+    ChangeMark, Connections, ReadCursor, ReviewRead, Scrubbed, Session, Storage, WriteTx,
+};
 pub use error::{Failure, LogError, StorageError};
 pub use intake::{IntakeDatabase, IntakeMode, IntakeTx};
 pub use location::Location;

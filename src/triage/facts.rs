@@ -11,11 +11,12 @@
 //! rules compare texts: a stranger who can make two values collide under the
 //! fixed hash cannot make their checks collide.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::hash;
 use super::model::Damaged;
 use super::text;
+use crate::model::erasure::Tombstone;
 use crate::model::{ReceiptId, ReceiptState};
 
 /// No field (e.g. no body).
@@ -129,6 +130,9 @@ impl FieldFact {
 
 pub const FLAG_HONEYPOT: u8 = 1;
 pub const FLAG_KEY: u8 = 2;
+/// Its visitor data was erased: no fields, and never compared (see
+/// [`FactStore::erased`]).
+pub const FLAG_ERASED: u8 = 4;
 
 /// One good receipt: 56 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +160,10 @@ pub struct ReceiptFact {
 impl ReceiptFact {
     pub fn honeypot_filled(&self) -> bool {
         self.flags & FLAG_HONEYPOT != 0
+    }
+
+    pub fn is_erased(&self) -> bool {
+        self.flags & FLAG_ERASED != 0
     }
 
     pub fn has_key(&self) -> bool {
@@ -287,6 +295,8 @@ pub struct FactStore {
     pub capture: Capture,
     /// ...and what was kept: request keys by receipt id.
     pub request_keys: HashMap<ReceiptId, Box<str>>,
+    /// The erased receipts' tombstones, by receipt id.
+    pub erased: BTreeMap<ReceiptId, Tombstone>,
     /// How many receipts and damaged rows [`FactStore::finish`] last left in
     /// order: rows are appended between readings, so only what follows needs
     /// checking (a million facts take milliseconds to walk).
@@ -311,6 +321,7 @@ impl FactStore {
             random: hash::Keyed::new(),
             capture: Capture::default(),
             request_keys: HashMap::new(),
+            erased: BTreeMap::new(),
             ordered: (0, 0),
         }
     }

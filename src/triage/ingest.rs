@@ -8,7 +8,8 @@ use std::sync::RwLock;
 use super::facts::{DamagedRow, FactStore, FieldFact, ReceiptFact, Table};
 use super::inspect::{Inspector, Interners, Scratch};
 use super::model::Damaged;
-use crate::model::{Row, RowSource};
+use crate::model::erasure::Tombstone;
+use crate::model::{ReceiptId, Row, RowSource};
 
 /// Inspects rows in parallel into a [`FactStore`]: facts of good receipts, in the
 /// order given, and damaged rows.
@@ -43,6 +44,7 @@ pub struct Part {
     fields: Vec<FieldFact>,
     damaged: Vec<(Damaged, DamagedRow)>,
     keys: Vec<(i64, Box<str>)>,
+    erased: Vec<(ReceiptId, Tombstone)>,
 }
 
 impl Part {
@@ -52,6 +54,7 @@ impl Part {
             fields: Vec::with_capacity(rows * 6),
             damaged: Vec::new(),
             keys: Vec::new(),
+            erased: Vec::new(),
         }
     }
 
@@ -122,6 +125,9 @@ impl<'i> Ingest<'i> {
                 {
                     part.keys.push((f.id, key.into()));
                 }
+                if let Some(tombstone) = s.tombstone.take() {
+                    part.erased.push((f.id, tombstone));
+                }
                 part.receipts.push(f);
             }
             Err(d) => part.damaged.push((d, Inspector::damaged_row(row))),
@@ -161,6 +167,7 @@ impl<'i> Ingest<'i> {
                 store.damaged_rows.push(row);
             }
             store.request_keys.extend(part.keys);
+            store.erased.extend(part.erased);
         }
     }
 }

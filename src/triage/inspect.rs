@@ -14,13 +14,16 @@ use std::sync::RwLock;
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
-use super::facts::{DamagedRow, FLAG_HONEYPOT, FLAG_KEY, FieldFact, NONE16, ReceiptFact, Table};
+use super::facts::{
+    DamagedRow, FLAG_ERASED, FLAG_HONEYPOT, FLAG_KEY, FieldFact, NONE16, ReceiptFact, Table,
+};
 use super::hash;
 use super::model::{DamageCause, DamageDetail, DamageReason, Damaged, Receipt, VisitorFields};
 use super::scan;
 use super::text;
 use super::visitor::{self, IgnoreList};
 use crate::intake::canonical::{self, CanonicalError};
+use crate::model::erasure::Tombstone;
 use crate::model::time::parse_time_ref;
 use crate::model::{Millis, RawReceipt, ReceiptId, ReceiptState, Row, Settings};
 
@@ -98,6 +101,8 @@ pub struct Scratch {
     key_index: FastMap<Box<str>, u32>,
     local_keys: Vec<LocalKey>,
     scopes: FastMap<Box<str>, u32>,
+    /// The tombstone of the row checked last, when it was erased.
+    pub tombstone: Option<Tombstone>,
 }
 
 impl Default for Scratch {
@@ -112,6 +117,7 @@ impl Default for Scratch {
             key_index: FastMap::default(),
             local_keys: Vec::new(),
             scopes: FastMap::default(),
+            tombstone: None,
         }
     }
 }
@@ -314,6 +320,9 @@ impl Inspector {
         if c.honeypot {
             flags |= FLAG_HONEYPOT;
         }
+        if s.tombstone.is_some() {
+            flags |= FLAG_ERASED;
+        }
         if row.request_key.is_some() {
             flags |= FLAG_KEY;
         }
@@ -369,6 +378,10 @@ impl Inspector {
         })?;
         s.text.clear();
         s.fields.clear();
+        s.tombstone = None;
+        if let Some(tombstone) = Tombstone::of_row(text, row.digest) {
+            return self.check_erased(row, text, tombstone, s);
+        }
         let mut honeypot = false;
         let digest: [u8; 32];
         let mut scanned = std::mem::take(&mut s.scanned);
@@ -447,6 +460,43 @@ impl Inspector {
             updated_at: parse_time_ref(row.updated_at).ok(),
             state,
             honeypot,
+        })
+    }
+
+    /// An erased row: no fields, and its digest is the original's (the
+    /// tombstone's own would not match it; that is what marks it). Its time
+    /// and state are checked as any row's.
+    fn check_erased(
+        &self,
+        row: &Row<'_>,
+        text: &str,
+        tombstone: Tombstone,
+        s: &mut Scratch,
+    ) -> Result<Checked, Damaged> {
+        let damaged = |reason, cause| Damaged {
+            receipt_id: row.id,
+            reason,
+            detail: DamageDetail::new(cause),
+        };
+        let created_ms = parse_time_ref(row.created_at)
+            .map_err(|e| damaged(DamageReason::Time, DamageCause::CreatedAt(e)))?;
+        let state = ReceiptState::parse(row.state)
+            .ok_or_else(|| damaged(DamageReason::State, unknown_state(row.state)))?;
+        let mut digest = [0u8; 32];
+        if row
+            .digest
+            .and_then(|d| hex::decode_to_slice(d.trim(), &mut digest).ok())
+            .is_none()
+        {
+            digest = Sha256::digest(text.as_bytes()).into();
+        }
+        s.tombstone = Some(tombstone);
+        Ok(Checked {
+            digest,
+            created_ms,
+            updated_at: parse_time_ref(row.updated_at).ok(),
+            state,
+            honeypot: false,
         })
     }
 

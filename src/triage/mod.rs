@@ -10,7 +10,9 @@
 //!   key conflicts, stuck receipts, suspected bots, damaged rows;
 //! - [`analyze`] does all of that for rows already in memory;
 //! - [`engine`] keeps the facts between readings and recomputes only what
-//!   appended rows touch.
+//!   appended rows touch;
+//! - [`erased`] puts erased receipts (no fields left) back in the groups
+//!   they were in.
 //!
 //! The rules where the design leaves room (free text, "a few words", bots) are
 //! constants in [`text`] and [`bots`], documented where they are defined.
@@ -24,6 +26,7 @@ mod conflicts;
 #[cfg(test)]
 mod digest;
 pub mod engine;
+pub mod erased;
 pub mod facts;
 mod groups;
 mod hash;
@@ -452,7 +455,7 @@ pub fn analyze_facts_with(
     };
     let conflicts = conflicts::conflicts(store, &needs.shared_keys, conflict_rows, details);
     let duplicates = groups::duplicate_groups(ctx, settings);
-    Triage {
+    let triage = Triage {
         duplicates: each_shared(duplicates),
         conflicts: each_shared(conflicts),
         stuck: stuck::stuck(store, &needs.stuck, details, settings),
@@ -460,7 +463,8 @@ pub fn analyze_facts_with(
         suspected_bots,
         bot_groups,
         damaged: store.damaged.clone(),
-    }
+    };
+    erased::keep_groups(store, &triage).unwrap_or(triage)
 }
 
 /// Each item in an `Arc` of its own, in a vector of just their number.

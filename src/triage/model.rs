@@ -258,6 +258,9 @@ pub enum MatchKind {
     Partial,
     /// Same fields, all equal but one free-text field that differs by a few words.
     Edited,
+    /// Its visitor data was erased: in the group it was in when erased
+    /// (see `triage::erased`), no longer compared.
+    Erased,
 }
 
 impl MatchKind {
@@ -266,6 +269,7 @@ impl MatchKind {
             Self::Exact => "exact",
             Self::Partial => "partial",
             Self::Edited => "edited",
+            Self::Erased => "erased",
         }
     }
 }

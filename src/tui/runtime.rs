@@ -233,6 +233,8 @@ fn event_loop(
                     Effect::Export(format) => worker.send(Request::Export(format)),
                     Effect::Copy(text) => copy_to_clipboard(&text),
                     Effect::Find { query, now_ms } => worker.send(Request::Find(query, now_ms)),
+                    Effect::PlanErase(ask) => worker.send(Request::PlanErase(ask)),
+                    Effect::Erase(ask) => worker.send(Request::Erase(ask)),
                 }
             }
         }

@@ -10,6 +10,7 @@ mod config;
 mod decisions;
 mod demo;
 mod demo_forms;
+mod erase;
 mod export;
 mod find;
 mod find_typed;

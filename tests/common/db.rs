@@ -85,6 +85,10 @@ impl Storage for Db {
         self.storage.conflict_payload(id)
     }
 
+    fn scrub(&mut self) -> Result<receipt_review::storage::Scrubbed, StorageError> {
+        self.storage.scrub()
+    }
+
     fn schema_problems(&self) -> Vec<String> {
         self.storage.schema_problems()
     }

@@ -11,6 +11,7 @@ mod cli;
 mod decisions;
 mod faults;
 mod intake;
+mod log_upgrade;
 mod refresh;
 mod same_answers;
 mod support;

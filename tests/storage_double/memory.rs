@@ -11,7 +11,7 @@ use receipt_review::model::{
 };
 use receipt_review::storage::{
     ChangeMark, Connections, CountedTable, Failure, Location, LogError, ReadCursor, ReviewRead,
-    Session, Source, Storage, StorageError, Tallies, Tally, WriteTx,
+    Scrubbed, Session, Source, Storage, StorageError, Tallies, Tally, WriteTx,
 };
 
 /// The database: what the intake wrote, and the review log.
@@ -448,6 +448,26 @@ impl WriteTx for MemoryWrite<'_> {
         Ok(true)
     }
 
+    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+        let Ok(i) = self
+            .draft
+            .receipts
+            .binary_search_by_key(&receipt_id, |r| r.id)
+        else {
+            return Ok(false);
+        };
+        self.draft.receipts[i].payload = Ok(tombstone.to_string());
+        for c in self
+            .draft
+            .conflicts
+            .iter_mut()
+            .filter(|c| c.receipt_id == receipt_id)
+        {
+            c.payload = tombstone.to_string();
+        }
+        Ok(true)
+    }
+
     fn commit(self: Box<Self>) -> Result<(), LogError> {
         let MemoryWrite { db, mut draft } = *self;
         draft.commits += 1;
@@ -496,6 +516,11 @@ impl Storage for Memory {
         Ok(self
             .receipt(id)
             .map(|r| r.payload.clone().unwrap_or_default()))
+    }
+
+    fn scrub(&mut self) -> Result<Scrubbed, StorageError> {
+        // Nothing outlives a value replaced in memory.
+        Ok(Scrubbed::Done)
     }
 
     fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError> {

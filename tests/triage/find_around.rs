@@ -44,6 +44,7 @@ fn scan_of(rows: &[&RawReceipt]) -> Scan {
                 created_ms: parse_time_ref(r.created_at.as_ref()).ok(),
                 payload: r.payload.clone(),
                 found: FoundIn::Number,
+                erased: None,
             })
             .collect(),
         total: rows.len() as u64,

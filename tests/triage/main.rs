@@ -6,6 +6,7 @@
 mod common;
 
 mod bots;
+mod erased;
 mod find_around;
 mod findings;
 mod ground_truth;

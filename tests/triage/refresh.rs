@@ -313,6 +313,10 @@ impl Storage for OneConnection {
         self.0.conflict_payload(id)
     }
 
+    fn scrub(&mut self) -> Result<receipt_review::storage::Scrubbed, StorageError> {
+        self.0.scrub()
+    }
+
     fn schema_problems(&self) -> Vec<String> {
         self.0.schema_problems()
     }

@@ -49,6 +49,7 @@ fn matched(id: i64, scope: &str, state: &str, at: Millis, payload: &str, found: 
         created_ms: Some(at),
         payload: Ok(payload.into()),
         found,
+        erased: None,
     }
 }
 
@@ -60,6 +61,7 @@ fn tallies() -> Vec<(String, FormCounts)> {
             in_flight: 2,
             recent: 1,
             in_span: 0,
+            erased: 0,
         },
     )]
 }

@@ -634,6 +634,7 @@ fn fixture_with(
             reviews,
             activity,
             log,
+            latest_erasure: None,
         },
         payloads,
     }

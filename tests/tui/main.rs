@@ -12,6 +12,8 @@ mod config_pty;
 mod copy_pty;
 mod cuts;
 mod e2e;
+mod erase;
+mod erase_pty;
 mod filter_index;
 mod filter_typed;
 mod find;

@@ -81,6 +81,12 @@ impl DeskConfig {
                 self.fill_analysis(analysis);
             }
             Some(Command::Reopen { operator, .. }) => fill_option(operator, &v.operator),
+            Some(Command::Erase(args)) => {
+                fill_option(&mut args.db, &v.database);
+                fill_option(&mut args.operator, &v.operator);
+                fill_option(&mut args.tz, &v.tz);
+                self.fill_analysis(&mut args.analysis);
+            }
             // `--operator` of an export picks rows: it is no "who I am".
             Some(Command::Export { db, limits, .. }) => {
                 fill_option(db, &v.database);

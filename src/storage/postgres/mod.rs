@@ -21,7 +21,7 @@ use self::schema::Shape;
 use self::session::{PgSession, Split};
 use self::write::PgWrite;
 use crate::model::ReceiptId;
-use crate::storage::backend::{ChangeMark, Connections, Session, Storage, WriteTx};
+use crate::storage::backend::{ChangeMark, Connections, Scrubbed, Session, Storage, WriteTx};
 use crate::storage::error::{LogError, StorageError};
 use crate::storage::location::Location;
 use crate::storage::source::Source;
@@ -224,6 +224,36 @@ impl Storage for PgDatabase {
             )
             .map_err(|e| self.error("reading a payload", &e))?;
         Ok(row.map(|r| r.get::<_, Option<String>>(0).unwrap_or_default()))
+    }
+
+    fn scrub(&mut self) -> Result<Scrubbed, StorageError> {
+        // An UPDATE leaves the old row versions in the pages, and a plain
+        // VACUUM only marks their room free: VACUUM FULL writes each table
+        // anew and removes the old files. It locks the table while it runs
+        // (the intake waits), so it waits a few seconds for the lock at most.
+        let mut tables = vec!["receipts"];
+        if self.shape.source.key_conflicts.is_usable() {
+            tables.push("key_conflicts");
+        }
+        let mut client = self.client()?;
+        let result = client
+            .batch_execute("SET lock_timeout = '10s'")
+            .and_then(|()| {
+                tables
+                    .iter()
+                    .try_for_each(|t| client.batch_execute(&format!("VACUUM FULL {t}")))
+            });
+        let _ = client.batch_execute("RESET lock_timeout");
+        match result {
+            Ok(()) => Ok(Scrubbed::Done),
+            Err(e) if e.as_db_error().is_some() => Ok(Scrubbed::NotNow(crate::sanitize::inline(
+                &e.as_db_error()
+                    .map(|d| d.message().to_string())
+                    .unwrap_or_default(),
+                200,
+            ))),
+            Err(e) => Err(self.error("rewriting the erased tables", &e)),
+        }
     }
 
     fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError> {

@@ -130,13 +130,26 @@ pub fn latest_log_id(client: &mut Client) -> Result<Option<i64>, LogError> {
         .get(0))
 }
 
+/// The latest erasure row's id (found by the item index: `erase:…`).
+pub fn latest_erasure_id(client: &mut Client) -> Result<Option<i64>, LogError> {
+    if !log_exists(client)? {
+        return Ok(None);
+    }
+    Ok(client
+        .query_one(
+            "SELECT max(id)::bigint FROM review_log WHERE item >= 'erase:' AND item < 'erase;'",
+            &[],
+        )?
+        .get(0))
+}
+
 pub fn latest_standing_decision_by(
     client: &mut Client,
     operator: &str,
 ) -> Result<Option<LogEntry>, LogError> {
     first(
         client,
-        "WHERE d.operator = $1 AND d.decision <> 'reopened' \
+        "WHERE d.operator = $1 AND d.decision NOT IN ('reopened', 'erased') \
            AND d.id = (SELECT max(x.id) FROM review_log x WHERE x.item = d.item) \
          ORDER BY d.id DESC LIMIT 1",
         &[&operator],
@@ -150,11 +163,33 @@ pub fn latest_unreopened_decision_by(
 ) -> Result<Option<LogEntry>, LogError> {
     first(
         client,
-        "WHERE d.operator = $1 AND d.decision <> 'reopened' AND d.id > $2 \
+        "WHERE d.operator = $1 AND d.decision NOT IN ('reopened', 'erased') AND d.id > $2 \
            AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
          ORDER BY d.id DESC LIMIT 1",
         &[&operator, &after.unwrap_or(i64::MIN)],
     )
+}
+
+/// The payload, and every refused body of its key, become `tombstone`. The
+/// old row versions stay in the tables' pages until they are rewritten
+/// (`Storage::scrub`).
+pub fn erase_receipt(
+    client: &mut Client,
+    shape: &Shape,
+    receipt_id: ReceiptId,
+    tombstone: &str,
+) -> Result<bool, LogError> {
+    let changed = client.execute(
+        "UPDATE receipts SET payload = $1 WHERE id = $2",
+        &[&tombstone, &receipt_id],
+    )?;
+    if changed == 1 && shape.source.key_conflicts.is_usable() {
+        client.execute(
+            "UPDATE key_conflicts SET payload = $1 WHERE receipt_id = $2",
+            &[&tombstone, &receipt_id],
+        )?;
+    }
+    Ok(changed == 1)
 }
 
 /// Creates the log when absent (inside the caller's transaction).
@@ -331,6 +366,12 @@ macro_rules! review_read_on_client {
 
             fn latest_log_id(&mut self) -> Result<Option<i64>, $crate::storage::error::LogError> {
                 $crate::storage::postgres::review_log::latest_log_id(&mut self.client)
+            }
+
+            fn latest_erasure_id(
+                &mut self,
+            ) -> Result<Option<i64>, $crate::storage::error::LogError> {
+                $crate::storage::postgres::review_log::latest_erasure_id(&mut self.client)
             }
 
             fn latest_standing_decision_by(

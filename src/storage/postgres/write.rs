@@ -84,6 +84,10 @@ impl WriteTx for PgWrite<'_> {
         )
     }
 
+    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+        review_log::erase_receipt(&mut self.client, self.shape, receipt_id, tombstone)
+    }
+
     fn commit(mut self: Box<Self>) -> Result<(), LogError> {
         self.done = true;
         self.client.batch_execute("COMMIT")?;

@@ -3,9 +3,10 @@
 //! rows are the same before and after, only the rules that guard them and
 //! the columns they may fill grew.
 //!
-//! - SQLite cannot change a CHECK constraint in place, and the oldest table
-//!   refuses the kind `bot` (and its decision `not_spam`): that table is made
-//!   anew with the current schema and every row copied over, ids and all;
+//! - SQLite cannot change a CHECK constraint in place, and an older table
+//!   refuses a kind added since (`bot` and its decision `not_spam`;
+//!   `erasure` and `erased`): that table is made anew with the current
+//!   schema and every row copied over, ids and all;
 //! - a table without the columns added since (`kept`, `batch`) is given
 //!   them, NULL in every row already there.
 
@@ -14,10 +15,11 @@ use rusqlite::Connection;
 use crate::storage::error::LogError;
 
 /// The name the old table takes while its rows are copied.
-const OLD: &str = "review_log_before_bots";
+const OLD: &str = "review_log_before_upgrade";
 
-/// True when the stored `review_log` refuses bot groups' rows.
-fn refuses_bots(conn: &Connection) -> Result<bool, LogError> {
+/// True when the stored `review_log` refuses the newest kind's rows (the
+/// kinds were only ever added to, the newest last).
+fn refuses_a_kind(conn: &Connection) -> Result<bool, LogError> {
     let sql: Option<String> = conn
         .query_row(
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'review_log'",
@@ -25,13 +27,13 @@ fn refuses_bots(conn: &Connection) -> Result<bool, LogError> {
             |row| row.get(0),
         )
         .ok();
-    Ok(sql.is_some_and(|sql| sql.contains("CHECK (kind IN") && !sql.contains("'bot'")))
+    Ok(sql.is_some_and(|sql| sql.contains("CHECK (kind IN") && !sql.contains("'erasure'")))
 }
 
 /// Rebuilds an older `review_log` under `schema` (the current one), when it
-/// refuses bot groups. Call it inside a write transaction.
+/// refuses a kind added since. Call it inside a write transaction.
 pub(super) fn upgrade(conn: &Connection, schema: &str) -> Result<(), LogError> {
-    if !refuses_bots(conn)? {
+    if !refuses_a_kind(conn)? {
         return Ok(());
     }
     // The columns the old table has (an added one may be missing: NULL).
@@ -90,9 +92,16 @@ mod tests {
 
     use super::super::review_log::{REVIEW_LOG_SQL, ensure_review_log};
 
+    /// The schema before erasures: the same, with the older CHECKs.
+    fn before_erasures() -> String {
+        REVIEW_LOG_SQL
+            .replace("'stuck', 'bot', 'erasure')", "'stuck', 'bot')")
+            .replace("\n    OR (kind = 'erasure' AND decision = 'erased')", "")
+    }
+
     /// The schema before bot groups: the same, with the older CHECKs.
     fn older_schema() -> String {
-        REVIEW_LOG_SQL
+        before_erasures()
             .replace("'stuck', 'bot')", "'stuck')")
             .replace(
                 "\n    OR (kind = 'bot' AND decision IN ('spam', 'not_spam', 'reopened'))",
@@ -153,6 +162,36 @@ mod tests {
             )
             .unwrap();
         assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn a_log_before_erasures_keeps_its_rows_and_takes_an_erasure() {
+        let conn = Connection::open_in_memory().unwrap();
+        let before = before_erasures();
+        assert_ne!(before, REVIEW_LOG_SQL);
+        assert!(before.contains("'bot'"));
+        conn.execute_batch(&before).unwrap();
+        conn.execute(INSERT, ["bot:1", "bot", "not_spam"]).unwrap();
+        assert!(
+            conn.execute(INSERT, ["erase:1", "erasure", "erased"])
+                .is_err()
+        );
+
+        ensure_review_log(&conn).unwrap();
+        conn.execute(INSERT, ["erase:1", "erasure", "erased"])
+            .unwrap();
+        assert!(
+            conn.execute(INSERT, ["erase:1", "erasure", "spam"])
+                .is_err()
+        );
+        let rows: Vec<(i64, String)> = conn
+            .prepare("SELECT id, item FROM review_log ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows, vec![(1, "bot:1".into()), (2, "erase:1".into())]);
     }
 
     #[test]

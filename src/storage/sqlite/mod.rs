@@ -12,6 +12,7 @@ mod log_upgrade;
 pub(super) mod open;
 pub(super) mod review_log;
 pub(super) mod schema;
+mod scrub;
 pub(super) mod session;
 pub(super) mod split;
 pub(super) mod stream;
@@ -27,7 +28,7 @@ use self::session::ReadSession;
 use self::write::WriteSession;
 use crate::model::ReceiptId;
 use crate::storage::OpenOptions;
-use crate::storage::backend::{ChangeMark, Connections, Session, Storage, WriteTx};
+use crate::storage::backend::{ChangeMark, Connections, Scrubbed, Session, Storage, WriteTx};
 use crate::storage::error::{LogError, StorageError};
 use crate::storage::location::Location;
 use crate::storage::source::Source;
@@ -73,6 +74,11 @@ impl Storage for Database {
 
     fn receipt_payload(&self, id: ReceiptId) -> Result<Option<String>, StorageError> {
         load_payload(self, id)
+    }
+
+    fn scrub(&mut self) -> Result<Scrubbed, StorageError> {
+        scrub::truncate_wal(self.conn())
+            .map_err(|e| self.error("checkpointing the erased pages", e))
     }
 
     fn conflict_payload(&self, id: i64) -> Result<Option<String>, StorageError> {

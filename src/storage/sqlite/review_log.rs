@@ -263,6 +263,21 @@ pub(super) fn latest_log_id(conn: &Connection) -> Result<Option<i64>, LogError> 
         .flatten())
 }
 
+/// The latest erasure row's id (found by the item index: `erase:…`).
+pub(super) fn latest_erasure_id(conn: &Connection) -> Result<Option<i64>, LogError> {
+    if !log_table_exists(conn)? {
+        return Ok(None);
+    }
+    Ok(conn
+        .query_row(
+            "SELECT max(id) FROM review_log WHERE item >= 'erase:' AND item < 'erase;'",
+            [],
+            |row| row.get::<_, Option<i64>>(0),
+        )
+        .optional()?
+        .flatten())
+}
+
 /// The operator's latest decision (not an undo) that is still the latest
 /// entry for its item.
 pub(super) fn latest_standing_decision_by(
@@ -274,7 +289,7 @@ pub(super) fn latest_standing_decision_by(
     };
     let sql = format!(
         "SELECT {} FROM review_log d \
-         WHERE d.operator = ?1 AND d.decision <> 'reopened' \
+         WHERE d.operator = ?1 AND d.decision NOT IN ('reopened', 'erased') \
            AND d.id = (SELECT max(x.id) FROM review_log x WHERE x.item = d.item) \
          ORDER BY d.id DESC LIMIT 1",
         select_columns(shape)
@@ -294,7 +309,7 @@ pub(super) fn latest_unreopened_decision_by(
     };
     let sql = format!(
         "SELECT {} FROM review_log d \
-         WHERE d.operator = ?1 AND d.decision <> 'reopened' AND d.id > ?2 \
+         WHERE d.operator = ?1 AND d.decision NOT IN ('reopened', 'erased') AND d.id > ?2 \
            AND NOT EXISTS (SELECT 1 FROM review_log r WHERE r.reopens = d.id) \
          ORDER BY d.id DESC LIMIT 1",
         select_columns(shape)
@@ -417,6 +432,30 @@ pub(super) fn set_state_if_in_flight(
             params![to.as_str(), receipt_id],
         )?
     };
+    Ok(changed == 1)
+}
+
+/// The payload, and every refused body of its key, become `tombstone`.
+/// `secure_delete` first: the cells the old values leave are zeroed, in the
+/// page and in any overflow page freed, so the checkpoint after the commit
+/// carries no trace of them into the file (see `Storage::scrub`).
+pub(super) fn erase_receipt(
+    conn: &Connection,
+    source: &Source,
+    receipt_id: ReceiptId,
+    tombstone: &str,
+) -> Result<bool, LogError> {
+    conn.pragma_update(None, "secure_delete", true)?;
+    let changed = conn.execute(
+        "UPDATE receipts SET payload = ?1 WHERE id = ?2",
+        params![tombstone, receipt_id],
+    )?;
+    if changed == 1 && source.key_conflicts.is_usable() {
+        conn.execute(
+            "UPDATE key_conflicts SET payload = ?1 WHERE receipt_id = ?2",
+            params![tombstone, receipt_id],
+        )?;
+    }
     Ok(changed == 1)
 }
 

@@ -218,6 +218,10 @@ impl ReviewRead for ReadSession<'_> {
         review_log::latest_log_id(self.db.conn())
     }
 
+    fn latest_erasure_id(&mut self) -> Result<Option<i64>, LogError> {
+        review_log::latest_erasure_id(self.db.conn())
+    }
+
     fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
         review_log::batch_entries(self.db.conn(), batch)
     }

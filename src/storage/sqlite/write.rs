@@ -56,6 +56,10 @@ impl ReviewRead for WriteSession<'_> {
         review_log::latest_log_id(&self.tx)
     }
 
+    fn latest_erasure_id(&mut self) -> Result<Option<i64>, LogError> {
+        review_log::latest_erasure_id(&self.tx)
+    }
+
     fn batch_entries(&mut self, batch: i64) -> Result<Vec<LogEntry>, LogError> {
         review_log::batch_entries(&self.tx, batch)
     }
@@ -106,6 +110,10 @@ impl WriteTx for WriteSession<'_> {
         now: &str,
     ) -> Result<bool, LogError> {
         review_log::revert_state_if(&self.tx, self.source, receipt_id, state, updated_at, now)
+    }
+
+    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+        review_log::erase_receipt(&self.tx, self.source, receipt_id, tombstone)
     }
 
     fn commit(self: Box<Self>) -> Result<(), LogError> {

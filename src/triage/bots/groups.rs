@@ -37,6 +37,10 @@ pub fn bot_fact(
     campaign: bool,
 ) -> Option<BotFact> {
     let r = &store.receipts[index as usize];
+    // An erased receipt has no fields left to be evidence of anything.
+    if r.is_erased() {
+        return None;
+    }
     let evidence = if campaign {
         BotEvidence::Campaign
     } else if r.honeypot_filled() {

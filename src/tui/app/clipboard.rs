@@ -95,6 +95,11 @@ fn stored_fields(payload: &str) -> Vec<(String, String)> {
 }
 
 impl Chosen {
+    /// Its receipt number.
+    pub fn receipt(&self) -> i64 {
+        self.receipt
+    }
+
     /// The text `what` copies of this receipt: `Err(())` while its payload is being read.
     pub fn value(&self, what: CopyWhat) -> Result<Option<String>, NotReadYet> {
         let fields = match what {

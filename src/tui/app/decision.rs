@@ -13,6 +13,7 @@ pub fn tab_of(decision: Decision) -> Option<Tab> {
         Kind::Conflict => Tab::Conflicts,
         Kind::Stuck => Tab::Stuck,
         Kind::Bot => Tab::Bots,
+        Kind::Erasure => Tab::Log,
     })
 }
 
@@ -30,6 +31,8 @@ pub fn tab_of_kind(kind: Kind) -> Tab {
         Kind::Conflict => Tab::Conflicts,
         Kind::Stuck => Tab::Stuck,
         Kind::Bot => Tab::Bots,
+        // Erasures are rows of the log alone.
+        Kind::Erasure => Tab::Log,
     }
 }
 

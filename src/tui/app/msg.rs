@@ -62,6 +62,11 @@ pub enum Msg {
     Tick,
     /// The wall clock, reported every second.
     Clock(crate::model::Millis),
+    /// The receipts an erasure would take, or why it cannot be (one line,
+    /// already safe to show).
+    ErasePlanned(Result<ErasePlanned, String>),
+    /// The outcome of [`Effect::Erase`]: one line for the status bar.
+    Erased(Result<String, String>),
     /// A frame was drawn: what it measured.
     Drawn(Measured),
 }
@@ -165,6 +170,23 @@ pub struct Reopen {
     pub expected_last: Option<i64>,
 }
 
+/// An erasure the operator asked for (`E`): whose receipts, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EraseAsk {
+    pub who: crate::erase::Who,
+    /// What the operator typed as the reason (the request's reference).
+    pub note: String,
+}
+
+/// The receipts an erasure would take, as the worker found them, for the
+/// question before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErasePlanned {
+    pub ask: EraseAsk,
+    /// Their numbers, ascending.
+    pub receipts: Vec<ReceiptId>,
+}
+
 /// What an undo or a reopening did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reopened {
@@ -200,4 +222,8 @@ pub enum Effect {
         query: Query,
         now_ms: Millis,
     },
+    /// Find the receipts an erasure would take ([`Msg::ErasePlanned`]).
+    PlanErase(EraseAsk),
+    /// Erase them, which the operator agreed to when asked.
+    Erase(EraseAsk),
 }

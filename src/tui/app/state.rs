@@ -75,6 +75,11 @@ pub enum Input {
         text: String,
         recall: Option<Recall>,
     },
+    /// Why an erasure is asked for (the request's reference), before it is planned.
+    EraseNote {
+        who: crate::erase::Who,
+        text: String,
+    },
 }
 
 /// Which of the searches before is in the line (0: the last one), and
@@ -88,7 +93,10 @@ pub struct Recall {
 impl Input {
     pub fn text(&self) -> &str {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } | Input::Find { text, .. } => text,
+            Input::Filter { text }
+            | Input::Note { text, .. }
+            | Input::Find { text, .. }
+            | Input::EraseNote { text, .. } => text,
         }
     }
 
@@ -96,7 +104,9 @@ impl Input {
     /// own again, no longer one brought back.
     pub fn text_mut(&mut self) -> &mut String {
         match self {
-            Input::Filter { text } | Input::Note { text, .. } => text,
+            Input::Filter { text } | Input::Note { text, .. } | Input::EraseNote { text, .. } => {
+                text
+            }
             Input::Find { text, recall } => {
                 *recall = None;
                 text
@@ -116,6 +126,8 @@ pub enum ConfirmAction {
     Reopen(super::msg::Reopen),
     /// Quit although notes typed for decisions were never sent.
     Quit,
+    /// Erase a visitor's receipts (`E`).
+    Erase(super::msg::ErasePlanned),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

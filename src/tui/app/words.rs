@@ -35,6 +35,7 @@ pub fn kind_named(stored: &str, lang: Lang) -> String {
         Some(Kind::Conflict) => t!(lang, "words.kind.conflict").into(),
         Some(Kind::Stuck) => t!(lang, "words.kind.stuck").into(),
         Some(Kind::Bot) => t!(lang, "words.kind.bot").into(),
+        Some(Kind::Erasure) => t!(lang, "words.kind.erasure").into(),
         None => {
             let mut text = stored.replace('_', " ");
             if let Some(first) = text.get(..1) {
@@ -604,6 +605,21 @@ pub fn help_terms(lang: Lang) -> &'static str {
 /// The heading of [`decision_effects`].
 pub fn help_decisions(lang: Lang) -> &'static str {
     t!(lang, "words.help.decisions")
+}
+
+/// Whose data an erasure takes, as the line and the question name it.
+pub fn erase_who(who: &crate::erase::Who, lang: Lang) -> String {
+    use crate::erase::Who;
+    match who {
+        Who::Email(email) => inline(email, 60),
+        Who::Phone(phone) => inline(phone, 30),
+        Who::Receipts(ids) => ids
+            .iter()
+            .map(|id| format!("#{id}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Who::OlderThan { .. } => t!(lang, "status.erase.old_receipts").into(),
+    }
 }
 
 #[cfg(test)]

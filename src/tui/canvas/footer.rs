@@ -29,6 +29,11 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Input::Filter { .. } => "/".to_string(),
             Input::Note { item, .. } => t!(app.lang, "screen.footer.note_prompt", item = item),
             Input::Find { .. } => t!(app.lang, "screen.footer.find_prompt").to_string(),
+            Input::EraseNote { who, .. } => t!(
+                app.lang,
+                "screen.footer.erase_prompt",
+                who = crate::tui::app::words::erase_who(who, app.lang)
+            ),
         };
         // Show the end of what is typed; the cursor sits after it.
         let typed = clean(input.text()).into_owned();

@@ -205,6 +205,12 @@ pub fn draw_detail(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> O
                     wrapped(&jump, theme.dim());
                 }
             }
+            if let Some(erased) = &hit.erased {
+                wrapped(
+                    &crate::find::text::erased_line(erased, app.shown_zone(), lang),
+                    theme.warn(),
+                );
+            }
             wrapped(t!(lang, "screen.receipts.fields"), theme.plain());
             for (k, v) in &hit.fields {
                 wrapped(

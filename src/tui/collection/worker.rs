@@ -18,7 +18,9 @@ use crate::review::{ExportFile, ExportFilter};
 use crate::storage::{self, Access, ChangeMark, Location, Storage};
 use crate::t;
 use crate::tui::app::indexed::IndexedSnapshot;
-use crate::tui::app::msg::{ItemDecision, Msg, PayloadRef, Reopen, Reopened};
+use crate::tui::app::msg::{
+    EraseAsk, ErasePlanned, ItemDecision, Msg, PayloadRef, Reopen, Reopened,
+};
 use crate::tui::app::words;
 
 /// Only a reading in progress shares the database, and none is while a
@@ -47,6 +49,10 @@ pub enum Request {
     Export(ExportFile),
     /// Search every receipt, as of this time.
     Find(Query, Millis),
+    /// Find the receipts an erasure would take.
+    PlanErase(EraseAsk),
+    /// Erase them (the operator agreed).
+    Erase(EraseAsk),
     Stop,
 }
 
@@ -196,8 +202,71 @@ impl State {
                     .map_err(|e| crate::sanitize::error_line(&e));
                 self.send(Msg::Found { query, result });
             }
+            Request::PlanErase(ask) => {
+                let planned = self.plan_erase(ask);
+                self.send(Msg::ErasePlanned(planned));
+            }
+            Request::Erase(ask) => {
+                let outcome = self.erase(&ask);
+                self.send(Msg::Erased(outcome));
+                // An erasure rewrote payloads: the reading starts over.
+                self.load();
+            }
             Request::Stop => {}
         }
+    }
+
+    /// What an erasure would take, as `receipt-review erase --dry-run` lists it;
+    /// a note that keeps an erased value is refused here, before the question.
+    fn plan_erase(&self, ask: EraseAsk) -> Result<ErasePlanned, String> {
+        let lang = self.config.lang;
+        let plan = crate::erase::Plan::of(&*self.database, &ask.who, &self.settings())
+            .map_err(|e| crate::sanitize::error_line(&e))?;
+        if let Some(value) = crate::erase::note_names(&ask.note, &plan.erased_values()) {
+            return Err(crate::t!(
+                lang,
+                "status.erase.note_names_visitor",
+                value = crate::sanitize::inline(value, 60)
+            ));
+        }
+        Ok(ErasePlanned {
+            receipts: plan.selection.chosen.iter().map(|c| c.id).collect(),
+            ask,
+        })
+    }
+
+    /// The erasure, planned again as of now (what changed since the question
+    /// is taken as it is now), through the command line's own path.
+    fn erase(&mut self, ask: &EraseAsk) -> Result<String, String> {
+        let lang = self.config.lang;
+        let plan = crate::erase::Plan::of(&*self.database, &ask.who, &self.settings())
+            .map_err(|e| crate::sanitize::error_line(&e))?;
+        if plan.is_empty() {
+            return Err(crate::t!(lang, "status.erase.nothing").into());
+        }
+        let erased = plan
+            .erase(
+                Rc::get_mut(&mut self.database).expect(HELD),
+                &self.config.operator,
+                Some(ask.note.clone()),
+                crate::model::time::now_ms(),
+            )
+            .map_err(|e| crate::sanitize::inline(&e.to_string(), 300))?;
+        let done = crate::t!(
+            lang,
+            "status.erase.done",
+            n = erased.entry.receipt_ids.len(),
+            item = crate::sanitize::inline(&erased.entry.item, 40)
+        );
+        Ok(match erased.scrubbed {
+            crate::storage::Scrubbed::Done => done,
+            crate::storage::Scrubbed::NotNow(why) => crate::t!(
+                lang,
+                "status.erase.not_scrubbed",
+                done = done,
+                why = crate::sanitize::inline(&why, 200)
+            ),
+        })
     }
 
     fn settings(&self) -> Settings {

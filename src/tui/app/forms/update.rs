@@ -185,5 +185,6 @@ fn item_place(app: &App, item: &str) -> Option<(Tab, usize)> {
             .iter()
             .position(|g| g.receipts[0].id == id)
             .map(|i| (Tab::Bots, i)),
+        Kind::Erasure => None,
     }
 }

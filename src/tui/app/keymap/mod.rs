@@ -239,6 +239,8 @@ pub enum KeyCommand {
     FindTyped,
     /// Go to the selected receipt's item.
     JumpToItem,
+    /// Erase the selected receipt's visitor data (asks first).
+    EraseVisitor,
     /// Times in UTC, or in the operator's zone again.
     ToggleUtc,
     /// The copy before / after the one kept, as the one to keep.
@@ -414,6 +416,7 @@ pub const KEYMAP: &[Binding] = &[
     b(&[k('/')], Scope::Typing, KeyCommand::FindQuery, "keys.hint.search", "keys.help.search_line"),
     b(&[k('/')], Scope::TabsDetail(RECEIPTS), KeyCommand::FindQuery, "keys.hint.search", "keys.help.search_line"),
     b(&[k('J')], Scope::TabsDetail(RECEIPTS), KeyCommand::JumpToItem, "keys.hint.go_to_item", "keys.help.go_to_item"),
+    b(&[k('E')], Scope::TabsDetail(RECEIPTS), KeyCommand::EraseVisitor, "", "keys.help.erase"),
     b(&[k('p')], Scope::Tabs(FORMS), KeyCommand::CyclePeriod, "keys.hint.period", "keys.help.period"),
     b(&[code(KeyCode::Enter)], Scope::TabsDetail(FORMS), KeyCommand::OpenExample, "keys.hint.open_example", "keys.help.open_example"),
     // Moving around.

@@ -35,6 +35,7 @@ pub const ACTIONS: &[(&str, KeyCommand)] = &[
     ("filter", KeyCommand::Filter),
     ("search", KeyCommand::FindQuery),
     ("go_to_item", KeyCommand::JumpToItem),
+    ("erase", KeyCommand::EraseVisitor),
     ("utc", KeyCommand::ToggleUtc),
     ("order", KeyCommand::ToggleOrder),
     ("pending_only", KeyCommand::TogglePending),

@@ -273,6 +273,7 @@ pub(super) fn answer(app: &mut App, yes: bool, effects: &mut Vec<Effect>) {
             effects.push(Effect::Reopen(reopen));
         }
         ConfirmAction::Quit => effects.push(Effect::Quit),
+        ConfirmAction::Erase(planned) => super::erase::confirmed(app, planned, effects),
     }
 }
 

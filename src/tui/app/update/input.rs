@@ -66,6 +66,9 @@ pub(super) fn submit_input(app: &mut App, effects: &mut Vec<Effect>) {
                 info(app, text);
             }
         }
+        Some(Input::EraseNote { who, text }) => {
+            super::erase::submit_note(app, who, text, effects);
+        }
         Some(Input::Note { item, text }) => {
             let text = text.trim().to_string();
             if text.is_empty() {
@@ -88,6 +91,9 @@ pub(super) fn cancel_input(app: &mut App) {
             app.filter.clear();
             refilter_all(app);
         }
-        Some(Input::Note { .. }) | Some(Input::Find { .. }) | None => {}
+        Some(Input::Note { .. })
+        | Some(Input::Find { .. })
+        | Some(Input::EraseNote { .. })
+        | None => {}
     }
 }

@@ -1,6 +1,7 @@
 //! A reading arrives: the rows of every tab found again, the selection
 //! kept on its item, and the payloads the screen shows asked for.
 
+use super::super::cache::Cache;
 use super::super::find;
 use super::super::indexed::IndexedSnapshot;
 use super::super::msg::{Effect, PayloadRef};
@@ -10,6 +11,7 @@ use super::super::words;
 use super::selection::{
     find_row, first_pending, follow, list_rows, recompute_rows, select, selected_key, show_item,
 };
+use crate::reading::Snapshot;
 
 /// Payload texts kept before the cache is trimmed to what is on screen.
 const PAYLOAD_CACHE: usize = 512;
@@ -57,8 +59,15 @@ pub(super) fn shown_senders(app: &App) -> Vec<crate::model::ReceiptId> {
         .collect()
 }
 
-pub(super) fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
+pub(super) fn on_loaded(app: &mut App, reading: IndexedSnapshot, effects: &mut Vec<Effect>) {
     let first = app.snapshot.is_none();
+    let erased_since = app
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.latest_erasure != reading.snapshot.latest_erasure);
+    if erased_since {
+        forget_erased(app, &reading.snapshot, effects);
+    }
     if !first {
         if app.fresh.len() + reading.fresh.len() > FRESH_KEPT {
             app.fresh.clear();
@@ -155,5 +164,20 @@ pub(super) fn on_loaded(app: &mut App, reading: IndexedSnapshot) {
     app.cache.requested.clear();
     if let Some(item) = app.reopened.take() {
         show_item(app, &item, true);
+    }
+}
+
+/// Someone erased visitor data since the last reading: what the screen read
+/// of receipts (payloads, senders) may hold it, and so may the search the
+/// Receipts tab shows. All of it goes; the search runs again.
+fn forget_erased(app: &mut App, reading: &Snapshot, effects: &mut Vec<Effect>) {
+    app.cache = Cache::default();
+    if let Some((query, _)) = app.find.scanned.take() {
+        app.find.outcome = None;
+        app.find.searching = Some(query.clone());
+        effects.push(Effect::Find {
+            query,
+            now_ms: reading.settings.now_ms,
+        });
     }
 }

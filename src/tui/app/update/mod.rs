@@ -20,6 +20,7 @@ use super::words;
 
 mod copy;
 mod decisions;
+pub(super) mod erase;
 mod export;
 mod input;
 mod loaded;
@@ -69,7 +70,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Progress { stage, done, total } => {
             app.progress = Some(Busy { stage, done, total });
         }
-        Msg::Loaded(reading) => on_loaded(app, reading),
+        Msg::Loaded(reading) => on_loaded(app, reading, &mut effects),
         Msg::LoadFailed(why) => {
             app.progress = None;
             if app.snapshot.is_some() {
@@ -139,6 +140,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             effects.push(Effect::Reload);
         }
         Msg::Found { query, result } => find::update::found(app, query, result),
+        Msg::ErasePlanned(planned) => erase::planned(app, planned),
+        Msg::Erased(outcome) => erase::erased(app, outcome),
         Msg::Tick => app.ticks = app.ticks.wrapping_add(1),
         Msg::Clock(wall_ms) => on_clock(app, wall_ms, &mut effects),
     }
@@ -288,6 +291,7 @@ fn run(app: &mut App, command: KeyCommand, effects: &mut Vec<Effect>) {
         KeyCommand::InputOlder => find::update::recall(app, true),
         KeyCommand::InputNewer => find::update::recall(app, false),
         KeyCommand::JumpToItem => jump(app),
+        KeyCommand::EraseVisitor => erase::start(app),
         KeyCommand::ToggleUtc => {
             app.show_utc = !app.show_utc;
             let zone = app.shown_zone();

@@ -27,6 +27,8 @@ pub const IGNORED: &str = "·";
 pub enum Fields {
     Loading,
     Failed(String),
+    /// The visitor data was erased: when and by whom, in words.
+    Erased(String),
     /// Its fields as shown, and (see [`compared_fields`]) its visitor
     /// fields as the analysis folds them.
     Object(BTreeMap<String, String>, Option<VisitorFields>),
@@ -55,6 +57,14 @@ fn parsed(app: &App, r: PayloadRef, fold: bool) -> Fields {
     match app.payload(r) {
         None => Fields::Loading,
         Some(Err(why)) => Fields::Failed(t!(lang, "screen.detail.could_not_load", why = why)),
+        Some(Ok(body)) if erased(app, r, body).is_some() => {
+            let tombstone = erased(app, r, body).expect("just seen");
+            Fields::Erased(crate::find::text::erased_line(
+                &tombstone,
+                app.shown_zone(),
+                lang,
+            ))
+        }
         Some(Ok(body)) => match serde_json::from_str::<serde_json::Value>(body) {
             Ok(serde_json::Value::Object(map)) => {
                 let visitor = (fold && body.len() <= FOLDED_BYTES).then(|| {
@@ -81,6 +91,17 @@ fn parsed(app: &App, r: PayloadRef, fold: bool) -> Fields {
             Err(e) => Fields::Failed(t!(lang, "screen.detail.not_json", error = e)),
         },
     }
+}
+
+/// The tombstone of an erased receipt's payload (its stored digest, which
+/// the reading holds, tells it from a visitor's own field named `_erased`);
+/// a refused attempt's body is judged by its shape.
+fn erased(app: &App, r: PayloadRef, body: &str) -> Option<crate::model::erasure::Tombstone> {
+    let digest = match r {
+        PayloadRef::Receipt(id) => Some(app.snapshot.as_ref()?.receipt(id)?.digest),
+        PayloadRef::KeyConflict(_) => None,
+    };
+    crate::model::erasure::Tombstone::of_row(body, digest.as_deref())
 }
 
 pub struct Column<'a> {
@@ -112,7 +133,7 @@ fn visitor_value<'v>(v: &'v VisitorFields, field: &str) -> Option<&'v str> {
 /// The marker of a field: ` ` same, `≠` differs, `≈` same once normalised,
 /// `·` not part of the visitor fingerprint (a bookkeeping field, never
 /// compared), whether its values differ or not.
-fn marker(columns: &[Column], field: &str, use_visitor: bool) -> &'static str {
+fn marker(columns: &[&Column], field: &str, use_visitor: bool) -> &'static str {
     let raw: Vec<Option<&str>> = columns.iter().map(|c| value_of(c, field)).collect();
     let same = raw.windows(2).all(|w| w[0] == w[1]);
     if !use_visitor || columns.iter().any(|c| c.visitor().is_none()) {
@@ -214,7 +235,18 @@ pub fn compare(
                 theme.warn(),
             ));
         }
+        if let Fields::Erased(when) = &c.fields {
+            lines.push(Line::styled(
+                text::fit(&format!("  {}: {}", c.label, clean(when)), width),
+                theme.dim(),
+            ));
+        }
     }
+    // An erased copy was said above: it has no fields to set beside the others'.
+    let columns: Vec<&Column> = columns
+        .iter()
+        .filter(|c| !matches!(c.fields, Fields::Erased(_)))
+        .collect();
     let mut names: BTreeSet<&str> = columns
         .iter()
         .filter_map(|c| match &c.fields {
@@ -251,7 +283,7 @@ pub fn compare(
     let value_w = width.saturating_sub(2 + field_w + n) / n;
     if value_w >= 10 {
         table(
-            columns,
+            &columns,
             &names,
             (head, field_w),
             value_w,
@@ -260,7 +292,7 @@ pub fn compare(
             &mut lines,
         );
     } else {
-        stacked(columns, &names, width, use_visitor, theme, &mut lines);
+        stacked(&columns, &names, width, use_visitor, theme, &mut lines);
     }
     if left_out > 0 {
         lines.push(Line::styled(
@@ -289,7 +321,7 @@ const READ_CHARS: usize = 4_000;
 /// differing field with what differs from the first column's value marked
 /// (the first column's own marks are what any later column changed).
 fn value_lines(
-    columns: &[Column],
+    columns: &[&Column],
     name: &str,
     differs: bool,
     cells: usize,
@@ -354,7 +386,7 @@ fn padded(spans: &[Span<'static>], cells: usize) -> Vec<Span<'static>> {
 
 /// The table of fields: `field` is the field column's header and width.
 fn table(
-    columns: &[Column],
+    columns: &[&Column],
     names: &BTreeSet<&str>,
     (field_head, field_w): (&str, usize),
     value_w: usize,
@@ -413,7 +445,7 @@ fn table(
 }
 
 fn stacked(
-    columns: &[Column],
+    columns: &[&Column],
     names: &BTreeSet<&str>,
     width: usize,
     use_visitor: bool,

@@ -56,8 +56,21 @@ pub fn lines(
         .iter()
         .filter(|m| m.match_kind == MatchKind::Edited)
         .count();
-    let kind = if g.is_exact() {
-        t!(lang, "screen.detail.group.exact").to_string()
+    let erased = g
+        .members
+        .iter()
+        .filter(|m| m.match_kind == MatchKind::Erased)
+        .count();
+    let kind = if erased == g.members.len() {
+        t!(lang, "screen.detail.group.all_erased").to_string()
+    } else if partial + edited == 0 {
+        // The copies still compared are exact; the erased ones are said apart.
+        let mut kind = t!(lang, "screen.detail.group.exact").to_string();
+        if erased > 0 {
+            kind.push_str(t!(lang, "screen.detail.group.list_separator"));
+            kind.push_str(&t!(lang, "screen.detail.group.erased", n = erased));
+        }
+        kind
     } else {
         let mut parts = Vec::new();
         if partial > 0 {
@@ -65,6 +78,9 @@ pub fn lines(
         }
         if edited > 0 {
             parts.push(t!(lang, "screen.detail.group.edited", n = edited));
+        }
+        if erased > 0 {
+            parts.push(t!(lang, "screen.detail.group.erased", n = erased));
         }
         let kinds = parts.join(t!(lang, "screen.detail.group.list_separator"));
         t!(lang, "screen.detail.group.near", kinds = kinds)
@@ -385,6 +401,7 @@ fn match_word(kind: MatchKind, lang: Lang) -> &'static str {
         MatchKind::Exact => t!(lang, "screen.detail.match.exact"),
         MatchKind::Partial => t!(lang, "screen.detail.match.partial"),
         MatchKind::Edited => t!(lang, "screen.detail.match.edited"),
+        MatchKind::Erased => t!(lang, "screen.detail.match.erased"),
     }
 }
 
@@ -440,6 +457,6 @@ fn why_near(
             words::edited_by_sentences(&fields, &m.sentence_changes, lang)
         }
         MatchKind::Edited => words::edited_copy(&fields, lang),
-        MatchKind::Exact => String::new(),
+        MatchKind::Exact | MatchKind::Erased => String::new(),
     }
 }

@@ -1,0 +1,67 @@
+//! `E` in the real binary, in a pseudo-terminal: a visitor found on the
+//! Receipts tab is erased through the worker, and the database holds the
+//! tombstones and the review-log row; the search shown runs again and finds
+//! nothing of them.
+
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use crate::common;
+use common::pty::Pty;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+#[test]
+fn e_erases_the_visitor_found_on_the_receipts_tab() {
+    // Aiko Tanaka's inquiry three times (receipts 1, 2 and 3), and Bob's.
+    let fx = common::fixture();
+    let mut screen = Pty::spawn(
+        &[fx.path(), "--operator", "desk", "--now", common::NOW],
+        120,
+        32,
+        fx.db.parent().unwrap(),
+    );
+    screen.wait_for("pending", WAIT);
+    screen.keys("6");
+    screen.keys("aiko@example.jp\r");
+    screen.wait_for("3 match", WAIT);
+    screen.keys("\r");
+    screen.keys("E");
+    screen.wait_for("why erase the data of aiko@example.jp", WAIT);
+    screen.keys("request 2026-12-07-01\r");
+    screen.wait_for("Erase the 3 receipts of aiko@example.jp?", WAIT);
+    screen.keys("y");
+    screen.wait_for("erased 3 receipts as erase:1", WAIT);
+    // The search ran again: the erased fields are nowhere on the screen.
+    screen.wait_for("3 receipts were erased", WAIT);
+    assert!(!screen.text().contains("Aiko Tanaka"), "{}", screen.text());
+    screen.keys("\x1b[21~"); // F10
+    screen.wait_exit(WAIT);
+
+    let conn = Connection::open(&fx.db).unwrap();
+    let row: (String, String, String, String) = conn
+        .query_row(
+            "SELECT item, operator, receipt_ids, note FROM review_log WHERE kind = 'erasure'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "erase:1".into(),
+            "desk".into(),
+            "[1,2,3]".into(),
+            "request 2026-12-07-01".into()
+        )
+    );
+    let left: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM receipts WHERE payload LIKE '%aiko@example.jp%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0);
+}
