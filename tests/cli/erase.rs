@@ -147,14 +147,14 @@ fn erasing_a_visitor_leaves_no_byte_of_them_and_keeps_the_audit(engine: Engine) 
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let said = stdout(&o);
     assert!(
-        said.starts_with("2 receipts hold the email Aiko.Tanaka@Example.JP:"),
+        said.starts_with("Receipts holding the email Aiko.Tanaka@Example.JP: 2\n"),
         "{said}"
     );
     assert!(
         said.contains("#1") && said.contains("#2") && !said.contains("#3 "),
         "{said}"
     );
-    assert!(said.contains("erased 2 receipts as erase:1"), "{said}");
+    assert!(said.contains("erased as erase:1 (receipts: 2;"), "{said}");
     assert!(
         said.contains("the erased values are gone from the files"),
         "{said}"
@@ -206,7 +206,10 @@ fn erasing_a_visitor_leaves_no_byte_of_them_and_keeps_the_audit(engine: Engine) 
     let find = run(&["find", place.arg(), "aiko.tanaka@example.jp"]);
     let find = stdout(&find);
     assert!(find.starts_with("No receipt matches"), "{find}");
-    assert!(find.contains("2 receipts were erased"), "{find}");
+    assert!(
+        find.contains("Receipts erased on request or by retention: 2."),
+        "{find}"
+    );
     let export = run(&["export", place.arg(), "--format", "jsonl"]);
     let row: Value = serde_json::from_str(stdout(&export).lines().next().unwrap()).unwrap();
     assert_eq!(row["item"], "erase:1");
@@ -352,7 +355,7 @@ fn a_phone_number_is_matched_by_its_digits() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).starts_with("2 receipts hold the phone number +81 70 4350 0720:"),
+        stdout(&o).starts_with("Receipts holding the phone number +81 70 4350 0720: 2\n"),
         "{}",
         stdout(&o)
     );
