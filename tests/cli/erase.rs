@@ -363,3 +363,68 @@ fn a_phone_number_is_matched_by_its_digits() {
     let o = run(&["erase", place.arg(), "--phone", "4350-0720", "--dry-run"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
 }
+
+#[test]
+fn older_than_erases_what_arrived_before_the_period_of_one_form_or_all() {
+    let place = Place::new(Engine::Sqlite);
+    intake(&place);
+    // A day and 30 s after the first receipt: Aiko's two are older than a
+    // day, Bob's (a minute after) is not.
+    let now = "2026-11-30T10:00:30Z";
+    let o = run(&[
+        "erase",
+        place.arg(),
+        "--older-than",
+        "1d",
+        "--scope",
+        "another/form",
+        "--now",
+        now,
+        "--note",
+        "retention",
+        "--yes",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("nothing to erase"), "{}", stderr(&o));
+    let o = run(&[
+        "erase",
+        place.arg(),
+        "--older-than",
+        "1d",
+        "--scope",
+        SCOPE,
+        "--now",
+        now,
+        "--note",
+        "retention",
+        "--yes",
+        "--operator",
+        "policy",
+        "--tz",
+        "UTC",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(&format!(
+            "Receipts of {SCOPE} that arrived before 2026-11-29 10:00:30 UTC: 2\n"
+        )),
+        "{}",
+        stdout(&o)
+    );
+    let erased: Vec<(i64, String)> = place.rows("SELECT id, payload FROM receipts ORDER BY id");
+    assert!(erased[0].1.starts_with("{\"_erased\"") && erased[1].1.starts_with("{\"_erased\""));
+    assert!(erased[2].1.contains(BOB_EMAIL));
+    // Again: nothing older is left to erase.
+    let o = run(&[
+        "erase",
+        place.arg(),
+        "--older-than",
+        "1d",
+        "--now",
+        now,
+        "--note",
+        "retention",
+        "--yes",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+}
