@@ -2,18 +2,22 @@
 //! `--phone`, `--receipt`), or what has been kept long enough
 //! (`--older-than`, a form's `retention`). See docs/erasure.md.
 //!
+//! - [`period`]: how long receipts are kept (`2y`), for `--older-than`
+//!   and a form's `retention`;
 //! - [`select`]: which receipts, matched on whole values;
 //! - [`plan`](Plan::of): each receipt with its duplicate group, read from
 //!   the analysis, so that the group outlives its fields;
 //! - [`Plan::erase`]: the erasure itself, through `review::erase` (one
 //!   transaction, one log row, then the scrub).
 
+pub mod period;
 pub mod select;
 
 use crate::model::{Millis, ReceiptId, Settings};
 use crate::reading;
 use crate::review::erase::{EraseError, EraseRequest, Erased, ErasedReceipt};
 use crate::storage::Storage;
+pub use period::period_ms;
 pub use select::{Chosen, Selection, Who, select};
 
 /// The receipts an erasure takes, each with the receipts of its group.
