@@ -9,7 +9,8 @@
 //!   the analysis, so that the group outlives its fields;
 //! - [`Plan::erase`]: the erasure itself, through `review::erase` (one
 //!   transaction, one log row, then the scrub); [`Plan::parts`] and
-//!   [`Plan::record`] for a large one done in parts and scrubbed once.
+//!   [`Plan::record`] for a large one done in parts and scrubbed once
+//!   (`serve`'s retention, `crate::server::retention`).
 
 pub mod period;
 pub mod select;
