@@ -58,6 +58,14 @@ pub fn erasure_item(receipt_ids: &[ReceiptId]) -> Option<String> {
 /// Erases every receipt of `req` and appends one `erasure` row, in one
 /// transaction; then scrubs (see [`Storage::scrub`]).
 pub fn erase(storage: &mut dyn Storage, req: &EraseRequest) -> Result<Erased, EraseError> {
+    let entry = record(storage, req)?;
+    let scrubbed = scrub(storage);
+    Ok(Erased { entry, scrubbed })
+}
+
+/// [`erase`] without the scrub: for erasures made one after another (a
+/// retention's parts), whose old bytes are scrubbed once at the end.
+pub fn record(storage: &mut dyn Storage, req: &EraseRequest) -> Result<LogEntry, EraseError> {
     let mut ids: Vec<ReceiptId> = req.receipts.iter().map(|r| r.id).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -91,11 +99,16 @@ pub fn erase(storage: &mut dyn Storage, req: &EraseRequest) -> Result<Erased, Er
         batch: None,
     })?;
     tx.commit()?;
-    // The erasure stands whatever the scrub manages; what it could not do is said.
-    let scrubbed = storage.scrub().unwrap_or_else(|e: StorageError| {
+    Ok(entry)
+}
+
+/// The old bytes of what was erased, out of the database's files (see
+/// [`Storage::scrub`]). The erasure stands whatever the scrub manages; what
+/// it could not do is said.
+pub fn scrub(storage: &mut dyn Storage) -> Scrubbed {
+    storage.scrub().unwrap_or_else(|e: StorageError| {
         Scrubbed::NotNow(crate::sanitize::inline(&e.to_string(), 300))
-    });
-    Ok(Erased { entry, scrubbed })
+    })
 }
 
 #[cfg(test)]
