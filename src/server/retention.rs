@@ -223,12 +223,17 @@ impl Retention {
                 outcome.stopped = true;
                 break;
             }
-            if let Err(e) = part.record(db, OPERATOR, Some(form.note()), now) {
-                outcome.error = Some(inline(&e.to_string(), 300));
-                break;
-            }
-            outcome.erased += part.len();
-            self.metrics.retention_erased(&form.form, part.len() as u64);
+            let erased = match part.record(db, OPERATOR, Some(form.note()), now) {
+                Ok(entry) => entry.receipt_ids.len(),
+                // Another process erased them first.
+                Err(crate::review::erase::EraseError::Nothing) => 0,
+                Err(e) => {
+                    outcome.error = Some(inline(&e.to_string(), 300));
+                    break;
+                }
+            };
+            outcome.erased += erased;
+            self.metrics.retention_erased(&form.form, erased as u64);
         }
         outcome.took = started.elapsed();
         outcome

@@ -428,3 +428,38 @@ fn older_than_erases_what_arrived_before_the_period_of_one_form_or_all() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
 }
+
+fn an_erasure_that_another_made_first_is_not_written_twice(engine: Engine) {
+    use receipt_review::review::erase::{EraseError, EraseRequest, ErasedReceipt, record};
+    use receipt_review::storage::{Access, open_database};
+    let place = Place::new(engine);
+    intake(&place);
+    let request = |operator: &str| EraseRequest {
+        receipts: vec![
+            ErasedReceipt {
+                id: 1,
+                with: vec![1, 2],
+            },
+            ErasedReceipt {
+                id: 2,
+                with: vec![1, 2],
+            },
+        ],
+        operator: operator.into(),
+        note: Some("retention 30d".into()),
+        now_ms: T0 + 86_400_000,
+    };
+    // Two servers' retention, one after the other on the same receipts.
+    let mut first = open_database(place.location(), Access::PreferWrite).unwrap();
+    let mut second = open_database(place.location(), Access::PreferWrite).unwrap();
+    let entry = record(&mut *first, &request("retention")).unwrap();
+    assert_eq!(entry.receipt_ids, vec![1, 2]);
+    assert!(matches!(
+        record(&mut *second, &request("retention")),
+        Err(EraseError::Nothing)
+    ));
+    assert_eq!(place.count("review_log"), 1);
+    let (by,): (String,) = place.one("SELECT payload FROM receipts WHERE id = 1");
+    assert_eq!(Tombstone::of_row(&by, None).unwrap().by, "retention");
+}
+both!(an_erasure_that_another_made_first_is_not_written_twice);
