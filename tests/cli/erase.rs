@@ -202,6 +202,13 @@ fn erasing_a_visitor_leaves_no_byte_of_them_and_keeps_the_audit(engine: Engine) 
     assert_eq!(group["members"][0]["match"], "erased");
     assert_eq!(group["members"][1]["match"], "erased");
     assert_eq!(report["damaged"].as_array().map(Vec::len), Some(0));
+    assert_eq!(report["counts"]["erased"], 2);
+    assert_eq!(report["counts"]["receipts"], 3);
+    let text = stdout(&run(&["report", place.arg()]));
+    assert!(
+        text.contains("Receipts erased on request or by retention: 2 "),
+        "{text}"
+    );
     assert_eq!(report["bots"].as_array().map(Vec::len).unwrap_or(0), 0);
     let find = run(&["find", place.arg(), "aiko.tanaka@example.jp"]);
     let find = stdout(&find);
