@@ -442,32 +442,16 @@ pub fn parse_duration_ms(text: &str) -> Result<Millis, String> {
 }
 
 /// A period to keep receipts: `2y`, `18mo`, `90d`, `12w` (a year is 365
-/// days, a month 30), or any duration `--window` takes.
+/// days, a month 30), or any duration `--window` takes. Read as a form's
+/// `retention` is (see `crate::erase::period`).
 pub fn parse_period_ms(text: &str) -> Result<Millis, String> {
-    const DAY: f64 = 86_400_000.0;
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let bad = || {
+    crate::erase::period_ms(text).ok_or_else(|| {
         t!(
             i18n::current(),
             "cli.value.period_to_keep",
             text = crate::sanitize::inline(text, 40)
         )
-    };
-    let days = match unit.trim() {
-        "d" => 1.0,
-        "w" => 7.0,
-        "mo" => 30.0,
-        "y" => 365.0,
-        _ => return parse_duration_ms(text).map_err(|_| bad()),
-    };
-    match number.parse::<f64>() {
-        Ok(n) if n > 0.0 && n * days <= 100.0 * 365.0 => Ok((n * days * DAY).round() as Millis),
-        _ => Err(bad()),
-    }
+    })
 }
 
 fn parse_time_arg(text: &str) -> Result<Millis, String> {

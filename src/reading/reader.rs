@@ -323,6 +323,7 @@ impl Reader {
         };
         progress(Progress::new(ReadingStage::ReviewLog, total, Some(total)));
         let mut snap = assemble(db, &mut *session, settings, receipt_count, triage)?;
+        snap.erased_receipts = engine.store().erased.len();
         let started = Instant::now();
         let (replays, absorbed) = (&self.tallies.replays, &self.tallies.absorbed);
         snap.activity = Arc::new(self.activity.collect(

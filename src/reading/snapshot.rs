@@ -104,6 +104,8 @@ pub struct Snapshot {
     /// The latest erasure row of the log: a screen that held an earlier
     /// reading lets go of what it read of the erased receipts.
     pub latest_erasure: Option<i64>,
+    /// Receipts whose visitor data was erased (counted in `receipt_count`).
+    pub erased_receipts: usize,
 }
 
 impl Snapshot {
@@ -245,6 +247,7 @@ pub(super) fn assemble_with_log(
             .filter(|e| e.kind == Kind::Erasure)
             .map(|e| e.id)
             .max(),
+        erased_receipts: 0,
     }
 }
 

@@ -43,6 +43,8 @@ struct CountsJson {
     suspected_bots: usize,
     bot_groups: usize,
     damaged: usize,
+    /// Receipts whose visitor data was erased (they are among `receipts`).
+    erased: usize,
     replays: u64,
     /// Exact copies the intake absorbed; absent when the database has no
     /// `absorbed` table.
@@ -190,6 +192,7 @@ pub fn write_for(
             suspected_bots: t.suspected_bots.len(),
             bot_groups: t.bot_groups.len(),
             damaged: t.damaged.len(),
+            erased: input.erased_receipts,
             replays: input.replay_total,
             absorbed: input.absorbed_total,
         },

@@ -40,6 +40,13 @@ pub fn render_in(input: &Snapshot, zone: Zone, period: Period, lang: Lang) -> St
             stuck_after = duration(input.settings.stuck_after_ms),
         )
     );
+    if input.erased_receipts > 0 {
+        let _ = writeln!(
+            out,
+            "{}",
+            t!(lang, "report.erased", n = input.erased_receipts)
+        );
+    }
     out.push('\n');
 
     let pending = |items: &mut dyn Iterator<Item = String>| {

@@ -5,7 +5,7 @@
 
 use crate::model::erasure::Tombstone;
 use crate::model::{Decision, Kind, LogEntry, Millis, NewEntry, ReceiptId, time};
-use crate::storage::{LogError, Scrubbed, Storage, StorageError};
+use crate::storage::{Erasing, LogError, Scrubbed, Storage, StorageError};
 
 /// One receipt to erase, with the receipts of its duplicate group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,24 +58,37 @@ pub fn erasure_item(receipt_ids: &[ReceiptId]) -> Option<String> {
 /// Erases every receipt of `req` and appends one `erasure` row, in one
 /// transaction; then scrubs (see [`Storage::scrub`]).
 pub fn erase(storage: &mut dyn Storage, req: &EraseRequest) -> Result<Erased, EraseError> {
-    let mut ids: Vec<ReceiptId> = req.receipts.iter().map(|r| r.id).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let item = erasure_item(&ids).ok_or(EraseError::Nothing)?;
+    let entry = record(storage, req)?;
+    let scrubbed = scrub(storage);
+    Ok(Erased { entry, scrubbed })
+}
+
+/// [`erase`] without the scrub: for erasures made one after another (a
+/// retention's parts), whose old bytes are scrubbed once at the end.
+pub fn record(storage: &mut dyn Storage, req: &EraseRequest) -> Result<LogEntry, EraseError> {
     let at = time::format_rfc3339(req.now_ms);
     let operator = req.operator.trim();
     let mut tx = storage.begin_write()?;
     tx.ensure_log()?;
+    // What another erasure took first (two servers' retention, two
+    // operators) is left out of this one's row.
+    let mut ids: Vec<ReceiptId> = Vec::with_capacity(req.receipts.len());
     for receipt in &req.receipts {
         let tombstone = Tombstone {
             at: at.clone(),
             by: operator.to_string(),
             with: receipt.with.clone(),
         };
-        if !tx.erase_receipt(receipt.id, &tombstone.payload())? {
-            return Err(EraseError::NoSuchReceipt(receipt.id));
+        match tx.erase_receipt(receipt.id, &tombstone.payload())? {
+            Erasing::Erased => ids.push(receipt.id),
+            Erasing::AlreadyErased => {}
+            Erasing::NoSuchReceipt => return Err(EraseError::NoSuchReceipt(receipt.id)),
         }
     }
+    ids.sort_unstable();
+    ids.dedup();
+    // Nothing left to erase: nothing written (the transaction is dropped).
+    let item = erasure_item(&ids).ok_or(EraseError::Nothing)?;
     let note = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty());
     let entry = tx.append(&NewEntry {
         item: &item,
@@ -91,11 +104,16 @@ pub fn erase(storage: &mut dyn Storage, req: &EraseRequest) -> Result<Erased, Er
         batch: None,
     })?;
     tx.commit()?;
-    // The erasure stands whatever the scrub manages; what it could not do is said.
-    let scrubbed = storage.scrub().unwrap_or_else(|e: StorageError| {
+    Ok(entry)
+}
+
+/// The old bytes of what was erased, out of the database's files (see
+/// [`Storage::scrub`]). The erasure stands whatever the scrub manages; what
+/// it could not do is said.
+pub fn scrub(storage: &mut dyn Storage) -> Scrubbed {
+    storage.scrub().unwrap_or_else(|e: StorageError| {
         Scrubbed::NotNow(crate::sanitize::inline(&e.to_string(), 300))
-    });
-    Ok(Erased { entry, scrubbed })
+    })
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@
 //!   from, behind trusted proxies too; [`cross_site`]: posts for other
 //!   sites' pages; [`page_headers`]: what every answer and page carries;
 //! - [`action`]: a form's webhook; [`shutdown`]: the signals that stop it;
+//! - [`retention`]: a form's `retention`, erasing what is older at start and
+//!   once a day;
 //! - [`metrics`]: what it counts, served for Prometheus on a listener of its own.
 
 pub mod action;
@@ -46,6 +48,7 @@ pub mod pages_route;
 pub mod plain_form;
 pub mod problem;
 pub mod rate;
+pub mod retention;
 pub mod routes;
 pub mod shutdown;
 pub mod state;
@@ -65,6 +68,7 @@ pub use config::{
     Action, Config, ConfigError, Extra, FieldRule, FormConfig, KeyPolicy, ServerSettings,
 };
 use metrics::Metrics;
+use retention::Retention;
 use state::AppState;
 use writer::{FormWindow, Writer};
 
@@ -86,6 +90,8 @@ pub struct Bound {
     metrics_listener: Option<TcpListener>,
     state: AppState,
     writer: Writer,
+    /// The forms' retention, when a form has one.
+    retention: Option<Retention>,
 }
 
 /// Opens the database, starts the writer and binds the config's address
@@ -100,12 +106,14 @@ pub async fn bind(db: &Location, config: Config) -> anyhow::Result<Bound> {
         Some(addr) => Some(listen_on(addr).await?),
         None => None,
     };
+    let retention = Retention::of(db, &config, metrics.clone());
     let state = AppState::new(config, writer.handle.clone(), metrics);
     Ok(Bound {
         listener,
         metrics_listener,
         state,
         writer,
+        retention,
     })
 }
 
@@ -158,13 +166,15 @@ impl Bound {
 
     /// Serves until `stop` resolves, then gives the requests in progress up
     /// to the shutdown grace, cuts the connections still open, and lets the
-    /// writer commit what is queued.
+    /// writer commit what is queued. The forms' retention is applied at once
+    /// and then daily meanwhile.
     pub async fn run(self, stop: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let Bound {
             listener,
             metrics_listener,
             state,
             writer,
+            retention,
         } = self;
         let settings = state.config.server.clone();
         let app = routes::router(state.clone());
@@ -185,12 +195,17 @@ impl Bound {
             ))
         });
         drop(state);
+        let retention = retention.map(|job| job.spawn(told.clone()));
         let stop = async move {
             let _ = told.wait_for(|s| *s).await;
         };
         connections::serve(listener, app, &settings, stop).await;
         if let Some(metrics) = metrics {
             let _ = metrics.await;
+        }
+        // A run in progress ends after the part it is erasing.
+        if let Some(retention) = retention {
+            let _ = retention.await;
         }
         tokio::task::spawn_blocking(move || writer.finish()).await?;
         Ok(())

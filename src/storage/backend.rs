@@ -189,6 +189,15 @@ impl ChangeMark {
     }
 }
 
+/// What [`WriteTx::erase_receipt`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Erasing {
+    Erased,
+    /// Its payload is a tombstone already.
+    AlreadyErased,
+    NoSuchReceipt,
+}
+
 /// What [`Storage::scrub`] managed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scrubbed {
@@ -371,8 +380,13 @@ pub trait WriteTx: ReviewRead {
     /// Erases a receipt's visitor data: its payload, and the body of every
     /// refused attempt with its key (`key_conflicts`), become `tombstone`;
     /// the freed bytes are overwritten where the engine can (SQLite's
-    /// `secure_delete`). False when there is no such receipt.
-    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError>;
+    /// `secure_delete`). A receipt erased already (by another erasure that
+    /// committed first) is left as it is.
+    fn erase_receipt(
+        &mut self,
+        receipt_id: ReceiptId,
+        tombstone: &str,
+    ) -> Result<Erasing, LogError>;
 
     fn commit(self: Box<Self>) -> Result<(), LogError>;
 }

@@ -30,8 +30,12 @@ pub mod tally;
 use std::time::Duration;
 
 pub use backend::{
-    ChangeMark, Connections, ReadCursor, ReviewRead, Scrubbed, Session, Storage, WriteTx,
+    ChangeMark, Connections, Erasing, ReadCursor, ReviewRead, Scrubbed, Session, Storage, WriteTx,
 };
+
+/// A payload that does not begin as a tombstone does (SQL both engines
+/// take): an erasure that committed first is not written again.
+pub(crate) const NOT_A_TOMBSTONE_SQL: &str = "substr(payload, 1, 12) <> '{\"_erased\":{'";
 pub use error::{Failure, LogError, StorageError};
 pub use intake::{IntakeDatabase, IntakeMode, IntakeTx};
 pub use location::Location;

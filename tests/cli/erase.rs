@@ -147,14 +147,14 @@ fn erasing_a_visitor_leaves_no_byte_of_them_and_keeps_the_audit(engine: Engine) 
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let said = stdout(&o);
     assert!(
-        said.starts_with("2 receipts hold the email Aiko.Tanaka@Example.JP:"),
+        said.starts_with("Receipts holding the email Aiko.Tanaka@Example.JP: 2\n"),
         "{said}"
     );
     assert!(
         said.contains("#1") && said.contains("#2") && !said.contains("#3 "),
         "{said}"
     );
-    assert!(said.contains("erased 2 receipts as erase:1"), "{said}");
+    assert!(said.contains("erased as erase:1 (receipts: 2;"), "{said}");
     assert!(
         said.contains("the erased values are gone from the files"),
         "{said}"
@@ -202,11 +202,21 @@ fn erasing_a_visitor_leaves_no_byte_of_them_and_keeps_the_audit(engine: Engine) 
     assert_eq!(group["members"][0]["match"], "erased");
     assert_eq!(group["members"][1]["match"], "erased");
     assert_eq!(report["damaged"].as_array().map(Vec::len), Some(0));
+    assert_eq!(report["counts"]["erased"], 2);
+    assert_eq!(report["counts"]["receipts"], 3);
+    let text = stdout(&run(&["report", place.arg()]));
+    assert!(
+        text.contains("Receipts erased on request or by retention: 2 "),
+        "{text}"
+    );
     assert_eq!(report["bots"].as_array().map(Vec::len).unwrap_or(0), 0);
     let find = run(&["find", place.arg(), "aiko.tanaka@example.jp"]);
     let find = stdout(&find);
     assert!(find.starts_with("No receipt matches"), "{find}");
-    assert!(find.contains("2 receipts were erased"), "{find}");
+    assert!(
+        find.contains("Receipts erased on request or by retention: 2."),
+        "{find}"
+    );
     let export = run(&["export", place.arg(), "--format", "jsonl"]);
     let row: Value = serde_json::from_str(stdout(&export).lines().next().unwrap()).unwrap();
     assert_eq!(row["item"], "erase:1");
@@ -352,7 +362,7 @@ fn a_phone_number_is_matched_by_its_digits() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).starts_with("2 receipts hold the phone number +81 70 4350 0720:"),
+        stdout(&o).starts_with("Receipts holding the phone number +81 70 4350 0720: 2\n"),
         "{}",
         stdout(&o)
     );
@@ -360,3 +370,103 @@ fn a_phone_number_is_matched_by_its_digits() {
     let o = run(&["erase", place.arg(), "--phone", "4350-0720", "--dry-run"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
 }
+
+#[test]
+fn older_than_erases_what_arrived_before_the_period_of_one_form_or_all() {
+    let place = Place::new(Engine::Sqlite);
+    intake(&place);
+    // A day and 30 s after the first receipt: Aiko's two are older than a
+    // day, Bob's (a minute after) is not.
+    let now = "2026-11-30T10:00:30Z";
+    let o = run(&[
+        "erase",
+        place.arg(),
+        "--older-than",
+        "1d",
+        "--scope",
+        "another/form",
+        "--now",
+        now,
+        "--note",
+        "retention",
+        "--yes",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("nothing to erase"), "{}", stderr(&o));
+    let o = run(&[
+        "erase",
+        place.arg(),
+        "--older-than",
+        "1d",
+        "--scope",
+        SCOPE,
+        "--now",
+        now,
+        "--note",
+        "retention",
+        "--yes",
+        "--operator",
+        "policy",
+        "--tz",
+        "UTC",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(&format!(
+            "Receipts of {SCOPE} that arrived before 2026-11-29 10:00:30 UTC: 2\n"
+        )),
+        "{}",
+        stdout(&o)
+    );
+    let erased: Vec<(i64, String)> = place.rows("SELECT id, payload FROM receipts ORDER BY id");
+    assert!(erased[0].1.starts_with("{\"_erased\"") && erased[1].1.starts_with("{\"_erased\""));
+    assert!(erased[2].1.contains(BOB_EMAIL));
+    // Again: nothing older is left to erase.
+    let o = run(&[
+        "erase",
+        place.arg(),
+        "--older-than",
+        "1d",
+        "--now",
+        now,
+        "--note",
+        "retention",
+        "--yes",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+}
+
+fn an_erasure_that_another_made_first_is_not_written_twice(engine: Engine) {
+    use receipt_review::review::erase::{EraseError, EraseRequest, ErasedReceipt, record};
+    use receipt_review::storage::{Access, open_database};
+    let place = Place::new(engine);
+    intake(&place);
+    let request = |operator: &str| EraseRequest {
+        receipts: vec![
+            ErasedReceipt {
+                id: 1,
+                with: vec![1, 2],
+            },
+            ErasedReceipt {
+                id: 2,
+                with: vec![1, 2],
+            },
+        ],
+        operator: operator.into(),
+        note: Some("retention 30d".into()),
+        now_ms: T0 + 86_400_000,
+    };
+    // Two servers' retention, one after the other on the same receipts.
+    let mut first = open_database(place.location(), Access::PreferWrite).unwrap();
+    let mut second = open_database(place.location(), Access::PreferWrite).unwrap();
+    let entry = record(&mut *first, &request("retention")).unwrap();
+    assert_eq!(entry.receipt_ids, vec![1, 2]);
+    assert!(matches!(
+        record(&mut *second, &request("retention")),
+        Err(EraseError::Nothing)
+    ));
+    assert_eq!(place.count("review_log"), 1);
+    let (by,): (String,) = place.one("SELECT payload FROM receipts WHERE id = 1");
+    assert_eq!(Tombstone::of_row(&by, None).unwrap().by, "retention");
+}
+both!(an_erasure_that_another_made_first_is_not_written_twice);

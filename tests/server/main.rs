@@ -30,6 +30,7 @@ mod protocol;
 mod proxies;
 mod race;
 mod refusals;
+mod retention;
 mod several;
 mod simulate;
 mod transport;

@@ -51,6 +51,9 @@ honeypot = "_gotcha"
 pub struct TestServer {
     /// The server's clock, kept across restarts.
     pub clock: Clock,
+    /// How often a form's retention runs after the run at start, when not
+    /// daily; kept across restarts.
+    pub retention_every: Option<Duration>,
     /// Declared before the database, so that it stops first.
     pub running: Option<Running>,
     /// The database, for as long as the test runs.
@@ -78,11 +81,23 @@ impl TestServer {
 
     /// A server whose time stands still until the test moves `clock`.
     pub fn with_clock_on(engine: Engine, text: &str, clock: Clock) -> Self {
+        Self::with_retention_every_on(engine, text, clock, None)
+    }
+
+    /// [`Self::with_clock_on`], applying its forms' retention every
+    /// `every` after the run at start (`None`: daily, as `serve` does).
+    pub fn with_retention_every_on(
+        engine: Engine,
+        text: &str,
+        clock: Clock,
+        every: Option<Duration>,
+    ) -> Self {
         let place = Place::new(engine);
-        let running = server::start(place.location(), config(text, &clock)).unwrap();
+        let running = server::start(place.location(), config(text, &clock, every)).unwrap();
         let url = running.url();
         Self {
             clock,
+            retention_every: every,
             running: Some(running),
             place,
             url,
@@ -97,7 +112,8 @@ impl TestServer {
 
     /// Starts a server again on the database of one already stopped.
     pub fn restart_stopped(&mut self, text: &str) {
-        let running = server::start(self.place.location(), config(text, &self.clock)).unwrap();
+        let config = config(text, &self.clock, self.retention_every);
+        let running = server::start(self.place.location(), config).unwrap();
         self.url = running.url();
         self.running = Some(running);
     }
@@ -168,9 +184,12 @@ impl TestServer {
     }
 }
 
-fn config(text: &str, clock: &Clock) -> Config {
+fn config(text: &str, clock: &Clock, retention_every: Option<Duration>) -> Config {
     let mut config = Config::parse(text, "test").unwrap();
     config.clock = clock.clone();
+    if let Some(every) = retention_every {
+        config.retention_every = every;
+    }
     config
 }
 

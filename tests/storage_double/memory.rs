@@ -10,8 +10,8 @@ use receipt_review::model::{
     RowSink, RowSource, TimeValue,
 };
 use receipt_review::storage::{
-    ChangeMark, Connections, CountedTable, Failure, Location, LogError, ReadCursor, ReviewRead,
-    Scrubbed, Session, Source, Storage, StorageError, Tallies, Tally, WriteTx,
+    ChangeMark, Connections, CountedTable, Erasing, Failure, Location, LogError, ReadCursor,
+    ReviewRead, Scrubbed, Session, Source, Storage, StorageError, Tallies, Tally, WriteTx,
 };
 
 /// The database: what the intake wrote, and the review log.
@@ -448,15 +448,27 @@ impl WriteTx for MemoryWrite<'_> {
         Ok(true)
     }
 
-    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+    fn erase_receipt(
+        &mut self,
+        receipt_id: ReceiptId,
+        tombstone: &str,
+    ) -> Result<Erasing, LogError> {
         let Ok(i) = self
             .draft
             .receipts
             .binary_search_by_key(&receipt_id, |r| r.id)
         else {
-            return Ok(false);
+            return Ok(Erasing::NoSuchReceipt);
         };
-        self.draft.receipts[i].payload = Ok(tombstone.to_string());
+        let receipt = &mut self.draft.receipts[i];
+        if receipt
+            .payload
+            .as_deref()
+            .is_ok_and(|p| p.starts_with("{\"_erased\":{"))
+        {
+            return Ok(Erasing::AlreadyErased);
+        }
+        receipt.payload = Ok(tombstone.to_string());
         for c in self
             .draft
             .conflicts
@@ -465,7 +477,7 @@ impl WriteTx for MemoryWrite<'_> {
         {
             c.payload = tombstone.to_string();
         }
-        Ok(true)
+        Ok(Erasing::Erased)
     }
 
     fn commit(self: Box<Self>) -> Result<(), LogError> {

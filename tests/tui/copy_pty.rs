@@ -29,6 +29,9 @@ fn y_copies_the_email_through_osc_52_even_read_only() {
         fx.db.parent().unwrap(),
     );
     screen.wait_for("pending", WAIT);
+    // The copies' payloads are in (the comparison shows their fields): `y`
+    // any sooner is told to press again, which is right but not this test.
+    screen.wait_for("event_id", WAIT);
     let before = screen.raw_len();
     screen.keys("y");
     screen.wait_for("copied aiko@example.jp to the clipboard", WAIT);

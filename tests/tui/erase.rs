@@ -70,7 +70,10 @@ fn e_asks_why_then_the_worker_plans_then_the_question_then_the_erasure() {
     let Some(Overlay::Confirm(confirm)) = &app.overlay else {
         panic!("{:?}", app.overlay);
     };
-    assert_eq!(confirm.title, "Erase the 3 receipts of taro@example.jp?");
+    assert_eq!(
+        confirm.title,
+        "Erase the data of taro@example.jp? Receipts: 3"
+    );
     assert!(!confirm.yes_focused, "No has the focus");
     assert!(matches!(confirm.action, ConfirmAction::Erase(_)));
     let shown = screen(&app, 160, 48);
@@ -94,11 +97,11 @@ fn e_asks_why_then_the_worker_plans_then_the_question_then_the_erasure() {
     assert_eq!(effects, vec![Effect::Erase(ask())]);
     update(
         &mut app,
-        Msg::Erased(Ok("erased 3 receipts as erase:110".into())),
+        Msg::Erased(Ok("erased as erase:110 (receipts: 3)".into())),
     );
     let status = app.status.clone().unwrap();
     assert_eq!(status.kind, StatusKind::Success);
-    assert_eq!(status.text, "erased 3 receipts as erase:110");
+    assert_eq!(status.text, "erased as erase:110 (receipts: 3)");
 }
 
 #[test]

@@ -635,6 +635,7 @@ fn fixture_with(
             activity,
             log,
             latest_erasure: None,
+            erased_receipts: 0,
         },
         payloads,
     }

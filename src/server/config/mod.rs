@@ -30,6 +30,9 @@ pub struct Config {
     /// The time the server goes by: never from the file; the system's,
     /// unless a test sets its own.
     pub clock: Clock,
+    /// How often the forms' `retention` is applied after the run at start:
+    /// never from the file; a day, unless a test sets its own.
+    pub retention_every: Duration,
 }
 
 /// `[server]`.
@@ -96,6 +99,9 @@ pub struct FormConfig {
     /// Exact copies of one visitor's fields within this time of a stored
     /// receipt get its answer and are not stored again; 0: off.
     pub window_ms: Millis,
+    /// How long its receipts are kept: `serve` erases older ones at start
+    /// and once a day (see `super::retention`); `None`: kept for ever.
+    pub retention: Option<Retention>,
     /// A field no person fills in; a filled one is stored and answered like
     /// a success (the analysis flags it).
     pub honeypot: Option<String>,
@@ -107,6 +113,18 @@ pub struct FormConfig {
     pub frame_ancestors: Vec<String>,
     pub action: Option<Action>,
 }
+
+/// A form's `retention`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// As the file spells it (`2y`), for the review log's note.
+    pub period: String,
+    pub ms: Millis,
+}
+
+/// The shortest retention: it is applied once a day, and a shorter one
+/// would erase receipts still within a form's window or its action.
+pub const MIN_RETENTION_MS: Millis = crate::erase::period::DAY_MS;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldRule {
@@ -223,15 +241,30 @@ impl Config {
                 path = origin
             )));
         }
-        let mut forms = BTreeMap::new();
+        let mut forms: BTreeMap<String, Arc<FormConfig>> = BTreeMap::new();
         for (name, form) in raw.forms {
             let checked = form_config(&name, form, &bad)?;
+            if let Some(other) = forms
+                .values()
+                .find(|f| f.scope == checked.scope && f.retention != checked.retention)
+            {
+                return Err(bad(
+                    format!("[forms.{}] retention", shown(&name)),
+                    t!(
+                        lang,
+                        "serve.config.why.retention_shared",
+                        form = shown(&other.name),
+                        scope = shown(&checked.scope)
+                    ),
+                ));
+            }
             forms.insert(name, Arc::new(checked));
         }
         Ok(Self {
             server,
             forms,
             clock: Clock::system(),
+            retention_every: super::retention::EVERY,
         })
     }
 }
@@ -419,6 +452,21 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
             })?
             .as_millis() as Millis,
     };
+    let retention = match raw.retention {
+        None => None,
+        Some(text) => {
+            let period = text.trim().to_string();
+            let ms = crate::erase::period_ms(&period)
+                .filter(|&ms| ms >= MIN_RETENTION_MS)
+                .ok_or_else(|| {
+                    bad(
+                        key("retention"),
+                        t!(lang, "serve.config.why.retention", text = shown(&text)),
+                    )
+                })?;
+            Some(Retention { period, ms })
+        }
+    };
     let honeypot = raw.honeypot.map(|h| h.trim().to_string());
     if let Some(h) = &honeypot
         && (h.is_empty() || fields.iter().any(|r| &r.name == h) || required.contains(h))
@@ -521,6 +569,7 @@ fn form_config(name: &str, raw: raw::RawForm, bad: Bad<'_>) -> Result<FormConfig
         extra,
         key: key_policy,
         window_ms,
+        retention,
         honeypot,
         origins,
         frame_ancestors,

@@ -42,6 +42,8 @@ pub struct RawForm {
     pub extra: Option<String>,
     pub key: Option<String>,
     pub window: Option<String>,
+    /// How long its receipts are kept (`2y`); absent: for ever.
+    pub retention: Option<String>,
     pub honeypot: Option<String>,
     pub origins: Option<Vec<String>>,
     pub frame_ancestors: Option<Vec<String>>,

@@ -41,6 +41,8 @@ fn the_shipped_example_loads() {
     assert_eq!(contact.origins, ["https://acme.example"]);
     assert_eq!(contact.frame_ancestors, ["'self'"], "the default");
     assert_eq!(contact.action, None);
+    assert_eq!(contact.retention, None, "kept for ever unless set");
+    assert_eq!(config.retention_every, Duration::from_secs(86_400));
 }
 
 #[test]
@@ -138,6 +140,10 @@ fn every_mistake_is_one_line_naming_the_key() {
             "[forms.c] action.webhook",
         ),
         ("[forms.\"a b\"]", "[forms.a b]"),
+        (
+            "[forms.c]\nretention = \"two years\"",
+            "[forms.c] retention",
+        ),
     ];
     for (text, key) in cases {
         let message = error(text);
@@ -231,4 +237,71 @@ frame_ancestors = []"#,
         ["https://acme.example", "'self'"]
     );
     assert!(config.forms["b"].frame_ancestors.is_empty());
+}
+
+#[test]
+fn a_retention_is_a_period_of_a_day_or_more() {
+    const DAY: Millis = 86_400_000;
+    let config = parse(
+        r#"[forms.a]
+retention = " 2y "
+[forms.b]
+retention = "18mo"
+[forms.c]
+retention = "36h"
+[forms.d]"#,
+    )
+    .unwrap();
+    let retention = |form: &str| config.forms[form].retention.clone();
+    assert_eq!(
+        retention("a"),
+        Some(Retention {
+            period: "2y".into(),
+            ms: 730 * DAY
+        })
+    );
+    assert_eq!(retention("b").unwrap().ms, 540 * DAY);
+    assert_eq!(retention("c").unwrap().ms, 36 * 3_600_000);
+    assert_eq!(retention("d"), None, "absent: kept for ever");
+    for bad in ["", "0d", "-2y", "2 years", "500y", "12h", "90m", "forever"] {
+        let text = format!("[forms.contact]\nretention = \"{bad}\"");
+        assert_eq!(
+            error(&text),
+            format!(
+                "site.toml: [forms.contact] retention must be a period such as 2y, 18mo, 90d or \
+                 12w, at least 1d and at most 100y, not \"{bad}\""
+            )
+        );
+    }
+    assert!(
+        error("[forms.c]\nretention = 2\n").contains("line 2"),
+        "not text"
+    );
+}
+
+#[test]
+fn forms_that_share_a_scope_share_its_retention() {
+    let same = parse(
+        r#"[forms.a]
+scope = "s"
+retention = "90d"
+[forms.b]
+scope = "s"
+retention = "90d""#,
+    )
+    .unwrap();
+    assert_eq!(
+        same.forms["b"].retention.as_ref().unwrap().ms,
+        90 * 86_400_000
+    );
+    for b in ["retention = \"30d\"", ""] {
+        let e = error(&format!(
+            "[forms.a]\nscope = \"s\"\nretention = \"90d\"\n[forms.b]\nscope = \"s\"\n{b}"
+        ));
+        assert_eq!(
+            e,
+            "site.toml: [forms.b] retention must be the same as in [forms.a], which stores its \
+             receipts under the same scope s"
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! What `serve` counts for Prometheus: submissions by form and outcome, the actions running,
-//! each request's latency by route, the writer's batches and commits, and the requests the
-//! rate limit refused. Never a field's value: a form's name is the only text a label carries,
+//! each request's latency by route, the writer's batches and commits, the requests the
+//! rate limit refused, and the receipts a form's retention erased. Never a field's value: a form's name is the only text a label carries,
 //! and it comes from the config.
 //!
 //! The `prometheus-client` crate (the Prometheus project's own Rust client): typed families of
@@ -86,6 +86,7 @@ pub struct Metrics {
     batch_size: Histogram,
     commit_seconds: Histogram,
     rate_limited: Family<FormLabels, Counter>,
+    retention_erased: Family<FormLabels, Counter>,
 }
 
 fn latency_buckets() -> Histogram {
@@ -133,6 +134,12 @@ impl Default for Metrics {
             "Requests refused by the per-client rate limit (429), by form",
             rate_limited.clone(),
         );
+        let retention_erased = Family::default();
+        registry.register(
+            "retention_erased",
+            "Receipts erased because they were older than their form's retention, by form",
+            retention_erased.clone(),
+        );
         Self {
             registry,
             submissions,
@@ -141,6 +148,7 @@ impl Default for Metrics {
             batch_size,
             commit_seconds,
             rate_limited,
+            retention_erased,
         }
     }
 }
@@ -164,6 +172,16 @@ impl Metrics {
                 form: form.to_string(),
             })
             .inc();
+    }
+
+    /// `count` receipts of `form` erased by its retention (0: the form's
+    /// count shown from the start, before anything is erased).
+    pub fn retention_erased(&self, form: &str, count: u64) {
+        self.retention_erased
+            .get_or_create(&FormLabels {
+                form: form.to_string(),
+            })
+            .inc_by(count);
     }
 
     /// A form's action starts on a receipt; the guard ends it when dropped.
@@ -217,6 +235,8 @@ mod tests {
         m.submission("contact", Outcome::New, 201);
         m.submission("contact", Outcome::Refused, 422);
         m.rate_limited("contact");
+        m.retention_erased("contact", 0);
+        m.retention_erased("contact", 3);
         m.batch(3, Duration::from_millis(2));
         {
             let _running = m.action_running();
@@ -234,6 +254,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(r#"receipt_review_rate_limited_total{form="contact"} 1"#));
+        assert!(
+            text.contains(r#"receipt_review_retention_erased_total{form="contact"} 3"#),
+            "{text}"
+        );
         assert!(
             text.contains("receipt_review_writer_batch_size_count 1\n"),
             "{text}"

@@ -79,7 +79,8 @@ pub(super) fn open_database(
 }
 
 /// A connection to `location` set up as `options` say: read-only
-/// transactions when only reading, and the busy timeout as a lock timeout.
+/// transactions when only reading, the busy timeout as a lock timeout, and
+/// no notices below warnings.
 fn connect(
     location: &Location,
     config: &Config,
@@ -91,8 +92,12 @@ fn connect(
     } else {
         "off"
     };
+    // Without client_min_messages, each decision's `CREATE … IF NOT EXISTS`
+    // of the log would say "already exists" in a server's log, part after
+    // part of an erasure.
     let settings = format!(
-        "SET default_transaction_read_only = {read_only}; SET lock_timeout = {}",
+        "SET default_transaction_read_only = {read_only}; SET lock_timeout = {}; \
+         SET client_min_messages = warning",
         options.busy_timeout.as_millis().max(1)
     );
     client

@@ -178,18 +178,37 @@ pub fn erase_receipt(
     shape: &Shape,
     receipt_id: ReceiptId,
     tombstone: &str,
-) -> Result<bool, LogError> {
+) -> Result<crate::storage::Erasing, LogError> {
+    use crate::storage::Erasing;
+    // Another erasure of this receipt that committed while this one waited
+    // for the row is seen here (READ COMMITTED re-reads the row): skipped.
     let changed = client.execute(
-        "UPDATE receipts SET payload = $1 WHERE id = $2",
+        &format!(
+            "UPDATE receipts SET payload = $1 WHERE id = $2 AND {}",
+            crate::storage::NOT_A_TOMBSTONE_SQL
+        ),
         &[&tombstone, &receipt_id],
     )?;
-    if changed == 1 && shape.source.key_conflicts.is_usable() {
+    if changed == 0 {
+        let there: i64 = client
+            .query_one(
+                "SELECT count(*) FROM receipts WHERE id = $1",
+                &[&receipt_id],
+            )?
+            .get(0);
+        return Ok(if there > 0 {
+            Erasing::AlreadyErased
+        } else {
+            Erasing::NoSuchReceipt
+        });
+    }
+    if shape.source.key_conflicts.is_usable() {
         client.execute(
             "UPDATE key_conflicts SET payload = $1 WHERE receipt_id = $2",
             &[&tombstone, &receipt_id],
         )?;
     }
-    Ok(changed == 1)
+    Ok(Erasing::Erased)
 }
 
 /// Creates the log when absent (inside the caller's transaction).

@@ -84,7 +84,11 @@ impl WriteTx for PgWrite<'_> {
         )
     }
 
-    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+    fn erase_receipt(
+        &mut self,
+        receipt_id: ReceiptId,
+        tombstone: &str,
+    ) -> Result<crate::storage::Erasing, LogError> {
         review_log::erase_receipt(&mut self.client, self.shape, receipt_id, tombstone)
     }
 

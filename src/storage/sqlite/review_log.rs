@@ -16,6 +16,7 @@ use crate::model::{
 use crate::storage::error::LogError;
 use crate::storage::log_entry::StoredEntry;
 use crate::storage::source::Source;
+use crate::storage::{Erasing, NOT_A_TOMBSTONE_SQL};
 
 /// The table, its indexes and the triggers that keep it append-only.
 pub const REVIEW_LOG_SQL: &str = include_str!("../../../assets/review_log.sql");
@@ -444,19 +445,31 @@ pub(super) fn erase_receipt(
     source: &Source,
     receipt_id: ReceiptId,
     tombstone: &str,
-) -> Result<bool, LogError> {
+) -> Result<Erasing, LogError> {
     conn.pragma_update(None, "secure_delete", true)?;
     let changed = conn.execute(
-        "UPDATE receipts SET payload = ?1 WHERE id = ?2",
+        &format!("UPDATE receipts SET payload = ?1 WHERE id = ?2 AND {NOT_A_TOMBSTONE_SQL}"),
         params![tombstone, receipt_id],
     )?;
-    if changed == 1 && source.key_conflicts.is_usable() {
+    if changed == 0 {
+        let there: i64 = conn.query_row(
+            "SELECT count(*) FROM receipts WHERE id = ?1",
+            [receipt_id],
+            |row| row.get(0),
+        )?;
+        return Ok(if there > 0 {
+            Erasing::AlreadyErased
+        } else {
+            Erasing::NoSuchReceipt
+        });
+    }
+    if source.key_conflicts.is_usable() {
         conn.execute(
             "UPDATE key_conflicts SET payload = ?1 WHERE receipt_id = ?2",
             params![tombstone, receipt_id],
         )?;
     }
-    Ok(changed == 1)
+    Ok(Erasing::Erased)
 }
 
 /// Back to `in_flight` (and `updated_at` → `now`) only while the receipt

@@ -112,7 +112,11 @@ impl WriteTx for WriteSession<'_> {
         review_log::revert_state_if(&self.tx, self.source, receipt_id, state, updated_at, now)
     }
 
-    fn erase_receipt(&mut self, receipt_id: ReceiptId, tombstone: &str) -> Result<bool, LogError> {
+    fn erase_receipt(
+        &mut self,
+        receipt_id: ReceiptId,
+        tombstone: &str,
+    ) -> Result<crate::storage::Erasing, LogError> {
         review_log::erase_receipt(&self.tx, self.source, receipt_id, tombstone)
     }
 

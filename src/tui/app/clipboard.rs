@@ -2,49 +2,14 @@
 //! answer): its email, name, phone, message, receipt number or item id, as typed but for the
 //! control and bidi characters that could act where it is pasted.
 
-use crate::i18n::Lang;
 use crate::sanitize::is_unsafe;
-use crate::t;
 use crate::triage::visitor::{Identity, identity_of, is_noise_key, normalize_key};
 
+pub use super::copy_what::CopyWhat;
 use super::find;
 use super::msg::PayloadRef;
 use super::state::App;
 use super::tab::Tab;
-
-/// What can be copied, in the order the `Y` menu offers it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CopyWhat {
-    Email,
-    Name,
-    Phone,
-    Message,
-    ReceiptNumber,
-    ItemId,
-}
-
-impl CopyWhat {
-    pub const ALL: [CopyWhat; 6] = [
-        CopyWhat::Email,
-        CopyWhat::Name,
-        CopyWhat::Phone,
-        CopyWhat::Message,
-        CopyWhat::ReceiptNumber,
-        CopyWhat::ItemId,
-    ];
-
-    /// The menu's word for it.
-    pub fn label(self, lang: Lang) -> &'static str {
-        match self {
-            CopyWhat::Email => t!(lang, "keys.hint.copy_what_email"),
-            CopyWhat::Name => t!(lang, "keys.hint.copy_what_name"),
-            CopyWhat::Phone => t!(lang, "keys.hint.copy_what_phone"),
-            CopyWhat::Message => t!(lang, "keys.hint.copy_what_message"),
-            CopyWhat::ReceiptNumber => t!(lang, "keys.hint.copy_what_receipt"),
-            CopyWhat::ItemId => t!(lang, "keys.hint.copy_what_item"),
-        }
-    }
-}
 
 /// The selected receipt: its number, its item (when it is in one) and its fields as stored
 /// (`None` while its payload is still being read).

@@ -6,6 +6,9 @@
 //! - [`msg`]: the boundary with the runtime (`Msg` in, `Effect` out);
 //! - [`indexed`]: a reading as the screen takes it (snapshot, filter index, totals);
 //! - [`state`]: [`App`], everything the screen shows;
+//! - [`copy_what`]: what `y` and `Y` can copy, the word keymap, state and
+//!   clipboard share;
+//! - [`clipboard`]: the value of the selected receipt `y` and `Y` copy;
 //! - [`keymap`]: the one table of keys behind dispatch, footer hints and help,
 //!   and the config file's remaps of it;
 //! - [`palette`]: the screen's colours (dark, light, none);
@@ -29,14 +32,16 @@
 //! - [`work`]: the items a key looks at, counted in tests.
 //!
 //! Each file imports only those that come before it in the order
-//! work, palette, screen_size, clock, tab, decision, words, standing, keymap, counts, search, fresh, indexed,
-//! msg, rows, visitors, list_view, forms, state, bots, keep, undo, layout, update (`forms` holds
-//! the Forms tab's state, before `state`, and its keys, beside `update`).
+//! work, palette, screen_size, clock, tab, copy_what, decision, words, standing, keymap, counts,
+//! search, fresh, indexed, msg, rows, visitors, list_view, forms, state, find, clipboard, bots,
+//! keep, undo, layout, update (`forms` holds the Forms tab's state, before `state`, and its
+//! keys, beside `update`; `find` likewise).
 
 pub mod bots;
 pub mod cache;
 pub mod clipboard;
 pub mod clock;
+pub mod copy_what;
 pub mod counts;
 pub mod decision;
 pub mod find;

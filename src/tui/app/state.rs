@@ -153,7 +153,7 @@ pub enum Overlay {
     },
     /// `Y`: what of the selected receipt to copy.
     Copy {
-        choice: super::clipboard::CopyWhat,
+        choice: super::copy_what::CopyWhat,
     },
 }
 

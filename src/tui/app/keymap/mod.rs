@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::clipboard::CopyWhat;
+use super::copy_what::CopyWhat;
 use super::decision::Decision;
 use super::tab::Tab;
 use crate::i18n::Lang;

@@ -30,54 +30,8 @@ fn a_movement_lands_inside_the_list() {
 
 #[test]
 fn no_key_is_bound_twice_in_one_mode() {
-    let modes = [
-        Mode::TooSmall,
-        Mode::Input,
-        Mode::Help,
-        Mode::Confirm,
-        Mode::Export,
-        Mode::Copy,
-        Mode::Main {
-            tab: Tab::Duplicates,
-            detail: false,
-        },
-        Mode::Main {
-            tab: Tab::Conflicts,
-            detail: true,
-        },
-        Mode::Main {
-            tab: Tab::Stuck,
-            detail: false,
-        },
-        Mode::Main {
-            tab: Tab::Log,
-            detail: true,
-        },
-        Mode::Main {
-            tab: Tab::Bots,
-            detail: false,
-        },
-        Mode::Main {
-            tab: Tab::Bots,
-            detail: true,
-        },
-        Mode::Main {
-            tab: Tab::Receipts,
-            detail: false,
-        },
-        Mode::Main {
-            tab: Tab::Receipts,
-            detail: true,
-        },
-        Mode::Main {
-            tab: Tab::Forms,
-            detail: false,
-        },
-        Mode::Main {
-            tab: Tab::Forms,
-            detail: true,
-        },
-    ];
+    // Every mode: the list the remap check walks too.
+    let modes = super::remap::all_modes();
     for mode in modes {
         // A tab may give a global key its own meaning: its binding comes
         // first and wins; nothing else is bound twice. Any character is

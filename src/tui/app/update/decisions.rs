@@ -8,7 +8,7 @@ use super::super::state::{App, Confirm, ConfirmAction, Input, Overlay};
 use super::super::tab::Tab;
 use super::super::words;
 use super::selection::{is_pending_row, select};
-use super::status::{error, info, working};
+use super::status::{decisions_off, error, info, working};
 use crate::sanitize::inline;
 use crate::t;
 
@@ -35,15 +35,6 @@ pub(super) fn reopen_chosen(app: &mut App) {
             info(app, t!(app.lang, "status.reopen.nothing", item = item));
         }
     }
-}
-
-/// Why decisions cannot be made right now, if they cannot.
-pub(super) fn decisions_off(app: &App) -> Option<String> {
-    if app.snapshot.is_none() {
-        return Some(t!(app.lang, "status.still_reading").into());
-    }
-    app.read_only()
-        .map(|why| t!(app.lang, "status.read_only", reason = inline(why, 200)))
 }
 
 pub(super) fn note(app: &mut App) {

@@ -13,8 +13,8 @@ use super::super::clipboard::{self, CopyWhat};
 use super::super::msg::{Effect, EraseAsk, ErasePlanned};
 use super::super::state::{App, Confirm, ConfirmAction, Input, Overlay};
 use super::super::words;
-use super::decisions::decisions_off;
-use super::status::{error, info, success, working};
+
+use super::status::{decisions_off, error, info, success, working};
 
 /// `E`: whose data, then the line for why.
 pub(super) fn start(app: &mut App) {

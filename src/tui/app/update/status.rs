@@ -2,6 +2,8 @@
 //! and how long each stays.
 
 use crate::model::Millis;
+use crate::sanitize::inline;
+use crate::t;
 
 use super::super::state::{App, Lasts, StatusKind, StatusLine};
 
@@ -38,4 +40,13 @@ pub(in crate::tui::app) fn success(app: &mut App, text: String) {
 
 pub(in crate::tui::app) fn error(app: &mut App, text: String) {
     set_status(app, text, StatusKind::Error, Lasts::For(ERROR_SHOWN_MS));
+}
+
+/// Why decisions cannot be made right now, if they cannot.
+pub(in crate::tui::app) fn decisions_off(app: &App) -> Option<String> {
+    if app.snapshot.is_none() {
+        return Some(t!(app.lang, "status.still_reading").into());
+    }
+    app.read_only()
+        .map(|why| t!(app.lang, "status.read_only", reason = inline(why, 200)))
 }
