@@ -41,6 +41,28 @@ pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("run receipt-review")
 }
 
+/// A demo database of `receipts` receipts written to `dir/demo.db` as of
+/// [`NOW`], as `receipt-review demo` writes it.
+pub fn demo_db(dir: &std::path::Path, receipts: usize) -> PathBuf {
+    let db = dir.join("demo.db");
+    let out = run(&[
+        "demo",
+        "--out",
+        db.to_str().unwrap(),
+        "--receipts",
+        &receipts.to_string(),
+        "--now",
+        NOW,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    db
+}
+
 pub struct Fixture {
     pub _dir: tempfile::TempDir,
     pub db: PathBuf,

@@ -33,22 +33,7 @@ fn item_in(line: &str) -> Option<String> {
 #[test]
 fn a_click_shows_a_tab_and_selects_a_row_and_the_mouse_is_given_back() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("demo.db");
-    let out = common::run(&[
-        "demo",
-        "--out",
-        db.to_str().unwrap(),
-        "--receipts",
-        "200",
-        "--now",
-        common::NOW,
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let db = common::demo_db(dir.path(), 200);
     let mut screen = Pty::spawn(
         &[
             db.to_str().unwrap(),

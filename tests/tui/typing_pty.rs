@@ -56,22 +56,7 @@ fn other_files(dir: &Path) -> Vec<String> {
 #[test]
 fn searches_typed_on_the_receipts_tab_are_searches_and_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("demo.db");
-    let out = common::run(&[
-        "demo",
-        "--out",
-        db.to_str().unwrap(),
-        "--receipts",
-        "400",
-        "--now",
-        common::NOW,
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let db = common::demo_db(dir.path(), 400);
     let mut screen = Pty::spawn(
         &[
             db.to_str().unwrap(),

@@ -418,6 +418,15 @@ pub fn log_sentence(
             operator = operator,
             at = at
         ),
+        // Nobody decides an erasure: its row says what was done.
+        Some(Decision::Erased) => t!(
+            lang,
+            "words.log.erased",
+            kind = kind,
+            item = item,
+            operator = operator,
+            at = at
+        ),
         _ => t!(
             lang,
             "words.log.marked",
@@ -724,6 +733,15 @@ mod tests {
         assert_eq!(
             log_sentence("duplicate", "dup:73", "spam", "aiko", "t", JA),
             "重複グループ dup:73 — aiko さんが t に「スパム」と判断しました。"
+        );
+        // An erasure's item is no item of the analysis: its stored kind names it.
+        assert_eq!(
+            log_sentence("erasure", "erase:2237", "erased", "aiko", "t", EN),
+            "Erasure erase:2237 — visitor data erased by aiko at t."
+        );
+        assert_eq!(
+            log_sentence("erasure", "erase:2237", "erased", "aiko", "t", JA),
+            "消去 erase:2237 — aiko さんが t に訪問者のデータを消去しました。"
         );
     }
 
