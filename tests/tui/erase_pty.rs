@@ -43,6 +43,15 @@ fn e_erases_the_visitor_found_on_the_receipts_tab() {
             .contains(said)
     });
     assert!(!screen.text().contains("Aiko Tanaka"), "{}", screen.text());
+    // The group of the erased copies keeps its place; its match column says
+    // neither exact nor near, for nothing of it is left to compare.
+    screen.keys("1");
+    screen.wait_until("dup:1 with no match", WAIT, |text| {
+        text.lines().any(|l| {
+            let row: Vec<&str> = l.split_whitespace().collect();
+            row.len() > 3 && row[..3] == [">", "pending", "dup:1"] && row[3] == "—"
+        })
+    });
     screen.keys("\x1b[21~"); // F10
     screen.wait_exit(WAIT);
 

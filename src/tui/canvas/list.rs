@@ -527,8 +527,16 @@ fn row_cells(
             let class_w = widths.get(class_at).copied().unwrap_or(0).saturating_sub(1);
             cells.push((class_word(g.class, class_w, lang).to_string(), plain));
             cells.push((g.members.len().to_string(), plain));
+            let all_erased = g
+                .members
+                .iter()
+                .all(|m| m.match_kind == crate::triage::model::MatchKind::Erased);
             let kind = if g.is_exact() {
                 t!(lang, "screen.list.exact")
+            } else if all_erased {
+                // Nothing of it is left to compare: neither exact nor near
+                // (the detail says it was erased).
+                "—"
             } else {
                 t!(lang, "screen.list.near")
             };
