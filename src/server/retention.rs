@@ -35,8 +35,6 @@ use crate::t;
 
 /// The operator an erasure by retention is recorded as.
 pub const OPERATOR: &str = "retention";
-/// How often the retention is applied after the run at start.
-pub const EVERY: Duration = Duration::from_secs(24 * 60 * 60);
 /// The most receipts erased in one transaction, which the intake waits for:
 /// a few hundred milliseconds at most, well within its busy timeout.
 pub const PART: usize = 500;

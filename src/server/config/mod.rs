@@ -187,6 +187,9 @@ impl FormConfig {
     }
 }
 
+/// How often `serve` applies the forms' retention after its run at start.
+pub const RETENTION_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// A config that cannot be used: one line, naming the file and the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -264,7 +267,7 @@ impl Config {
             server,
             forms,
             clock: Clock::system(),
-            retention_every: super::retention::EVERY,
+            retention_every: RETENTION_EVERY,
         })
     }
 }
