@@ -417,20 +417,10 @@ pub fn parse_duration_ms(text: &str) -> Result<Millis, String> {
     if t.starts_with('-') {
         return Err(t!(lang, "cli.value.duration_not_positive", text = shown));
     }
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| t!(lang, "cli.value.not_a_duration", text = shown))?;
-    let scale = match unit.trim() {
-        "" | "s" => 1000.0,
-        "ms" => 1.0,
-        "m" | "min" => 60_000.0,
-        "h" => 3_600_000.0,
-        _ => return Err(t!(lang, "cli.value.duration_unit", text = shown)),
-    };
+    let (value, unit) = crate::model::time::number_and_unit(t)
+        .ok_or_else(|| t!(lang, "cli.value.not_a_duration", text = shown))?;
+    let scale = crate::model::time::clock_unit_ms(unit)
+        .ok_or_else(|| t!(lang, "cli.value.duration_unit", text = shown))?;
     let ms = value * scale;
     if !ms.is_finite() || ms > 366.0 * 86_400_000.0 {
         return Err(t!(lang, "cli.value.duration_range", text = shown));

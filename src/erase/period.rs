@@ -15,23 +15,14 @@ const MOST_IN_HOURS: f64 = 366.0 * DAY_MS as f64;
 /// The period `text` spells, in milliseconds (at least 1); `None` when it
 /// spells none. A bare number is seconds, as for every duration.
 pub fn period_ms(text: &str) -> Option<Millis> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number.parse().ok()?;
+    let (value, unit) = crate::model::time::number_and_unit(text)?;
     let day = DAY_MS as f64;
-    let (unit_ms, most) = match unit.trim() {
+    let (unit_ms, most) = match unit {
         "y" => (365.0 * day, MOST_IN_DAYS),
         "mo" => (30.0 * day, MOST_IN_DAYS),
         "w" => (7.0 * day, MOST_IN_DAYS),
         "d" => (day, MOST_IN_DAYS),
-        "h" => (3_600_000.0, MOST_IN_HOURS),
-        "m" | "min" => (60_000.0, MOST_IN_HOURS),
-        "" | "s" => (1000.0, MOST_IN_HOURS),
-        "ms" => (1.0, MOST_IN_HOURS),
-        _ => return None,
+        clock => (crate::model::time::clock_unit_ms(clock)?, MOST_IN_HOURS),
     };
     let ms = (value * unit_ms).round();
     (ms >= 1.0 && ms <= most).then_some(ms as Millis)

@@ -82,6 +82,30 @@ fn from_unix_number(n: i64) -> Millis {
     }
 }
 
+/// The number a duration or period starts with and the unit after it,
+/// trimmed: `90s` → (90, "s"), ` 1.5 h` → (1.5, "h"), `600` → (600, "").
+/// `None` when it starts with no number (a sign included: `-5m`).
+pub fn number_and_unit(text: &str) -> Option<(f64, &str)> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    Some((number.parse().ok()?, unit.trim()))
+}
+
+/// Milliseconds in one of a clock's units as every duration is written:
+/// `ms`, `s` (or none: a bare number is seconds), `m` or `min`, `h`.
+pub fn clock_unit_ms(unit: &str) -> Option<f64> {
+    match unit {
+        "" | "s" => Some(1000.0),
+        "ms" => Some(1.0),
+        "m" | "min" => Some(60_000.0),
+        "h" => Some(3_600_000.0),
+        _ => None,
+    }
+}
+
 /// Parses a time given as text (any of the accepted forms); the error is
 /// one line in the language of the messages.
 pub fn parse_text(text: &str) -> Result<Millis, String> {

@@ -35,19 +35,8 @@ pub fn size(text: &str) -> Option<usize> {
 /// `0s`, `1500ms`, `30s`, `10m`, `1h`, `45` (seconds) → a duration of at
 /// most a day.
 pub fn duration(text: &str) -> Option<Duration> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number.parse().ok()?;
-    let ms_per_unit = match unit.trim() {
-        "" | "s" => 1000.0,
-        "ms" => 1.0,
-        "m" | "min" => 60_000.0,
-        "h" => 3_600_000.0,
-        _ => return None,
-    };
+    let (value, unit) = crate::model::time::number_and_unit(text)?;
+    let ms_per_unit = crate::model::time::clock_unit_ms(unit)?;
     let ms = (value * ms_per_unit).round();
     (ms.is_finite() && (0.0..=86_400_000.0).contains(&ms)).then(|| Duration::from_millis(ms as u64))
 }
